@@ -1,0 +1,42 @@
+# dpviz — `make run` starts the app, `make test` runs the whole suite, `make bench` the benchmarks.
+# Each target builds .venv (Python 3.11) from the pinned requirements when it is missing or
+# older than the requirement files.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+# One BLAS thread: on small matrices multi-threaded OpenBLAS is many times slower on 2 cores.
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
+
+.PHONY: run test bench lint browser-deps clean
+
+$(VENV)/.runtime: requirements.txt
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "dpviz needs Python 3.11, found " + sys.version.split()[0]'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+run: $(VENV)/.runtime
+	$(VENV)/bin/streamlit run app.py
+
+browser-deps:
+	@bash tests/browser/install_chromium.sh
+
+test: $(VENV)/.dev browser-deps
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+
+bench: $(VENV)/.dev
+	$(PY) bench/run.py --out bench/results.json
+
+clean:
+	rm -rf $(VENV) .pytest_cache

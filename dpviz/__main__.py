@@ -1,0 +1,7 @@
+"""``python -m dpviz``: the command line (see :mod:`dpviz.cli`)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

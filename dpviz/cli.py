@@ -1,0 +1,162 @@
+"""The command line: ``python -m dpviz list | account | run`` (DESIGN.md, the command line).
+
+Output is JSON on stdout (or ``--out FILE``). A bad argument or bad data prints one line to
+stderr and exits with code 2; a bug exits with 1. Warnings go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from . import limits
+from .privacy import METHODS, PrivacyEvent, compose, total_rho
+from .privacy.errors import PrivacyLeakWarning
+
+
+class UsageError(Exception):
+    """A bad command line: one sentence, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _number(limit: limits.Limit, integer: bool = False):  # noqa: ANN202 - argparse type
+    def parse(text: str) -> float | int:
+        try:
+            return limits.check_integer(limit, text) if integer else limit.check(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    parse.__name__ = limit.name
+    return parse
+
+
+def _build_parser() -> _Parser:
+    parser = _Parser(prog="python -m dpviz", description="dpviz engine, headless.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub.add_parser("list", help="the registry: tasks, estimators, parameters")
+
+    account = sub.add_parser("account", help="compose identical releases under a method")
+    account.add_argument("--mechanism", choices=("gaussian", "laplace"), required=True)
+    account.add_argument("--sensitivity", type=_number(limits.SENSITIVITY), default=1.0)
+    noise = account.add_mutually_exclusive_group(required=True)
+    noise.add_argument("--sigma", type=_number(limits.NOISE_SCALE), help="Gaussian σ")
+    noise.add_argument("--scale", type=_number(limits.NOISE_SCALE), help="Laplace scale b")
+    account.add_argument("--count", type=_number(limits.COUNT, integer=True), default=1)
+    account.add_argument("--delta", type=_number(limits.DELTA), default=0.0)
+    account.add_argument("--method", choices=METHODS, default="pld")
+    account.add_argument("--paper-mode", action="store_true")
+
+    run = sub.add_parser("run", help="run one estimator on a CSV")
+    run.add_argument("task")
+    run.add_argument("estimator")
+    run.add_argument("--data", required=True, help="CSV, one row per person")
+    budget = run.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--epsilon", type=_number(limits.EPSILON))
+    budget.add_argument("--rho", type=_number(limits.RHO))
+    run.add_argument("--delta", type=_number(limits.DELTA), default=0.0)
+    run.add_argument("--accounting", choices=METHODS, default="zcdp")
+    run.add_argument("--seed", type=_number(limits.SEED, integer=True), default=0)
+    run.add_argument("--radius", default=None,
+                     help="public radius of the clipping ball, or 'data' (not private)")
+    run.add_argument("--paper-mode", action="store_true")
+    run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                     help="an estimator parameter, typed as `list` gives it")
+    for command in (account, run):
+        command.add_argument("--out", help="write the JSON here instead of stdout")
+    return parser
+
+
+def _account(args: argparse.Namespace) -> dict[str, Any]:
+    if args.mechanism == "gaussian":
+        if args.sigma is None:
+            raise UsageError("--mechanism gaussian needs --sigma")
+        event = PrivacyEvent("gaussian", mu=args.sensitivity / args.sigma, count=args.count)
+    else:
+        if args.scale is None:
+            raise UsageError("--mechanism laplace needs --scale")
+        event = PrivacyEvent("laplace", epsilon=args.sensitivity / args.scale, count=args.count)
+    epsilon = compose([event], args.delta, args.method, paper_mode=args.paper_mode)
+    return {"epsilon": epsilon, "delta": args.delta, "rho": total_rho([event]),
+            "method": args.method}
+
+
+def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
+    from . import run
+    from .data import read_csv
+
+    params: dict[str, str] = {}
+    for item in args.set:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--set takes NAME=VALUE, got {item!r}")
+        params[name.strip()] = value.strip()
+    it = iter(extra)
+    for flag in it:
+        if not flag.startswith("--"):
+            raise UsageError(f"unexpected argument {flag!r}")
+        name, sep, value = flag[2:].partition("=")
+        if not sep:
+            value = next(it, None)  # type: ignore[assignment]
+            if value is None:
+                raise UsageError(f"{flag} needs a value")
+        params[name.replace("-", "_")] = value
+    data = read_csv(args.data)
+    radius: float | str | None = args.radius
+    if radius is not None and radius.strip().lower() != "data":
+        radius = limits.RADIUS.check(radius)
+    result = run(args.task, args.estimator, data, epsilon=args.epsilon, delta=args.delta,
+                 rho=args.rho, accounting=args.accounting, seed=args.seed, radius=radius,
+                 paper_mode=args.paper_mode, **params)
+    return result.to_dict()
+
+
+def _emit(payload: dict[str, Any], out: str | None) -> None:
+    from .result import to_json_value
+
+    text = json.dumps(to_json_value(payload), allow_nan=False, indent=None)
+    if out:
+        Path(out).write_text(text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 2 bad input, 1 a bug)."""
+    parser = _build_parser()
+
+    def show_warning(message: Warning | str, category: type[Warning], *_: Any,
+                     **__: Any) -> None:
+        label = "not private" if issubclass(category, PrivacyLeakWarning) else "warning"
+        text = str(message)
+        sys.stderr.write(f"dpviz: {text if text.startswith(label) else label + ': ' + text}\n")
+
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = show_warning  # type: ignore[assignment]
+            args, extra = parser.parse_known_args(argv)
+            if args.command != "run" and extra:
+                raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
+            if args.command == "list":
+                from .registry import describe
+
+                _emit(describe(), None)
+            elif args.command == "account":
+                _emit(_account(args), args.out)
+            else:
+                _emit(_run(args, extra), args.out)
+    except (UsageError, ValueError) as err:
+        sys.stderr.write(f"dpviz: {err}\n")
+        return 2
+    except Exception as err:  # a bug: say so, exit 1
+        sys.stderr.write(f"dpviz: internal error ({type(err).__name__}): {err}\n")
+        return 1
+    return 0

@@ -1,0 +1,131 @@
+"""Validation of numeric tables: arrays given in Python and CSV files given by users.
+
+One row per person, numeric columns, an optional header row (DESIGN.md, the command line).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .. import limits
+
+
+def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data") -> NDArray[np.float64]:
+    """Return ``data`` as a finite float matrix (n × d), or raise ``ValueError``.
+
+    A 1-D input is one column.
+
+    Examples
+    --------
+    >>> as_matrix([1.0, 2.0, 3.0]).shape
+    (3, 1)
+    >>> as_matrix([[1.0, float("nan")], [0.0, 1.0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: data has a missing or infinite value in row 1, column 2
+    """
+    try:
+        arr = np.asarray(data, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers only") from None
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a table (rows × columns), got {arr.ndim} dimensions")
+    bad = np.argwhere(~np.isfinite(arr))
+    if bad.size:
+        row, col = bad[0]
+        raise ValueError(f"{name} has a missing or infinite value in row {row + 1}, "
+                         f"column {col + 1}")
+    if arr.shape[0] < min_rows:
+        raise ValueError(f"{name} needs at least {min_rows} rows, got {arr.shape[0]}")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has no columns")
+    if arr.shape[1] > limits.MAX_COLUMNS:
+        raise ValueError(f"{name} has {arr.shape[1]} columns; dpviz takes at most "
+                         f"{limits.MAX_COLUMNS}")
+    return arr
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> NDArray[np.float64]:
+    r"""Read a numeric CSV (optional header row) into an n × d matrix.
+
+    Parameters
+    ----------
+    source : path or bytes
+        A file path, or the bytes of an upload.
+    min_rows : int
+        Fewest rows accepted.
+
+    Raises
+    ------
+    ValueError
+        With the row and column of the first problem: a file over 50 MB, text in a cell,
+        a ragged row, a missing or infinite value, too few rows, too many columns.
+
+    Examples
+    --------
+    >>> read_csv(b"x,y\n1,2\n3,4\n").tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    >>> read_csv(b"1,2\n3,abc\n")
+    Traceback (most recent call last):
+    ...
+    ValueError: the CSV has text 'abc' in row 2, column 2; every cell must be a number
+    """
+    if isinstance(source, bytes):
+        raw = source
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"no such file: {path}")
+        if path.stat().st_size > limits.MAX_UPLOAD_BYTES:
+            raise ValueError(f"the CSV is {path.stat().st_size / 2**20:.0f} MB; "
+                             f"dpviz takes files up to {limits.MAX_UPLOAD_BYTES // 2**20} MB")
+        raw = path.read_bytes()
+    if len(raw) > limits.MAX_UPLOAD_BYTES:
+        raise ValueError(f"the CSV is {len(raw) / 2**20:.0f} MB; dpviz takes files up to "
+                         f"{limits.MAX_UPLOAD_BYTES // 2**20} MB")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError("the CSV is not UTF-8 text") from None
+    rows = [row for row in csv.reader(io.StringIO(text)) if any(c.strip() for c in row)]
+    if not rows:
+        raise ValueError("the CSV is empty")
+    first_line = 1
+    if not all(_is_number(c) for c in rows[0]):
+        rows, first_line = rows[1:], 2  # a header row
+    width = len(rows[0]) if rows else 0
+    values = np.empty((len(rows), width))
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise ValueError(f"row {i + first_line} of the CSV has {len(row)} cells; the first "
+                             f"data row has {width}")
+        for j, cell in enumerate(row):
+            cell = cell.strip()
+            try:
+                values[i, j] = float(cell)
+            except ValueError:
+                what = "an empty cell" if not cell else f"text {cell!r}"
+                raise ValueError(f"the CSV has {what} in row {i + first_line}, column {j + 1}; "
+                                 "every cell must be a number") from None
+            if not math.isfinite(values[i, j]):
+                raise ValueError(f"the CSV has a missing or infinite value in row "
+                                 f"{i + first_line}, column {j + 1}")
+    return as_matrix(values, min_rows=min_rows, name="the CSV")

@@ -1,0 +1,103 @@
+"""Parameter limits, stated once as data.
+
+The widgets, the command line, the engine's validation and the property tests all import
+these, so a range can never differ between the page and the engine.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A closed or half-open numeric range for one parameter.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name as a user sees it in messages.
+    low, high : float
+        The range's ends.
+    low_open, high_open : bool
+        Whether an end is excluded.
+    """
+
+    name: str
+    low: float
+    high: float
+    low_open: bool = False
+    high_open: bool = False
+
+    def check(self, value: object) -> float:
+        """Return ``value`` as a float, or raise ``ValueError`` naming the range.
+
+        Examples
+        --------
+        >>> EPSILON.check(0.5)
+        0.5
+        >>> EPSILON.check(-1)
+        Traceback (most recent call last):
+        ...
+        ValueError: epsilon must be > 0, got -1
+        """
+        return check_number(self, value)
+
+    def describe(self) -> str:
+        """Say the range in words, e.g. ``'> 0 and <= 100'``."""
+        low = f"{'>' if self.low_open else '>='} {_fmt(self.low)}"
+        if math.isinf(self.high):
+            return low
+        return f"{low} and {'<' if self.high_open else '<='} {_fmt(self.high)}"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def check_number(limit: Limit, value: object) -> float:
+    """Validate one number against ``limit``; the error names the parameter and the value."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"{limit.name} must be a number, got {value!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{limit.name} must be a number, got {value!r}") from None
+    if math.isnan(number):
+        raise ValueError(f"{limit.name} must be a number, got NaN")
+    too_low = number <= limit.low if limit.low_open else number < limit.low
+    too_high = number >= limit.high if limit.high_open else number > limit.high
+    if too_low or too_high:
+        raise ValueError(f"{limit.name} must be {limit.describe()}, got {value}")
+    return number
+
+
+def check_integer(limit: Limit, value: object) -> int:
+    """Validate a whole number against ``limit``."""
+    number = check_number(limit, value)
+    if number != int(number):
+        raise ValueError(f"{limit.name} must be a whole number, got {value}")
+    return int(number)
+
+
+# Privacy parameters. epsilon = inf is allowed and means "no noise" (the non-private answer).
+EPSILON = Limit("epsilon", 0.0, math.inf, low_open=True)
+EPSILON_UI = Limit("epsilon", 0.01, 20.0)  # slider range on pages
+DELTA = Limit("delta", 0.0, 1.0, high_open=True)
+DELTA_POSITIVE = Limit("delta", 0.0, 1.0, low_open=True, high_open=True)
+RHO = Limit("rho", 0.0, math.inf, low_open=True, high_open=True)
+SENSITIVITY = Limit("sensitivity", 0.0, math.inf, low_open=True, high_open=True)
+NOISE_SCALE = Limit("noise scale", 0.0, math.inf, low_open=True, high_open=True)
+COUNT = Limit("count", 1, 100_000)
+WEIGHT = Limit("weight", 0.0, math.inf, low_open=True, high_open=True)
+RADIUS = Limit("radius", 0.0, math.inf, low_open=True, high_open=True)
+SEED = Limit("seed", 0, 2**32 - 1)
+
+# Audit sizes: enough trials for a tight Clopper-Pearson interval, few enough to stay live.
+AUDIT_TRIALS = Limit("trials", 1_000, 2_000_000)
+
+# Data limits (shared with the data layer).
+MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+MAX_COLUMNS = 200
+MAX_ROWS = 1_000_000

@@ -1,0 +1,33 @@
+"""The privacy core: mechanisms, accounting, the budget solver, the ledger, bounds, audits.
+
+Every private release in dpviz goes through this package (ALGORITHMS.md §1).
+"""
+
+from .accounting import METHOD_LABELS, METHODS, PrivacyEvent, compose, compose_parts, total_rho
+from .audit import AuditResult, audit, clopper_pearson, repeat
+from .bounds import Ball, clip_to_ball, resolve_ball
+from .budget import Budget
+from .errors import BudgetError, PrivacyLeakWarning
+from .ledger import Ledger, Release, Total
+from .mechanisms import (
+    above_threshold,
+    draw_noise,
+    exponential,
+    gaussian,
+    laplace,
+    release,
+    simulate,
+    stable_histogram,
+    symmetric_gaussian,
+    truncated_laplace,
+)
+from .solver import Allocation, PlannedRelease, compare_methods, solve
+
+__all__ = [
+    "METHODS", "METHOD_LABELS", "Allocation", "AuditResult", "Ball", "Budget", "BudgetError",
+    "Ledger", "PlannedRelease", "PrivacyEvent", "PrivacyLeakWarning", "Release", "Total",
+    "above_threshold", "audit", "clip_to_ball", "clopper_pearson", "compare_methods", "compose",
+    "compose_parts", "draw_noise", "exponential", "gaussian", "laplace", "release", "repeat",
+    "resolve_ball", "simulate", "solve", "stable_histogram", "symmetric_gaussian", "total_rho",
+    "truncated_laplace",
+]

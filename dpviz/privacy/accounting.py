@@ -1,0 +1,316 @@
+"""Composition of privacy events under every accounting method of ALGORITHMS.md §1.2.
+
+A :class:`PrivacyEvent` is a frozen, code-free description of one release — what kind of
+mechanism and how much it reveals — in the manner of Google's dp-accounting. The function
+:func:`compose` turns a list of events into one (ε, δ) guarantee under a named method:
+
+``linear``
+    ``(Σεᵢ, Σδᵢ)``. A Gaussian's εᵢ is the analytic-Gaussian ε at its share of δ (the δ left
+    after approximate-DP releases, split evenly over Gaussian releases); classic formula in
+    paper mode.
+``advanced``
+    Heterogeneous advanced composition, ``ε = √(2 ln(1/δ′) Σεᵢ²) + Σεᵢ(e^{εᵢ} − 1)``,
+    ``δ = Σδᵢ + δ′`` with ``δ′ = δ/2`` and the other half split over Gaussians (``δ′ = δ``
+    for plans without Gaussians); reported as ``min(linear, advanced)``, both being valid.
+``zcdp``
+    ``ρ = Σρᵢ`` (Gaussian ``μ²/2``, pure ε ``ε²/2``), converted by Canonne–Kamath–Steinke
+    (Bun–Steinke in paper mode).
+``ma``
+    The moments accountant of Abadi et al. as in seed 002 eqs. 19–20, integer λ ≤ 10⁴
+    (≤ 100 in paper mode).
+``rdp``
+    Rényi DP via dp-accounting's ``RdpAccountant``.
+``pld``
+    Privacy-loss distributions. A plan of Gaussians only is composed *exactly*: it is one
+    Gaussian with ``μ = √(Σμᵢ²)`` whose privacy profile is the analytic-Gaussian curve;
+    any other plan goes through dp-accounting's PLD (pessimistic discretisation).
+
+Approximate-DP events (truncated Laplace, stable histogram, theorem-level composites) have
+no ρ or RDP curve: ``zcdp``, ``ma`` and ``rdp`` refuse plans containing them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from . import calibration
+from .errors import BudgetError
+
+METHODS: tuple[str, ...] = ("linear", "advanced", "zcdp", "ma", "rdp", "pld")
+METHOD_LABELS: dict[str, str] = {
+    "linear": "Linear composition",
+    "advanced": "Advanced composition",
+    "zcdp": "zCDP",
+    "ma": "Moments accountant",
+    "rdp": "Rényi DP",
+    "pld": "Privacy loss distribution",
+}
+EventKind = Literal["gaussian", "laplace", "pure", "approximate"]
+
+MA_MAX_ORDER = 10_000
+MA_MAX_ORDER_PAPER = 100
+PLD_DISCRETISATION = 1e-3
+
+
+@dataclass(frozen=True)
+class PrivacyEvent:
+    """One release, as the accountants see it.
+
+    Parameters
+    ----------
+    kind : {"gaussian", "laplace", "pure", "approximate"}
+        ``gaussian``: noise ratio ``mu = Δ₂/σ``. ``laplace``: ``epsilon = Δ₁/b``. ``pure``: any
+        other ε-DP release (exponential mechanism, AboveThreshold). ``approximate``: an
+        (ε, δ)-DP release with no finer description.
+    mu : float
+        ``Δ/σ`` for Gaussians (0 otherwise).
+    epsilon, delta : float
+        ε of Laplace, pure and approximate events; δ of approximate events.
+    count : int
+        How many identical, independent releases this event stands for.
+    """
+
+    kind: EventKind
+    mu: float = 0.0
+    epsilon: float = 0.0
+    delta: float = 0.0
+    count: int = 1
+
+    @property
+    def rho(self) -> float | None:
+        """The zCDP parameter of one release, or ``None`` for approximate-DP events."""
+        if self.kind == "gaussian":
+            return self.mu**2 / 2
+        if self.kind == "approximate":
+            return None
+        return self.epsilon**2 / 2
+
+
+def _gaussian_delta_share(events: Sequence[PrivacyEvent], delta: float,
+                          reserve_half: bool) -> tuple[float, float]:
+    """Split δ: return (δ per Gaussian release, δ′ kept for advanced composition)."""
+    fixed = sum(e.delta * e.count for e in events if e.kind == "approximate")
+    available = delta - fixed
+    gaussians = sum(e.count for e in events if e.kind == "gaussian")
+    if delta == 0 and gaussians:
+        raise BudgetError("a Gaussian release needs delta > 0")
+    if available <= 0 and (gaussians or reserve_half):
+        raise BudgetError(
+            f"delta = {delta:g} is used up by the approximate-DP releases ({fixed:g}); "
+            "raise delta")
+    if not gaussians:
+        return 0.0, available if reserve_half else 0.0
+    if reserve_half:
+        return available / (2 * gaussians), available / 2
+    return available / gaussians, 0.0
+
+
+def _per_release_epsilons(events: Sequence[PrivacyEvent], gaussian_delta: float,
+                          paper_mode: bool) -> list[tuple[float, int]]:
+    out = []
+    for e in events:
+        if e.kind == "gaussian":
+            if e.mu == 0:
+                eps = 0.0
+            elif paper_mode:
+                eps = calibration.classic_gaussian_epsilon(e.mu, gaussian_delta)
+            else:
+                eps = calibration.analytic_gaussian_epsilon(e.mu, gaussian_delta)
+        else:
+            eps = e.epsilon
+        out.append((eps, e.count))
+    return out
+
+
+def _linear(events: Sequence[PrivacyEvent], delta: float, paper_mode: bool) -> float:
+    if not any(e.kind == "gaussian" for e in events):
+        return sum(e.epsilon * e.count for e in events)
+    share, _ = _gaussian_delta_share(events, delta, reserve_half=False)
+    return sum(eps * c for eps, c in _per_release_epsilons(events, share, paper_mode))
+
+
+def _advanced(events: Sequence[PrivacyEvent], delta: float, paper_mode: bool) -> float:
+    share, delta_prime = _gaussian_delta_share(events, delta, reserve_half=True)
+    pairs = _per_release_epsilons(events, share, paper_mode)
+    if any(math.isinf(eps) for eps, _ in pairs):
+        return math.inf
+    squares = sum(c * eps * eps for eps, c in pairs)
+    drift = sum(c * eps * math.expm1(eps) for eps, c in pairs)
+    return math.sqrt(2 * math.log(1 / delta_prime) * squares) + drift
+
+
+def total_rho(events: Iterable[PrivacyEvent]) -> float:
+    """``Σ ρᵢ`` over the events; refuses approximate-DP events with a sentence."""
+    rho = 0.0
+    for e in events:
+        if e.rho is None:
+            raise BudgetError(
+                "this plan contains an approximate-DP release (truncated Laplace, stable "
+                "histogram or a composite theorem), which has no zCDP or Rényi curve; "
+                "use linear, advanced or pld accounting")
+        rho += e.rho * e.count
+    return rho
+
+
+def _ma_log_moments(events: Sequence[PrivacyEvent], orders: np.ndarray) -> np.ndarray:
+    """Σ of the λ-th log moments (seed 002, eqs. 19–20), evaluated in log space."""
+    total_rho(events)  # refuses approximate events
+    lam = orders
+    alpha = np.zeros_like(lam)
+    for e in events:
+        if e.kind == "gaussian":
+            alpha += e.count * (lam * lam + lam) * e.mu**2 / 2
+        elif e.kind == "laplace":
+            eps = e.epsilon
+            if eps > 0:
+                alpha += e.count * (lam * eps + np.log(
+                    (lam + 1) / (2 * lam + 1) + lam / (2 * lam + 1) * np.exp(-(2 * lam + 1) * eps)))
+        else:  # pure ε-DP: RDP(α) ≤ min(ε, αε²/2), and α_MA(λ) = λ·RDP(λ + 1)
+            eps = e.epsilon
+            alpha += e.count * lam * np.minimum(eps, (lam + 1) * eps * eps / 2)
+    return alpha
+
+
+def _ma(events: Sequence[PrivacyEvent], delta: float, paper_mode: bool) -> float:
+    top = MA_MAX_ORDER_PAPER if paper_mode else MA_MAX_ORDER
+    orders = np.arange(1, top + 1, dtype=float)
+    alpha = _ma_log_moments(events, orders)
+    return float(np.min((alpha + math.log(1 / delta)) / orders))
+
+
+def _rdp(events: Sequence[PrivacyEvent], delta: float) -> float:
+    import dp_accounting
+
+    total_rho(events)
+    accountant = dp_accounting.rdp.RdpAccountant()
+    for e in events:
+        if e.kind == "gaussian":
+            if e.mu == 0:
+                continue
+            event = dp_accounting.GaussianDpEvent(1 / e.mu)
+        elif e.kind == "laplace":
+            if e.epsilon == 0:
+                continue
+            event = dp_accounting.LaplaceDpEvent(1 / e.epsilon)
+        else:
+            event = dp_accounting.ZCDpEvent(e.epsilon**2 / 2)
+        accountant.compose(event, e.count)
+    return float(accountant.get_epsilon(delta))
+
+
+def _pld(events: Sequence[PrivacyEvent], delta: float) -> float:
+    if all(e.kind == "gaussian" for e in events):
+        mu = math.sqrt(sum(e.count * e.mu**2 for e in events))
+        return calibration.analytic_gaussian_epsilon(mu, delta)
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    composed = None
+    for e in events:
+        if e.kind == "gaussian":
+            if e.mu == 0:
+                continue
+            one = pld.from_gaussian_mechanism(
+                1 / e.mu, sensitivity=1.0, value_discretization_interval=PLD_DISCRETISATION)
+        elif e.kind == "laplace":
+            if e.epsilon == 0:
+                continue
+            one = pld.from_laplace_mechanism(
+                1 / e.epsilon, sensitivity=1.0, value_discretization_interval=PLD_DISCRETISATION)
+        else:
+            if e.epsilon == 0 and e.delta == 0:
+                continue
+            one = pld.from_privacy_parameters(
+                common.DifferentialPrivacyParameters(e.epsilon, e.delta),
+                value_discretization_interval=PLD_DISCRETISATION)
+        one = one.self_compose(e.count) if e.count > 1 else one
+        composed = one if composed is None else composed.compose(one)
+    if composed is None:
+        return 0.0
+    return max(0.0, float(composed.get_epsilon_for_delta(delta)))
+
+
+def compose(events: Sequence[PrivacyEvent], delta: float, method: str,
+            *, paper_mode: bool = False) -> float:
+    """ε of the composition of ``events`` at total ``delta`` under ``method``.
+
+    Parameters
+    ----------
+    events : sequence of PrivacyEvent
+        The releases (one part's releases; see :func:`compose_parts` for parallel parts).
+    delta : float
+        The total δ of the guarantee, ``0 ≤ δ < 1``.
+    method : str
+        One of :data:`METHODS`.
+    paper_mode : bool
+        Reproduce seed 002's choices (classic Gaussian, λ ≤ 100, Bun–Steinke).
+
+    Returns
+    -------
+    float
+        ε (``inf`` when any event has infinite ε, or no noise at all).
+
+    Raises
+    ------
+    BudgetError
+        For an unknown method, δ = 0 where the method needs δ > 0, or approximate-DP events
+        under zcdp / ma / rdp.
+
+    Examples
+    --------
+    >>> g = PrivacyEvent("gaussian", mu=1.0)
+    >>> round(compose([g], 0.1269367375, "pld"), 6)
+    1.0
+    >>> compose([PrivacyEvent("laplace", epsilon=0.5, count=4)], 0.0, "linear")
+    2.0
+    """
+    if method not in METHODS:
+        raise BudgetError(f"accounting method must be one of {', '.join(METHODS)}, got {method!r}")
+    if not 0 <= delta < 1:
+        raise BudgetError(f"delta must be >= 0 and < 1, got {delta}")
+    events = [e for e in events if e.count > 0]
+    if not events:
+        return 0.0
+    if any(math.isinf(e.mu) or math.isinf(e.epsilon) for e in events):
+        return math.inf
+    pure = all(e.kind in ("laplace", "pure") for e in events)
+    if method == "linear":
+        return _linear(events, delta, paper_mode)
+    if delta == 0:
+        if pure:
+            raise BudgetError(
+                f"{METHOD_LABELS[method]} needs delta > 0; with delta = 0 use linear "
+                "composition (pure epsilon-DP)")
+        raise BudgetError("a plan with Gaussian or approximate-DP releases needs delta > 0")
+    if method == "advanced":
+        return min(_linear(events, delta, paper_mode), _advanced(events, delta, paper_mode))
+    if method == "zcdp":
+        rho = total_rho(events)
+        if paper_mode:
+            return calibration.zcdp_epsilon_bun_steinke(rho, delta)
+        return calibration.zcdp_epsilon(rho, delta)
+    if method == "ma":
+        return _ma(events, delta, paper_mode)
+    if method == "rdp":
+        return _rdp(events, delta)
+    return _pld(events, delta)
+
+
+def compose_parts(parts: dict[str | None, list[PrivacyEvent]], delta: float, method: str,
+                  *, paper_mode: bool = False) -> float:
+    """Parallel composition: releases without a part touch everyone; a part's touch only it.
+
+    A person lies in exactly one part, so their loss composes the shared releases with their
+    own part's; the guarantee is the maximum over parts (ALGORITHMS.md §1.2).
+    """
+    shared = parts.get(None, [])
+    named = [events for name, events in parts.items() if name is not None]
+    if not named:
+        return compose(shared, delta, method, paper_mode=paper_mode)
+    return max(compose(shared + events, delta, method, paper_mode=paper_mode)
+               for events in named)

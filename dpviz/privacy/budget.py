@@ -1,0 +1,88 @@
+"""The privacy budget a user asks for: a target (ε, δ) or ρ and an accounting method."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from .. import limits
+from .accounting import METHODS
+from .errors import BudgetError
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A target guarantee and how releases are composed to meet it.
+
+    Parameters
+    ----------
+    epsilon : float or None
+        Target ε; ``math.inf`` means no privacy (the non-private answer, no noise).
+    delta : float
+        Target δ, ``0 ≤ δ < 1``. With ``delta = 0`` (pure DP) only linear composition
+        applies, and ``method`` is set to ``"linear"``.
+    rho : float or None
+        Target ρ for a zCDP budget (give ``epsilon`` or ``rho``, not both).
+    method : str
+        Accounting method, one of ``linear, advanced, zcdp, ma, rdp, pld``.
+    paper_mode : bool
+        Reproduce seed 002's accounting choices (ALGORITHMS.md §1.2).
+
+    Examples
+    --------
+    >>> Budget(epsilon=1.0, delta=1e-5, method="pld").method
+    'pld'
+    >>> Budget(epsilon=1.0).method
+    'linear'
+    >>> Budget(epsilon=0)
+    Traceback (most recent call last):
+    ...
+    dpviz.privacy.errors.BudgetError: epsilon must be > 0, got 0
+    """
+
+    epsilon: float | None = None
+    delta: float = 0.0
+    rho: float | None = None
+    method: str = "zcdp"
+    paper_mode: bool = False
+
+    def __post_init__(self) -> None:
+        try:
+            if (self.epsilon is None) == (self.rho is None):
+                raise BudgetError("give a privacy budget as epsilon or as rho, not both or neither")
+            if self.method not in METHODS:
+                raise BudgetError(
+                    f"accounting method must be one of {', '.join(METHODS)}, got {self.method!r}")
+            object.__setattr__(self, "delta", limits.DELTA.check(self.delta))
+            if self.rho is not None:
+                object.__setattr__(self, "rho", limits.RHO.check(self.rho))
+                if self.method != "zcdp":
+                    object.__setattr__(self, "method", "zcdp")
+                return
+            object.__setattr__(self, "epsilon", limits.EPSILON.check(self.epsilon))
+            if self.delta == 0 and not self.non_private:
+                object.__setattr__(self, "method", "linear")
+        except BudgetError:
+            raise
+        except ValueError as err:
+            raise BudgetError(str(err)) from None
+
+    @property
+    def non_private(self) -> bool:
+        """True for ε = ∞: releases carry no noise."""
+        return self.epsilon is not None and math.isinf(self.epsilon)
+
+    def with_method(self, method: str) -> Budget:
+        """The same target under another accounting method."""
+        return replace(self, method=method)
+
+    def describe(self) -> str:
+        """A short human label, e.g. ``'ε = 1, δ = 1e-05 (zCDP)'``."""
+        from .accounting import METHOD_LABELS
+
+        if self.rho is not None:
+            return f"ρ = {self.rho:g} (zCDP)"
+        if self.non_private:
+            return "ε = ∞ (no privacy)"
+        delta = f", δ = {self.delta:g}" if self.delta else ""
+        return f"ε = {self.epsilon:g}{delta} ({METHOD_LABELS[self.method]})"

@@ -1,0 +1,181 @@
+"""The ledger: what every private release spent, and its composed total."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from .accounting import PrivacyEvent, compose_parts, total_rho
+from .budget import Budget
+from .errors import BudgetError
+
+GAUSSIAN_MECHANISMS = ("gaussian", "symmetric_gaussian")
+PURE_MECHANISMS = ("exponential", "above_threshold")
+APPROXIMATE_MECHANISMS = ("truncated_laplace", "stable_histogram", "composite")
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release recorded in a ledger (ALGORITHMS.md §1.2).
+
+    Parameters
+    ----------
+    name : str
+        What was released, e.g. ``"mean"`` or ``"means[2], iteration 5"``.
+    mechanism : str
+        ``laplace``, ``gaussian``, ``symmetric_gaussian``, ``truncated_laplace``,
+        ``exponential``, ``above_threshold``, ``stable_histogram`` or ``composite``.
+    sensitivity : float
+        Sensitivity in ``norm`` under replace-one neighbours.
+    norm : str
+        ``L1``, ``L2``, ``Frobenius`` or ``utility`` (exponential mechanism, SVT).
+    scale : float
+        The noise scale drawn: Laplace ``b``, Gaussian ``σ``, Gumbel ``2Δ/ε``.
+    epsilon, delta, rho : float or None
+        This release's own spend, where the notion defines it (a Gaussian's ε is only set
+        when the budget solver gave it an (εᵢ, δᵢ) under linear or advanced composition).
+    count : int
+        Identical independent releases this row stands for.
+    part : str or None
+        The disjoint part of the data it was computed on (parallel composition).
+    theorem : str or None
+        For ``composite`` rows: the theorem whose guarantee is recorded.
+    components : tuple of Release
+        For ``composite`` rows: the releases it covers, for display only.
+    """
+
+    name: str
+    mechanism: str
+    sensitivity: float
+    norm: str
+    scale: float
+    epsilon: float | None = None
+    delta: float | None = None
+    rho: float | None = None
+    count: int = 1
+    part: str | None = None
+    theorem: str | None = None
+    components: tuple[Release, ...] = ()
+
+    def event(self) -> PrivacyEvent:
+        """Describe the release in the accountants' vocabulary."""
+        if self.mechanism in GAUSSIAN_MECHANISMS:
+            mu = math.inf if self.scale == 0 else self.sensitivity / self.scale
+            return PrivacyEvent("gaussian", mu=mu, count=self.count)
+        if self.mechanism == "laplace":
+            eps = math.inf if self.scale == 0 else self.sensitivity / self.scale
+            return PrivacyEvent("laplace", epsilon=eps, count=self.count)
+        if self.mechanism in PURE_MECHANISMS:
+            return PrivacyEvent("pure", epsilon=float(self.epsilon or 0.0), count=self.count)
+        if self.mechanism in APPROXIMATE_MECHANISMS:
+            return PrivacyEvent("approximate", epsilon=float(self.epsilon or 0.0),
+                                delta=float(self.delta or 0.0), count=self.count)
+        raise BudgetError(f"unknown mechanism {self.mechanism!r} in the ledger")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``inf`` written as the string ``"inf"``)."""
+        out: dict[str, Any] = {
+            "name": self.name, "mechanism": self.mechanism, "sensitivity": self.sensitivity,
+            "norm": self.norm, "scale": self.scale, "epsilon": self.epsilon,
+            "delta": self.delta, "rho": self.rho, "count": self.count, "part": self.part,
+        }
+        if self.theorem is not None:
+            out["theorem"] = self.theorem
+            out["components"] = [c.to_dict() for c in self.components]
+        return {k: json_number(v) for k, v in out.items()}
+
+
+def json_number(value: Any) -> Any:
+    """Make a float JSON-safe: ``inf`` → ``"inf"``, NaN → ``None``."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+    return value
+
+
+@dataclass(frozen=True)
+class Total:
+    """A composed guarantee: (ε, δ) under a method, and ρ where every release has one."""
+
+    epsilon: float | None
+    delta: float
+    rho: float | None
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"epsilon": json_number(self.epsilon), "delta": self.delta,
+                "rho": json_number(self.rho), "method": self.method}
+
+
+@dataclass
+class Ledger:
+    """An append-only list of releases made under one budget.
+
+    A ledger belongs to one estimator call; nothing is shared between calls or users.
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Budget, Ledger, laplace
+    >>> import numpy as np
+    >>> ledger = Ledger(Budget(epsilon=1.0))
+    >>> _ = laplace(0.0, sensitivity=1.0, scale=2.0, rng=np.random.default_rng(0),
+    ...             ledger=ledger, name="count")
+    >>> ledger.total().epsilon
+    0.5
+    """
+
+    budget: Budget | None = None
+    _releases: list[Release] = field(default_factory=list)
+
+    def record(self, release: Release) -> None:
+        """Append one release."""
+        self._releases.append(release)
+
+    @property
+    def releases(self) -> tuple[Release, ...]:
+        """The releases so far, in order."""
+        return tuple(self._releases)
+
+    def events_by_part(self) -> dict[str | None, list[PrivacyEvent]]:
+        """Events grouped by data part (``None``: releases computed on everyone)."""
+        parts: dict[str | None, list[PrivacyEvent]] = {}
+        for release in self._releases:
+            parts.setdefault(release.part, []).append(release.event())
+        return parts
+
+    def total(self, method: str | None = None, delta: float | None = None) -> Total:
+        """Compose every release.
+
+        Parameters
+        ----------
+        method : str, optional
+            Accounting method; defaults to the budget's.
+        delta : float, optional
+            Total δ; defaults to the budget's.
+        """
+        budget = self.budget
+        method = method or (budget.method if budget else "linear")
+        delta = (budget.delta if budget else 0.0) if delta is None else delta
+        paper_mode = bool(budget and budget.paper_mode)
+        parts = self.events_by_part()
+        try:
+            rho: float | None = max(total_rho(parts.get(None, []) + events)
+                                    for name, events in parts.items() if name is not None) \
+                if any(k is not None for k in parts) else total_rho(parts.get(None, []))
+        except BudgetError:
+            rho = None
+        epsilon: float | None
+        if budget is not None and budget.rho is not None and delta == 0:
+            epsilon = None
+        else:
+            epsilon = compose_parts(parts, delta, method, paper_mode=paper_mode)
+        return Total(epsilon=epsilon, delta=delta, rho=rho, method=method)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: ``{"releases": [...], "total": {...}}``."""
+        return {"releases": [r.to_dict() for r in self._releases],
+                "total": self.total().to_dict()}

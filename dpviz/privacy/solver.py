@@ -1,0 +1,260 @@
+"""The budget solver: a plan of releases and a target budget → every release's noise scale.
+
+Every estimator calls :func:`solve`, and the Privacy budget page calls it too, so the page
+and the estimators can never disagree (ALGORITHMS.md §1.2).
+
+How the budget is spread: release ``i`` gets a *level* ``aᵢ = wᵢ·t`` (``wᵢ`` its weight,
+``t`` one number solved for). A Laplace release spends ``εᵢ = aᵢ`` (scale ``Δ₁/aᵢ``); a pure
+release (exponential mechanism, AboveThreshold) spends ``εᵢ = aᵢ``. A Gaussian release
+spends ``εᵢ = aᵢ`` at its share of δ under linear and advanced composition (σ from the
+analytic Gaussian, classic in paper mode), and has noise multiplier ``σ/Δ = 1/aᵢ`` under
+zcdp, ma, rdp and pld — where its "(εᵢ, δᵢ)" is only a name for σ. Equal weights give every
+release the same noise multiplier, seed 002's split. ``t`` is found by bisection on the
+composed ε (closed forms where they exist), so composing the solved plan gives the target.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from scipy.optimize import brentq
+
+from .. import limits
+from . import calibration
+from .accounting import PrivacyEvent, compose_parts
+from .budget import Budget
+from .errors import BudgetError
+
+PlannedMechanism = Literal["laplace", "gaussian", "pure"]
+
+
+@dataclass(frozen=True)
+class PlannedRelease:
+    """One line of a plan: a kind of release, how often, and its share of the budget.
+
+    Parameters
+    ----------
+    name : str
+        Unique within the plan.
+    mechanism : {"laplace", "gaussian", "pure"}
+        ``pure`` is any other ε-DP release (exponential mechanism, AboveThreshold).
+    sensitivity : float
+        L1 sensitivity for Laplace, L2 (or Frobenius) for Gaussian, utility sensitivity for
+        pure releases.
+    count : int
+        How many such releases the plan makes (e.g. J iterations × K means).
+    weight : float
+        Relative share of the budget of each one.
+    part : str or None
+        Data part for parallel composition.
+    """
+
+    name: str
+    mechanism: PlannedMechanism
+    sensitivity: float = 1.0
+    count: int = 1
+    weight: float = 1.0
+    part: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.mechanism not in ("laplace", "gaussian", "pure"):
+            raise BudgetError(
+                f"a planned release must be laplace, gaussian or pure, got {self.mechanism!r}")
+        limits.SENSITIVITY.check(self.sensitivity)
+        limits.check_integer(limits.COUNT, self.count)
+        limits.WEIGHT.check(self.weight)
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """The solver's answer for one planned release.
+
+    Attributes
+    ----------
+    scale : float
+        Laplace scale ``b`` or Gaussian ``σ`` (``0`` for ε = ∞); for pure releases ``Δ/εᵢ``.
+    epsilon, delta : float or None
+        The release's (εᵢ, δᵢ) where the method defines one.
+    rho : float or None
+        Its zCDP parameter.
+    """
+
+    release: PlannedRelease
+    scale: float
+    epsilon: float | None
+    delta: float | None
+    rho: float | None
+
+    @property
+    def multiplier(self) -> float:
+        """``scale / sensitivity``, the noise multiplier ``z``."""
+        return self.scale / self.release.sensitivity
+
+    def event(self) -> PrivacyEvent:
+        """The release as the accountants see it."""
+        r = self.release
+        if r.mechanism == "gaussian":
+            mu = math.inf if self.scale == 0 else r.sensitivity / self.scale
+            return PrivacyEvent("gaussian", mu=mu, count=r.count)
+        kind = "laplace" if r.mechanism == "laplace" else "pure"
+        return PrivacyEvent(kind, epsilon=float(self.epsilon or 0.0), count=r.count)
+
+
+def _gaussian_delta_each(plan: Sequence[PlannedRelease], budget: Budget) -> float:
+    gaussians = sum(r.count for r in plan if r.mechanism == "gaussian")
+    if not gaussians:
+        return 0.0
+    if budget.delta == 0:
+        raise BudgetError("a plan with Gaussian releases needs delta > 0")
+    return budget.delta / (gaussians * (2 if budget.method == "advanced" else 1))
+
+
+def _allocate(plan: Sequence[PlannedRelease], budget: Budget, t: float) -> list[Allocation]:
+    per_delta = _gaussian_delta_each(plan, budget)
+    out = []
+    for r in plan:
+        level = r.weight * t
+        if r.mechanism == "gaussian":
+            rho = level * level / 2
+            if budget.method in ("linear", "advanced"):
+                if math.isinf(level):
+                    mu = math.inf
+                elif budget.paper_mode:
+                    mu = level / math.sqrt(2 * math.log(1.25 / per_delta))
+                else:
+                    mu = calibration.analytic_gaussian_mu(level, per_delta)
+                scale = 0.0 if math.isinf(mu) else r.sensitivity / mu
+                out.append(Allocation(r, scale, level, per_delta, mu * mu / 2))
+            else:
+                scale = 0.0 if math.isinf(level) else r.sensitivity / level
+                out.append(Allocation(r, scale, None, None, rho))
+        else:
+            scale = 0.0 if math.isinf(level) else r.sensitivity / level
+            out.append(Allocation(r, scale, level, 0.0, level * level / 2))
+    return out
+
+
+def _composed(allocations: Sequence[Allocation], budget: Budget) -> float:
+    parts: dict[str | None, list[PrivacyEvent]] = {}
+    for a in allocations:
+        parts.setdefault(a.release.part, []).append(a.event())
+    return compose_parts(parts, budget.delta, budget.method, paper_mode=budget.paper_mode)
+
+
+def _square_weights_by_part(plan: Sequence[PlannedRelease]) -> float:
+    """Max over parts of Σ count·w² (shared releases counted in every part)."""
+    shared = sum(r.count * r.weight**2 for r in plan if r.part is None)
+    parts = {r.part for r in plan if r.part is not None}
+    if not parts:
+        return shared
+    return max(shared + sum(r.count * r.weight**2 for r in plan if r.part == p) for p in parts)
+
+
+def _closed_form_level(plan: Sequence[PlannedRelease], budget: Budget) -> float | None:
+    """``t`` in closed form where one exists, else ``None``."""
+    if budget.rho is not None:
+        return math.sqrt(2 * budget.rho / _square_weights_by_part(plan))
+    eps = float(budget.epsilon)  # type: ignore[arg-type]
+    kinds = {r.mechanism for r in plan}
+    if budget.method == "zcdp" and not budget.paper_mode:
+        return math.sqrt(2 * calibration.zcdp_rho_for(eps, budget.delta)
+                         / _square_weights_by_part(plan))
+    if budget.method == "zcdp":
+        return math.sqrt(2 * calibration.zcdp_rho_for(eps, budget.delta,
+                                                      conversion="bun-steinke")
+                         / _square_weights_by_part(plan))
+    if budget.method == "pld" and kinds == {"gaussian"}:
+        return calibration.analytic_gaussian_mu(eps, budget.delta) / math.sqrt(
+            _square_weights_by_part(plan))
+    if budget.method == "linear" and "gaussian" not in kinds:
+        shared = sum(r.count * r.weight for r in plan if r.part is None)
+        parts = {r.part for r in plan if r.part is not None}
+        linear_sum = max((shared + sum(r.count * r.weight for r in plan if r.part == p)
+                          for p in parts), default=shared)
+        return eps / linear_sum
+    return None
+
+
+def solve(plan: Sequence[PlannedRelease], budget: Budget) -> dict[str, Allocation]:
+    """Noise scale of every planned release so that the plan composes to ``budget``.
+
+    Parameters
+    ----------
+    plan : sequence of PlannedRelease
+        The releases, with unique names.
+    budget : Budget
+        Target (ε, δ) or ρ and the accounting method.
+
+    Returns
+    -------
+    dict
+        ``name → Allocation``, in plan order.
+
+    Raises
+    ------
+    BudgetError
+        When the plan cannot meet the budget under the method (e.g. a Gaussian release with
+        δ = 0, or the classic Gaussian asked for εᵢ ≥ 1 in paper mode).
+
+    Examples
+    --------
+    Seed 002's GGG plan (J = 10 iterations, K = 3) at ε = 1, δ = 1e-4 under zCDP:
+
+    >>> plan = [PlannedRelease("all", "gaussian", count=70)]
+    >>> z = solve(plan, Budget(epsilon=1.0, delta=1e-4, method="zcdp",
+    ...                        paper_mode=True))["all"].multiplier
+    >>> round(z, 2)
+    36.86
+    """
+    if not plan:
+        raise BudgetError("the plan has no releases")
+    names = [r.name for r in plan]
+    if len(set(names)) != len(names):
+        raise BudgetError("each planned release needs its own name")
+    if budget.non_private:
+        return {a.release.name: a for a in _allocate(plan, budget, math.inf)}
+    t = _closed_form_level(plan, budget)
+    if t is None:
+        t = _bisect_level(plan, budget)
+    allocations = _allocate(plan, budget, t)
+    if budget.paper_mode and budget.method in ("linear", "advanced"):
+        for a in allocations:
+            if a.release.mechanism == "gaussian" and (a.epsilon or 0) >= 1:
+                raise BudgetError(
+                    f"paper mode's classic Gaussian needs each release's epsilon < 1; "
+                    f"{a.release.name!r} would get {a.epsilon:.3g}")
+    return {a.release.name: a for a in allocations}
+
+
+def _bisect_level(plan: Sequence[PlannedRelease], budget: Budget) -> float:
+    target = float(budget.epsilon)  # type: ignore[arg-type]
+
+    def gap(log_t: float) -> float:
+        eps = _composed(_allocate(plan, budget, math.exp(log_t)), budget)
+        return math.log(eps) - math.log(target) if eps > 0 else -math.inf
+
+    low, high = math.log(target) - 5, math.log(target) + 1
+    while gap(low) > 0:
+        high, low = low, low - 10
+        if low < -700:
+            raise BudgetError("no noise level meets this budget")
+    while gap(high) < 0:
+        low, high = high, high + 5
+        if high > 700:
+            raise BudgetError("no noise level meets this budget")
+    return math.exp(brentq(gap, low, high, xtol=1e-14, rtol=1e-14, maxiter=500))
+
+
+def compare_methods(plan: Sequence[PlannedRelease], budget: Budget,
+                    methods: Sequence[str]) -> dict[str, dict[str, Allocation] | str]:
+    """Solve the same plan under several methods; a method that cannot is given its reason."""
+    out: dict[str, dict[str, Allocation] | str] = {}
+    for method in methods:
+        try:
+            out[method] = solve(plan, budget.with_method(method))
+        except BudgetError as err:
+            out[method] = str(err)
+    return out

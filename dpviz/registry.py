@@ -1,0 +1,53 @@
+"""The registry: every task's estimators, and the parameters every run shares.
+
+Pages, the command line and sweeps build their widgets and loops from here, so a new
+estimator appears everywhere by being added to its task's ``ESTIMATORS`` mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from . import limits, mean, metrics
+from .privacy import METHODS
+from .spec import Estimator, Param
+
+TASKS: Mapping[str, Mapping[str, Estimator]] = MappingProxyType({
+    "mean": MappingProxyType(dict(mean.ESTIMATORS)),
+})
+
+COMMON_PARAMS: tuple[Param, ...] = (
+    Param("epsilon", "float", None, min=0.0, max=float("inf"), help="target epsilon (> 0; "
+          "inf for the non-private answer); give epsilon or rho"),
+    Param("delta", "float", 0.0, min=0.0, max=limits.DELTA.high, help="target delta, "
+          ">= 0 and < 1 (0 for pure DP)"),
+    Param("rho", "float", None, min=0.0, help="target rho for a zCDP budget, instead of epsilon"),
+    Param("accounting", "str", "zcdp", options=METHODS, choice=True,
+          help="how releases are composed (delta = 0 forces linear)"),
+    Param("seed", "int", 0, min=0, max=limits.SEED.high, help="seed of the noise generator"),
+    Param("radius", "str", None, help="public radius R of the clipping ball B(center, R); "
+          "default the unit ball; 'data' reads it from the data (not private)"),
+    Param("paper_mode", "bool", False, help="reproduce the paper's own accounting choices"),
+)
+
+
+def estimator(task: str, name: str) -> Estimator:
+    """Look up an estimator; a ``ValueError`` lists what exists."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; the tasks are: {', '.join(TASKS)}")
+    if name not in TASKS[task]:
+        raise ValueError(f"unknown estimator {name!r} for task {task!r}; choose one of: "
+                         f"{', '.join(TASKS[task])}")
+    return TASKS[task][name]
+
+
+def describe() -> dict[str, Any]:
+    """What ``python -m dpviz list`` prints."""
+    out: dict[str, Any] = {task: {name: est.to_dict(COMMON_PARAMS) for name, est in ests.items()}
+                           for task, ests in TASKS.items()}
+    out["metrics"] = {task: list(metrics.METRICS.get(task, {})) for task in TASKS}
+    out["datasets"] = []
+    out["generators"] = []
+    return out
