@@ -199,7 +199,7 @@ def _rdp(events: Sequence[PrivacyEvent], delta: float) -> float:
             event = dp_accounting.LaplaceDpEvent(1 / e.epsilon)
         else:
             event = dp_accounting.ZCDpEvent(e.epsilon**2 / 2)
-        accountant.compose(event, e.count)
+        accountant.compose(event, int(e.count))
     return float(accountant.get_epsilon(delta))
 
 
@@ -228,7 +228,7 @@ def _pld(events: Sequence[PrivacyEvent], delta: float) -> float:
             one = pld.from_privacy_parameters(
                 common.DifferentialPrivacyParameters(e.epsilon, e.delta),
                 value_discretization_interval=PLD_DISCRETISATION)
-        one = one.self_compose(e.count) if e.count > 1 else one
+        one = one.self_compose(int(e.count)) if e.count > 1 else one
         composed = one if composed is None else composed.compose(one)
     if composed is None:
         return 0.0
