@@ -30,10 +30,12 @@ browser-deps:
 
 test: $(VENV)/.dev browser-deps
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 bench: $(VENV)/.dev
 	$(PY) bench/run.py --out bench/results.json

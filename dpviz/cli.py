@@ -93,7 +93,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     from . import run
     from .data import read_csv
 
-    params: dict[str, str] = {}
+    params: dict[str, Any] = {}
     for item in args.set:
         name, sep, value = item.partition("=")
         if not sep or not name:
@@ -110,9 +110,10 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
                 raise UsageError(f"{flag} needs a value")
         params[name.replace("-", "_")] = value
     data = read_csv(args.data)
-    radius: float | str | None = args.radius
-    if radius is not None and radius.strip().lower() != "data":
-        radius = limits.RADIUS.check(radius)
+    raw_radius: str | None = args.radius
+    radius: float | str | None = raw_radius
+    if raw_radius is not None and raw_radius.strip().lower() != "data":
+        radius = limits.RADIUS.check(raw_radius)
     result = run(args.task, args.estimator, data, epsilon=args.epsilon, delta=args.delta,
                  rho=args.rho, accounting=args.accounting, seed=args.seed, radius=radius,
                  paper_mode=args.paper_mode, **params)

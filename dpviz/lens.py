@@ -22,7 +22,7 @@ from scipy.stats import norm
 
 from . import run as run_estimator
 from .data import as_matrix
-from .mean import mean_sensitivity
+from .mean import Mechanism, mean_sensitivity
 from .privacy import (
     Allocation,
     AuditResult,
@@ -121,7 +121,7 @@ def _check_range(lo: float, hi: float) -> None:
         raise ValueError(f"the public range needs lo < hi, got lo = {lo:g}, hi = {hi:g}")
 
 
-def look(values: ArrayLike, neighbour_values: ArrayLike, *, query: Query, mechanism: str,
+def look(values: ArrayLike, neighbour_values: ArrayLike, *, query: Query, mechanism: Mechanism,
          budget: Budget, lo: float, hi: float, threshold: float = 0.5,
          rng: np.random.Generator) -> LensView:
     """Compute the lens for one query, mechanism and budget.

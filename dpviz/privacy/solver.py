@@ -24,7 +24,7 @@ from scipy.optimize import brentq
 
 from .. import limits
 from . import calibration
-from .accounting import PrivacyEvent, compose_parts
+from .accounting import EventKind, PrivacyEvent, compose_parts
 from .budget import Budget
 from .errors import BudgetError
 
@@ -99,7 +99,7 @@ class Allocation:
         if r.mechanism == "gaussian":
             mu = math.inf if self.scale == 0 else r.sensitivity / self.scale
             return PrivacyEvent("gaussian", mu=mu, count=r.count)
-        kind = "laplace" if r.mechanism == "laplace" else "pure"
+        kind: EventKind = "laplace" if r.mechanism == "laplace" else "pure"
         return PrivacyEvent(kind, epsilon=float(self.epsilon or 0.0), count=r.count)
 
 
