@@ -78,7 +78,8 @@ def private_mean(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
     >>> r.estimate["mean"].round(3).tolist()
     [0.3]
     """
-    if mechanism == "gaussian" and budget.delta == 0 and not budget.non_private:
+    if (mechanism == "gaussian" and budget.rho is None and budget.delta == 0
+            and not budget.non_private):
         raise BudgetError("the Gaussian mean needs delta > 0; use the Laplace mean for pure DP")
     x = as_matrix(data)
     n, d = x.shape

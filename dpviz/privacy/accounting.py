@@ -22,8 +22,9 @@ mechanism and how much it reveals — in the manner of Google's dp-accounting. T
     Rényi DP via dp-accounting's ``RdpAccountant``.
 ``pld``
     Privacy-loss distributions. A plan of Gaussians only is composed *exactly*: it is one
-    Gaussian with ``μ = √(Σμᵢ²)`` whose privacy profile is the analytic-Gaussian curve;
-    any other plan goes through dp-accounting's PLD (pessimistic discretisation).
+    Gaussian with ``μ = √(Σμᵢ²)`` whose privacy profile is the analytic-Gaussian curve; so is
+    a single Laplace release (``ε = ε₀ + 2 ln(1 − δ)``). Any other plan goes through
+    dp-accounting's PLD (pessimistic discretisation), capped by the linear sum for pure plans.
 
 Approximate-DP events (truncated Laplace, stable histogram, theorem-level composites) have
 no ρ or RDP curve: ``zcdp``, ``ma`` and ``rdp`` refuse plans containing them.
@@ -119,6 +120,10 @@ def _per_release_epsilons(events: Sequence[PrivacyEvent], gaussian_delta: float,
                 eps = 0.0
             elif paper_mode:
                 eps = calibration.classic_gaussian_epsilon(e.mu, gaussian_delta)
+                if eps >= 1:
+                    raise BudgetError(
+                        "paper mode's classic Gaussian formula only holds for epsilon < 1 per "
+                        f"release; a release here would need epsilon = {eps:.3g}")
             else:
                 eps = calibration.analytic_gaussian_epsilon(e.mu, gaussian_delta)
         else:
@@ -207,6 +212,9 @@ def _pld(events: Sequence[PrivacyEvent], delta: float) -> float:
     if all(e.kind == "gaussian" for e in events):
         mu = math.sqrt(sum(e.count * e.mu**2 for e in events))
         return calibration.analytic_gaussian_epsilon(mu, delta)
+    if len(events) == 1 and events[0].kind == "laplace" and events[0].count == 1:
+        # the Laplace privacy profile: delta(eps) = 1 - exp((eps - eps0)/2) for eps <= eps0
+        return max(0.0, events[0].epsilon + 2 * math.log1p(-delta))
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
@@ -278,6 +286,11 @@ def compose(events: Sequence[PrivacyEvent], delta: float, method: str,
         return 0.0
     if any(math.isinf(e.mu) or math.isinf(e.epsilon) for e in events):
         return math.inf
+    spent = sum(e.delta * e.count for e in events if e.kind == "approximate")
+    if spent > delta * (1 + 1e-12):
+        raise BudgetError(
+            f"the approximate-DP releases spent delta = {spent:.3g}, more than the total "
+            f"delta = {delta:.3g}; raise delta")
     pure = all(e.kind in ("laplace", "pure") for e in events)
     if method == "linear":
         return _linear(events, delta, paper_mode)
@@ -298,6 +311,8 @@ def compose(events: Sequence[PrivacyEvent], delta: float, method: str,
         return _ma(events, delta, paper_mode)
     if method == "rdp":
         return _rdp(events, delta)
+    if pure:  # dp-accounting's pessimistic grid can land a hair above the (valid) linear sum
+        return min(_pld(events, delta), _linear(events, delta, paper_mode))
     return _pld(events, delta)
 
 

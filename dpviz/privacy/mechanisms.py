@@ -151,6 +151,10 @@ def truncated_laplace(value: ArrayLike, *, sensitivity: float, epsilon: float, d
     epsilon = limits.EPSILON.check(epsilon)
     delta = limits.DELTA_POSITIVE.check(delta)
     arr = np.asarray(value, dtype=float)
+    if math.isinf(epsilon):
+        ledger.record(Release(name, "truncated_laplace", sensitivity, "L1", 0.0,
+                              epsilon=epsilon, delta=delta, part=part))
+        return arr.copy() if arr.ndim else float(arr)
     b = sensitivity / epsilon
     bound = truncated_laplace_bound(sensitivity, epsilon, delta)
     u = rng.random(size=arr.shape)

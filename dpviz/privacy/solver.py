@@ -24,7 +24,7 @@ from scipy.optimize import brentq
 
 from .. import limits
 from . import calibration
-from .accounting import EventKind, PrivacyEvent, compose_parts
+from .accounting import METHOD_LABELS, EventKind, PrivacyEvent, compose_parts
 from .budget import Budget
 from .errors import BudgetError
 
@@ -113,20 +113,19 @@ def _gaussian_delta_each(plan: Sequence[PlannedRelease], budget: Budget) -> floa
 
 
 def _allocate(plan: Sequence[PlannedRelease], budget: Budget, t: float) -> list[Allocation]:
-    per_delta = _gaussian_delta_each(plan, budget)
+    per_delta = (_gaussian_delta_each(plan, budget)
+                 if budget.method in ("linear", "advanced") and not math.isinf(t) else None)
     out = []
     for r in plan:
         level = r.weight * t
         if r.mechanism == "gaussian":
             rho = level * level / 2
-            if budget.method in ("linear", "advanced"):
-                if math.isinf(level):
-                    mu = math.inf
-                elif budget.paper_mode:
+            if per_delta is not None:
+                if budget.paper_mode:
                     mu = level / math.sqrt(2 * math.log(1.25 / per_delta))
                 else:
                     mu = calibration.analytic_gaussian_mu(level, per_delta)
-                scale = 0.0 if math.isinf(mu) else r.sensitivity / mu
+                scale = r.sensitivity / mu
                 out.append(Allocation(r, scale, level, per_delta, mu * mu / 2))
             else:
                 scale = 0.0 if math.isinf(level) else r.sensitivity / level
@@ -233,7 +232,12 @@ def _bisect_level(plan: Sequence[PlannedRelease], budget: Budget) -> float:
     target = float(budget.epsilon)  # type: ignore[arg-type]
 
     def gap(log_t: float) -> float:
-        eps = _composed(_allocate(plan, budget, math.exp(log_t)), budget)
+        try:
+            eps = _composed(_allocate(plan, budget, math.exp(log_t)), budget)
+        except BudgetError:
+            if budget.paper_mode:  # the classic formula's ε < 1 limit: this level is too high
+                return math.inf
+            raise
         return math.log(eps) - math.log(target) if eps > 0 else -math.inf
 
     low, high = math.log(target) - 5, math.log(target) + 1
@@ -245,7 +249,12 @@ def _bisect_level(plan: Sequence[PlannedRelease], budget: Budget) -> float:
         low, high = high, high + 5
         if high > 700:
             raise BudgetError("no noise level meets this budget")
-    return math.exp(brentq(gap, low, high, xtol=1e-14, rtol=1e-14, maxiter=500))
+    log_t = brentq(gap, low, high, xtol=1e-14, rtol=1e-14, maxiter=500)
+    if budget.paper_mode and not abs(gap(log_t)) < 1e-9:
+        raise BudgetError(
+            "paper mode's classic Gaussian formula only holds for epsilon < 1 per release, "
+            f"too little for a total epsilon of {target:g} here; turn paper mode off")
+    return math.exp(log_t)
 
 
 def compare_methods(plan: Sequence[PlannedRelease], budget: Budget,
@@ -253,8 +262,13 @@ def compare_methods(plan: Sequence[PlannedRelease], budget: Budget,
     """Solve the same plan under several methods; a method that cannot is given its reason."""
     out: dict[str, dict[str, Allocation] | str] = {}
     for method in methods:
+        asked = budget.with_method(method)
+        if asked.method != method:  # delta = 0 leaves linear composition only
+            out[method] = (f"{METHOD_LABELS[method]} needs delta > 0; with delta = 0 only "
+                           "linear composition (pure epsilon-DP) applies")
+            continue
         try:
-            out[method] = solve(plan, budget.with_method(method))
+            out[method] = solve(plan, asked)
         except BudgetError as err:
             out[method] = str(err)
     return out

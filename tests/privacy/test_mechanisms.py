@@ -1,0 +1,459 @@
+"""Noise scales of every mechanism (ALGORITHMS.md §1.1), and what each records in the ledger.
+
+Each statistical test runs its statistic twice: against the distribution the spec asks for
+(it must pass) and against the same family with a deliberately wrong scale — a factor √2 or
+2 — which it must reject with an overwhelming margin. Seeds are fixed: a correct mechanism
+cannot fail by chance on a later run, and the rejections hold with p-values far below 1e-12.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from dpviz.privacy import (
+    Budget,
+    Ledger,
+    PlannedRelease,
+    Release,
+    above_threshold,
+    draw_noise,
+    exponential,
+    gaussian,
+    laplace,
+    release,
+    simulate,
+    solve,
+    stable_histogram,
+    symmetric_gaussian,
+    truncated_laplace,
+)
+from dpviz.privacy.calibration import analytic_gaussian_mu
+
+N = 200_000
+PASS = 1e-3  # a correct sampler's p-value stays above this (fixed seed)
+REJECT = 1e-12  # a wrong scale's p-value falls below this
+SQRT2 = math.sqrt(2)
+WRONG_FACTORS = (SQRT2, 1 / SQRT2, 2.0, 0.5)
+
+
+def ks_p(samples, cdf) -> float:
+    return float(stats.kstest(samples, cdf).pvalue)
+
+
+def assert_scale(samples, family, scale, wrong_factors=WRONG_FACTORS):
+    """``samples`` fit ``family(scale)`` and not ``family(scale·f)`` for any wrong factor."""
+    assert ks_p(samples, family(scale).cdf) > PASS
+    for factor in wrong_factors:
+        assert ks_p(samples, family(scale * factor).cdf) < REJECT, factor
+
+
+def chi2_p(observed, probabilities) -> float:
+    p = np.asarray(probabilities, dtype=float)
+    p = p / p.sum()
+    return float(stats.chisquare(observed, p * np.sum(observed)).pvalue)
+
+
+def laplace_family(scale):
+    return stats.laplace(scale=scale)
+
+
+def normal_family(scale):
+    return stats.norm(scale=scale)
+
+
+# ---------------------------------------------------------------------------------- Laplace
+
+
+def test_laplace_noise_has_scale_b(rng):
+    value = np.full(N, 3.0)
+    noisy = laplace(value, sensitivity=0.5, scale=1.7, rng=rng, ledger=Ledger(), name="v")
+    noise = noisy - 3.0
+    assert_scale(noise, laplace_family, 1.7)
+    assert np.var(noise) / (2 * 1.7**2) == pytest.approx(1.0, abs=0.03)
+    assert np.var(noise) / (2 * (1.7 * SQRT2) ** 2) < 0.6  # the statistic separates √2
+
+
+def test_laplace_scalar_in_scalar_out(rng):
+    out = laplace(2.0, sensitivity=1.0, scale=1.0, rng=rng, ledger=Ledger(), name="c")
+    assert isinstance(out, float)
+
+
+def test_laplace_zero_scale_adds_nothing(rng):
+    ledger = Ledger()
+    out = laplace([1.0, 2.0], sensitivity=1.0, scale=0.0, rng=rng, ledger=ledger, name="v")
+    np.testing.assert_array_equal(out, [1.0, 2.0])
+    assert math.isinf(ledger.releases[0].epsilon)
+
+
+# --------------------------------------------------------------------------------- Gaussian
+
+
+def test_gaussian_noise_has_sd_sigma(rng):
+    noisy = gaussian(np.full(N, -1.0), sensitivity=2.0, sigma=2.3, rng=rng, ledger=Ledger(),
+                     name="v")
+    noise = noisy + 1.0
+    assert_scale(noise, normal_family, 2.3)
+    assert np.var(noise) / 2.3**2 == pytest.approx(1.0, abs=0.02)
+
+
+def test_symmetric_gaussian_is_symmetric_with_iid_entries_of_variance_sigma2(rng):
+    d, sigma = 400, 0.7
+    base = np.arange(d * d, dtype=float).reshape(d, d)
+    base = base + base.T  # a symmetric input, to check the noise is added to it
+    ledger = Ledger()
+    diagonal, off, pairs = [], None, None
+    for i in range(40):
+        out = symmetric_gaussian(base, sensitivity=math.sqrt(2), sigma=sigma, rng=rng,
+                                 ledger=ledger, name="cov")
+        noise = out - base
+        np.testing.assert_array_equal(out, out.T)
+        diagonal.append(np.diag(noise).copy())
+        if i == 0:
+            off = noise[np.triu_indices(d, 1)]
+            rows, cols = np.triu_indices(d - 1, 1)
+            pairs = (noise[rows, cols], noise[rows, cols + 1])
+    assert len(ledger.releases) == 40
+    # off-diagonal: σ², not σ²/2 ((W + Wᵀ)/2) nor 2σ² (W + Wᵀ)
+    assert off.size == d * (d - 1) // 2
+    assert_scale(off, normal_family, sigma)
+    assert np.var(off) / sigma**2 == pytest.approx(1.0, abs=0.02)
+    # the diagonal has the same variance (W + Wᵀ would give 4σ²)
+    assert_scale(np.concatenate(diagonal), normal_family, sigma)
+    # distinct upper entries are independent (no correlation between neighbours)
+    assert abs(np.corrcoef(*pairs)[0, 1]) < 0.02
+
+
+def test_symmetric_gaussian_refuses_non_square(rng):
+    with pytest.raises(ValueError, match="square"):
+        symmetric_gaussian(np.zeros((2, 3)), sensitivity=1.0, sigma=1.0, rng=rng,
+                           ledger=Ledger(), name="m")
+
+
+# ------------------------------------------------------------------------ truncated Laplace
+
+
+def spec_truncation(sensitivity, epsilon, delta):
+    """A = (Δ/ε)·ln(1 + (e^ε − 1)/(2δ)), written out from ALGORITHMS.md §1.1."""
+    return sensitivity / epsilon * math.log(1 + (math.exp(epsilon) - 1) / (2 * delta))
+
+
+def truncated_magnitude(scale, bound):
+    return stats.truncexpon(b=bound / scale, scale=scale)
+
+
+def test_truncated_laplace_support_and_shape(rng):
+    sens, eps, delta = 2.0, 0.7, 0.1
+    b, bound = sens / eps, spec_truncation(sens, eps, delta)
+    noisy = truncated_laplace(np.full(N, 5.0), sensitivity=sens, epsilon=eps, delta=delta,
+                              rng=rng, ledger=Ledger(), name="q")
+    z = noisy - 5.0
+    # support exactly within ±A, and it reaches both ends
+    assert np.max(np.abs(z)) <= bound * (1 + 1e-12)
+    assert z.max() > bound * (1 - 1e-3) and z.min() < -bound * (1 - 1e-3)
+    # symmetric
+    assert stats.binomtest(int(np.sum(z > 0)), N).pvalue > PASS
+    # |z| has density ∝ exp(−ε|z|/Δ) on [0, A]
+    magnitude = np.abs(z)
+    assert ks_p(magnitude, truncated_magnitude(b, bound).cdf) > PASS
+    for wrong in (b * SQRT2, b / SQRT2):
+        assert ks_p(magnitude, truncated_magnitude(wrong, bound).cdf) < REJECT
+    # the wrong truncation (δ instead of 2δ) and no truncation at all are rejected
+    wrong_bound = sens / eps * math.log(1 + (math.exp(eps) - 1) / delta)
+    assert ks_p(magnitude, truncated_magnitude(b, wrong_bound).cdf) < REJECT
+    assert ks_p(magnitude, stats.expon(scale=b).cdf) < REJECT
+
+
+def test_truncated_laplace_small_delta_bound(rng):
+    sens, eps, delta = 1.0, 1.0, 1e-6
+    bound = spec_truncation(sens, eps, delta)
+    z = truncated_laplace(np.zeros(N), sensitivity=sens, epsilon=eps, delta=delta, rng=rng,
+                          ledger=Ledger(), name="q")
+    assert np.max(np.abs(z)) <= bound
+    # barely truncated at this δ: the magnitude is nearly Exp(Δ/ε)
+    assert ks_p(np.abs(z), truncated_magnitude(sens / eps, bound).cdf) > PASS
+    assert ks_p(np.abs(z), truncated_magnitude(SQRT2 * sens / eps, bound).cdf) < REJECT
+
+
+# ------------------------------------------------------------------------------ exponential
+
+
+def test_exponential_selection_frequencies(rng):
+    utilities = np.array([0.0, 1.0, 2.0, 3.0, 0.5])
+    sens, eps, draws = 1.5, 2.0, 30_000
+    ledger = Ledger()
+    picks = [exponential(utilities, sensitivity=sens, epsilon=eps, rng=rng, ledger=ledger,
+                         name="pick") for _ in range(draws)]
+    observed = np.bincount(picks, minlength=utilities.size)
+
+    def weights(denominator):
+        return np.exp(eps * utilities / denominator)
+
+    assert chi2_p(observed, weights(2 * sens)) > PASS
+    for wrong in (sens, SQRT2 * sens, 2 * SQRT2 * sens, 4 * sens):
+        assert chi2_p(observed, weights(wrong)) < REJECT, wrong
+    assert len(ledger.releases) == draws
+
+
+def test_exponential_infinite_epsilon_is_argmax(rng):
+    pick = exponential([0.3, 2.0, 1.9], sensitivity=1.0, epsilon=math.inf, rng=rng,
+                       ledger=Ledger(), name="best")
+    assert pick == 1
+
+
+def test_exponential_validates_utilities(rng):
+    for bad in ([], [1.0, math.nan], [[1.0, 2.0]]):
+        with pytest.raises(ValueError, match="utilities"):
+            exponential(bad, sensitivity=1.0, epsilon=1.0, rng=rng, ledger=Ledger(), name="x")
+
+
+# --------------------------------------------------------------------------- AboveThreshold
+
+
+def above_threshold_probabilities(queries, threshold, threshold_scale, query_scale):
+    """Exact P[output = i] (last entry: ⊥) for T̂ = T + Lap(b_T), qᵢ + Lap(b_q) ≥ T̂.
+
+    ``P[i] = ∫ p_T̂(t) Πⱼ₍ⱼ<ᵢ₎ P[qⱼ + Lⱼ < t] · P[qᵢ + Lᵢ ≥ t] dt``, integrated on a fine grid.
+    """
+    width = 60 * max(threshold_scale, query_scale) + max(abs(q) for q in queries)
+    t = np.linspace(threshold - width, threshold + width, 400_001)
+    density = stats.laplace.pdf(t - threshold, scale=threshold_scale)
+    below = [stats.laplace.cdf(t - q, scale=query_scale) for q in queries]
+    out, none_yet = [], np.ones_like(t)
+    for b in below:
+        out.append(integrate.trapezoid(density * none_yet * (1 - b), t))
+        none_yet = none_yet * b
+    out.append(integrate.trapezoid(density * none_yet, t))
+    probabilities = np.array(out)
+    assert probabilities.sum() == pytest.approx(1.0, abs=1e-6)
+    return probabilities
+
+
+def test_above_threshold_output_distribution(rng):
+    queries, threshold, sens, eps, runs = [-4.0, -2.0, 0.0, 2.0], 3.0, 0.5, 0.5, 40_000
+    ledger = Ledger()
+    outputs = [above_threshold(queries, threshold=threshold, sensitivity=sens, epsilon=eps,
+                               rng=rng, ledger=ledger, name="svt") for _ in range(runs)]
+    observed = np.bincount([len(queries) if o is None else o for o in outputs],
+                           minlength=len(queries) + 1)
+    b_t, b_q = 2 * sens / eps, 4 * sens / eps  # 2 and 4
+    assert chi2_p(observed, above_threshold_probabilities(queries, threshold, b_t, b_q)) > PASS
+    wrong = [(b_t / SQRT2, b_q / SQRT2), (b_t * SQRT2, b_q * SQRT2), (b_t * SQRT2, b_q),
+             (b_t, b_q * SQRT2), (b_q, b_q), (b_t, b_t), (b_q, b_t)]
+    for w_t, w_q in wrong:
+        p = above_threshold_probabilities(queries, threshold, w_t, w_q)
+        assert chi2_p(observed, p) < REJECT, (w_t, w_q)
+
+
+def test_above_threshold_bottom_and_first_hit(rng):
+    ledger = Ledger()
+    assert above_threshold([-1e6, -1e6], threshold=0.0, sensitivity=1.0, epsilon=1.0,
+                           rng=rng, ledger=ledger, name="none") is None
+    assert above_threshold([1e6, 1e6, -1e6], threshold=0.0, sensitivity=1.0, epsilon=1.0,
+                           rng=rng, ledger=ledger, name="first") == 0
+    assert above_threshold([-1e6, 1e6, 1e6], threshold=0.0, sensitivity=1.0, epsilon=1.0,
+                           rng=rng, ledger=ledger, name="second") == 1
+
+
+# ------------------------------------------------------------------------ stable histogram
+
+
+def stable_cut(epsilon, delta):
+    return 1 + 2 * math.log(2 / delta) / epsilon
+
+
+def test_stable_histogram_noise_is_laplace_two_over_epsilon(rng):
+    eps, delta, bins = 0.8, 1e-5, 100_000
+    counts = {f"b{i}": 1_000 for i in range(bins)}
+    kept = stable_histogram(counts, epsilon=eps, delta=delta, rng=rng, ledger=Ledger(),
+                            name="h")
+    assert len(kept) == bins  # far above the cut, every bin survives
+    noise = np.array(list(kept.values())) - 1_000
+    assert_scale(noise, laplace_family, 2 / eps)
+
+
+def test_stable_histogram_threshold(rng):
+    eps, delta, per = 1.0, 1e-3, 20_000
+    cut = stable_cut(eps, delta)  # 16.2
+    levels = (10, 16, 20)
+    counts = {(c, i): c for c in levels for i in range(per)}
+    kept = stable_histogram(counts, epsilon=eps, delta=delta, rng=rng, ledger=Ledger(),
+                            name="h")
+    assert min(kept.values()) >= cut
+
+    def keep_probability(count, threshold, scale):
+        return float(stats.laplace.sf(threshold - count, scale=scale))
+
+    wrong_cut = 1 + math.log(2 / delta) / eps
+    for c in levels:
+        survivors = sum(1 for key in kept if key[0] == c)
+        assert stats.binomtest(survivors, per, keep_probability(c, cut, 2 / eps)).pvalue > PASS
+        if c >= 16:
+            for threshold, scale in ((wrong_cut, 2 / eps), (cut, 1 / eps)):
+                p = keep_probability(c, threshold, scale)
+                assert stats.binomtest(survivors, per, p).pvalue < REJECT
+
+
+def test_stable_histogram_never_shows_empty_bins(rng):
+    # At δ = 0.9 a noised empty bin would pass the cut with probability ≈ 0.14: with 10 000
+    # empty bins, about 1 400 would appear if the mechanism touched them.
+    eps, delta = 1.0, 0.9
+    counts = {f"empty{i}": 0 for i in range(10_000)}
+    counts.update({f"full{i}": 50 for i in range(100)})
+    kept = stable_histogram(counts, epsilon=eps, delta=delta, rng=rng, ledger=Ledger(),
+                            name="h")
+    assert not any(str(k).startswith("empty") for k in kept)
+    assert len(kept) == 100
+    # the statistic could fail: noising the zeros the same way does pass the cut
+    fake = rng.laplace(0.0, 2 / eps, size=10_000)
+    assert np.sum(fake >= stable_cut(eps, delta)) > 1_000
+
+
+# ------------------------------------------------------------------ draw_noise / simulate
+
+
+def test_draw_noise_scales_and_shapes(rng):
+    assert_scale(draw_noise("laplace", 0.3, rng, N), laplace_family, 0.3)
+    assert_scale(draw_noise("gaussian", 4.0, rng, N), normal_family, 4.0)
+    assert draw_noise("gaussian", 1.0, rng, (3, 4)).shape == (3, 4)
+    np.testing.assert_array_equal(draw_noise("laplace", 0.0, rng, 5), np.zeros(5))
+    with pytest.raises(ValueError, match="laplace or gaussian"):
+        draw_noise("cauchy", 1.0, rng, 3)
+
+
+def test_simulate_uses_the_allocated_scale(rng):
+    lap = solve([PlannedRelease("c", "laplace", sensitivity=2.0)], Budget(epsilon=0.5))["c"]
+    assert lap.scale == pytest.approx(4.0)
+    out = simulate(10.0, lap, rng, N)
+    assert_scale(out - 10.0, laplace_family, 4.0)
+
+    budget = Budget(epsilon=1.0, delta=1e-5, method="pld")
+    gau = solve([PlannedRelease("m", "gaussian", sensitivity=3.0)], budget)["m"]
+    sigma = 3.0 / analytic_gaussian_mu(1.0, 1e-5)
+    assert gau.scale == pytest.approx(sigma, rel=1e-9)
+    assert_scale(simulate(-2.0, gau, rng, N) + 2.0, normal_family, sigma)
+
+
+def test_release_dispatches_to_the_allocated_mechanism(rng):
+    plan = [PlannedRelease("lap", "laplace", sensitivity=1.0, part="A"),
+            PlannedRelease("gau", "gaussian", sensitivity=1.0),
+            PlannedRelease("svt", "pure", sensitivity=1.0)]
+    alloc = solve(plan, Budget(epsilon=1.0, delta=1e-6, method="linear"))
+    ledger = Ledger()
+    noisy = release(np.zeros(N), alloc["lap"], rng=rng, ledger=ledger)
+    assert_scale(noisy, laplace_family, alloc["lap"].scale)
+    noisy = release(np.zeros(N), alloc["gau"], rng=rng, ledger=ledger, name="renamed")
+    assert_scale(noisy, normal_family, alloc["gau"].scale)
+    first, second = ledger.releases
+    assert (first.name, first.mechanism, first.part) == ("lap", "laplace", "A")
+    assert (second.name, second.mechanism) == ("renamed", "gaussian")
+    assert second.epsilon == pytest.approx(alloc["gau"].epsilon)
+    assert second.delta == pytest.approx(alloc["gau"].delta)
+    with pytest.raises(ValueError, match="own mechanism"):
+        release(0.0, alloc["svt"], rng=rng, ledger=ledger)
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.inf, math.nan])
+def test_noise_scale_validated(rng, bad):
+    with pytest.raises(ValueError, match="noise scale"):
+        laplace(0.0, sensitivity=1.0, scale=bad, rng=rng, ledger=Ledger(), name="x")
+    with pytest.raises(ValueError, match="noise scale"):
+        gaussian(0.0, sensitivity=1.0, sigma=bad, rng=rng, ledger=Ledger(), name="x")
+
+
+def test_sensitivity_validated(rng):
+    with pytest.raises(ValueError, match="sensitivity"):
+        laplace(0.0, sensitivity=0.0, scale=1.0, rng=rng, ledger=Ledger(), name="x")
+    with pytest.raises(ValueError, match="epsilon"):
+        exponential([1.0], sensitivity=1.0, epsilon=-1.0, rng=rng, ledger=Ledger(), name="x")
+    with pytest.raises(ValueError, match="delta"):
+        truncated_laplace(0.0, sensitivity=1.0, epsilon=1.0, delta=0.0, rng=rng,
+                          ledger=Ledger(), name="x")
+
+
+# ------------------------------------------------------------- what each release records
+
+
+def _record(kind, rng, ledger):
+    if kind == "laplace":
+        laplace([0.0, 0.0], sensitivity=0.4, scale=0.8, rng=rng, ledger=ledger, name="n",
+                part="A")
+    elif kind == "gaussian":
+        gaussian(0.0, sensitivity=0.4, sigma=2.0, rng=rng, ledger=ledger, name="n", part="A",
+                 epsilon=0.3, delta=1e-7)
+    elif kind == "symmetric_gaussian":
+        symmetric_gaussian(np.eye(3), sensitivity=0.4, sigma=2.0, rng=rng, ledger=ledger,
+                           name="n", part="A")
+    elif kind == "truncated_laplace":
+        truncated_laplace(0.0, sensitivity=0.4, epsilon=0.5, delta=1e-6, rng=rng,
+                          ledger=ledger, name="n", part="A")
+    elif kind == "exponential":
+        exponential([0.0, 1.0], sensitivity=0.4, epsilon=0.5, rng=rng, ledger=ledger,
+                    name="n", part="A")
+    elif kind == "above_threshold":
+        above_threshold([0.0, 1.0], threshold=0.5, sensitivity=0.4, epsilon=0.5, rng=rng,
+                        ledger=ledger, name="n", part="A")
+    else:
+        stable_histogram({"a": 3, "b": 0}, epsilon=0.5, delta=1e-6, rng=rng, ledger=ledger,
+                         name="n", part="A")
+
+
+# mechanism → (sensitivity, norm, scale, epsilon, delta, rho, event kind)
+RECORDS = {
+    "laplace": (0.4, "L1", 0.8, 0.5, 0.0, 0.125, "laplace"),
+    "gaussian": (0.4, "L2", 2.0, 0.3, 1e-7, 0.02, "gaussian"),
+    "symmetric_gaussian": (0.4, "Frobenius", 2.0, None, None, 0.02, "gaussian"),
+    "truncated_laplace": (0.4, "L1", 0.8, 0.5, 1e-6, None, "approximate"),
+    "exponential": (0.4, "utility", 1.6, 0.5, 0.0, 0.125, "pure"),
+    "above_threshold": (0.4, "utility", 1.6, 0.5, 0.0, 0.125, "pure"),
+    "stable_histogram": (2.0, "L1", 4.0, 0.5, 1e-6, None, "approximate"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(RECORDS))
+def test_every_mechanism_records_its_release(rng, kind):
+    ledger = Ledger()
+    _record(kind, rng, ledger)
+    assert len(ledger.releases) == 1
+    r = ledger.releases[0]
+    sens, norm, scale, eps, delta, rho, event_kind = RECORDS[kind]
+    assert isinstance(r, Release)
+    assert (r.name, r.mechanism, r.norm, r.part, r.count) == ("n", kind, norm, "A", 1)
+    assert r.sensitivity == pytest.approx(sens)
+    assert r.scale == pytest.approx(scale)
+    for got, want in ((r.epsilon, eps), (r.delta, delta), (r.rho, rho)):
+        if want is None:
+            assert got is None
+        else:
+            assert got == pytest.approx(want)
+    event = r.event()
+    assert event.kind == event_kind
+    if event_kind == "gaussian":
+        assert event.mu == pytest.approx(sens / scale)
+    elif event_kind == "laplace":
+        assert event.epsilon == pytest.approx(sens / scale)
+    else:
+        assert event.epsilon == pytest.approx(eps)
+        assert event.delta == pytest.approx(delta)
+
+
+# ------------------------------------------------------------- ε = ∞: the exact answer
+
+
+def test_infinite_epsilon_adds_no_noise(rng):
+    ledger = Ledger()
+    assert stable_histogram({"a": 3, "b": 1, "c": 0}, epsilon=math.inf, delta=1e-6, rng=rng,
+                            ledger=ledger, name="h") == {"a": 3.0, "b": 1.0}
+    assert above_threshold([0.0, 1.0, 2.0], threshold=0.5, sensitivity=1.0, epsilon=math.inf,
+                           rng=rng, ledger=ledger, name="s") == 1
+    assert all(r.scale == 0.0 and math.isinf(r.epsilon) for r in ledger.releases)
+    assert ledger.total().epsilon == math.inf
+
+
+def test_truncated_laplace_infinite_epsilon_adds_no_noise(rng):
+    ledger = Ledger()
+    out = truncated_laplace([1.0, 2.0], sensitivity=1.0, epsilon=math.inf, delta=1e-6, rng=rng,
+                            ledger=ledger, name="t")
+    np.testing.assert_array_equal(out, [1.0, 2.0])
+    assert ledger.releases[0].scale == 0.0
