@@ -44,7 +44,8 @@ def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
     radius : float, "data" or None
         The public bound (ALGORITHMS.md §1.3).
     rng : numpy.random.Generator, optional
-        A generator to draw from instead of one seeded with ``seed``.
+        A generator to draw from instead of one seeded with ``seed`` (the result's ``seed``
+        is then ``None``: nothing replays it).
     **params
         The estimator's own parameters, named as ``list`` names them.
 
@@ -59,15 +60,18 @@ def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
         Any bad input, with a sentence naming it.
     """
     from . import limits
+    from .registry import common_param
     from .registry import estimator as lookup
 
     spec = lookup(task, estimator)
-    budget = Budget(epsilon=None if epsilon is None else float(epsilon), delta=float(delta),
-                    rho=rho, method=accounting, paper_mode=paper_mode)
+    budget = Budget(epsilon=epsilon, delta=delta, rho=rho, method=accounting,
+                    paper_mode=common_param("paper_mode").parse(paper_mode))
     kwargs = spec.resolve(params)
-    if seed is not None:
-        seed = limits.check_integer(limits.SEED, seed)
-    if rng is None:
+    if rng is not None:
+        seed = None  # the caller's generator: no seed replays this run
+    else:
+        if seed is not None:
+            seed = limits.check_integer(limits.SEED, seed)
         rng = np.random.default_rng(seed)
     result: Result = spec.function(data, budget, rng=rng, radius=radius, **kwargs)
     return replace(result, task=task, estimator=estimator, seed=seed)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -24,6 +25,11 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse's own pattern misses exponents, so "--delta -1e-5" would read as a flag
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
@@ -39,6 +45,13 @@ def _number(limit: limits.Limit, integer: bool = False):  # noqa: ANN202 - argpa
     return parse
 
 
+def _epsilon(text: str) -> float:
+    try:
+        return limits.check_epsilon(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _build_parser() -> _Parser:
     parser = _Parser(prog="python -m dpviz", description="dpviz engine, headless.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -52,7 +65,8 @@ def _build_parser() -> _Parser:
     noise.add_argument("--scale", type=_number(limits.NOISE_SCALE), help="Laplace scale b")
     account.add_argument("--count", type=_number(limits.COUNT, integer=True), default=1)
     account.add_argument("--delta", type=_number(limits.DELTA), default=0.0)
-    account.add_argument("--method", choices=METHODS, default="pld")
+    account.add_argument("--method", choices=METHODS, default="pld",
+                         help="with --delta 0 (pure DP) only linear composition applies")
     account.add_argument("--paper-mode", action="store_true")
 
     run = sub.add_parser("run", help="run one estimator on a CSV")
@@ -60,7 +74,7 @@ def _build_parser() -> _Parser:
     run.add_argument("estimator")
     run.add_argument("--data", required=True, help="CSV, one row per person")
     budget = run.add_mutually_exclusive_group(required=True)
-    budget.add_argument("--epsilon", type=_number(limits.EPSILON))
+    budget.add_argument("--epsilon", type=_epsilon)
     budget.add_argument("--rho", type=_number(limits.RHO))
     run.add_argument("--delta", type=_number(limits.DELTA), default=0.0)
     run.add_argument("--accounting", choices=METHODS, default="zcdp")
@@ -84,9 +98,10 @@ def _account(args: argparse.Namespace) -> dict[str, Any]:
         if args.scale is None:
             raise UsageError("--mechanism laplace needs --scale")
         event = PrivacyEvent("laplace", epsilon=args.sensitivity / args.scale, count=args.count)
-    epsilon = compose([event], args.delta, args.method, paper_mode=args.paper_mode)
+    method = "linear" if args.delta == 0 else args.method  # as Budget does
+    epsilon = compose([event], args.delta, method, paper_mode=args.paper_mode)
     return {"epsilon": epsilon, "delta": args.delta, "rho": total_rho([event]),
-            "method": args.method}
+            "method": method}
 
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
@@ -103,11 +118,10 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     for flag in it:
         if not flag.startswith("--"):
             raise UsageError(f"unexpected argument {flag!r}")
-        name, sep, value = flag[2:].partition("=")
-        if not sep:
-            value = next(it, None)  # type: ignore[assignment]
-            if value is None:
-                raise UsageError(f"{flag} needs a value")
+        name, sep, inline = flag[2:].partition("=")
+        value = inline if sep else next(it, None)
+        if value is None:
+            raise UsageError(f"{flag} needs a value")
         params[name.replace("-", "_")] = value
     data = read_csv(args.data)
     raw_radius: str | None = args.radius
@@ -125,7 +139,10 @@ def _emit(payload: dict[str, Any], out: str | None) -> None:
 
     text = json.dumps(to_json_value(payload), allow_nan=False, indent=None)
     if out:
-        Path(out).write_text(text + "\n")
+        try:
+            Path(out).write_text(text + "\n")
+        except OSError as err:
+            raise UsageError(f"cannot write --out {out}: {err.strerror}") from None
     else:
         sys.stdout.write(text + "\n")
 
@@ -142,7 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         with warnings.catch_warnings():
-            warnings.showwarning = show_warning  # type: ignore[assignment]
+            warnings.simplefilter("always")  # shown on stderr, never raised, whatever -W says
+            warnings.showwarning = show_warning
             args, extra = parser.parse_known_args(argv)
             if args.command != "run" and extra:
                 raise UsageError(f"unrecognized arguments: {' '.join(extra)}")

@@ -12,7 +12,9 @@ Replace-one sensitivities: count 1; sum ``hi − lo``; mean ``(hi − lo)/n``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 import numpy as np
@@ -38,8 +40,9 @@ from .result import Result
 
 Query = Literal["count", "sum", "mean"]
 QUERIES: tuple[Query, ...] = ("count", "sum", "mean")
-QUERY_LABELS = {"count": "count of values ≥ threshold", "sum": "sum of clipped values",
-                "mean": "mean of clipped values"}
+QUERY_LABELS: Mapping[str, str] = MappingProxyType({
+    "count": "count of values ≥ threshold", "sum": "sum of clipped values",
+    "mean": "mean of clipped values"})
 
 
 def neighbour(values: ArrayLike, row: int, new_value: float) -> NDArray[np.float64]:

@@ -40,7 +40,7 @@ class Limit:
         >>> EPSILON.check(-1)
         Traceback (most recent call last):
         ...
-        ValueError: epsilon must be > 0, got -1
+        ValueError: epsilon must be > 0 and <= 1000, got -1
         """
         return check_number(self, value)
 
@@ -53,6 +53,8 @@ class Limit:
 
 
 def _fmt(value: float) -> str:
+    if float(value).is_integer() and abs(value) < 1e16:
+        return str(int(value))
     return f"{value:g}"
 
 
@@ -73,6 +75,23 @@ def check_number(limit: Limit, value: object) -> float:
     return number
 
 
+def check_epsilon(value: object) -> float:
+    """Validate ε: ``inf`` (no privacy) or a number in :data:`EPSILON`'s range.
+
+    Examples
+    --------
+    >>> check_epsilon("inf"), check_epsilon(2)
+    (inf, 2.0)
+    """
+    if isinstance(value, int | float | str) and not isinstance(value, bool):
+        try:
+            if math.isinf(float(value)) and float(value) > 0:
+                return math.inf
+        except ValueError:
+            pass
+    return check_number(EPSILON, value)
+
+
 def check_integer(limit: Limit, value: object) -> int:
     """Validate a whole number against ``limit``."""
     number = check_number(limit, value)
@@ -81,8 +100,10 @@ def check_integer(limit: Limit, value: object) -> int:
     return int(number)
 
 
-# Privacy parameters. epsilon = inf is allowed and means "no noise" (the non-private answer).
-EPSILON = Limit("epsilon", 0.0, math.inf, low_open=True)
+# Privacy parameters. epsilon = inf is allowed separately (check_epsilon) and means "no noise"
+# (the non-private answer); finite values stop at 1000, far past any meaningful guarantee and
+# well inside floating point (e^epsilon overflows past 709).
+EPSILON = Limit("epsilon", 0.0, 1000.0, low_open=True)
 EPSILON_UI = Limit("epsilon", 0.01, 20.0)  # slider range on pages
 DELTA = Limit("delta", 0.0, 1.0, high_open=True)
 DELTA_POSITIVE = Limit("delta", 0.0, 1.0, low_open=True, high_open=True)

@@ -9,7 +9,8 @@ Gaussian version takes its σ from the budget solver under the chosen accounting
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Literal
 
 import numpy as np
@@ -117,7 +118,7 @@ def _mean_with(mechanism: Mechanism) -> Callable[..., Result]:
     return run
 
 
-ESTIMATORS = {
+ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "laplace": Estimator(
         task="mean", name="laplace", function=_mean_with("laplace"),
         label="Laplace mean", paper="Dwork, McSherry, Nissim & Smith 2006 (Laplace mechanism)",
@@ -127,4 +128,4 @@ ESTIMATORS = {
         label="Gaussian mean",
         paper="Dwork & Roth 2014 App. A; Balle & Wang 2018 (analytic Gaussian)",
         notion="approximate", outputs=("mean",), params=(CENTER,)),
-}
+})

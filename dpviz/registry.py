@@ -33,6 +33,11 @@ COMMON_PARAMS: tuple[Param, ...] = (
 )
 
 
+def common_param(name: str) -> Param:
+    """One of the parameters every run shares."""
+    return next(p for p in COMMON_PARAMS if p.name == name)
+
+
 def estimator(task: str, name: str) -> Estimator:
     """Look up an estimator; a ``ValueError`` lists what exists."""
     if task not in TASKS:

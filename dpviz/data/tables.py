@@ -33,8 +33,13 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data") -> NDArray[np
     ValueError: data has a missing or infinite value in row 1, column 2
     """
     try:
-        arr = np.asarray(data, dtype=float)
-    except (TypeError, ValueError):
+        raw = np.asarray(data)
+        if np.iscomplexobj(raw):
+            raise ValueError(f"{name} must be real numbers, not complex ones")
+        arr = raw.astype(float)
+    except (TypeError, ValueError) as err:
+        if "complex" in str(err):
+            raise
         raise ValueError(f"{name} must be numbers only") from None
     if arr.ndim == 1:
         arr = arr[:, None]
@@ -47,12 +52,20 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data") -> NDArray[np
                          f"column {col + 1}")
     if arr.shape[0] < min_rows:
         raise ValueError(f"{name} needs at least {min_rows} rows, got {arr.shape[0]}")
+    if arr.shape[0] > limits.MAX_ROWS:
+        raise ValueError(f"{name} has {arr.shape[0]} rows; dpviz takes at most {limits.MAX_ROWS}")
     if arr.shape[1] == 0:
         raise ValueError(f"{name} has no columns")
     if arr.shape[1] > limits.MAX_COLUMNS:
         raise ValueError(f"{name} has {arr.shape[1]} columns; dpviz takes at most "
                          f"{limits.MAX_COLUMNS}")
     return arr
+
+
+def _too_big(size: int) -> str:
+    cap = limits.MAX_UPLOAD_BYTES
+    return (f"the CSV is {size:,} bytes, over the {cap // 2**20} MB ({cap:,} bytes) that dpviz "
+            "takes")
 
 
 def _is_number(cell: str) -> bool:
@@ -95,22 +108,29 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
         if not path.is_file():
             raise ValueError(f"no such file: {path}")
         if path.stat().st_size > limits.MAX_UPLOAD_BYTES:
-            raise ValueError(f"the CSV is {path.stat().st_size / 2**20:.0f} MB; "
-                             f"dpviz takes files up to {limits.MAX_UPLOAD_BYTES // 2**20} MB")
+            raise ValueError(_too_big(path.stat().st_size))
         raw = path.read_bytes()
     if len(raw) > limits.MAX_UPLOAD_BYTES:
-        raise ValueError(f"the CSV is {len(raw) / 2**20:.0f} MB; dpviz takes files up to "
-                         f"{limits.MAX_UPLOAD_BYTES // 2**20} MB")
+        raise ValueError(_too_big(len(raw)))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValueError("the CSV is not UTF-8 text") from None
-    rows = [row for row in csv.reader(io.StringIO(text)) if any(c.strip() for c in row)]
+    try:
+        rows = [row for row in csv.reader(io.StringIO(text, newline=""))
+                if any(c.strip() for c in row)]
+    except csv.Error as err:
+        raise ValueError(f"the CSV cannot be read: {err}") from None
     if not rows:
         raise ValueError("the CSV is empty")
     first_line = 1
-    if not all(_is_number(c) for c in rows[0]):
-        rows, first_line = rows[1:], 2  # a header row
+    if not any(_is_number(c) for c in rows[0]):  # a header row: no cell is a number
+        header, rows, first_line = rows[0], rows[1:], 2
+        if rows and len(header) != len(rows[0]):
+            raise ValueError(f"the CSV's header has {len(header)} names but its first data "
+                             f"row has {len(rows[0])} cells")
+    if len(rows) > limits.MAX_ROWS:
+        raise ValueError(f"the CSV has {len(rows)} rows; dpviz takes at most {limits.MAX_ROWS}")
     width = len(rows[0]) if rows else 0
     values = np.empty((len(rows), width))
     for i, row in enumerate(rows):

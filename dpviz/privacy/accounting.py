@@ -33,9 +33,10 @@ no ρ or RDP curve: ``zcdp``, ``ma`` and ``rdp`` refuse plans containing them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from types import MappingProxyType
+from typing import Any, Literal
 
 import numpy as np
 
@@ -43,17 +44,20 @@ from . import calibration
 from .errors import BudgetError
 
 METHODS: tuple[str, ...] = ("linear", "advanced", "zcdp", "ma", "rdp", "pld")
-METHOD_LABELS: dict[str, str] = {
+METHOD_LABELS: Mapping[str, str] = MappingProxyType({
     "linear": "Linear composition",
     "advanced": "Advanced composition",
     "zcdp": "zCDP",
     "ma": "Moments accountant",
     "rdp": "Rényi DP",
     "pld": "Privacy loss distribution",
-}
+})
 EventKind = Literal["gaussian", "laplace", "pure", "approximate"]
 
 MA_MAX_ORDER = 10_000
+# Releases revealing less than this (μ or ε) are left out of dp-accounting's computations,
+# whose noise multiplier 1/μ would overflow; their contribution is below float resolution.
+NEGLIGIBLE = 1e-12
 MA_MAX_ORDER_PAPER = 100
 PLD_DISCRETISATION = 1e-3
 
@@ -86,7 +90,7 @@ class PrivacyEvent:
     def rho(self) -> float | None:
         """The zCDP parameter of one release, or ``None`` for approximate-DP events."""
         if self.kind == "gaussian":
-            return self.mu**2 / 2
+            return self.mu * self.mu / 2
         if self.kind == "approximate":
             return None
         return self.epsilon**2 / 2
@@ -142,7 +146,7 @@ def _linear(events: Sequence[PrivacyEvent], delta: float, paper_mode: bool) -> f
 def _advanced(events: Sequence[PrivacyEvent], delta: float, paper_mode: bool) -> float:
     share, delta_prime = _gaussian_delta_share(events, delta, reserve_half=True)
     pairs = _per_release_epsilons(events, share, paper_mode)
-    if any(math.isinf(eps) for eps, _ in pairs):
+    if any(eps > 700 for eps, _ in pairs):  # e^ε overflows; the linear sum is the answer
         return math.inf
     squares = sum(c * eps * eps for eps, c in pairs)
     drift = sum(c * eps * math.expm1(eps) for eps, c in pairs)
@@ -169,7 +173,7 @@ def _ma_log_moments(events: Sequence[PrivacyEvent], orders: np.ndarray) -> np.nd
     alpha = np.zeros_like(lam)
     for e in events:
         if e.kind == "gaussian":
-            alpha += e.count * (lam * lam + lam) * e.mu**2 / 2
+            alpha += e.count * (lam * lam + lam) * e.mu * e.mu / 2
         elif e.kind == "laplace":
             eps = e.epsilon
             if eps > 0:
@@ -192,14 +196,16 @@ def _rdp(events: Sequence[PrivacyEvent], delta: float) -> float:
     import dp_accounting
 
     total_rho(events)
+    if any(e.mu > calibration.MU_MAX or e.epsilon > 700 for e in events):
+        return math.inf
     accountant = dp_accounting.rdp.RdpAccountant()
     for e in events:
         if e.kind == "gaussian":
-            if e.mu == 0:
+            if e.mu < NEGLIGIBLE:
                 continue
             event = dp_accounting.GaussianDpEvent(1 / e.mu)
         elif e.kind == "laplace":
-            if e.epsilon == 0:
+            if e.epsilon < NEGLIGIBLE:
                 continue
             event = dp_accounting.LaplaceDpEvent(1 / e.epsilon)
         else:
@@ -208,25 +214,20 @@ def _rdp(events: Sequence[PrivacyEvent], delta: float) -> float:
     return float(accountant.get_epsilon(delta))
 
 
-def _pld(events: Sequence[PrivacyEvent], delta: float) -> float:
-    if all(e.kind == "gaussian" for e in events):
-        mu = math.sqrt(sum(e.count * e.mu**2 for e in events))
-        return calibration.analytic_gaussian_epsilon(mu, delta)
-    if len(events) == 1 and events[0].kind == "laplace" and events[0].count == 1:
-        # the Laplace privacy profile: delta(eps) = 1 - exp((eps - eps0)/2) for eps <= eps0
-        return max(0.0, events[0].epsilon + 2 * math.log1p(-delta))
+def _pld_distribution(events: Sequence[PrivacyEvent]) -> Any:
+    """dp-accounting's composed privacy-loss distribution of the events (``None``: no loss)."""
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     composed = None
     for e in events:
         if e.kind == "gaussian":
-            if e.mu == 0:
+            if e.mu < NEGLIGIBLE:
                 continue
             one = pld.from_gaussian_mechanism(
                 1 / e.mu, sensitivity=1.0, value_discretization_interval=PLD_DISCRETISATION)
         elif e.kind == "laplace":
-            if e.epsilon == 0:
+            if e.epsilon < NEGLIGIBLE:
                 continue
             one = pld.from_laplace_mechanism(
                 1 / e.epsilon, sensitivity=1.0, value_discretization_interval=PLD_DISCRETISATION)
@@ -238,9 +239,32 @@ def _pld(events: Sequence[PrivacyEvent], delta: float) -> float:
                 value_discretization_interval=PLD_DISCRETISATION)
         one = one.self_compose(int(e.count)) if e.count > 1 else one
         composed = one if composed is None else composed.compose(one)
+    return composed
+
+
+def _pld_closed_form(events: Sequence[PrivacyEvent], delta: float) -> float | None:
+    """Exact ε where a closed form exists (all Gaussian; one Laplace), else ``None``."""
+    if any(e.mu > calibration.MU_MAX or e.epsilon > 700 for e in events):
+        return math.inf
+    if all(e.kind == "gaussian" for e in events):
+        mu = math.sqrt(sum(e.count * e.mu * e.mu for e in events))
+        return calibration.analytic_gaussian_epsilon(mu, delta)
+    if len(events) == 1 and events[0].kind == "laplace" and events[0].count == 1:
+        # the Laplace privacy profile: delta(eps) = 1 - exp((eps - eps0)/2) for eps <= eps0
+        return max(0.0, events[0].epsilon + 2 * math.log1p(-delta))
+    return None
+
+
+def _pld_epsilons(events: Sequence[PrivacyEvent], deltas: Sequence[float],
+                  distribution: Any = None) -> list[float]:
+    """ε at each δ from one composed distribution (built here unless given)."""
+    exact = [_pld_closed_form(events, d) for d in deltas]
+    if all(e is not None for e in exact):
+        return [float(e) for e in exact]  # type: ignore[arg-type]
+    composed = _pld_distribution(events) if distribution is None else distribution
     if composed is None:
-        return 0.0
-    return max(0.0, float(composed.get_epsilon_for_delta(delta)))
+        return [0.0] * len(deltas)
+    return [max(0.0, float(composed.get_epsilon_for_delta(d))) for d in deltas]
 
 
 def compose(events: Sequence[PrivacyEvent], delta: float, method: str,
@@ -311,9 +335,10 @@ def compose(events: Sequence[PrivacyEvent], delta: float, method: str,
         return _ma(events, delta, paper_mode)
     if method == "rdp":
         return _rdp(events, delta)
+    epsilon = _pld_epsilons(events, [delta])[0]
     if pure:  # dp-accounting's pessimistic grid can land a hair above the (valid) linear sum
-        return min(_pld(events, delta), _linear(events, delta, paper_mode))
-    return _pld(events, delta)
+        return min(epsilon, _linear(events, delta, paper_mode))
+    return epsilon
 
 
 def compose_parts(parts: dict[str | None, list[PrivacyEvent]], delta: float, method: str,
@@ -329,3 +354,59 @@ def compose_parts(parts: dict[str | None, list[PrivacyEvent]], delta: float, met
         return compose(shared, delta, method, paper_mode=paper_mode)
     return max(compose(shared + events, delta, method, paper_mode=paper_mode)
                for events in named)
+
+
+def compose_deltas(events: Sequence[PrivacyEvent], deltas: Sequence[float], method: str, *,
+                   paper_mode: bool = False) -> list[float]:
+    """ε at each of several δ; under ``pld`` the distribution is composed once.
+
+    A δ at which the method cannot answer gives NaN.
+    """
+    if method == "pld" and all(0 < d < 1 for d in deltas):
+        try:
+            compose(events, deltas[0], method, paper_mode=paper_mode)  # validates the plan
+        except BudgetError:
+            return [math.nan] * len(deltas)
+        live = [e for e in events if e.count > 0]
+        pure = all(e.kind in ("laplace", "pure") for e in live)
+        out = _pld_epsilons(live, deltas)
+        return [min(e, _linear(live, d, paper_mode)) if pure else e
+                for e, d in zip(out, deltas, strict=True)]
+    return [_compose_or_nan(events, d, method, paper_mode) for d in deltas]
+
+
+def compose_rounds(round_events: Sequence[PrivacyEvent], rounds: Sequence[int], delta: float,
+                   method: str, *, paper_mode: bool = False) -> list[float]:
+    """ε of 1…R repetitions of one round of events at fixed noise (NaN where undefined).
+
+    Under ``pld`` the round's distribution is composed once and self-composed R times.
+    """
+    def repeated(r: int) -> list[PrivacyEvent]:
+        return [PrivacyEvent(e.kind, e.mu, e.epsilon, e.delta, int(e.count * r))
+                for e in round_events]
+
+    live = [e for e in round_events if e.count > 0]
+    if (method == "pld" and 0 < delta < 1 and live
+            and _pld_closed_form(repeated(max(rounds)), delta) is None):
+        try:
+            compose(repeated(max(rounds)), delta, method, paper_mode=paper_mode)
+        except BudgetError:
+            return [math.nan] * len(rounds)
+        one_round = _pld_distribution(live)
+        pure = all(e.kind in ("laplace", "pure") for e in live)
+        out = []
+        for r in rounds:
+            eps = (0.0 if one_round is None else
+                   max(0.0, float((one_round.self_compose(int(r)) if r > 1 else one_round)
+                                  .get_epsilon_for_delta(delta))))
+            out.append(min(eps, _linear(repeated(r), delta, paper_mode)) if pure else eps)
+        return out
+    return [_compose_or_nan(repeated(r), delta, method, paper_mode) for r in rounds]
+
+
+def _compose_or_nan(events: Sequence[PrivacyEvent], delta: float, method: str,
+                    paper_mode: bool) -> float:
+    try:
+        return compose(events, delta, method, paper_mode=paper_mode)
+    except BudgetError:
+        return math.nan

@@ -37,7 +37,7 @@ class Budget:
     >>> Budget(epsilon=0)
     Traceback (most recent call last):
     ...
-    dpviz.privacy.errors.BudgetError: epsilon must be > 0, got 0
+    dpviz.privacy.errors.BudgetError: epsilon must be > 0 and <= 1000, got 0
     """
 
     epsilon: float | None = None
@@ -59,7 +59,7 @@ class Budget:
                 if self.method != "zcdp":
                     object.__setattr__(self, "method", "zcdp")
                 return
-            object.__setattr__(self, "epsilon", limits.EPSILON.check(self.epsilon))
+            object.__setattr__(self, "epsilon", limits.check_epsilon(self.epsilon))
             if self.delta == 0 and not self.non_private:
                 object.__setattr__(self, "method", "linear")
         except BudgetError:

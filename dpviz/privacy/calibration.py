@@ -23,6 +23,8 @@ from scipy.special import log_ndtr, ndtr
 from .errors import BudgetError
 
 _RTOL = 1e-13
+# Past this Δ/σ the noise is negligible: ε is effectively infinite, and μ² overflows.
+MU_MAX = 1e100
 
 
 def analytic_gaussian_delta(epsilon: float, mu: float) -> float:
@@ -57,7 +59,7 @@ def analytic_gaussian_epsilon(mu: float, delta: float) -> float:
         raise BudgetError(f"a Gaussian release needs 0 < delta < 1, got {delta}")
     if mu <= 0:
         return 0.0
-    if math.isinf(mu):
+    if mu > MU_MAX:
         return math.inf
     if analytic_gaussian_delta(0.0, mu) <= delta:
         return 0.0
@@ -135,7 +137,7 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     _check_delta(delta)
     if rho <= 0:
         return 0.0
-    if math.isinf(rho):
+    if rho > MU_MAX:
         return math.inf
     log_inv_delta = math.log(1 / delta)
 
@@ -165,8 +167,9 @@ def zcdp_rho_for(epsilon: float, delta: float, *, conversion: str = "cks") -> fl
     if math.isinf(epsilon):
         return math.inf
     log_inv = math.log(1 / delta)
-    simple = (math.sqrt(log_inv + epsilon) - math.sqrt(log_inv)) ** 2
-    if conversion == "bun-steinke":
+    # (√(L + ε) − √L)², written without the cancellation that makes it 0 for tiny ε
+    simple = (epsilon / (math.sqrt(log_inv + epsilon) + math.sqrt(log_inv))) ** 2
+    if conversion == "bun-steinke" or simple == 0:
         return simple
     high = simple
     while zcdp_epsilon(high, delta) < epsilon:

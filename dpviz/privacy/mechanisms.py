@@ -148,7 +148,7 @@ def truncated_laplace(value: ArrayLike, *, sensitivity: float, epsilon: float, d
                       part: str | None = None) -> NDArray[np.float64] | float:
     """Add noise with density ∝ ``exp(−ε|z|/Δ)`` on ``[−A, A]`` (Geng et al.); (ε, δ)-DP."""
     sensitivity = limits.SENSITIVITY.check(sensitivity)
-    epsilon = limits.EPSILON.check(epsilon)
+    epsilon = limits.check_epsilon(epsilon)
     delta = limits.DELTA_POSITIVE.check(delta)
     arr = np.asarray(value, dtype=float)
     if math.isinf(epsilon):
@@ -179,7 +179,7 @@ def exponential(utilities: ArrayLike, *, sensitivity: float, epsilon: float,
     1
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
-    epsilon = limits.EPSILON.check(epsilon)
+    epsilon = limits.check_epsilon(epsilon)
     u = np.asarray(utilities, dtype=float)
     if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
         raise ValueError("the exponential mechanism needs a non-empty list of finite utilities")
@@ -199,7 +199,7 @@ def above_threshold(queries: Sequence[float] | NDArray[np.float64], *, threshold
     Returns ``None`` (⊥) when no query passes. ε-DP however many queries are asked.
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
-    epsilon = limits.EPSILON.check(epsilon)
+    epsilon = limits.check_epsilon(epsilon)
     q = np.asarray(queries, dtype=float)
     ledger.record(Release(name, "above_threshold", sensitivity, "utility",
                           2 * sensitivity / epsilon, epsilon=epsilon, delta=0.0,
@@ -217,7 +217,7 @@ def stable_histogram(counts: Mapping[Hashable, int], *, epsilon: float, delta: f
 
     The bins need not be known in advance (only non-empty ones are ever touched).
     """
-    epsilon = limits.EPSILON.check(epsilon)
+    epsilon = limits.check_epsilon(epsilon)
     delta = limits.DELTA_POSITIVE.check(delta)
     keys = [k for k, c in counts.items() if c > 0]
     values = np.array([counts[k] for k in keys], dtype=float)

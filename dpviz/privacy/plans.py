@@ -10,14 +10,13 @@ composition, made visible.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .accounting import METHODS, PrivacyEvent, compose_parts
+from .accounting import METHODS, PrivacyEvent, compose_deltas, compose_rounds
 from .budget import Budget
 from .errors import BudgetError
 from .solver import Allocation, PlannedRelease, compare_methods
@@ -80,36 +79,30 @@ def solve_methods(plan: Plan, budget: Budget,
     return compare_methods(plan.releases(), budget, methods)
 
 
-def _events(plan: Plan, allocations: dict[str, Allocation], rounds: int
-            ) -> dict[str | None, list[PrivacyEvent]]:
-    parts: dict[str | None, list[PrivacyEvent]] = {}
+def _round_events(plan: Plan, allocations: dict[str, Allocation]) -> list[PrivacyEvent]:
+    if any(p.part is not None for p in plan.round):
+        raise BudgetError("the budget page's curves compose plans without data parts")
+    out = []
     for p in plan.round:
         one = allocations[p.name].event()
-        parts.setdefault(p.part, []).append(
-            PrivacyEvent(one.kind, one.mu, one.epsilon, one.delta, int(p.count * rounds)))
-    return parts
-
-
-def _epsilon_or_nan(parts: dict[str | None, list[PrivacyEvent]], delta: float, method: str,
-                    paper_mode: bool) -> float:
-    try:
-        return compose_parts(parts, delta, method, paper_mode=paper_mode)
-    except BudgetError:
-        return math.nan
+        out.append(PrivacyEvent(one.kind, one.mu, one.epsilon, one.delta, p.count))
+    return out
 
 
 def epsilon_by_rounds(plan: Plan, allocations: dict[str, Allocation], rounds: Sequence[int],
                       delta: float, methods: Sequence[str] = METHODS, *,
                       paper_mode: bool = False) -> dict[str, NDArray[np.float64]]:
     """ε of 1…R rounds at fixed noise, under each method (NaN where a method cannot say)."""
-    return {m: np.array([_epsilon_or_nan(_events(plan, allocations, r), delta, m, paper_mode)
-                         for r in rounds]) for m in methods}
+    events = _round_events(plan, allocations)
+    return {m: np.array(compose_rounds(events, [int(r) for r in rounds], delta, m,
+                                       paper_mode=paper_mode)) for m in methods}
 
 
 def epsilon_by_delta(plan: Plan, allocations: dict[str, Allocation], deltas: Sequence[float],
                      methods: Sequence[str] = METHODS, *,
                      paper_mode: bool = False) -> dict[str, NDArray[np.float64]]:
     """ε(δ) of the whole plan at fixed noise, under each method."""
-    parts = _events(plan, allocations, plan.rounds)
-    return {m: np.array([_epsilon_or_nan(parts, d, m, paper_mode) for d in deltas])
-            for m in methods}
+    events = [PrivacyEvent(e.kind, e.mu, e.epsilon, e.delta, e.count * plan.rounds)
+              for e in _round_events(plan, allocations)]
+    return {m: np.array(compose_deltas(events, [float(d) for d in deltas], m,
+                                       paper_mode=paper_mode)) for m in methods}

@@ -16,15 +16,15 @@ composed ε (closed forms where they exist), so composing the solved plan gives 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from scipy.optimize import brentq
 
 from .. import limits
 from . import calibration
-from .accounting import METHOD_LABELS, EventKind, PrivacyEvent, compose_parts
+from .accounting import METHOD_LABELS, PrivacyEvent, compose_parts
 from .budget import Budget
 from .errors import BudgetError
 
@@ -99,8 +99,10 @@ class Allocation:
         if r.mechanism == "gaussian":
             mu = math.inf if self.scale == 0 else r.sensitivity / self.scale
             return PrivacyEvent("gaussian", mu=mu, count=r.count)
-        kind: EventKind = "laplace" if r.mechanism == "laplace" else "pure"
-        return PrivacyEvent(kind, epsilon=float(self.epsilon or 0.0), count=r.count)
+        if r.mechanism == "laplace":  # as the ledger will see it: from the scale drawn
+            eps = math.inf if self.scale == 0 else r.sensitivity / self.scale
+            return PrivacyEvent("laplace", epsilon=eps, count=r.count)
+        return PrivacyEvent("pure", epsilon=float(self.epsilon or 0.0), count=r.count)
 
 
 def _gaussian_delta_each(plan: Sequence[PlannedRelease], budget: Budget) -> float:
@@ -218,7 +220,7 @@ def solve(plan: Sequence[PlannedRelease], budget: Budget) -> dict[str, Allocatio
     t = _closed_form_level(plan, budget)
     if t is None:
         t = _bisect_level(plan, budget)
-    allocations = _allocate(plan, budget, t)
+    allocations = _never_over(plan, budget, t)
     if budget.paper_mode and budget.method in ("linear", "advanced"):
         for a in allocations:
             if a.release.mechanism == "gaussian" and (a.epsilon or 0) >= 1:
@@ -240,6 +242,40 @@ def _bisect_level(plan: Sequence[PlannedRelease], budget: Budget) -> float:
             raise
         return math.log(eps) - math.log(target) if eps > 0 else -math.inf
 
+    low, high = _bracket(plan, budget, gap)
+    log_t = brentq(gap, low, high, xtol=1e-13, rtol=1e-14, maxiter=500)
+    if budget.paper_mode and not abs(gap(log_t)) < 1e-9:
+        raise BudgetError(
+            "paper mode's classic Gaussian formula only holds for epsilon < 1 per release, "
+            f"too little for a total epsilon of {target:g} here; turn paper mode off")
+    return math.exp(log_t)
+
+
+def _bracket(plan: Sequence[PlannedRelease], budget: Budget,
+             gap: Callable[[float], float]) -> tuple[float, float]:
+    """A bracket ``gap(low) ≤ 0 ≤ gap(high)`` in log t, narrow where a good guess exists.
+
+    Under pld and rdp the zCDP level (closed form) is a lower bound — their ε at the same
+    noise is never larger — and ε grows about linearly in t, so one secant step from it
+    lands close to the root: each evaluation of a mixed PLD costs tens of milliseconds.
+    """
+    target = float(budget.epsilon)  # type: ignore[arg-type]
+    if budget.method in ("pld", "rdp"):
+        start = _closed_form_level(plan, replace(budget, method="zcdp", paper_mode=False))
+        assert start is not None
+        low = math.log(start) - 1e-6
+        g_low = gap(low)
+        if g_low <= 0:
+            guess = low - g_low  # log-linear step: ε ∝ t
+            g_guess = gap(guess)
+            if g_guess >= 0:
+                return low, guess
+            low, step = guess, max(-g_guess, 1e-6)
+            while True:
+                high = low + 2 * step
+                if gap(high) >= 0:
+                    return low, high
+                low, step = high, 2 * step
     low, high = math.log(target) - 5, math.log(target) + 1
     while gap(low) > 0:
         high, low = low, low - 10
@@ -249,12 +285,34 @@ def _bisect_level(plan: Sequence[PlannedRelease], budget: Budget) -> float:
         low, high = high, high + 5
         if high > 700:
             raise BudgetError("no noise level meets this budget")
-    log_t = brentq(gap, low, high, xtol=1e-14, rtol=1e-14, maxiter=500)
-    if budget.paper_mode and not abs(gap(log_t)) < 1e-9:
-        raise BudgetError(
-            "paper mode's classic Gaussian formula only holds for epsilon < 1 per release, "
-            f"too little for a total epsilon of {target:g} here; turn paper mode off")
-    return math.exp(log_t)
+    return low, high
+
+
+def _spent(allocations: Sequence[Allocation], budget: Budget) -> float:
+    """What the allocations spend in the budget's own unit (ρ or ε)."""
+    if budget.rho is None:
+        return _composed(allocations, budget)
+    parts: dict[str | None, float] = {}
+    for a in allocations:
+        spend = float(a.rho or 0.0) * a.release.count
+        parts[a.release.part] = parts.get(a.release.part, 0.0) + spend
+    shared = parts.pop(None, 0.0)
+    return shared + max(parts.values(), default=0.0)
+
+
+def _never_over(plan: Sequence[PlannedRelease], budget: Budget, t: float) -> list[Allocation]:
+    """Allocations at ``t``, nudged down by ulps until they do not exceed the target.
+
+    Floating point can land a closed form or a root a few ulps above the target; the ledger
+    must never report more than was asked for.
+    """
+    target = float(budget.rho if budget.rho is not None else budget.epsilon)  # type: ignore[arg-type]
+    for step in range(60):
+        allocations = _allocate(plan, budget, t)
+        if _spent(allocations, budget) <= target:
+            return allocations
+        t *= 1 - 2.0 ** (step - 52)
+    raise BudgetError("the budget solver could not meet the target")
 
 
 def compare_methods(plan: Sequence[PlannedRelease], budget: Budget,

@@ -1,0 +1,22 @@
+"""dpviz — Home: what differential privacy is, in one picture and three sentences."""
+
+import streamlit as st
+
+from dpviz import ui, viz
+
+ctx = ui.page("dpviz: differential privacy, made visible")
+
+text, picture = st.columns([5, 6], gap="large")
+with text:
+    for sentence in ui.home.INTRO:
+        st.markdown(sentence)
+    st.page_link("pages/lens.py", label="Open the privacy lens", icon=":material/arrow_forward:")
+with picture:
+    fig = viz.output_densities(ui.home.example(ctx.seed), show_release=False,
+                               title="One person changed: the outputs barely move (ε = 1)")
+    ui.show_chart(fig, key="home_densities", filename="dpviz-neighbouring-outputs")
+
+st.subheader("Three ways in")
+for column, use in zip(st.columns(len(ui.home.USES)), ui.home.USES, strict=True):
+    with column:
+        ui.home.use_card(use)

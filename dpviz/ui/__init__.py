@@ -1,0 +1,14 @@
+"""The Streamlit layer: the only package in dpviz that imports Streamlit.
+
+Pages call :func:`page` first, then build their widgets from the helpers here and draw
+figures from :mod:`dpviz.viz` with :func:`show_chart`.
+"""
+
+from . import budget, engine, home, lens
+from .shell import PageContext, navigation, page
+from .widgets import advanced, attempt, delta_input, epsilon_slider, method_select, show_chart
+
+__all__ = [
+    "PageContext", "advanced", "attempt", "budget", "delta_input", "engine", "epsilon_slider",
+    "home", "lens", "method_select", "navigation", "page", "show_chart",
+]

@@ -1,0 +1,187 @@
+"""Widgets and sentences of the Privacy budget page."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from .. import limits
+from ..privacy import METHOD_LABELS, METHODS, Allocation
+from .engine import PlanSpec
+from .widgets import advanced, delta_input, epsilon_slider
+
+PLANS = ("DP-EM GGG", "DP-EM LLG", "Free plan")
+MECHANISMS = ("gaussian", "laplace", "pure")
+MAX_LINES = 4
+#: Default (mechanism, count, weight) of the free plan's lines.
+FREE_DEFAULTS = (("gaussian", 10, 1.0), ("laplace", 5, 1.0), ("pure", 1, 1.0),
+                 ("gaussian", 1, 2.0))
+
+Solutions = Mapping[str, Mapping[str, Allocation] | str]
+
+READING = """
+**Reading the charts**
+
+- *Noise*: the noise multiplier σ/Δ each method needs so that the whole plan meets the
+  target. Less noise means more accurate releases at the same privacy.
+- *Rounds*: hold the noise of one method's solution fixed and compose more and more rounds:
+  every method certifies a different ε for the very same noise; the plan sits on the target.
+- *ε(δ)*: the same fixed noise gives a whole curve of (ε, δ) guarantees; the target is one
+  point on the curve of the method that solved it.
+- *Budget bar*: how the plan's lines share the budget, in ρ (zCDP), which simply adds up.
+"""
+
+
+@dataclass(frozen=True)
+class Target:
+    """The target guarantee the plan must meet."""
+
+    epsilon: float
+    delta: float
+    paper_mode: bool
+
+
+def count_input(label: str, value: int, key: str, help: str | None = None) -> int:
+    """A whole number in :data:`dpviz.limits.COUNT` (1 … 100 000), bound to the URL."""
+    return int(st.number_input(label, min_value=int(limits.COUNT.low),
+                               max_value=int(limits.COUNT.high), value=value, step=1,
+                               format="%d", key=key, help=help, bind="query-params"))
+
+
+def plan_controls() -> PlanSpec:
+    """The plan: a DP-EM preset (J iterations, k components) or free lines of releases.
+
+    Returns
+    -------
+    tuple
+        The plan description :func:`dpviz.ui.engine.build_plan` reads.
+    """
+    kind = st.radio("Plan", PLANS, key="budget_plan", horizontal=True, bind="query-params",
+                    help="Seed 002's DP-EM (per iteration: the weights, k means and k "
+                         "covariances) or your own list of releases.")
+    if kind.startswith("DP-EM"):
+        a, b = st.columns(2)
+        with a:
+            rounds = count_input("Iterations J", 20, "budget_rounds")
+        with b:
+            k = count_input("Components k", 3, "budget_k")
+        st.caption("GGG: 2k + 1 Gaussian releases per iteration. LLG: Laplace weights and "
+                   "means (k + 1), Gaussian covariances (k). Every release gets the same "
+                   "noise multiplier (the paper's split).")
+        return ("DP-EM", kind[-3:], int(rounds), int(k))
+    a, b = st.columns(2)
+    with a:
+        rounds = count_input("Rounds", 10, "budget_rounds",
+                             help="The lines below make one round; the plan repeats it.")
+    n_lines = b.number_input("Lines", min_value=1, max_value=MAX_LINES, value=2, step=1,
+                             format="%d", key="budget_lines", bind="query-params")
+    lines = []
+    for i in range(int(n_lines)):
+        mechanism, size, weight = FREE_DEFAULTS[i]
+        a, b, c = st.columns(3)
+        mechanism = a.selectbox(f"Mechanism {i + 1}", MECHANISMS,
+                                index=MECHANISMS.index(mechanism), key=f"budget_mech{i + 1}",
+                                bind="query-params",
+                                help="pure: any other ε-DP release (exponential mechanism, "
+                                     "AboveThreshold)")
+        with b:
+            size = count_input(f"Count {i + 1}", size, f"budget_count{i + 1}",
+                               help="Releases of this kind per round.")
+        weight = c.number_input(f"Weight {i + 1}", min_value=0.0, value=weight, step=0.5,
+                                key=f"budget_weight{i + 1}", bind="query-params",
+                                help="Its share of the budget relative to the other lines "
+                                     "(> 0): a larger weight means less noise.")
+        lines.append((str(mechanism), int(size), float(weight)))
+    return ("free", int(rounds), tuple(lines))
+
+
+def target_controls() -> tuple[Target, str]:
+    """The target (ε, δ); in an advanced expander, paper mode and the method the curves hold.
+
+    Returns
+    -------
+    Target, str
+        The target, and the method whose noise the curves hold fixed.
+    """
+    epsilon = epsilon_slider("budget_epsilon")
+    delta = delta_input("budget_delta")
+    with advanced("Accounting options", "budget"):
+        paper, held = _accounting_options()
+    return Target(epsilon, delta, paper), held
+
+
+def _accounting_options() -> tuple[bool, str]:
+    paper = st.toggle("Paper mode", value=False, key="budget_paper", bind="query-params",
+                      help="Seed 002's own choices: the classic Gaussian with its δᵢ under "
+                           "linear and advanced composition, λ ≤ 100 for the moments "
+                           "accountant, the Bun–Steinke conversion for zCDP.")
+    held = st.selectbox(
+        "Hold the noise at the solution of", METHODS, index=METHODS.index("pld"),
+        key="budget_hold", bind="query-params",
+        help="The curves keep this method's noise fixed and ask every method what ε it "
+             "then certifies.")
+    return bool(paper), str(held)
+
+
+def _solved(solutions: Solutions) -> dict[str, Mapping[str, Allocation]]:
+    return {m: s for m, s in solutions.items() if not isinstance(s, str)}
+
+
+def headline(solutions: Solutions) -> str | None:
+    """The page's message in one sentence, with the solver's numbers.
+
+    Compares linear composition with the method that needs the least noise, line by line.
+
+    Returns
+    -------
+    str or None
+        ``None`` when linear composition or every other method failed.
+    """
+    solved = _solved(solutions)
+    if "linear" not in solved or len(solved) < 2:
+        return None
+    linear = solved["linear"]
+
+    def typical(method: str) -> float:
+        return sum(math.log(a.multiplier) for a in solved[method].values()) / len(linear)
+
+    best = min((m for m in solved if m != "linear"), key=typical)
+    ratios = [linear[name].multiplier / a.multiplier for name, a in solved[best].items()]
+    low, high = min(ratios), max(ratios)
+    times = f"{low:.1f}×" if high - low < 0.05 else f"{low:.1f}× to {high:.1f}×"
+    first = next(iter(linear))
+    numbers = f"σ/Δ = {linear[first].multiplier:.4g} against {solved[best][first].multiplier:.4g}"
+    numbers += " for every release" if high - low < 0.05 else f" for {first}"
+    if high < 1:
+        return (f"Here linear composition needs less noise than any other method "
+                f"({numbers}): with few releases, simple composition can win.")
+    return (f"Linear composition needs {times} the noise that {METHOD_LABELS[best]} needs "
+            f"to meet the same target ({numbers}).")
+
+
+def failures(solutions: Solutions) -> list[str]:
+    """``"<method>: <why it cannot meet the target>"`` for each method that cannot."""
+    return [f"{METHOD_LABELS[m]}: {s}" for m, s in solutions.items() if isinstance(s, str)]
+
+
+def noise_table(solutions: Solutions) -> pd.DataFrame:
+    """One row per method: the noise multiplier of every plan line, or why it cannot."""
+    solved = _solved(solutions)
+    lines = list(dict.fromkeys(name for s in solved.values() for name in s))
+    rows = []
+    for method in METHODS:
+        if method not in solutions:
+            continue
+        solution = solutions[method]
+        row: dict[str, object] = {"method": METHOD_LABELS[method]}
+        for line in lines:
+            row[f"σ/Δ {line}"] = (None if isinstance(solution, str)
+                                  else round(solution[line].multiplier, 4))
+        row["note"] = solution if isinstance(solution, str) else ""
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    return table if table["note"].any() else table.drop(columns="note")

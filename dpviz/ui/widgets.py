@@ -1,0 +1,99 @@
+"""Widgets and display helpers every page shares.
+
+Ranges come from :mod:`dpviz.limits`; widgets carry explicit keys and are bound to the URL,
+so a copied link reopens the scenario.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+import plotly.graph_objects as go
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from .. import limits
+from ..privacy import METHOD_LABELS, METHODS
+from ..viz import figure_table
+
+T = TypeVar("T")
+
+PRESENTER_FONTS = MappingProxyType({"font_size": 17, "title_font_size": 21,
+                                    "legend_font_size": 16})
+DEFAULT_HEIGHT = 450
+
+
+def attempt(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call the engine; on a ``ValueError`` show its sentence and stop the page there.
+
+    The engine says what is wrong in one sentence (``"epsilon must be > 0, got 0"``); the
+    page shows exactly that with ``st.error`` and draws nothing that depends on the call.
+    """
+    try:
+        return function(*args, **kwargs)
+    except ValueError as err:
+        st.error(str(err), icon=":material/error:")
+        st.stop()
+        raise  # st.stop() raises; this line is for type checkers
+
+
+def advanced(label: str, key: str) -> DeltaGenerator:
+    """An expander for advanced settings, hidden (not removed) in presenter mode.
+
+    The widgets inside keep rendering, so their values and URL parameters survive a switch
+    to presenter mode; presenter CSS hides the ``st-key-advanced-*`` container.
+    """
+    return st.container(key=f"advanced-{key}").expander(label, icon=":material/tune:")
+
+
+def epsilon_slider(key: str, *, value: float = 1.0, label: str = "ε (target)") -> float:
+    """The ε slider, over :data:`dpviz.limits.EPSILON_UI`."""
+    return float(st.slider(
+        label, min_value=limits.EPSILON_UI.low, max_value=limits.EPSILON_UI.high, value=value,
+        step=0.01, key=key, bind="query-params",
+        help="The privacy budget: smaller ε means more noise and more privacy."))
+
+
+def delta_input(key: str, *, value: float = 1e-5, label: str = "δ (target)") -> float:
+    """δ, typed (``1e-5``); the engine checks ``0 ≤ δ < 1`` and says so otherwise."""
+    return float(st.number_input(
+        label, min_value=limits.DELTA.low, value=value, step=1e-6, format="%.1e", key=key,
+        bind="query-params",
+        help="The small probability the guarantee may fail; 0 is pure DP (Laplace only). "
+             "A common choice is below 1/n."))
+
+
+def method_select(key: str, *, value: str = "pld", label: str = "Accounting") -> str:
+    """The accounting method, one of :data:`dpviz.privacy.METHODS`."""
+    return str(st.selectbox(
+        label, METHODS, index=METHODS.index(value), key=key, bind="query-params",
+        help="; ".join(f"{m}: {METHOD_LABELS[m]}" for m in METHODS)))
+
+
+def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = None) -> None:
+    """Show a figure with a PNG toolbar button and a CSV download of the data it plots.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        From a :mod:`dpviz.viz` factory.
+    key : str
+        The chart's key (the CSV button's is ``key + "-csv"``).
+    filename : str
+        Base name of the PNG and CSV files.
+    alt : str, optional
+        A text description of the chart.
+    """
+    if st.session_state.get("presenter"):
+        height = fig.layout.height or DEFAULT_HEIGHT
+        fig.update_layout(height=int(height * 1.2), **PRESENTER_FONTS)
+    config = {"displaylogo": False,
+              "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
+    st.plotly_chart(fig, theme=None, width="stretch", key=key, config=config,
+                    alt=alt or fig.layout.title.text)
+    table = figure_table(fig)
+    st.download_button("Download the data (CSV)", data=lambda: table.to_csv(index=False),
+                       file_name=f"{filename}.csv", mime="text/csv", key=f"{key}-csv",
+                       on_click="ignore", icon=":material/download:", type="tertiary")

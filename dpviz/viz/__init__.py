@@ -1,0 +1,22 @@
+"""Plotly figure factories: they take results and return ``plotly.graph_objects.Figure``.
+
+Factories never compute statistics, load data or import Streamlit; their colours come from
+:mod:`dpviz.viz.style`, so "true" and "private" look the same everywhere.
+"""
+
+from .lens import audit_chart, output_densities, privacy_loss
+from .privacy import (
+    allocation_bar,
+    epsilon_by_delta_chart,
+    epsilon_by_rounds_chart,
+    ledger_bar,
+    noise_bars,
+)
+from .style import COLORS, DATASET_COLORS, METHOD_COLORS, TEMPLATE
+from .tables import figure_table
+
+__all__ = [
+    "COLORS", "DATASET_COLORS", "METHOD_COLORS", "TEMPLATE", "allocation_bar", "audit_chart",
+    "epsilon_by_delta_chart", "epsilon_by_rounds_chart", "figure_table", "ledger_bar",
+    "noise_bars", "output_densities", "privacy_loss",
+]

@@ -1,0 +1,173 @@
+"""Figures of the Privacy lens: output densities, privacy loss and the empirical audit.
+
+Factories only draw what :func:`dpviz.lens.look` and :func:`dpviz.lens.audit_view` computed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..lens import LensView
+from ..privacy import AuditResult
+from .style import BAND_COLOR, COLORS, DATASET_COLORS, SHADE_COLOR, TEMPLATE, legend_on_top
+
+
+def _fill(color: str) -> str:
+    red, green, blue = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red}, {green}, {blue}, 0.12)"
+
+
+def output_densities(view: LensView, *, show_release: bool = True,
+                     title: str = "What an observer sees: the output on D and on D′"
+                     ) -> go.Figure:
+    """The mechanism's output densities on both datasets, true answers and one release marked.
+
+    Parameters
+    ----------
+    view : LensView
+        The lens (``grid``, ``density_d``, ``density_d_prime``, the answers, ``released``).
+    show_release : bool
+        Mark the one private release drawn on D.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two filled ``Scatter`` lines (D, D′), a dotted line and a marker per true answer,
+        and the release marker.
+    """
+    top = float(max(np.max(view.density_d), np.max(view.density_d_prime), 1e-12))
+    fig = go.Figure()
+    for name, density in (("D", view.density_d), ("D′", view.density_d_prime)):
+        color = DATASET_COLORS[name]
+        fig.add_trace(go.Scatter(
+            x=view.grid, y=density, mode="lines", name=f"output density on {name}",
+            line={"color": color, "width": 2.5}, fill="tozeroy", fillcolor=_fill(color),
+            hovertemplate=f"{name}: p(%{{x:.4g}}) = %{{y:.4g}}<extra></extra>"))
+    for name, value, symbol in (("D", view.answer_d, "triangle-up"),
+                                ("D′", view.answer_d_prime, "triangle-down")):
+        fig.add_trace(go.Scatter(
+            x=[value, value], y=[0.0, top * 1.05], mode="lines+markers",
+            name=f"true answer on {name}",
+            line={"color": COLORS["true"], "dash": "dot" if name == "D" else "dash", "width": 1.5},
+            marker={"symbol": symbol, "size": [0, 10], "color": COLORS["true"]},
+            hovertemplate=f"true answer on {name}: %{{x:.4g}}<extra></extra>"))
+    if show_release:
+        fig.add_trace(go.Scatter(
+            x=[view.released], y=[0.0], mode="markers", name="one private release on D",
+            marker={"color": COLORS["private"], "size": 14, "symbol": "circle",
+                    "line": {"color": "white", "width": 1.5}},
+            cliponaxis=False,
+            hovertemplate="released: %{x:.4g}<extra></extra>"))
+    fig.update_layout(template=TEMPLATE, title=title)
+    fig.update_xaxes(title_text=f"released {view.query}")
+    fig.update_yaxes(title_text="density", rangemode="tozero")
+    return fig
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """Index ranges ``[start, stop]`` of the True runs of a boolean array."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(int), [0]])))
+    return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def privacy_loss(view: LensView, epsilon: float, *,
+                 title: str = "Privacy loss ln p_D(o) / p_D′(o) against ±ε") -> go.Figure:
+    """The privacy loss over the outputs, the ±ε band, and where the loss leaves it shaded.
+
+    Parameters
+    ----------
+    view : LensView
+        The lens (``grid`` and ``privacy_loss``).
+    epsilon : float
+        The claimed ε (the band).
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The loss line, the +ε and −ε lines, and one shaded rectangle per range of outputs
+        where ``|loss| > ε``.
+    """
+    x, loss = np.asarray(view.grid), np.asarray(view.privacy_loss)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        x=x, y=loss, mode="lines", name="privacy loss", line={"color": COLORS["private"],
+                                                               "width": 2.5},
+        hovertemplate="output %{x:.4g}: loss %{y:.4g}<extra></extra>"))
+    for sign in (1, -1):
+        fig.add_trace(go.Scatter(
+            x=[x.min(), x.max()], y=[sign * epsilon, sign * epsilon], mode="lines",
+            name="±ε", showlegend=sign > 0,
+            line={"color": BAND_COLOR, "dash": "dash", "width": 1.5}, legendgroup="eps",
+            hovertemplate=f"{'+' if sign > 0 else '−'}ε = {epsilon:g}<extra></extra>"))
+    finite = np.isfinite(loss)
+    # Laplace's loss sits exactly at ±ε in the tails: only a real excess is shaded.
+    outside = finite & (np.abs(np.where(finite, loss, 0.0)) > epsilon * (1 + 1e-6))
+    for start, stop in _runs(outside):
+        fig.add_vrect(x0=float(x[start]), x1=float(x[stop]), fillcolor=SHADE_COLOR,
+                      line_width=0, layer="below")
+    if outside.any():
+        fig.add_trace(go.Scatter(
+            x=[None], y=[None], mode="markers", name="|loss| > ε",
+            marker={"symbol": "square", "size": 12, "color": SHADE_COLOR}, hoverinfo="skip"))
+    if finite.any():
+        span = float(np.max(np.abs(loss[finite])))
+        limit = max(1.6 * epsilon, min(span, 4 * epsilon)) * 1.05
+        fig.update_yaxes(range=[-limit, limit])
+    fig.update_layout(template=TEMPLATE, title=title)
+    fig.update_xaxes(title_text=f"released {view.query}")
+    fig.update_yaxes(title_text="privacy loss (nats)")
+    return fig
+
+
+def audit_chart(result: AuditResult, *,
+                title: str = "Empirical audit: measured ε against the claim") -> go.Figure:
+    """The audit's ε estimate with its 95% interval, beside the claimed ε.
+
+    Parameters
+    ----------
+    result : AuditResult
+        From :func:`dpviz.lens.audit_view` (or any :func:`dpviz.privacy.audit`).
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A ``Scatter`` dot at the estimate with asymmetric error bars to the interval's ends
+        (an infinite upper end is drawn to the axis edge and labelled), and the claimed ε
+        as a dashed vertical ``Scatter`` line.
+    """
+    lower, estimate, upper = result.epsilon_lower, result.epsilon_estimate, result.epsilon_upper
+    claimed = result.claimed_epsilon
+    finite_top = max(claimed, lower, estimate, upper if math.isfinite(upper) else 0.0)
+    edge = 1.25 * finite_top if finite_top > 0 else 1.0
+    shown_upper = upper if math.isfinite(upper) else edge
+    color = COLORS["true"] if result.passed else COLORS["private"]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        x=[claimed, claimed], y=[-1.0, 1.0], mode="lines", name=f"claimed ε = {claimed:g}",
+        line={"color": BAND_COLOR, "dash": "dash", "width": 2},
+        hovertemplate=f"claimed ε = {claimed:g}<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=[estimate], y=[0.0], mode="markers", name="measured ε, 95% interval",
+        marker={"color": color, "size": 15},
+        error_x={"type": "data", "symmetric": False, "array": [shown_upper - estimate],
+                 "arrayminus": [estimate - lower], "color": color, "thickness": 3,
+                 "width": 12},
+        customdata=[[lower, upper]],
+        hovertemplate=("measured ε %{x:.3f}<br>95% interval [%{customdata[0]:.3f}, "
+                       "%{customdata[1]:.3f}]<extra></extra>")))
+    if not math.isfinite(upper):
+        fig.add_annotation(x=edge, y=0.0, text="upper end ∞", showarrow=False,
+                           xanchor="right", yshift=22)
+    fig.update_layout(template=TEMPLATE, title=title, height=250, **legend_on_top())
+    fig.update_xaxes(title_text="ε", range=[0, edge * 1.05])
+    fig.update_yaxes(visible=False, range=[-1, 1], showgrid=False)
+    return fig

@@ -1,0 +1,281 @@
+"""Figures of the Privacy budget page and the budget bar every estimator page shows.
+
+Factories only draw: they take the budget solver's allocations, a ledger or curves the
+engine computed (``dpviz.privacy.plans``), and return a ``plotly.graph_objects.Figure``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike
+
+from ..privacy import METHOD_LABELS, Allocation, Ledger
+from .style import (
+    COLORS,
+        METHOD_SHORT,
+    TEMPLATE,
+    legend_on_top,
+    log_ticks,
+    method_color,
+    series_color,
+)
+
+NOISE_AXIS = "noise multiplier (σ/Δ, or b/Δ for Laplace)"
+_MAX_LEGEND_ROWS = 12
+
+
+def _label(method: str) -> str:
+    return METHOD_LABELS.get(method, method)
+
+
+def _same_noise(solved: Mapping[str, Mapping[str, Allocation]]) -> bool:
+    """Whether every line of every method has one noise multiplier (one bar suffices)."""
+    for allocations in solved.values():
+        values = [a.multiplier for a in allocations.values()]
+        if values and max(values) - min(values) > 1e-9 * max(values):
+            return False
+    return True
+
+
+def noise_bars(solutions: Mapping[str, Mapping[str, Allocation] | str], *,
+               title: str = "Noise each accounting method needs") -> go.Figure:
+    """Bars of the noise multiplier every accounting method needs for the plan.
+
+    Parameters
+    ----------
+    solutions : mapping
+        ``method → {line name → Allocation}`` as :func:`dpviz.privacy.plans.solve_methods`
+        returns it; a method whose value is a sentence (it cannot meet the target) has no
+        bar.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        When every release of a method gets the same multiplier (equal weights, the
+        paper's split), one ``Bar`` trace named "every release" coloured by method;
+        otherwise one ``Bar`` trace per plan line, grouped. x the methods' short names,
+        y ``Allocation.multiplier``.
+    """
+    solved = {m: s for m, s in solutions.items() if not isinstance(s, str)}
+    fig = go.Figure()
+    if _same_noise(solved):
+        methods = list(solved)
+        fig.add_trace(go.Bar(
+            name="every release", x=[METHOD_SHORT.get(m, m) for m in methods],
+            y=[next(iter(solved[m].values())).multiplier for m in methods],
+            marker_color=[method_color(m) for m in methods], texttemplate="%{y:.4g}",
+            textposition="outside", cliponaxis=False,
+            customdata=[_label(m) for m in methods],
+            hovertemplate="%{customdata}: σ/Δ = %{y:.4g}<extra></extra>"))
+    else:
+        lines = list(dict.fromkeys(name for s in solved.values() for name in s))
+        for i, line in enumerate(lines):
+            methods = [m for m, s in solved.items() if line in s]
+            fig.add_trace(go.Bar(
+                name=line, x=[METHOD_SHORT.get(m, m) for m in methods],
+                y=[solved[m][line].multiplier for m in methods],
+                marker_color=series_color(i),
+                hovertemplate=f"{line}<br>%{{x}}: σ/Δ = %{{y:.4g}}<extra></extra>"))
+    fig.update_layout(template=TEMPLATE, title=title, barmode="group",
+                      showlegend=len(fig.data) > 1, bargap=0.3)
+    fig.update_xaxes(title_text="accounting method", title_standoff=14)
+    fig.update_yaxes(title_text=NOISE_AXIS, rangemode="tozero")
+    return fig
+
+
+def epsilon_by_rounds_chart(rounds: ArrayLike, curves: Mapping[str, ArrayLike], *,
+                            target_epsilon: float, planned_rounds: int,
+                            held_by: str) -> go.Figure:
+    """ε of the first r rounds at fixed noise, one line per method, with the target marked.
+
+    Parameters
+    ----------
+    rounds : array-like
+        The numbers of rounds on the x axis.
+    curves : mapping
+        ``method → ε`` for each entry of ``rounds`` (NaN where the method cannot say), as
+        :func:`dpviz.privacy.plans.epsilon_by_rounds` returns them.
+    target_epsilon : float
+        The target ε (a horizontal line).
+    planned_rounds : int
+        The plan's number of rounds (the target point sits at ``(planned_rounds, ε)``).
+    held_by : str
+        The method whose solved noise is held fixed (named in the title).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``Scatter`` line per method, then the target line and the target point.
+    """
+    x = np.asarray(rounds, dtype=float)
+    fig = go.Figure()
+    for method, values in curves.items():
+        fig.add_trace(go.Scatter(
+            x=x, y=np.asarray(values, dtype=float), mode="lines", name=_label(method),
+            line={"color": method_color(method), "width": 2.5},
+            hovertemplate=f"{_label(method)}<br>%{{x:.0f}} rounds: ε = %{{y:.4g}}<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=[x.min(), x.max()], y=[target_epsilon, target_epsilon], mode="lines",
+        name="target ε", line={"color": COLORS["true"], "dash": "dash", "width": 1.5},
+        hoverinfo="skip"))
+    fig.add_trace(go.Scatter(
+        x=[planned_rounds], y=[target_epsilon], mode="markers", name="the plan",
+        marker={"color": COLORS["true"], "size": 11, "symbol": "diamond"},
+        hovertemplate="the plan: %{x} rounds at ε = %{y:.4g}<extra></extra>"))
+    held = METHOD_SHORT.get(held_by, held_by)
+    fig.update_layout(template=TEMPLATE,
+                      title=f"ε as rounds compose (noise of the {held} solution)")
+    fig.update_xaxes(title_text="rounds composed")
+    fig.update_yaxes(title_text="ε (log scale)", type="log", **log_ticks())
+    return fig
+
+
+def epsilon_by_delta_chart(deltas: ArrayLike, curves: Mapping[str, ArrayLike], *,
+                           target_epsilon: float, target_delta: float,
+                           held_by: str) -> go.Figure:
+    """The ε(δ) curve of the whole plan at fixed noise, one line per method.
+
+    Parameters
+    ----------
+    deltas : array-like
+        δ values (log x axis).
+    curves : mapping
+        ``method → ε(δ)``, as :func:`dpviz.privacy.plans.epsilon_by_delta` returns them.
+    target_epsilon, target_delta : float
+        The target, drawn as a point.
+    held_by : str
+        The method whose solved noise is held fixed.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``Scatter`` line per method and the target point.
+    """
+    x = np.asarray(deltas, dtype=float)
+    fig = go.Figure()
+    for method, values in curves.items():
+        fig.add_trace(go.Scatter(
+            x=x, y=np.asarray(values, dtype=float), mode="lines", name=_label(method),
+            line={"color": method_color(method), "width": 2.5},
+            hovertemplate=f"{_label(method)}<br>δ = %{{x:.2e}}: ε = %{{y:.4g}}<extra></extra>"))
+    if target_delta > 0:
+        fig.add_trace(go.Scatter(
+            x=[target_delta], y=[target_epsilon], mode="markers", name="target (ε, δ)",
+            marker={"color": COLORS["true"], "size": 11, "symbol": "diamond"},
+            hovertemplate="target: δ = %{x:.2e}, ε = %{y:.4g}<extra></extra>"))
+    held = METHOD_SHORT.get(held_by, held_by)
+    fig.update_layout(template=TEMPLATE,
+                      title=f"ε(δ) of the whole plan (noise of the {held} solution)")
+    fig.update_xaxes(title_text="δ", type="log", exponentformat="power")
+    fig.update_yaxes(title_text="ε (log scale)", type="log", **log_ticks())
+    return fig
+
+
+@dataclass(frozen=True)
+class _Spend:
+    name: str
+    mechanism: str
+    count: int
+    scale: float
+    epsilon: float | None
+    delta: float | None
+    rho: float | None
+
+
+def _spend_bar(rows: Sequence[_Spend], title: str) -> go.Figure:
+    use_rho = bool(rows) and all(r.rho is not None and math.isfinite(r.rho) for r in rows)
+    fig = go.Figure()
+    for i, r in enumerate(rows):
+        each = r.rho if use_rho else (r.epsilon or 0.0)
+        eps = "—" if r.epsilon is None else f"{r.epsilon:.4g}"
+        delta = "—" if r.delta is None else f"{r.delta:.3g}"
+        rho = "—" if r.rho is None else f"{r.rho:.4g}"
+        fig.add_trace(go.Bar(
+            name=r.name, y=["budget"], x=[(each or 0.0) * r.count], orientation="h",
+            marker_color=series_color(i), showlegend=len(rows) <= _MAX_LEGEND_ROWS,
+            hovertemplate=(f"{r.name} ({r.mechanism}) × {r.count}<br>noise scale {r.scale:.4g}"
+                           f"<br>each: ε {eps}, δ {delta}, ρ {rho}<br>"
+                           f"{'ρ' if use_rho else 'ε'} spent: %{{x:.4g}}<extra></extra>")))
+    axis = "ρ spent (zCDP; adds up across releases)" if use_rho else \
+        "ε spent (linear composition; adds up across releases)"
+    fig.update_layout(template=TEMPLATE, title=title, barmode="stack", height=240,
+                      **legend_on_top())
+    fig.update_xaxes(title_text=axis, rangemode="tozero")
+    fig.update_yaxes(showticklabels=False, showgrid=False)
+    return fig
+
+
+def allocation_bar(allocations: Mapping[str, Allocation], *, method: str | None = None,
+                   title: str = "Where the budget goes") -> go.Figure:
+    """The budget bar of a solved plan: one stacked segment per plan line.
+
+    Each segment is the line's spend times its count: ρ (zCDP, additive) when every line has
+    one, otherwise ε under linear composition.
+
+    Parameters
+    ----------
+    allocations : mapping
+        ``line name → Allocation`` (one method's entry of ``solve_methods``).
+    method : str, optional
+        The method that solved them, named in the title.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal ``Bar`` trace per line, stacked.
+    """
+    rows = [_Spend(name, a.release.mechanism, a.release.count, a.scale, a.epsilon, a.delta,
+                   a.rho) for name, a in allocations.items()]
+    if method is not None:
+        title = f"{title} ({METHOD_SHORT.get(method, method)} solution)"
+    return _spend_bar(rows, title)
+
+
+def ledger_bar(ledger: Ledger, *, title: str = "Where the budget went") -> go.Figure:
+    """The budget bar of a ledger: one stacked segment per recorded release.
+
+    Releases sharing a name are drawn as one segment; past a dozen names they are grouped
+    by mechanism so the legend stays readable.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The releases an estimator made.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal ``Bar`` trace per release name (or mechanism), stacked.
+    """
+    releases = ledger.releases
+    names = list(dict.fromkeys(r.name for r in releases))
+    by_mechanism = len(names) > _MAX_LEGEND_ROWS
+    groups: dict[str, list] = {}
+    for r in releases:
+        groups.setdefault(r.mechanism if by_mechanism else r.name, []).append(r)
+    rows = []
+    for name, members in groups.items():
+        first = members[0]
+        same = all((m.epsilon, m.delta, m.rho, m.scale) == (first.epsilon, first.delta,
+                                                             first.rho, first.scale)
+                   for m in members)
+        count = sum(m.count for m in members)
+        if same:
+            rows.append(_Spend(name, first.mechanism, count, first.scale, first.epsilon,
+                               first.delta, first.rho))
+        else:
+            for m in members:
+                rows.append(_Spend(m.name, m.mechanism, m.count, m.scale, m.epsilon, m.delta,
+                                   m.rho))
+    return _spend_bar(rows, title)

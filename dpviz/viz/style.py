@@ -1,0 +1,112 @@
+"""One look for every figure: the colour map, the method colours and the Plotly template.
+
+Every factory in :mod:`dpviz.viz` takes its colours from here, so "true" (a non-private
+value, shown as ground truth) and "private" (a released value) look the same on every page.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import plotly.graph_objects as go
+
+#: Ground truth (never released) versus what a mechanism released.
+COLORS = MappingProxyType({
+    "true": "#1a1a1a",
+    "private": "#e8590c",
+})
+
+#: The two neighbouring datasets of the privacy lens.
+DATASET_COLORS = MappingProxyType({
+    "D": "#1f6feb",
+    "D′": "#c2255c",
+})
+
+#: One colour per accounting method (``dpviz.privacy.METHODS``).
+METHOD_COLORS = MappingProxyType({
+    "linear": "#868e96",
+    "advanced": "#495057",
+    "zcdp": "#1f6feb",
+    "ma": "#7048e8",
+    "rdp": "#0ca678",
+    "pld": "#e8590c",
+})
+
+#: Short names of the accounting methods, for axes.
+METHOD_SHORT = MappingProxyType({
+    "linear": "linear",
+    "advanced": "advanced",
+    "zcdp": "zCDP",
+    "ma": "MA",
+    "rdp": "RDP",
+    "pld": "PLD",
+})
+
+#: Colours of the lines of a plan or the rows of a ledger, in order.
+SERIES_COLORS = ("#1f6feb", "#e8590c", "#0ca678", "#7048e8", "#c2255c", "#f59f00",
+                 "#495057", "#15aabf")
+
+#: Where the privacy loss exceeds ε, and the ±ε band.
+SHADE_COLOR = "rgba(232, 89, 12, 0.15)"
+BAND_COLOR = "#868e96"
+
+FONT_FAMILY = "Inter, 'Source Sans Pro', 'Helvetica Neue', Arial, sans-serif"
+
+#: Plotly copies a template into each figure, so figures cannot change this one.
+TEMPLATE = go.layout.Template(
+    layout=go.Layout(
+        font={"family": FONT_FAMILY, "size": 14, "color": "#1a1a1a"},
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        margin={"l": 60, "r": 20, "t": 56, "b": 40},
+        colorway=list(SERIES_COLORS),
+        hovermode="closest",
+        # Anchored to the figure's bottom edge, the legend stacks below the x-axis title
+        # (Plotly adds both to the margin) instead of overlapping it.
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
+                "xanchor": "left", "x": 0, "traceorder": "normal"},
+        xaxis={"showgrid": True, "gridcolor": "#eceff1", "zeroline": False,
+               "linecolor": "#adb5bd", "ticks": "outside", "automargin": True},
+        yaxis={"showgrid": True, "gridcolor": "#eceff1", "zeroline": False,
+               "linecolor": "#adb5bd", "ticks": "outside", "automargin": True},
+        title={"font": {"size": 17}, "x": 0, "xanchor": "left"},
+    )
+)
+
+
+def legend_on_top() -> dict[str, dict]:
+    """Layout for short figures (a single bar or dot): the legend between title and plot."""
+    return {"legend": {"yref": "paper", "yanchor": "bottom", "y": 1.02, "xanchor": "left",
+                       "x": 0},
+            "margin": {"t": 90, "b": 50}}
+
+
+def log_ticks(low: float = 1e-4, high: float = 1e4) -> dict[str, list]:
+    """Tick values 1, 2, 5 × 10ᵏ between ``low`` and ``high``, labelled in full.
+
+    Plotly's own log ticks label 20 and 50 as "2" and "5"; these read as numbers.
+
+    Examples
+    --------
+    >>> log_ticks(1, 10)["ticktext"]
+    ['1', '2', '5', '10']
+    """
+    values = [m * 10.0**e for e in range(-16, 17) for m in (1, 2, 5)]
+    shown = [v for v in values if low * (1 - 1e-9) <= v <= high * (1 + 1e-9)]
+    return {"tickvals": shown, "ticktext": [f"{v:g}" for v in shown]}
+
+
+def series_color(index: int) -> str:
+    """The colour of the ``index``-th series (plan line, ledger row), cycling.
+
+    Examples
+    --------
+    >>> series_color(0) == series_color(len(SERIES_COLORS))
+    True
+    """
+    return SERIES_COLORS[index % len(SERIES_COLORS)]
+
+
+def method_color(method: str) -> str:
+    """The colour of an accounting method (grey for an unknown name)."""
+    return METHOD_COLORS.get(method, "#868e96")

@@ -1,0 +1,64 @@
+"""The data behind a figure, as a table for the CSV download next to every chart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+
+def _column(values: Any, n: int) -> list[Any]:
+    if values is None:
+        return [None] * n
+    out = list(np.asarray(values, dtype=object).ravel())
+    if len(out) == n:
+        return out
+    return [out[0] if out else None] * n
+
+
+def figure_table(fig: go.Figure) -> pd.DataFrame:
+    """Every plotted point of ``fig``, one row each, in long form.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A figure from :mod:`dpviz.viz`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``series``, ``x``, ``y``, and ``error_minus`` / ``error_plus`` when a trace
+        has error bars. Traces without data (legend entries) are left out.
+
+    Examples
+    --------
+    >>> fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4], name="a"))
+    >>> figure_table(fig).to_dict("list")
+    {'series': ['a', 'a'], 'x': [1, 2], 'y': [3, 4]}
+    """
+    frames = []
+    errors = False
+    for trace in fig.data:
+        x, y = getattr(trace, "x", None), getattr(trace, "y", None)
+        if x is None or y is None:
+            continue
+        xs = list(np.asarray(x, dtype=object).ravel())
+        ys = list(np.asarray(y, dtype=object).ravel())
+        if not xs or all(v is None for v in xs):
+            continue
+        n = len(xs)
+        frame: dict[str, list[Any]] = {"series": [trace.name] * n, "x": xs, "y": ys}
+        error = getattr(trace, "error_x", None)
+        if error is not None and error.array is not None:
+            errors = True
+            frame["error_minus"] = _column(error.arrayminus, n)
+            frame["error_plus"] = _column(error.array, n)
+        frames.append(pd.DataFrame(frame))
+    if not frames:
+        return pd.DataFrame({"series": [], "x": [], "y": []})
+    table = pd.concat(frames, ignore_index=True)
+    if not errors:
+        table = table[["series", "x", "y"]]
+    return table

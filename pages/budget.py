@@ -1,0 +1,45 @@
+"""Privacy budget: the noise each accounting method needs for a plan of releases."""
+
+import streamlit as st
+
+from dpviz import ui, viz
+
+ctx = ui.page("Privacy budget")
+st.markdown("Build a plan of private releases and pick a target (ε, δ): the budget solver "
+            "finds the noise each release needs under every accounting method. Tighter "
+            "accounting means less noise for the same guarantee.")
+
+plan_column, target_column = st.columns(2, gap="large")
+with plan_column:
+    spec = ui.budget.plan_controls()
+with target_column:
+    target, held = ui.budget.target_controls()
+
+solutions = ui.attempt(ui.engine.budget_solutions, spec, target.epsilon, target.delta,
+                       target.paper_mode)
+message = ui.budget.headline(solutions)
+if message:
+    st.info(message, icon=":material/lightbulb:")
+
+noise, rounds_panel = st.columns(2, gap="large")
+with noise:
+    ui.show_chart(viz.noise_bars(solutions), key="budget_noise", filename="dpviz-noise")
+    st.dataframe(ui.budget.noise_table(solutions), hide_index=True, key="budget_table")
+    for sentence in ui.budget.failures(solutions):
+        st.caption(sentence)
+with rounds_panel:
+    rounds, by_rounds, deltas, by_delta = ui.attempt(
+        ui.engine.budget_curves, spec, target.epsilon, target.delta, target.paper_mode, held)
+    fig = viz.epsilon_by_rounds_chart(rounds, by_rounds, target_epsilon=target.epsilon,
+                                      planned_rounds=ui.engine.rounds_of(spec), held_by=held)
+    ui.show_chart(fig, key="budget_rounds_chart", filename="dpviz-epsilon-by-rounds")
+    ui.show_chart(viz.allocation_bar(solutions[held], method=held), key="budget_bar",
+                  filename="dpviz-budget-bar")
+
+delta_panel, reading = st.columns(2, gap="large")
+with delta_panel:
+    fig = viz.epsilon_by_delta_chart(deltas, by_delta, target_epsilon=target.epsilon,
+                                     target_delta=target.delta, held_by=held)
+    ui.show_chart(fig, key="budget_delta_chart", filename="dpviz-epsilon-by-delta")
+with reading:
+    st.markdown(ui.budget.READING)

@@ -1,0 +1,45 @@
+"""AppTest helpers: open a page the way a browser would, and read its figures back."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 60
+
+
+def open_page(page: str | None = None) -> AppTest:
+    """Run Home, then switch to ``pages/<page>.py`` (a page opened alone has no Home)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert not at.exception, at.exception
+    if page is not None:
+        at.switch_page(f"pages/{page}.py").run()
+    return at
+
+
+def charts(at: AppTest) -> dict[str, dict[str, Any]]:
+    """The page's plotly figures by chart key."""
+    out = {}
+    for chart in at.get("plotly_chart"):
+        key = chart.proto.id.rsplit("-", 1)[-1]
+        out[key] = json.loads(chart.proto.spec)
+    return out
+
+
+def values(data: Any) -> np.ndarray:
+    """A trace's x or y as an array (Plotly writes numpy arrays as base64 ``bdata``)."""
+    if isinstance(data, dict) and "bdata" in data:
+        array = np.frombuffer(base64.b64decode(data["bdata"]), dtype=np.dtype(data["dtype"]))
+        return array.reshape(data["shape"]) if "shape" in data else array
+    return np.asarray(data)
+
+
+def errors(at: AppTest) -> list[str]:
+    """The text of every ``st.error`` on the page."""
+    return [e.value for e in at.error]

@@ -1,0 +1,45 @@
+"""Home: the picture, the three sentences, the three ways in, the shared sidebar."""
+
+from __future__ import annotations
+
+from .app_helpers import charts, values
+
+
+def test_home_runs_with_picture_and_entries(home):
+    assert not home.exception
+    assert home.title[0].value.startswith("dpviz")
+    figures = charts(home)
+    assert list(figures) == ["home_densities"]
+    names = [trace["name"] for trace in figures["home_densities"]["data"]]
+    assert names[:2] == ["output density on D", "output density on D′"]
+    assert len(home.markdown) >= 3
+    # three uses, each with links, plus the sidebar's navigation
+    links = home.get("page_link")
+    targets = {link.proto.page for link in links}
+    assert any("budget" in t for t in targets) and any("lens" in t for t in targets)
+    assert len(links) >= 3 + 7
+    assert "coming soon" not in " ".join(m.value.lower() for m in home.markdown)
+
+
+def test_sidebar_has_seed_presenter_and_caption(home):
+    seed = home.sidebar.number_input(key="seed")
+    assert seed.value == 0
+    assert home.sidebar.toggle(key="presenter").value is False
+    assert any("not for real releases" in c.value for c in home.sidebar.caption)
+
+
+def test_presenter_mode_changes_the_figure(home):
+    before = charts(home)["home_densities"]["layout"]
+    home.sidebar.toggle(key="presenter").set_value(True).run()
+    assert not home.exception
+    after = charts(home)["home_densities"]["layout"]
+    assert "font" not in before
+    assert after["font"]["size"] > before["template"]["layout"]["font"]["size"]
+    assert after["height"] > before.get("height", 450)
+
+
+def test_seed_moves_nothing_on_home_but_is_accepted(home):
+    before = values(charts(home)["home_densities"]["data"][0]["y"])
+    home.sidebar.number_input(key="seed").set_value(7).run()
+    assert not home.exception
+    assert (values(charts(home)["home_densities"]["data"][0]["y"]) == before).all()
