@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from ..privacy import METHOD_LABELS, Allocation, Ledger
 from .style import (
@@ -90,6 +90,18 @@ def noise_bars(solutions: Mapping[str, Mapping[str, Allocation] | str], *,
     return fig
 
 
+def _method_lines(x: NDArray[np.float64], curves: Mapping[str, ArrayLike],
+                  x_hover: str) -> go.Figure:
+    """A figure with one line per accounting method, in the methods' own colours."""
+    fig = go.Figure()
+    for method, values in curves.items():
+        fig.add_trace(go.Scatter(
+            x=x, y=np.asarray(values, dtype=float), mode="lines", name=_label(method),
+            line={"color": method_color(method), "width": 2.5},
+            hovertemplate=f"{_label(method)}<br>{x_hover}: ε = %{{y:.4g}}<extra></extra>"))
+    return fig
+
+
 def epsilon_by_rounds_chart(rounds: ArrayLike, curves: Mapping[str, ArrayLike], *,
                             target_epsilon: float, planned_rounds: int,
                             held_by: str) -> go.Figure:
@@ -115,12 +127,7 @@ def epsilon_by_rounds_chart(rounds: ArrayLike, curves: Mapping[str, ArrayLike], 
         One ``Scatter`` line per method, then the target line and the target point.
     """
     x = np.asarray(rounds, dtype=float)
-    fig = go.Figure()
-    for method, values in curves.items():
-        fig.add_trace(go.Scatter(
-            x=x, y=np.asarray(values, dtype=float), mode="lines", name=_label(method),
-            line={"color": method_color(method), "width": 2.5},
-            hovertemplate=f"{_label(method)}<br>%{{x:.0f}} rounds: ε = %{{y:.4g}}<extra></extra>"))
+    fig = _method_lines(x, curves, "%{x:.0f} rounds")
     fig.add_trace(go.Scatter(
         x=[x.min(), x.max()], y=[target_epsilon, target_epsilon], mode="lines",
         name="target ε", line={"color": COLORS["true"], "dash": "dash", "width": 1.5},
@@ -158,13 +165,7 @@ def epsilon_by_delta_chart(deltas: ArrayLike, curves: Mapping[str, ArrayLike], *
     plotly.graph_objects.Figure
         One ``Scatter`` line per method and the target point.
     """
-    x = np.asarray(deltas, dtype=float)
-    fig = go.Figure()
-    for method, values in curves.items():
-        fig.add_trace(go.Scatter(
-            x=x, y=np.asarray(values, dtype=float), mode="lines", name=_label(method),
-            line={"color": method_color(method), "width": 2.5},
-            hovertemplate=f"{_label(method)}<br>δ = %{{x:.2e}}: ε = %{{y:.4g}}<extra></extra>"))
+    fig = _method_lines(np.asarray(deltas, dtype=float), curves, "δ = %{x:.2e}")
     if target_delta > 0:
         fig.add_trace(go.Scatter(
             x=[target_delta], y=[target_epsilon], mode="markers", name="target (ε, δ)",
