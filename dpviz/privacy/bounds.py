@@ -43,6 +43,28 @@ class Ball:
         """The reason the guarantee fails, or ``None``."""
         return DATA_BOUND_REASON if self.source == "data" else None
 
+    def to_unit(self, x: ArrayLike) -> NDArray[np.float64]:
+        """Clip rows into the ball, then map it onto the unit ball: ``(x − c)/R``.
+
+        Estimators work on the unit ball, where the sensitivities are stated, and map their
+        releases back with :meth:`from_unit` and :meth:`covariance_from_unit` (post-processing).
+
+        Examples
+        --------
+        >>> ball = Ball(np.array([1.0, 1.0]), 2.0)
+        >>> ball.to_unit([[1.0, 5.0]]).tolist()
+        [[0.0, 1.0]]
+        """
+        return (clip_to_ball(x, self.center, self.radius) - self.center) / self.radius
+
+    def from_unit(self, points: ArrayLike) -> NDArray[np.float64]:
+        """Map points (e.g. released means) from the unit ball back to data units."""
+        return self.center + self.radius * np.asarray(points, dtype=float)
+
+    def covariance_from_unit(self, covariances: ArrayLike) -> NDArray[np.float64]:
+        """Map covariance matrices from unit-ball units back to data units (× R²)."""
+        return self.radius**2 * np.asarray(covariances, dtype=float)
+
     def describe(self) -> str:
         """Say what the bound is and where it came from."""
         where = {"public": "public, given", "default": "default unit ball — no bound was given",
