@@ -10,12 +10,13 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from . import limits, mean, metrics
+from . import gmm, limits, mean, metrics
 from .privacy import METHODS
 from .spec import Estimator, Param
 
 TASKS: Mapping[str, Mapping[str, Estimator]] = MappingProxyType({
     "mean": MappingProxyType(dict(mean.ESTIMATORS)),
+    "gmm": MappingProxyType(dict(gmm.ESTIMATORS)),
 })
 
 COMMON_PARAMS: tuple[Param, ...] = (

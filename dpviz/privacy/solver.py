@@ -93,6 +93,16 @@ class Allocation:
         """``scale / sensitivity``, the noise multiplier ``z``."""
         return self.scale / self.release.sensitivity
 
+    def scale_for(self, sensitivity: float) -> float:
+        """The noise scale of a release whose own sensitivity is ``sensitivity``.
+
+        Estimators whose sensitivities depend on earlier private releases (DP-EM's ``2/Ñₖ``)
+        plan at unit sensitivity and draw at this scale: the ratio Δ/scale, which is all the
+        accountants see, stays the plan's. Rounded up by 1e-12 relative so that floating
+        point never makes the ledger's total exceed the solved budget.
+        """
+        return self.multiplier * sensitivity * (1 + 1e-12)
+
     def event(self) -> PrivacyEvent:
         """The release as the accountants see it."""
         r = self.release
