@@ -122,3 +122,14 @@ AUDIT_TRIALS = Limit("trials", 1_000, 2_000_000)
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 MAX_COLUMNS = 200
 MAX_ROWS = 1_000_000
+
+# Mixture sizes (the GMM generator, CSV validation for mixtures, the GMM widgets).
+# k components need at least MIN_ROWS_PER_COMPONENT rows each on average (n >= 2k).
+COMPONENTS = Limit("k", 1, 100)
+DIMENSIONS = Limit("d", 1, MAX_COLUMNS)
+SAMPLE_SIZE = Limit("n", 2, MAX_ROWS)
+MIN_ROWS_PER_COMPONENT = 2
+# Separation between means, in standard deviations (0: every mean at the origin).
+SEPARATION = Limit("separation", 0.0, 100.0)
+# The exposure demo's size multiplier (the paper's Fig. 1 uses 1 and 50).
+EXPOSURE_SCALE = Limit("scale", 1, 100)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from . import gmm, limits, mean, metrics
+from . import data, gmm, limits, mean, metrics
 from .privacy import METHODS
 from .spec import Estimator, Param
 
@@ -54,6 +54,6 @@ def describe() -> dict[str, Any]:
     out: dict[str, Any] = {task: {name: est.to_dict(COMMON_PARAMS) for name, est in ests.items()}
                            for task, ests in TASKS.items()}
     out["metrics"] = {task: list(metrics.METRICS.get(task, {})) for task in TASKS}
-    out["datasets"] = []
-    out["generators"] = []
+    out["datasets"] = list(data.DATASETS)
+    out["generators"] = list(data.GENERATORS)
     return out

@@ -44,8 +44,9 @@ def test_every_parameter_parses_its_default(task, name):
             continue
         assert p.parse(p.default) == p.default
         assert p.parse(str(p.default)) == p.default  # as the CLI's --set gives it
-    resolved = est.resolve({})
-    assert resolved == {p.name: p.default for p in est.params}
+    required = {p.name: 3 for p in est.params if p.required}
+    resolved = est.resolve(required)
+    assert resolved == {p.name: required.get(p.name, p.default) for p in est.params}
 
 
 def test_common_parameters_parse_their_defaults():
@@ -168,7 +169,7 @@ def test_describe_lists_every_estimator_with_common_params_first():
         common = [p.name for p in registry.COMMON_PARAMS]
         assert params[:len(common)] == common
         assert params[len(common):] == [p.name for p in registry.estimator(task, name).params]
-    assert out["metrics"] == {"mean": ["mean_error"]}
+    assert out["metrics"] == {task: list(metrics.METRICS[task]) for task in registry.TASKS}
 
 
 # --- read-only ---

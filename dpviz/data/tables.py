@@ -9,6 +9,7 @@ import csv
 import io
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,63 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
                 raise ValueError(f"the CSV has a missing or infinite value in row "
                                  f"{i + first_line}, column {j + 1}")
     return as_matrix(values, min_rows=min_rows, name="the CSV")
+
+
+def validate_mixture_data(x: Any, k: Any, *, columns: Sequence[str] | None = None,
+                          name: str = "data") -> NDArray[np.float64]:
+    """Check that ``x`` can hold a mixture of ``k`` components; return it as a float matrix.
+
+    Everything :func:`as_matrix` checks (numbers only, no missing or infinite values, at
+    most 200 columns), and: ``k`` is a whole number from 1 to 100, at most the number of
+    rows, with at least two rows per component, and no column is constant.
+
+    Parameters
+    ----------
+    x : array-like
+        The rows (n × d), e.g. from :func:`read_csv`.
+    k : int
+        The number of components asked for.
+    columns : sequence of str, optional
+        Column names (a CSV's header), used to name a constant column.
+    name : str
+        What to call the data in messages.
+
+    Raises
+    ------
+    ValueError
+        A sentence naming the problem and, for a constant column, the column.
+
+    Examples
+    --------
+    >>> validate_mixture_data([[0.0, 1.0], [1.0, 1.0], [2.0, 1.0], [3.0, 1.0]], 2,
+    ...                       columns=["x", "y"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: data's column 2 ('y') is constant (every row is 1); a constant column ...
+    """
+    k = limits.check_integer(limits.COMPONENTS, k)
+    arr = as_matrix(x, min_rows=1, name=name)
+    n = arr.shape[0]
+    if k > n:
+        raise ValueError(f"k must be at most the number of rows: {name} has {n} rows, "
+                         f"too few for k = {k} components")
+    per = limits.MIN_ROWS_PER_COMPONENT
+    if n < per * k:
+        raise ValueError(f"{name} has {n} rows, too few for k = {k} components: at least "
+                         f"{per * k} are needed ({per} per component)")
+    constant = np.flatnonzero(np.ptp(arr, axis=0) == 0)
+    if constant.size:
+        def label(j: int) -> str:
+            title = str(columns[j]).strip() if columns is not None and j < len(columns) else ""
+            return f"{j + 1} ({title!r})" if title else f"{j + 1}"
+
+        if constant.size == 1:
+            j = int(constant[0])
+            raise ValueError(f"{name}'s column {label(j)} is constant (every row is "
+                             f"{arr[0, j]:g}); a constant column says nothing about the "
+                             "components: remove it")
+        listed = ", ".join(label(int(j)) for j in constant[:10])
+        more = f" and {constant.size - 10} more" if constant.size > 10 else ""
+        raise ValueError(f"{name}'s columns {listed}{more} are constant; a constant column "
+                         "says nothing about the components: remove them")
+    return arr
