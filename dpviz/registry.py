@@ -10,13 +10,14 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from . import data, gmm, limits, mean, metrics
+from . import data, factor_analysis, gmm, limits, mean, metrics
 from .privacy import METHODS
 from .spec import Estimator, Param
 
 TASKS: Mapping[str, Mapping[str, Estimator]] = MappingProxyType({
     "mean": MappingProxyType(dict(mean.ESTIMATORS)),
     "gmm": MappingProxyType(dict(gmm.ESTIMATORS)),
+    "factor_analysis": MappingProxyType(dict(factor_analysis.ESTIMATORS)),
 })
 
 COMMON_PARAMS: tuple[Param, ...] = (

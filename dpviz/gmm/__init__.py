@@ -5,7 +5,8 @@ from types import MappingProxyType
 
 from ..spec import Estimator
 from .dp_em import ESTIMATORS as _DP_EM
+from .dplloyd import ESTIMATORS as _DPLLOYD
 
-ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({**_DP_EM})
+ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({**_DP_EM, **_DPLLOYD})
 
 __all__ = ["ESTIMATORS"]

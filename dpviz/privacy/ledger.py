@@ -141,11 +141,21 @@ class Ledger:
         return tuple(self._releases)
 
     def events_by_part(self) -> dict[str | None, list[PrivacyEvent]]:
-        """Events grouped by data part (``None``: releases computed on everyone)."""
-        parts: dict[str | None, list[PrivacyEvent]] = {}
+        """Events grouped by data part (``None``: releases computed on everyone).
+
+        Identical releases are merged into one event with their counts added, so the ledger
+        composes exactly what the budget solver composed (J releases at one noise level are
+        one event counted J times, not a floating-point sum of J terms).
+        """
+        counts: dict[str | None, dict[tuple[str, float, float, float], int]] = {}
         for release in self._releases:
-            parts.setdefault(release.part, []).append(release.event())
-        return parts
+            e = release.event()
+            key = (e.kind, e.mu, e.epsilon, e.delta)
+            part = counts.setdefault(release.part, {})
+            part[key] = part.get(key, 0) + e.count
+        return {part: [PrivacyEvent(kind, mu, eps, delta, count)  # type: ignore[arg-type]
+                       for (kind, mu, eps, delta), count in events.items()]
+                for part, events in counts.items()}
 
     def total(self, method: str | None = None, delta: float | None = None) -> Total:
         """Compose every release.
