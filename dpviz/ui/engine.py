@@ -7,16 +7,24 @@ tuples only; bad input raises the engine's ``ValueError`` (never cached) for
 
 from __future__ import annotations
 
-from typing import cast
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import streamlit as st
 from numpy.typing import NDArray
 
+import dpviz
+
 from .. import lens
+from ..data import gaussian_mixture, load_dataset
 from ..mean import Mechanism
+from ..metrics import Truth
 from ..privacy import AuditResult, Budget, PlannedRelease
 from ..privacy.plans import Plan, epsilon_by_delta, epsilon_by_rounds, solve_methods
+from ..result import Result
 
 #: ``("DP-EM", scenario, rounds, k)`` or ``("free", rounds, ((mechanism, count, weight), ...))``.
 PlanSpec = tuple
@@ -111,3 +119,111 @@ def lens_audit(values: tuple[float, ...], row: int, new_value: float, *, query: 
                      epsilon=epsilon, delta=delta, method=method, lo=lo, hi=hi,
                      threshold=threshold, seed=seed)
     return lens.audit_view(view, epsilon=epsilon, delta=delta, trials=trials, seed=seed)
+
+
+# --- Gaussian mixtures page ---------------------------------------------------------------
+
+#: ``("synthetic", k, d, n, separation, weights, covariance, seed)`` or ``("dataset", name)``.
+DataSpec = tuple
+#: At most this many rows are drawn in the scatter (the estimators use all of them).
+DRAW_ROWS = 3000
+
+
+@dataclass(frozen=True)
+class MixtureData:
+    """The rows a Gaussian mixtures page runs on, their true components and public bound.
+
+    ``radius`` is ``None`` for a bundled set that ships no public bound; ``drawn`` holds the
+    indices of the rows the scatter draws (all of them up to :data:`DRAW_ROWS`).
+    """
+
+    data: NDArray[np.float64]
+    labels: NDArray[np.int64]
+    truth: Truth
+    radius: float | None
+    k: int
+    names: tuple[str, ...]
+    description: str
+    drawn: NDArray[np.intp]
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def gmm_data(spec: DataSpec) -> MixtureData:
+    """The data of a page's data description, with the rows to draw (seeded subsample)."""
+    radius: float | None
+    if spec[0] == "synthetic":
+        _, k, d, n, separation, weights, covariance, seed = spec
+        mixture = gaussian_mixture(int(k), int(d), int(n), separation=float(separation),
+                                   weights=str(weights), covariance=str(covariance),
+                                   seed=int(seed))
+        truth = Truth.from_mixture(mixture)
+        data, labels, radius = mixture.data, mixture.labels, float(mixture.radius)
+        names = tuple(f"x{i + 1}" for i in range(mixture.d))
+        description = (f"{mixture.n:,} rows from a mixture of {mixture.k} Gaussians in "
+                       f"{mixture.d} dimensions, means {float(separation):g} σ apart.")
+        k_out, draw_seed = mixture.k, int(seed)
+    else:
+        dataset = load_dataset(str(spec[1]))
+        data, labels = dataset.data, dataset.labels
+        truth = Truth.from_labels(data, labels)
+        radius, names = dataset.radius, tuple(dataset.names)
+        description, k_out, draw_seed = dataset.description, dataset.info.k, 0
+    n = len(data)
+    drawn = (np.arange(n) if n <= DRAW_ROWS else
+             np.sort(np.random.default_rng(draw_seed).choice(n, DRAW_ROWS, replace=False)))
+    return MixtureData(data, labels, truth, radius, int(k_out), names, description,
+                       drawn.astype(np.intp))
+
+
+def _run_gmm(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
+             accounting: str, seed: int, radius: float | str,
+             params: tuple[tuple[str, Any], ...]) -> Result:
+    data = gmm_data(spec).data
+    with warnings.catch_warnings():  # the result's not_private says it; the page shows it
+        warnings.simplefilter("ignore")
+        return dpviz.run("gmm", estimator, data, k=k, epsilon=epsilon, delta=delta,
+                         accounting=accounting, seed=seed, radius=radius, **dict(params))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def gmm_run(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
+            accounting: str, seed: int, radius: float | str,
+            params: tuple[tuple[str, Any], ...]) -> Result:
+    """One run of a registered mixture estimator on the page's data (same inputs, same run)."""
+    return _run_gmm(spec, estimator, k=k, epsilon=epsilon, delta=delta, accounting=accounting,
+                    seed=seed, radius=radius, params=params)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def gmm_reference(spec: DataSpec, *, k: int, seed: int, radius: float | str) -> Result:
+    """Non-private EM from the same data-independent start: the error table's reference."""
+    return _run_gmm(spec, "em", k=k, epsilon=math.inf, delta=0.0, accounting="zcdp",
+                    seed=seed, radius=radius, params=())
+
+
+def cloud_seeds(seed: int, repeats: int) -> tuple[int, ...]:
+    """Seeds of the repeated runs, derived from the global seed (never the seed itself).
+
+    Examples
+    --------
+    >>> a = cloud_seeds(0, 3)
+    >>> len(set(a)), a == cloud_seeds(0, 3), a == cloud_seeds(1, 3)
+    (3, True, False)
+    """
+    state = np.random.SeedSequence([int(seed), 0x6D6D]).generate_state(int(repeats))
+    return tuple(int(s) for s in state)
+
+
+@st.cache_data(max_entries=8, show_spinner="Running the estimator again and again…")
+def gmm_cloud(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
+              accounting: str, seed: int, radius: float | str,
+              params: tuple[tuple[str, Any], ...], repeats: int) -> NDArray[np.float64]:
+    """The private means of ``repeats`` runs with seeds from :func:`cloud_seeds` (rows × d)."""
+    means = []
+    for s in cloud_seeds(seed, repeats):
+        result = _run_gmm(spec, estimator, k=k, epsilon=epsilon, delta=delta,
+                          accounting=accounting, seed=s, radius=radius, params=params)
+        if result.failed is None and result.estimate.get("means") is not None:
+            means.append(np.asarray(result.estimate["means"], dtype=float))
+    d = gmm_data(spec).data.shape[1]
+    return np.concatenate(means) if means else np.empty((0, d))

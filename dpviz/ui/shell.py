@@ -23,6 +23,7 @@ NAVIGATION: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     ("Start", (("app.py", "Home", ":material/home:"),)),
     ("Privacy", (("pages/budget.py", "Privacy budget", ":material/account_balance_wallet:"),
                  ("pages/lens.py", "Privacy lens", ":material/visibility:"))),
+    ("Estimators", (("pages/gmm.py", "Gaussian mixtures", ":material/bubble_chart:"),)),
 )
 
 SEED_HELP = ("Seeds every random draw on every page, so a link reopens the same numbers. "

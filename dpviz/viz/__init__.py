@@ -5,6 +5,7 @@ Factories never compute statistics, load data or import Streamlit; their colours
 """
 
 from .lens import audit_chart, output_densities, privacy_loss
+from .mixtures import ellipse, mixture_figure
 from .privacy import (
     allocation_bar,
     epsilon_by_delta_chart,
@@ -17,6 +18,6 @@ from .tables import figure_table
 
 __all__ = [
     "COLORS", "DATASET_COLORS", "METHOD_COLORS", "TEMPLATE", "allocation_bar", "audit_chart",
-    "epsilon_by_delta_chart", "epsilon_by_rounds_chart", "figure_table", "ledger_bar",
-    "noise_bars", "output_densities", "privacy_loss",
+    "ellipse", "epsilon_by_delta_chart", "epsilon_by_rounds_chart", "figure_table", "ledger_bar",
+    "mixture_figure", "noise_bars", "output_densities", "privacy_loss",
 ]

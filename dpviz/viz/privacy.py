@@ -7,6 +7,7 @@ engine computed (``dpviz.privacy.plans``), and return a ``plotly.graph_objects.F
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -201,8 +202,9 @@ def _spend_bar(rows: Sequence[_Spend], title: str) -> go.Figure:
         fig.add_trace(go.Bar(
             name=r.name, y=["budget"], x=[(each or 0.0) * r.count], orientation="h",
             marker_color=series_color(i), showlegend=len(rows) <= _MAX_LEGEND_ROWS,
-            hovertemplate=(f"{r.name} ({r.mechanism}) × {r.count}<br>noise scale {r.scale:.4g}"
-                           f"<br>each: ε {eps}, δ {delta}, ρ {rho}<br>"
+            hovertemplate=(f"{r.name} ({r.mechanism}) × {r.count}<br>noise scale "
+                           f"{'varies' if math.isnan(r.scale) else f'{r.scale:.4g}'}"
+                           f"<br>each (average): ε {eps}, δ {delta}, ρ {rho}<br>"
                            f"{'ρ' if use_rho else 'ε'} spent: %{{x:.4g}}<extra></extra>")))
     axis = "ρ spent (zCDP; adds up across releases)" if use_rho else \
         "ε spent (linear composition; adds up across releases)"
@@ -241,11 +243,31 @@ def allocation_bar(allocations: Mapping[str, Allocation], *, method: str | None 
     return _spend_bar(rows, title)
 
 
-def ledger_bar(ledger: Ledger, *, title: str = "Where the budget went") -> go.Figure:
-    """The budget bar of a ledger: one stacked segment per recorded release.
+def release_group(name: str) -> str:
+    """What a release is of, without its index or iteration.
 
-    Releases sharing a name are drawn as one segment; past a dozen names they are grouped
-    by mechanism so the legend stays readable.
+    Examples
+    --------
+    >>> release_group("mean 2, iteration 5"), release_group("counts and sums, iteration 1")
+    ('mean', 'counts and sums')
+    """
+    return re.sub(r"\s+\d+$", "", name.split(",")[0].strip()) or name
+
+
+def _mean_or_none(values: Sequence[float | None], counts: Sequence[int]) -> float | None:
+    known = [v for v in values if v is not None]
+    if len(known) < len(values):
+        return None
+    return sum(v * c for v, c in zip(known, counts, strict=True)) / sum(counts)
+
+
+def ledger_bar(ledger: Ledger, *, title: str = "Where the budget went") -> go.Figure:
+    """The budget bar of a ledger: one stacked segment per kind of release.
+
+    Releases are grouped by what they release (``"mean 2, iteration 5"`` → ``"mean"``), so
+    DP-EM's J(2k + 1) releases draw as weights, means and covariances; past a dozen groups
+    they are grouped by mechanism so the legend stays readable. A segment's length is the
+    group's total spend.
 
     Parameters
     ----------
@@ -257,26 +279,22 @@ def ledger_bar(ledger: Ledger, *, title: str = "Where the budget went") -> go.Fi
     Returns
     -------
     plotly.graph_objects.Figure
-        One horizontal ``Bar`` trace per release name (or mechanism), stacked.
+        One horizontal ``Bar`` trace per group, stacked.
     """
     releases = ledger.releases
-    names = list(dict.fromkeys(r.name for r in releases))
+    names = list(dict.fromkeys(release_group(r.name) for r in releases))
     by_mechanism = len(names) > _MAX_LEGEND_ROWS
     groups: dict[str, list] = {}
     for r in releases:
-        groups.setdefault(r.mechanism if by_mechanism else r.name, []).append(r)
+        groups.setdefault(r.mechanism if by_mechanism else release_group(r.name), []).append(r)
     rows = []
     for name, members in groups.items():
-        first = members[0]
-        same = all((m.epsilon, m.delta, m.rho, m.scale) == (first.epsilon, first.delta,
-                                                             first.rho, first.scale)
-                   for m in members)
-        count = sum(m.count for m in members)
-        if same:
-            rows.append(_Spend(name, first.mechanism, count, first.scale, first.epsilon,
-                               first.delta, first.rho))
-        else:
-            for m in members:
-                rows.append(_Spend(m.name, m.mechanism, m.count, m.scale, m.epsilon, m.delta,
-                                   m.rho))
+        counts = [m.count for m in members]
+        scales = {m.scale for m in members}
+        rows.append(_Spend(
+            name, "/".join(dict.fromkeys(m.mechanism for m in members)), sum(counts),
+            scales.pop() if len(scales) == 1 else math.nan,
+            _mean_or_none([m.epsilon for m in members], counts),
+            _mean_or_none([m.delta for m in members], counts),
+            _mean_or_none([m.rho for m in members], counts)))
     return _spend_bar(rows, title)

@@ -123,11 +123,24 @@ def test_ledger_bar_without_rho_uses_epsilon():
     assert fig.layout.xaxis.title.text.startswith("ε spent")
 
 
-def test_ledger_bar_groups_many_names_by_mechanism():
+def test_ledger_bar_groups_releases_by_what_they_release():
     ledger = Ledger()
     rng = np.random.default_rng(1)
     for i in range(20):
         laplace(0.0, sensitivity=1.0, scale=10.0, rng=rng, ledger=ledger, name=f"mean {i}")
+        laplace(0.0, sensitivity=1.0, scale=5.0 + i, rng=rng, ledger=ledger,
+                name=f"weights, iteration {i + 1}")
+    fig = viz.ledger_bar(ledger)
+    assert [t.name for t in fig.data] == ["mean", "weights"]
+    assert fig.data[0].x[0] == pytest.approx(20 * 0.1**2 / 2)
+    assert fig.data[1].x[0] == pytest.approx(sum((1 / (5.0 + i))**2 / 2 for i in range(20)))
+
+
+def test_ledger_bar_groups_many_kinds_by_mechanism():
+    ledger = Ledger()
+    rng = np.random.default_rng(1)
+    for i in range(20):
+        laplace(0.0, sensitivity=1.0, scale=10.0, rng=rng, ledger=ledger, name=f"query {i}a")
     fig = viz.ledger_bar(ledger)
     (trace,) = fig.data
     assert trace.name == "laplace" and trace.x[0] == pytest.approx(20 * 0.1**2 / 2)

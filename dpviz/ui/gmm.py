@@ -1,0 +1,288 @@
+"""Widgets, tables and sentences of the Gaussian mixtures page."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from numpy.typing import NDArray
+
+from .. import limits
+from ..data import DATASETS
+from ..metrics import METRICS, Truth, match_components
+from ..registry import TASKS
+from ..result import Result
+from ..spec import Estimator, Param
+from .engine import DataSpec
+from .widgets import advanced, delta_input, epsilon_slider, method_select
+
+SYNTHETIC = "synthetic"
+WEIGHTS = ("equal", "random")
+COVARIANCES = ("spherical", "diagonal", "full")
+BOUNDS = ("a radius I give", "read from the data (not private)")
+#: (metric name in ``dpviz.metrics.METRICS["gmm"]``, column title).
+ERRORS = (("mean_error", "mean error"), ("weight_error", "weight error"),
+          ("covariance_error", "covariance error"))
+DASH = "—"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The estimator and budget the page asked for (plain values: the cache keys)."""
+
+    estimator: str
+    epsilon: float
+    delta: float
+    accounting: str
+    radius: float | str | None
+    params: tuple[tuple[str, Any], ...]
+
+    @property
+    def label(self) -> str:
+        """The estimator's label in the registry."""
+        return TASKS["gmm"][self.estimator].label
+
+    @property
+    def private(self) -> bool:
+        """Whether the estimator is private (non-private references get ε = ∞)."""
+        return TASKS["gmm"][self.estimator].notion != "none"
+
+    def engine_args(self, public_radius: float | None) -> dict[str, Any]:
+        """Keyword arguments of :func:`dpviz.ui.engine.gmm_run` (except data, k and seed).
+
+        ``radius`` ``None`` (the data's own public bound) becomes ``public_radius``.
+        """
+        private = self.private
+        radius = public_radius if self.radius is None else self.radius
+        return {"epsilon": self.epsilon if private else math.inf,
+                "delta": self.delta if private else 0.0,
+                "accounting": self.accounting, "radius": radius, "params": self.params}
+
+
+def _source_label(source: str) -> str:
+    return "Synthetic Gaussian mixture" if source == SYNTHETIC else DATASETS[source].label
+
+
+def data_controls(seed: int) -> DataSpec:
+    """The data: a synthetic mixture (k, d, n, separation, weights, shape) or a bundled set."""
+    source = st.selectbox("Data", (SYNTHETIC, *DATASETS), format_func=_source_label,
+                          key="gmm_source", bind="query-params",
+                          help="A generated mixture (its true parameters are known) or a "
+                               "bundled real set (its classes are the true components).")
+    if source != SYNTHETIC:
+        return ("dataset", str(source))
+    a, b, c = st.columns(3)
+    k = a.number_input("Components k", min_value=int(limits.COMPONENTS.low),
+                       max_value=int(limits.COMPONENTS.high), value=3, step=1, format="%d",
+                       key="gmm_k", bind="query-params")
+    d = b.number_input("Dimension d", min_value=2, max_value=int(limits.DIMENSIONS.high),
+                       value=2, step=1, format="%d", key="gmm_d", bind="query-params",
+                       help="Above 2 the figure shows two coordinates (you pick which).")
+    n = c.number_input("Rows n", min_value=int(limits.SAMPLE_SIZE.low),
+                       max_value=int(limits.SAMPLE_SIZE.high), value=10_000, step=1000,
+                       format="%d", key="gmm_n", bind="query-params")
+    separation = st.slider("Separation (in standard deviations σ)", min_value=0.0,
+                           max_value=20.0, value=6.0, step=0.5, key="gmm_separation",
+                           bind="query-params",
+                           help="The smallest distance between two true means, in units of "
+                                "the largest standard deviation of any component.")
+    a, b = st.columns(2)
+    weights = a.radio("Weights", WEIGHTS, key="gmm_weights", horizontal=True,
+                      bind="query-params", help="random: each weight at least 1/(2k).")
+    covariance = b.radio("Covariance shape", COVARIANCES, key="gmm_covariance",
+                         horizontal=True, bind="query-params",
+                         help="full: a random diagonal turned by a random rotation.")
+    return ("synthetic", int(k), int(d), int(n), float(separation), str(weights),
+            str(covariance), int(seed))
+
+
+def bound_control(spec: DataSpec) -> float | str | None:
+    """The public bound (radius R of the clipping ball), and where it comes from.
+
+    Returns
+    -------
+    float, "data" or None
+        ``None``: the data's own public radius (synthetic data, or a set that ships one).
+    """
+    if spec[0] == SYNTHETIC:
+        st.caption("Public bound: the generator's radius R = 1, computed from the true "
+                   "parameters (means and covariances), never from the rows — so it is "
+                   "public.")
+        return None
+    info = DATASETS[spec[1]]
+    if info.radius is not None:
+        st.caption(f"Public bound: R = {info.radius:g} ({info.scaling}), from the documented "
+                   "range of the values, not from the data.")
+        return None
+    mode = st.radio("Public bound on the rows' norms", BOUNDS, key="gmm_bound",
+                    bind="query-params",
+                    help="This set ships no public bound. A radius you can justify without "
+                         "looking at the data keeps the guarantee; reading it from the data "
+                         "breaks it.")
+    if mode == BOUNDS[1]:
+        return "data"
+    radius = st.number_input("Radius R", min_value=1e-6, value=10.0, step=1.0,
+                             key="gmm_radius", bind="query-params",
+                             help="Rows are clipped to the ball of this radius.")
+    return float(radius)
+
+
+def param_widget(estimator: str, param: Param) -> Any:
+    """A widget for one registry parameter, with its default, range and help."""
+    key = f"gmm_{estimator}_{param.name}"
+    label = param.name.replace("_", " ").capitalize()
+    if param.type == "bool":
+        return bool(st.toggle(label, value=bool(param.default), key=key,
+                              bind="query-params", help=param.help))
+    if param.options is not None:
+        options = tuple(param.options)
+        return st.selectbox(label, options, index=options.index(param.default), key=key,
+                            bind="query-params", help=param.help)
+    if param.type == "int":
+        return int(st.number_input(label, min_value=int(param.min or 0),
+                                   max_value=None if param.max is None else int(param.max),
+                                   value=int(param.default), step=1, format="%d", key=key,
+                                   bind="query-params", help=param.help))
+    return float(st.number_input(label, min_value=param.min, max_value=param.max,
+                                 value=float(param.default), format="%g", key=key,
+                                 bind="query-params", help=param.help))
+
+
+def estimator_controls(spec: DataSpec) -> RunSettings:
+    """Estimator (from the registry), its parameters, ε, δ, accounting and the bound."""
+    names = tuple(TASKS["gmm"])
+    estimator = str(st.selectbox("Estimator", names, index=names.index("dp_em"),
+                                 format_func=lambda name: TASKS["gmm"][name].label,
+                                 key="gmm_estimator", bind="query-params"))
+    entry: Estimator = TASKS["gmm"][estimator]
+    st.caption(entry.paper)
+    shown = [p for p in entry.params if p.name != "k" and not p.choice]
+    chosen = [p for p in entry.params if p.name != "k" and p.choice]
+    params = {p.name: param_widget(estimator, p) for p in shown}
+    epsilon = epsilon_slider("gmm_epsilon", label="ε")
+    delta = delta_input("gmm_delta", label="δ")
+    if entry.notion == "none":
+        st.caption(f"{entry.label} is a non-private reference: ε and δ are not used.")
+    radius = bound_control(spec)
+    with advanced("Accounting and the choices the paper leaves open", "gmm"):
+        accounting = method_select("gmm_accounting", value="zcdp")
+        for p in chosen:
+            params[p.name] = param_widget(estimator, p)
+        st.number_input("Repeated runs R (the cloud)", min_value=2, max_value=100, value=10,
+                        step=1, format="%d", key="gmm_repeats", bind="query-params",
+                        help="How many runs the cloud of private means draws; their seeds "
+                             "are derived from the global seed.")
+    return RunSettings(estimator, epsilon, delta, accounting, radius,
+                       tuple(sorted(params.items())))
+
+
+def clamp_state(key: str, valid: Sequence[Any]) -> None:
+    """Forget a widget's remembered value when it is no longer valid (e.g. d shrank)."""
+    if key in st.session_state and st.session_state[key] not in valid:
+        del st.session_state[key]
+
+
+def projection_controls(d: int, names: Sequence[str]) -> tuple[int, int]:
+    """Two coordinates to show when d > 2 (first two by default)."""
+    if d <= 2:
+        return (0, 1)
+    options = tuple(range(d))
+    clamp_state("gmm_axis_x", options)
+    clamp_state("gmm_axis_y", options)
+    a, b = st.columns(2)
+    i = a.selectbox("Horizontal axis", options, index=0, format_func=lambda j: names[j],
+                    key="gmm_axis_x", bind="query-params")
+    j = b.selectbox("Vertical axis", options, index=1, format_func=lambda j: names[j],
+                    key="gmm_axis_y", bind="query-params")
+    st.caption(f"Projection: coordinates {names[int(i)]} and {names[int(j)]} (public: a "
+               f"fixed choice of axes, not computed from the data).")
+    return (int(i), int(j))
+
+
+def iteration_slider(trajectory: Sequence[Any]) -> int:
+    """The DP-EM replay slider, 0 (the start) … J (the result)."""
+    last = len(trajectory) - 1
+    clamp_state("gmm_iteration", range(last + 1))
+    return int(st.slider("Iteration (replay the noisy M-steps)", min_value=0, max_value=last,
+                         value=last, step=1, key="gmm_iteration", bind="query-params",
+                         help="0 is the data-independent start; each step is one noisy "
+                              "M-step. Every step is part of the release."))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The estimate drawn: weights, means and covariances (``None`` if not estimated)."""
+
+    weights: NDArray[np.float64] | None
+    means: NDArray[np.float64]
+    covariances: NDArray[np.float64] | None
+
+
+def estimate_of(result: Result, iteration: int | None = None) -> Estimate:
+    """The result's estimate, or the trajectory's parameters after ``iteration`` steps."""
+    if iteration is not None:
+        step = result.diagnostics["trajectory"][iteration]
+        return Estimate(np.asarray(step.weights), np.asarray(step.means),
+                        np.asarray(step.covariances))
+    estimate = result.estimate
+
+    def array(name: str) -> NDArray[np.float64] | None:
+        value = estimate.get(name)
+        return None if value is None else np.asarray(value, dtype=float)
+
+    means = array("means")
+    assert means is not None
+    return Estimate(array("weights"), means, array("covariances"))
+
+
+def matched(truth: Truth, estimate: Estimate) -> Estimate:
+    """The estimate's components reordered so that component j estimates true component j.
+
+    Unmatched true components (fewer estimated ones) are left out of the estimate.
+    """
+    assert truth.means is not None
+    order = match_components(truth.means, estimate.means)
+    order = order[order >= 0]
+    return Estimate(None if estimate.weights is None else estimate.weights[order],
+                    estimate.means[order],
+                    None if estimate.covariances is None else estimate.covariances[order])
+
+
+def _cell(value: float) -> str:
+    return DASH if not math.isfinite(value) else f"{value:.4g}"
+
+
+def error_table(rows: Sequence[tuple[str, Result]], truth: Truth) -> pd.DataFrame:
+    """One row per result: the errors after matching components (— where none applies)."""
+    out = []
+    for label, result in rows:
+        row: dict[str, str] = {"estimator": label}
+        for name, title in ERRORS:
+            row[title] = _cell(float(METRICS["gmm"][name](result, truth)))
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {_format(v)}" for k, v in value.items())
+    return str(value)
+
+
+def choices_table(choices: Mapping[str, Any]) -> pd.DataFrame:
+    """The result's ``choices`` as two text columns.
+
+    Examples
+    --------
+    >>> choices_table({"radius": 1.0, "noise": {"means": 2.5}}).values.tolist()
+    [['radius', '1'], ['noise', 'means 2.5']]
+    """
+    return pd.DataFrame([{"choice": str(k), "value": _format(v)} for k, v in choices.items()],
+                        columns=["choice", "value"])

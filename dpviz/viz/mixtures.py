@@ -1,0 +1,148 @@
+"""Figures of the Gaussian mixtures page: data, true and private means, covariance ellipses.
+
+Factories only draw: the page matches the private components to the true ones
+(:func:`dpviz.metrics.match_components`), picks the rows to draw and the two coordinates
+shown, and passes plain arrays in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import ArrayLike, NDArray
+
+from .style import COLORS, TEMPLATE
+
+DATA_COLOR = "#9aa5b1"
+#: The multiples of the standard deviation drawn as ellipses, with their dash styles.
+SIGMAS: tuple[tuple[int, str], ...] = ((1, "solid"), (2, "dot"))
+ELLIPSE_POINTS = 73
+
+
+def ellipse(mean: ArrayLike, covariance: ArrayLike, n_sigma: float = 1.0,
+            points: int = ELLIPSE_POINTS) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Points on the ``n_sigma`` contour of a 2-D Gaussian (a closed path).
+
+    The semi-axes point along the eigenvectors of ``covariance`` and are
+    ``n_sigma × √λ`` long (negative eigenvalues, from noise, are drawn as 0).
+
+    Examples
+    --------
+    >>> x, y = ellipse([0.0, 0.0], [[4.0, 0.0], [0.0, 1.0]], 2.0)
+    >>> radius = np.hypot(x, y)
+    >>> round(float(radius.max()), 6), round(float(radius.min()), 6)
+    (4.0, 2.0)
+    """
+    centre = np.asarray(mean, dtype=float).ravel()
+    cov = np.asarray(covariance, dtype=float)
+    cov = (cov + cov.T) / 2
+    values, vectors = np.linalg.eigh(cov)
+    axes = vectors * (n_sigma * np.sqrt(np.maximum(values, 0.0)))
+    t = np.linspace(0.0, 2 * np.pi, points)
+    path = centre[:, None] + axes @ np.vstack([np.cos(t), np.sin(t)])
+    return path[0], path[1]
+
+
+def _ellipse_trace(means: NDArray[np.float64], covariances: NDArray[np.float64],
+                   n_sigma: int, dash: str, who: str) -> go.Scatter:
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for mean, cov in zip(means, covariances, strict=True):
+        x, y = ellipse(mean, cov, n_sigma)
+        xs.extend([*x.tolist(), None])
+        ys.extend([*y.tolist(), None])
+    return go.Scatter(x=xs, y=ys, mode="lines", name=f"{who} {n_sigma}σ ellipses",
+                      line={"color": COLORS[who], "width": 2 if n_sigma == 1 else 1.3,
+                            "dash": dash},
+                      legendgroup=who, hoverinfo="skip", connectgaps=False)
+
+
+def _project(values: ArrayLike | None, axes: tuple[int, int]) -> NDArray[np.float64] | None:
+    if values is None:
+        return None
+    arr = np.asarray(values, dtype=float)
+    return arr[..., list(axes)]
+
+
+def _project_cov(values: ArrayLike | None, axes: tuple[int, int]) -> NDArray[np.float64] | None:
+    if values is None:
+        return None
+    arr = np.asarray(values, dtype=float)
+    index = list(axes)
+    return arr[:, index][:, :, index]
+
+
+def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayLike, *,
+                   true_covariances: ArrayLike | None = None,
+                   private_covariances: ArrayLike | None = None,
+                   cloud: ArrayLike | None = None, axes: tuple[int, int] = (0, 1),
+                   axis_names: Sequence[str] | None = None,
+                   title: str = "The data, the true means and the private means") -> go.Figure:
+    """Scatter of the rows with true and private means and their 1σ / 2σ ellipses.
+
+    Parameters
+    ----------
+    data : array-like
+        The rows to draw (n × d; the page subsamples them).
+    true_means, private_means : array-like
+        k × d each, **already matched**: ``private_means[j]`` is the estimate of true
+        component ``j`` (both are labelled ``j + 1``).
+    true_covariances, private_covariances : array-like, optional
+        k × d × d; without them no ellipses of that kind are drawn.
+    cloud : array-like, optional
+        Private means of repeated runs (m × d), drawn as a faint cloud.
+    axes : (int, int)
+        The two coordinates shown (a public projection).
+    axis_names : sequence of str, optional
+        Names of all d coordinates (default ``x1 … xd``).
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``Scatter`` traces in order: the rows; the true 1σ and 2σ ellipses (with
+        covariances); the private ones (with covariances); the cloud (if given); the true
+        means; the private means. Coordinates are the data's own units.
+    """
+    rows = _project(data, axes)
+    mu = _project(true_means, axes)
+    est = _project(private_means, axes)
+    assert rows is not None and mu is not None and est is not None
+    d = np.asarray(data).shape[1]
+    names = list(axis_names) if axis_names is not None else [f"x{i + 1}" for i in range(d)]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        x=rows[:, 0], y=rows[:, 1], mode="markers", name="data (rows drawn)",
+        marker={"color": DATA_COLOR, "size": 4, "opacity": 0.45},
+        hovertemplate="(%{x:.3g}, %{y:.3g})<extra>row</extra>"))
+    for who, means, covariances in (("true", mu, _project_cov(true_covariances, axes)),
+                                    ("private", est, _project_cov(private_covariances, axes))):
+        if covariances is None:
+            continue
+        for n_sigma, dash in SIGMAS:
+            fig.add_trace(_ellipse_trace(means, covariances, n_sigma, dash, who))
+    if cloud is not None:
+        points = _project(cloud, axes)
+        assert points is not None
+        fig.add_trace(go.Scatter(
+            x=points[:, 0], y=points[:, 1], mode="markers", name="private means, repeated runs",
+            marker={"color": COLORS["private"], "size": 6, "opacity": 0.35,
+                    "symbol": "circle"},
+            hovertemplate="a run's private mean (%{x:.3g}, %{y:.3g})<extra></extra>"))
+    labels = [str(j + 1) for j in range(len(mu))]
+    for who, means, symbol in (("true", mu, "x"), ("private", est, "circle")):
+        fig.add_trace(go.Scatter(
+            x=means[:, 0], y=means[:, 1], mode="markers+text", name=f"{who} means",
+            text=labels, textposition="top right",
+            textfont={"color": COLORS[who], "size": 14},
+            marker={"color": COLORS[who], "size": 13, "symbol": symbol,
+                    "line": {"color": "white", "width": 1.5}},
+            legendgroup=who,
+            hovertemplate=f"{who} mean %{{text}}: (%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
+    fig.update_layout(template=TEMPLATE, title=title, height=620)
+    fig.update_xaxes(title_text=names[axes[0]])
+    fig.update_yaxes(title_text=names[axes[1]], scaleanchor="x", scaleratio=1)
+    return fig

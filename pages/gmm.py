@@ -1,0 +1,79 @@
+"""Gaussian mixtures: the data, the true and the private components, and what they cost."""
+
+import streamlit as st
+
+from dpviz import ui, viz
+from dpviz.ui import gmm
+
+ctx = ui.page("Gaussian mixtures")
+st.markdown("A mixture of Gaussians fitted under differential privacy. Move ε and watch the "
+            "private means (orange) wander away from the true ones (black); the ellipses "
+            "are each component's 1σ (solid) and 2σ (dotted) contours.")
+
+controls, figures = st.columns([2, 3], gap="large")
+with controls:
+    spec = gmm.data_controls(ctx.seed)
+    settings = gmm.estimator_controls(spec)
+
+with figures:
+    data = ui.attempt(ui.engine.gmm_data, spec)
+    st.caption(data.description)
+    args = settings.engine_args(data.radius)
+    result = ui.attempt(ui.engine.gmm_run, spec, settings.estimator, k=data.k, seed=ctx.seed,
+                        **args)
+    if result.not_private:
+        st.warning(f"Not private: {result.not_private}. The picture shows what the estimator "
+                   "does, but this run gives no privacy guarantee.", icon=":material/warning:")
+    if result.failed:
+        st.error(f"The estimator gave no answer (⊥): {result.failed}", icon=":material/error:")
+        st.stop()
+
+    axes = gmm.projection_controls(data.data.shape[1], data.names)
+    trajectory = result.diagnostics.get("trajectory") or ()
+    steps = len(trajectory) - 1
+    iteration = gmm.iteration_slider(trajectory) if trajectory else None
+    shown = gmm.matched(data.truth, gmm.estimate_of(result, iteration))
+    show_cloud = st.toggle("Show the cloud of private means over R repeated runs",
+                           value=False, key="gmm_cloud", bind="query-params",
+                           help="Runs the estimator R more times with seeds derived from the "
+                                "global seed (R is in the advanced settings): how far the "
+                                "private means wander at this ε.")
+    cloud = None
+    if show_cloud:
+        cloud = ui.attempt(ui.engine.gmm_cloud, spec, settings.estimator, k=data.k,
+                           seed=ctx.seed, repeats=int(st.session_state["gmm_repeats"]), **args)
+    title = "The data, the true means and the private means"
+    if iteration is not None and iteration < steps:
+        title += f" — after {iteration} of {steps} iterations"
+    assert data.truth.means is not None
+    fig = viz.mixture_figure(data.data[data.drawn], data.truth.means, shown.means,
+                             true_covariances=data.truth.covariances,
+                             private_covariances=shown.covariances, cloud=cloud, axes=axes,
+                             axis_names=data.names, title=title)
+    ui.show_chart(fig, key="gmm_figure", filename="dpviz-gaussian-mixtures")
+    n = len(data.data)
+    drawn = (f"Drawing a random {len(data.drawn):,} of the {n:,} rows (for speed); "
+             "the estimators use all of them." if len(data.drawn) < n else
+             f"All {n:,} rows drawn.")
+    st.caption(f"{drawn} Components are matched to the true ones (Hungarian algorithm on "
+               "the means), so label j of the private means estimates true component j.")
+
+    st.subheader("Errors after matching components")
+    reference = ui.attempt(ui.engine.gmm_reference, spec, k=data.k, seed=ctx.seed,
+                           radius=args["radius"])
+    table = gmm.error_table([(settings.label, result), ("EM, non-private (same start)", reference)],
+                            data.truth)
+    st.dataframe(table, hide_index=True, key="gmm_errors")
+    st.caption("Mean error: the average distance ‖μ − μ̃‖ between matched means; weight "
+               "error: the L1 distance of the weights; covariance error: the average "
+               "Frobenius distance — in the data's units, — where the estimator does not "
+               "estimate that parameter. The reference row shows what the data allow "
+               "without privacy.")
+
+    if result.ledger.releases:
+        ui.show_chart(viz.ledger_bar(result.ledger), key="gmm_ledger",
+                      filename="dpviz-gmm-ledger")
+    else:
+        st.caption("Non-private: nothing was released with noise, no budget spent.")
+    with st.expander("Choices the paper leaves open", icon=":material/rule:"):
+        st.dataframe(gmm.choices_table(result.choices), hide_index=True, key="gmm_choices")

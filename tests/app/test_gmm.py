@@ -1,0 +1,136 @@
+"""Gaussian mixtures page: widgets, the figure follows ε, k and the replay, bad input."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpviz.registry import TASKS
+
+from .app_helpers import charts, errors, open_page, values
+
+
+@pytest.fixture
+def gmm() -> AppTest:
+    return open_page("gmm")
+
+
+def private_means(at: AppTest) -> tuple:
+    trace = next(t for t in charts(at)["gmm_figure"]["data"] if t["name"] == "private means")
+    return tuple(values(trace["x"]).round(12)), tuple(values(trace["y"]).round(12))
+
+
+def test_page_draws_everything(gmm):
+    assert not gmm.exception and not errors(gmm)
+    assert gmm.title[0].value == "Gaussian mixtures"
+    assert gmm.selectbox(key="gmm_source").value == "synthetic"
+    assert gmm.selectbox(key="gmm_estimator").value == "dp_em"
+    assert gmm.selectbox(key="gmm_estimator").options == [TASKS["gmm"][n].label
+                                                          for n in TASKS["gmm"]]
+    assert gmm.number_input(key="gmm_k").value == 3
+    assert gmm.slider(key="gmm_epsilon").value == 1.0
+    assert gmm.selectbox(key="gmm_accounting").value == "zcdp"
+    assert gmm.number_input(key="gmm_dp_em_eigen_floor").value == pytest.approx(1e-3)
+    assert gmm.toggle(key="gmm_dp_em_joint_release").value is False
+    assert gmm.slider(key="gmm_iteration").value == 20
+    assert list(charts(gmm)) == ["gmm_figure", "gmm_ledger"]
+    names = [t["name"] for t in charts(gmm)["gmm_figure"]["data"]]
+    assert names == ["data (rows drawn)", "true 1σ ellipses", "true 2σ ellipses",
+                     "private 1σ ellipses", "private 2σ ellipses", "true means",
+                     "private means"]
+    table = gmm.dataframe[0].value
+    assert list(table["estimator"]) == ["DP-EM", "EM, non-private (same start)"]
+    assert list(table.columns)[1:] == ["mean error", "weight error", "covariance error"]
+    assert any("3,000 of the 10,000 rows" in c.value for c in gmm.caption)
+
+
+def test_epsilon_moves_the_private_means_and_errors(gmm):
+    before, table = private_means(gmm), gmm.dataframe[0].value
+    gmm.slider(key="gmm_epsilon").set_value(10.0).run()
+    assert not gmm.exception and not errors(gmm)
+    assert private_means(gmm) != before
+    assert not gmm.dataframe[0].value.equals(table)
+
+
+def test_k_changes_the_components(gmm):
+    gmm.number_input(key="gmm_k").set_value(4).run()
+    assert not gmm.exception and not errors(gmm)
+    assert len(private_means(gmm)[0]) == 4
+
+
+def test_iteration_slider_replays(gmm):
+    final = private_means(gmm)
+    gmm.slider(key="gmm_iteration").set_value(0).run()
+    assert not gmm.exception
+    start = private_means(gmm)
+    assert start != final
+    assert "after 0 of 20 iterations" in charts(gmm)["gmm_figure"]["layout"]["title"]["text"]
+
+
+def test_cloud_adds_repeated_runs(gmm):
+    gmm.number_input(key="gmm_repeats").set_value(3)
+    gmm.toggle(key="gmm_cloud").set_value(True).run()
+    assert not gmm.exception and not errors(gmm)
+    cloud = next(t for t in charts(gmm)["gmm_figure"]["data"]
+                 if t["name"] == "private means, repeated runs")
+    assert len(values(cloud["x"])) == 3 * 3
+
+
+@pytest.mark.parametrize(("key", "value", "sentence"), [
+    ("gmm_n", 5, "n = 5 rows are too few for k = 3 components: at least 6 are needed "
+                 "(2 per component)"),
+    ("gmm_delta", 0.0, "DP-EM releases its covariances with Gaussian noise, which needs "
+                       "delta > 0"),
+])
+def test_bad_input_shows_the_engine_sentence(gmm, key, value, sentence):
+    gmm.number_input(key=key).set_value(value).run()
+    assert not gmm.exception
+    assert errors(gmm) == [sentence]
+    assert charts(gmm) == {}
+
+
+def test_real_dataset_with_projection_and_not_private_warning(gmm):
+    gmm.selectbox(key="gmm_source").set_value("iris").run()
+    assert not gmm.exception and not errors(gmm)
+    assert gmm.radio(key="gmm_bound").value == "a radius I give"
+    assert gmm.selectbox(key="gmm_axis_x").value == 0
+    assert gmm.selectbox(key="gmm_axis_y").value == 1
+    assert any("Projection: coordinates" in c.value for c in gmm.caption)
+    assert not gmm.warning
+    gmm.selectbox(key="gmm_axis_y").set_value(3)
+    gmm.radio(key="gmm_bound").set_value("read from the data (not private)").run()
+    assert not gmm.exception and not errors(gmm)
+    assert gmm.warning[0].value.startswith("Not private: bound read from the data")
+    assert charts(gmm)["gmm_figure"]["layout"]["yaxis"]["title"]["text"] != \
+        charts(gmm)["gmm_figure"]["layout"]["xaxis"]["title"]["text"]
+
+
+def test_non_private_reference_has_no_budget(gmm):
+    gmm.selectbox(key="gmm_estimator").set_value("sklearn_gmm").run()
+    assert not gmm.exception and not errors(gmm)
+    assert list(charts(gmm)) == ["gmm_figure"]
+    assert "gmm_iteration" not in [s.key for s in gmm.slider]
+
+
+def test_remembered_values_out_of_range_are_reset(gmm):
+    gmm.number_input(key="gmm_d").set_value(5).run()
+    gmm.selectbox(key="gmm_axis_y").set_value(4).run()
+    assert not gmm.exception and not errors(gmm)
+    assert charts(gmm)["gmm_figure"]["layout"]["yaxis"]["title"]["text"] == "x5"
+    gmm.number_input(key="gmm_d").set_value(3).run()
+    assert not gmm.exception and not errors(gmm)
+    assert gmm.selectbox(key="gmm_axis_y").value == 1
+    gmm.slider(key="gmm_iteration").set_value(20).run()
+    gmm.number_input(key="gmm_dp_em_iterations").set_value(5).run()
+    assert not gmm.exception and not errors(gmm)
+    assert gmm.slider(key="gmm_iteration").value == 5
+
+
+def test_an_estimator_without_covariances_shows_a_dash(gmm):
+    if "dplloyd" not in TASKS["gmm"]:
+        pytest.skip("DPLloyd is not registered")
+    gmm.selectbox(key="gmm_estimator").set_value("dplloyd").run()
+    assert not gmm.exception and not errors(gmm)
+    assert gmm.dataframe[0].value["covariance error"].iloc[0] == "—"
+    names = [t["name"] for t in charts(gmm)["gmm_figure"]["data"]]
+    assert "private 1σ ellipses" not in names and "private means" in names
