@@ -198,7 +198,7 @@ def _m_step(x: NDArray[np.float64], gamma: NDArray[np.float64], plan: Mapping[st
     counts = np.maximum(n * noisy_weights, n_min)
 
     sums = gamma.T @ x  # k × d
-    second = np.einsum("ik,ij,il->kjl", gamma, x, x, optimize=True)  # k × d × d
+    second = np.stack([(x * gamma[:, j:j + 1]).T @ x for j in range(k)])  # k × d × d, BLAS
     if joint:
         noisy_sums = _noisy(sums, plan["means"], sens.joint_means, rng=rng, ledger=ledger,
                             name=f"mean sums (all components), {label}")
