@@ -137,7 +137,8 @@ def project_psd(matrix: NDArray[np.float64], floor: float,
     """
     sym = (matrix + matrix.T) / 2
     values, vectors = np.linalg.eigh(sym)
-    return (vectors * np.clip(values, floor, cap)) @ vectors.T
+    out = (vectors * np.clip(values, floor, cap)) @ vectors.T
+    return (out + out.T) / 2
 
 
 @dataclass(frozen=True)
@@ -362,6 +363,9 @@ def dp_em(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 20,
                           f"unit ball, covariances {initial_variance:g}·I, uniform weights",
         "budget split": "equal: every Gaussian release the same sigma/sensitivity, every "
                         "Laplace release the same epsilon (the paper's)",
+        "delta split": "linear: delta / (number of Gaussian releases) each; advanced: "
+                       "delta/2 kept for the composition, delta / (2 x number) each; other "
+                       "methods compose the Gaussians directly",
         "noise multipliers": z, "n_min": n_min, "eigenvalue floor (unit-ball units)": eigen_floor,
         "covariance sensitivity": ("2/N_k (paper)" if budget.paper_mode
                                    else "sqrt(2)/N_k (rank-one bound)"),

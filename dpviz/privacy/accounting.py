@@ -255,6 +255,14 @@ def _pld_closed_form(events: Sequence[PrivacyEvent], delta: float) -> float | No
     return None
 
 
+def discretised_pld(events: Sequence[PrivacyEvent], method: str) -> bool:
+    """Whether ``compose`` answers through dp-accounting's discretised PLD (no closed form)."""
+    if method != "pld":
+        return False
+    live = [e for e in events if e.count > 0]
+    return bool(live) and _pld_closed_form(live, 0.5) is None
+
+
 def _pld_epsilons(events: Sequence[PrivacyEvent], deltas: Sequence[float],
                   distribution: Any = None) -> list[float]:
     """ε at each δ from one composed distribution (built here unless given)."""

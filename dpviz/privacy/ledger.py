@@ -145,7 +145,8 @@ class Ledger:
 
         Identical releases are merged into one event with their counts added, so the ledger
         composes exactly what the budget solver composed (J releases at one noise level are
-        one event counted J times, not a floating-point sum of J terms).
+        one event counted J times, not a floating-point sum of J terms), in a canonical order
+        (dp-accounting's discretised PLD depends on the order at the 1e-11 level).
         """
         counts: dict[str | None, dict[tuple[str, float, float, float], int]] = {}
         for release in self._releases:
@@ -154,7 +155,7 @@ class Ledger:
             part = counts.setdefault(release.part, {})
             part[key] = part.get(key, 0) + e.count
         return {part: [PrivacyEvent(kind, mu, eps, delta, count)  # type: ignore[arg-type]
-                       for (kind, mu, eps, delta), count in events.items()]
+                       for (kind, mu, eps, delta), count in sorted(events.items())]
                 for part, events in counts.items()}
 
     def total(self, method: str | None = None, delta: float | None = None) -> Total:
