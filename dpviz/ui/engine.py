@@ -19,7 +19,9 @@ from numpy.typing import NDArray
 import dpviz
 
 from .. import lens
-from ..data import gaussian_mixture, load_dataset
+from ..data import ExposureDemo, exposure_demo, gaussian_mixture, load_dataset, read_csv
+from ..data.tables import validate_mixture_data
+from ..factor_analysis import digits_factor_images
 from ..mean import Mechanism
 from ..metrics import Truth
 from ..privacy import AuditResult, Budget, PlannedRelease
@@ -162,6 +164,8 @@ def gmm_data(spec: DataSpec) -> MixtureData:
         description = (f"{mixture.n:,} rows from a mixture of {mixture.k} Gaussians in "
                        f"{mixture.d} dimensions, means {float(separation):g} σ apart.")
         k_out, draw_seed = mixture.k, int(seed)
+    elif spec[0] == "csv":
+        return csv_data(spec)
     else:
         dataset = load_dataset(str(spec[1]))
         data, labels = dataset.data, dataset.labels
@@ -227,3 +231,84 @@ def gmm_cloud(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: 
             means.append(np.asarray(result.estimate["means"], dtype=float))
     d = gmm_data(spec).data.shape[1]
     return np.concatenate(means) if means else np.empty((0, d))
+
+
+# --- CSV upload on the Gaussian mixtures page ----------------------------------------------
+
+#: ``("csv", file name, the file's bytes, k)``: an uploaded file (never kept in the link).
+CSV_SEED = 0
+
+
+def csv_data(spec: DataSpec) -> MixtureData:
+    """An uploaded CSV, validated for k components (the engine's sentence on a bad file).
+
+    The file has no labels, so the "true" components drawn and scored against are those of
+    non-private EM on the file (from the data-independent start of seed 0, radius read
+    from the data): a non-private reference, never released.
+    """
+    _, name, content, k = spec
+    data = validate_mixture_data(read_csv(bytes(content)), int(k), name=str(name))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = dpviz.run("gmm", "em", data, k=int(k), epsilon=math.inf, delta=0.0,
+                        seed=CSV_SEED, radius="data")
+    if fit.failed is not None:
+        raise ValueError(f"non-private EM found no components in {name}: {fit.failed}")
+    estimate = fit.estimate
+    truth = Truth(weights=np.asarray(estimate["weights"], dtype=float),
+                  means=np.asarray(estimate["means"], dtype=float),
+                  covariances=np.asarray(estimate["covariances"], dtype=float), data=data)
+    n, d = data.shape
+    drawn = (np.arange(n) if n <= DRAW_ROWS else
+             np.sort(np.random.default_rng(CSV_SEED).choice(n, DRAW_ROWS, replace=False)))
+    labels = np.zeros(n, dtype=np.int64)
+    description = (f"{n:,} rows × {d} columns from the uploaded file {name}; the black "
+                   f"\"true\" components are non-private EM's on the file (it has no labels).")
+    return MixtureData(data, labels, truth, None, int(k),
+                       tuple(f"column {i + 1}" for i in range(d)), description,
+                       drawn.astype(np.intp))
+
+
+# --- Privacy exposure demo ----------------------------------------------------------------
+
+#: The exposure demo fits k = 4 components (three groups and the person alone) in 20 steps.
+EXPOSURE_K = 4
+EXPOSURE_ITERATIONS = 20
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def exposure_data(scale: int, seed: int) -> ExposureDemo:
+    """The exposure demo's rows (``scale`` × 104 people, one of them alone)."""
+    return exposure_demo(scale=int(scale), seed=int(seed))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def exposure_run(estimator: str, *, scale: int, data_seed: int, epsilon: float, delta: float,
+                 seed: int) -> Result:
+    """EM (``epsilon=inf``) or DP-EM on the exposure demo, radius 1 (public by construction)."""
+    demo = exposure_data(scale, data_seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return dpviz.run("gmm", estimator, demo.data, k=EXPOSURE_K, epsilon=epsilon,
+                         delta=delta, seed=seed, radius=demo.radius,
+                         iterations=EXPOSURE_ITERATIONS)
+
+
+# --- Private factor analysis --------------------------------------------------------------
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def digits_data() -> tuple[NDArray[np.float64], float]:
+    """scikit-learn's digits, pixels / 16 / 8 (every row in the unit ball), and radius 1."""
+    dataset = load_dataset("digits")
+    radius = 1.0 if dataset.radius is None else float(dataset.radius)
+    return dataset.data, radius
+
+
+@st.cache_data(max_entries=24, show_spinner="Fitting the factors…")
+def factor_run(*, epsilon: float, delta: float, factors: int, iterations: int,
+               seed: int) -> tuple[Result, NDArray[np.float64]]:
+    """Private factor analysis of the digits (``epsilon=inf``: non-private), with W as images."""
+    data, radius = digits_data()
+    result = dpviz.run("factor_analysis", "dp_fa", data, factors=factors, epsilon=epsilon,
+                       delta=delta, seed=seed, radius=radius, iterations=iterations)
+    return result, digits_factor_images(result.estimate["loadings"])

@@ -22,6 +22,10 @@ from .engine import DataSpec
 from .widgets import advanced, delta_input, epsilon_slider, method_select
 
 SYNTHETIC = "synthetic"
+CSV = "csv"
+CSV_NOTE = ("An uploaded file is not kept in the link: a copied link reopens every setting "
+            "but not the file — upload it again. The file stays in this browser session "
+            "only.")
 WEIGHTS = ("equal", "random")
 COVARIANCES = ("spherical", "diagonal", "full")
 BOUNDS = ("a radius I give", "read from the data (not private)")
@@ -65,15 +69,20 @@ class RunSettings:
 
 
 def _source_label(source: str) -> str:
+    if source == CSV:
+        return "Upload a CSV file"
     return "Synthetic Gaussian mixture" if source == SYNTHETIC else DATASETS[source].label
 
 
 def data_controls(seed: int) -> DataSpec:
     """The data: a synthetic mixture (k, d, n, separation, weights, shape) or a bundled set."""
-    source = st.selectbox("Data", (SYNTHETIC, *DATASETS), format_func=_source_label,
+    source = st.selectbox("Data", (SYNTHETIC, *DATASETS, CSV), format_func=_source_label,
                           key="gmm_source", bind="query-params",
-                          help="A generated mixture (its true parameters are known) or a "
-                               "bundled real set (its classes are the true components).")
+                          help="A generated mixture (its true parameters are known), a "
+                               "bundled real set (its classes are the true components) or "
+                               "a CSV file of your own.")
+    if source == CSV:
+        return csv_controls()
     if source != SYNTHETIC:
         return ("dataset", str(source))
     a, b, c = st.columns(3)
@@ -114,14 +123,14 @@ def bound_control(spec: DataSpec) -> float | str | None:
                    "parameters (means and covariances), never from the rows — so it is "
                    "public.")
         return None
-    info = DATASETS[spec[1]]
-    if info.radius is not None:
+    info = None if spec[0] == CSV else DATASETS[spec[1]]
+    if info is not None and info.radius is not None:
         st.caption(f"Public bound: R = {info.radius:g} ({info.scaling}), from the documented "
                    "range of the values, not from the data.")
         return None
     mode = st.radio("Public bound on the rows' norms", BOUNDS, key="gmm_bound",
                     bind="query-params",
-                    help="This set ships no public bound. A radius you can justify without "
+                    help="This data ships no public bound. A radius you can justify without "
                          "looking at the data keeps the guarantee; reading it from the data "
                          "breaks it.")
     if mode == BOUNDS[1]:
@@ -286,3 +295,24 @@ def choices_table(choices: Mapping[str, Any]) -> pd.DataFrame:
     """
     return pd.DataFrame([{"choice": str(k), "value": _format(v)} for k, v in choices.items()],
                         columns=["choice", "value"])
+
+
+def csv_controls() -> DataSpec:
+    """An uploaded CSV (numbers only, an optional header row) and the k to fit.
+
+    Stops the page with a prompt until a file is uploaded; the file is checked when the
+    page loads the data (:func:`dpviz.ui.engine.csv_data`), which shows the engine's
+    sentence for a bad file.
+    """
+    upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
+                              key="gmm_upload",
+                              help="At most 50 MB and 200 columns; every cell a number, "
+                                   "no missing or infinite values.")
+    k = st.number_input("Components k", min_value=int(limits.COMPONENTS.low),
+                        max_value=int(limits.COMPONENTS.high), value=3, step=1, format="%d",
+                        key="gmm_csv_k", bind="query-params")
+    st.caption(CSV_NOTE)
+    if upload is None:
+        st.info("Upload a CSV file to fit a mixture to it.", icon=":material/upload_file:")
+        st.stop()
+    return (CSV, str(upload.name), upload.getvalue(), int(k))

@@ -23,7 +23,9 @@ NAVIGATION: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     ("Start", (("app.py", "Home", ":material/home:"),)),
     ("Privacy", (("pages/budget.py", "Privacy budget", ":material/account_balance_wallet:"),
                  ("pages/lens.py", "Privacy lens", ":material/visibility:"))),
-    ("Estimators", (("pages/gmm.py", "Gaussian mixtures", ":material/bubble_chart:"),)),
+    ("Estimators", (("pages/gmm.py", "Gaussian mixtures", ":material/bubble_chart:"),
+                    ("pages/exposure.py", "Privacy exposure", ":material/person_search:"),
+                    ("pages/factors.py", "Factor analysis", ":material/grid_view:"))),
 )
 
 SEED_HELP = ("Seeds every random draw on every page, so a link reopens the same numbers. "

@@ -4,6 +4,8 @@ Factories never compute statistics, load data or import Streamlit; their colours
 :mod:`dpviz.viz.style`, so "true" and "private" look the same everywhere.
 """
 
+from .exposure import exposure_figure
+from .factors import factor_images
 from .lens import audit_chart, output_densities, privacy_loss
 from .mixtures import ellipse, mixture_figure
 from .privacy import (
@@ -18,6 +20,7 @@ from .tables import figure_table
 
 __all__ = [
     "COLORS", "DATASET_COLORS", "METHOD_COLORS", "TEMPLATE", "allocation_bar", "audit_chart",
-    "ellipse", "epsilon_by_delta_chart", "epsilon_by_rounds_chart", "figure_table", "ledger_bar",
-    "mixture_figure", "noise_bars", "output_densities", "privacy_loss",
+    "ellipse", "epsilon_by_delta_chart", "epsilon_by_rounds_chart", "exposure_figure",
+    "factor_images", "figure_table", "ledger_bar", "mixture_figure", "noise_bars",
+    "output_densities", "privacy_loss",
 ]

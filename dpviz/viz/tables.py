@@ -29,8 +29,9 @@ def figure_table(fig: go.Figure) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``series``, ``x``, ``y``, and ``error_minus`` / ``error_plus`` when a trace
-        has error bars. Traces without data (legend entries) are left out.
+        Columns ``series``, ``x``, ``y``, ``value`` for heatmap cells (x and y are then the
+        cell's column and row), and ``error_minus`` / ``error_plus`` when a trace has error
+        bars. Traces without data (legend entries) are left out.
 
     Examples
     --------
@@ -39,8 +40,17 @@ def figure_table(fig: go.Figure) -> pd.DataFrame:
     {'series': ['a', 'a'], 'x': [1, 2], 'y': [3, 4]}
     """
     frames = []
-    errors = False
+    errors = heat = False
     for trace in fig.data:
+        if isinstance(trace, go.Heatmap) and trace.z is not None:
+            z = np.asarray(trace.z, dtype=float)
+            rows, cols = np.indices(z.shape)
+            xs = (np.asarray(trace.x, dtype=object)[cols] if trace.x is not None else cols)
+            ys = (np.asarray(trace.y, dtype=object)[rows] if trace.y is not None else rows)
+            frames.append(pd.DataFrame({"series": [trace.name] * z.size, "x": xs.ravel(),
+                                        "y": ys.ravel(), "value": z.ravel()}))
+            heat = True
+            continue
         x, y = getattr(trace, "x", None), getattr(trace, "y", None)
         if x is None or y is None:
             continue
@@ -59,6 +69,5 @@ def figure_table(fig: go.Figure) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame({"series": [], "x": [], "y": []})
     table = pd.concat(frames, ignore_index=True)
-    if not errors:
-        table = table[["series", "x", "y"]]
-    return table
+    keep = ["series", "x", "y"] + (["value"] if heat else [])
+    return table if errors else table[keep]

@@ -134,3 +134,63 @@ def test_an_estimator_without_covariances_shows_a_dash(gmm):
     assert gmm.dataframe[0].value["covariance error"].iloc[0] == "—"
     names = [t["name"] for t in charts(gmm)["gmm_figure"]["data"]]
     assert "private 1σ ellipses" not in names and "private means" in names
+
+
+# --- CSV upload ---------------------------------------------------------------------------
+
+def _csv(rows) -> bytes:
+    return ("a,b\n" + "\n".join(f"{x:.6f},{y:.6f}" for x, y in rows) + "\n").encode()
+
+
+@pytest.fixture
+def good_csv() -> bytes:
+    import numpy as np
+    rng = np.random.default_rng(3)
+    centres = np.array([[-3.0, 0.0], [3.0, 0.0], [0.0, 4.0]])
+    return _csv(np.concatenate([c + 0.5 * rng.standard_normal((100, 2)) for c in centres]))
+
+
+def _upload(gmm, content: bytes, name: str = "mine.csv"):
+    gmm.selectbox(key="gmm_source").set_value("csv").run()
+    assert not gmm.exception
+    gmm.file_uploader(key="gmm_upload").set_value((name, content, "text/csv")).run()
+    return gmm
+
+
+def test_csv_source_asks_for_a_file_and_says_it_is_not_in_the_link(gmm):
+    gmm.selectbox(key="gmm_source").set_value("csv").run()
+    assert not gmm.exception and not errors(gmm)
+    assert gmm.number_input(key="gmm_csv_k").value == 3
+    assert any("not kept in the link" in c.value for c in gmm.caption)
+    assert gmm.info[0].value.startswith("Upload a CSV file")
+    assert charts(gmm) == {}
+
+
+def test_csv_upload_fits_the_file(gmm, good_csv):
+    _upload(gmm, good_csv)
+    assert not gmm.exception and not errors(gmm)
+    assert gmm.radio(key="gmm_bound").value == "a radius I give"
+    assert len(private_means(gmm)[0]) == 3
+    assert any("300 rows × 2 columns from the uploaded file mine.csv" in c.value
+               for c in gmm.caption)
+    before = private_means(gmm)
+    gmm.slider(key="gmm_epsilon").set_value(10.0).run()
+    assert not gmm.exception and private_means(gmm) != before
+    gmm.radio(key="gmm_bound").set_value("read from the data (not private)").run()
+    assert not gmm.exception and not errors(gmm)
+    assert gmm.warning[0].value.startswith("Not private: bound read from the data")
+
+
+@pytest.mark.parametrize(("content", "k", "sentence"), [
+    (b"a,b\n1,2\n3,abc\n", 1, "the CSV has text 'abc' in row 3, column 2; every cell must be "
+                              "a number"),
+    (_csv([(float(i), 1.0) for i in range(10)]), 2, "column 2"),
+    (_csv([(float(i), float(i % 3)) for i in range(4)]), 3, "k = 3"),
+])
+def test_bad_csv_shows_the_engine_sentence(gmm, content, k, sentence):
+    gmm.selectbox(key="gmm_source").set_value("csv").run()
+    gmm.number_input(key="gmm_csv_k").set_value(k)
+    gmm.file_uploader(key="gmm_upload").set_value(("bad.csv", content, "text/csv")).run()
+    assert not gmm.exception
+    assert len(errors(gmm)) == 1 and sentence in errors(gmm)[0], errors(gmm)
+    assert charts(gmm) == {}

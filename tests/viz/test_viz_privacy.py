@@ -152,3 +152,10 @@ def test_factories_never_draw_nan_as_zero(ggg):
     fig = viz.epsilon_by_rounds_chart([1, 2], curves, target_epsilon=1.0, planned_rounds=1,
                                       held_by="linear")
     assert math.isnan(fig.data[0].y[1])
+
+
+def test_figure_table_exports_heatmap_cells():
+    fig = go.Figure(go.Heatmap(z=[[1.0, 2.0], [3.0, 4.0]], name="w"))
+    table = viz.figure_table(fig)
+    assert table.to_dict("list") == {"series": ["w"] * 4, "x": [0, 1, 0, 1], "y": [0, 0, 1, 1],
+                                     "value": [1.0, 2.0, 3.0, 4.0]}
