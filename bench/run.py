@@ -7,6 +7,11 @@ lasts at least ``--min-time`` seconds. The BLAS thread settings are printed and 
 every entry (the Makefile exports ``OPENBLAS_NUM_THREADS=1``; the ``…_2threads`` entries
 raise the limit to 2 with threadpoolctl).
 
+The Gaussian-mixture entries (``dp_em_vs_sklearn_time``, ``gmm_mean_error_*``,
+``dp_em_paper_ordering*``) come from ``bench/gmm.py`` and run under one BLAS/OpenMP thread;
+accuracy entries carry their medians in a ``detail`` field. ``DPVIZ_BENCH_QUICK=1`` (or
+``--quick``) shortens the paper reproduction to 1 repeat and 2 ε values.
+
 Usage: ``python bench/run.py [--out bench/results.json] [--quick]``.
 """
 
@@ -34,6 +39,7 @@ from dp_accounting.pld import privacy_loss_distribution as dpa_pld  # noqa: E402
 from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 import dpviz  # noqa: E402
+from bench.gmm import bench_gmm  # noqa: E402
 from dpviz import lens  # noqa: E402
 from dpviz.privacy import (  # noqa: E402
     METHODS,
@@ -96,13 +102,16 @@ class Bench:
 
     def add(self, name: str, value: float, unit: str, *, baseline: float | None = None,
             baseline_name: str | None = None, target: str | None = None,
-            meets: bool | None = None, note: str = "") -> None:
+            meets: bool | None = None, note: str = "",
+            detail: dict[str, Any] | None = None) -> None:
         ratio = value / baseline if baseline else None
         self.results[name] = {
             "value": value, "unit": unit, "baseline": baseline, "ratio": ratio,
             "target": target, "meets_target": meets, "baseline_is": baseline_name,
             "blas_threads": blas_threads(), "note": note,
         }
+        if detail is not None:
+            self.results[name]["detail"] = detail
         shown = f"{name}: {value:.4g} {unit}"
         if baseline:
             shown += f" (baseline {baseline:.4g}, ratio {ratio:.3g})"
@@ -312,12 +321,12 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     def fmt(v: Any, spec: str = ".4g") -> str:
         return "—" if v is None else format(v, spec)
 
-    head = f"{'benchmark':<36} {'value':>10} {'unit':<8} {'baseline':>10} {'ratio':>7} " \
+    head = f"{'benchmark':<40} {'value':>10} {'unit':<10} {'baseline':>10} {'ratio':>7} " \
            f"{'thr':>3}  target"
     lines = [head, "-" * len(head)]
     for name, r in results.items():
         verdict = "" if r["meets_target"] is None else (" ✓" if r["meets_target"] else " ✗")
-        lines.append(f"{name:<36} {fmt(r['value']):>10} {r['unit']:<8} "
+        lines.append(f"{name:<40} {fmt(r['value']):>10} {r['unit']:<10} "
                      f"{fmt(r['baseline']):>10} {fmt(r['ratio'], '.3g'):>7} "
                      f"{fmt(r['blas_threads'], 'd'):>3}  {r['target'] or ''}{verdict}")
     return "\n".join(lines)
@@ -330,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     b = Bench(min_time=0.05 if args.quick else 0.25, repeats=3 if args.quick else 7)
 
+    started = time.perf_counter()
     env = environment()
     print(f"dpviz bench — Python {env['python']}, numpy {env['numpy']}, dp-accounting "
           f"{env['dp_accounting']}, {env['cpus']} CPUs", flush=True)
@@ -341,11 +351,12 @@ def main(argv: list[str] | None = None) -> int:
     bench_mean(b)
     with threadpool_limits(limits=2, user_api="blas"):
         bench_mean(b, suffix="_2threads")
+    bench_gmm(b, args.quick)
 
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(b.results, indent=2, allow_nan=False) + "\n")
     print(table(b.results))
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out} ({time.perf_counter() - started:.0f} s)")
     return 0
 
 

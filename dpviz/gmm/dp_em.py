@@ -45,7 +45,6 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import solve_triangular
-from scipy.special import logsumexp
 
 from ..data import as_matrix
 from ..privacy import (
@@ -107,22 +106,29 @@ def responsibilities(x: NDArray[np.float64], params: MixtureParameters) -> NDArr
 
     Components with zero weight get zero responsibility.
     """
-    log_density = component_log_densities(x, params.means, params.covariances)
+    log_weighted = component_log_densities(x, params.means, params.covariances)
     with np.errstate(divide="ignore"):
-        log_weighted = log_density + np.log(params.weights)[None, :]
-    return np.exp(log_weighted - logsumexp(log_weighted, axis=1, keepdims=True))
+        log_weighted += np.log(params.weights)[None, :]
+    top = log_weighted.max(axis=1, keepdims=True)
+    weighted = np.exp(log_weighted - top)
+    return weighted / weighted.sum(axis=1, keepdims=True)
 
 
 def component_log_densities(x: NDArray[np.float64], means: NDArray[np.float64],
                             covariances: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``log N(xᵢ | μₖ, Σₖ)`` for every row and component (n × k), via Cholesky factors."""
+    """``log N(xᵢ | μₖ, Σₖ)`` for every row and component (n × k).
+
+    With ``Σ = LLᵀ`` and ``P = L⁻ᵀ``, the Mahalanobis term is ``‖xP − μP‖²``: one row-major
+    matrix product per component.
+    """
     n, d = x.shape
     out = np.empty((n, len(means)))
     for j, (mean, cov) in enumerate(zip(means, covariances, strict=True)):
         chol = np.linalg.cholesky(cov)
-        z = solve_triangular(chol, (x - mean).T, lower=True, check_finite=False)
+        precision_chol = solve_triangular(chol, np.eye(d), lower=True, check_finite=False).T
+        z = x @ precision_chol - mean @ precision_chol
         log_det = 2.0 * np.sum(np.log(np.diag(chol)))
-        out[:, j] = -0.5 * (np.sum(z * z, axis=0) + log_det + d * math.log(2 * math.pi))
+        out[:, j] = -0.5 * (np.einsum("ij,ij->i", z, z) + log_det + d * math.log(2 * math.pi))
     return out
 
 
