@@ -59,7 +59,9 @@ def test_analytic_gaussian_edges():
 def test_classic_gaussian(epsilon, delta):
     mu = cal.classic_gaussian_mu(epsilon, delta)
     # σ = Δ·√(2 ln(1.25/δ))/ε
-    assert 1 / mu == pytest.approx(math.sqrt(2 * math.log(1.25 / delta)) / epsilon, rel=1e-12)
+    sigma_over_delta = 1 / mu
+    assert sigma_over_delta == pytest.approx(math.sqrt(2 * math.log(1.25 / delta)) / epsilon,
+                                             rel=1e-12)
     assert cal.classic_gaussian_epsilon(mu, delta) == pytest.approx(epsilon, rel=1e-12)
     # the classic σ is valid (ε < 1) and never below the analytic one
     assert mu <= cal.analytic_gaussian_mu(epsilon, delta)
