@@ -7,8 +7,10 @@ restated in ALGORITHMS.md §2, which this module follows everywhere:
 * rows are clipped to a public ball and mapped onto the unit ball, where the sensitivities
   below hold (replace-one neighbours); the paper's max-norm scaling (read from the data, not
   private) is used only in paper mode, with the not-private flag;
-* the initialisation is data-independent (drawn from the generator), and EM runs **exactly J
-  noisy M-steps** — no convergence test on private data;
+* the initialisation is data-independent (drawn from the generator) — or, as a labelled
+  option, the centres of J₀ private Lloyd iterations (DPLloyd, planned in the same budget
+  solve and charged to the same ledger) — and EM runs **exactly J noisy M-steps** — no
+  convergence test on private data;
 * the E-step uses only the previously *released* parameters, so replacing row j changes only
   row j's responsibilities γⱼ (a probability vector over the k components);
 * each iteration releases the weights ``π = Σᵢγᵢ/n`` (L2 sensitivity √2/n, L1 2/n), then for
@@ -62,8 +64,11 @@ from ..privacy.bounds import Ball, clip_to_ball, resolve_ball
 from ..privacy.solver import PlannedMechanism
 from ..result import Result
 from ..spec import Estimator, Param
+from .dplloyd import lloyd_iterations, lloyd_sensitivity
 
 Scenario = Literal["GGG", "LLG"]
+Initialisation = Literal["uniform", "dplloyd"]
+INITIALISATIONS = ("uniform", "dplloyd")
 
 #: The constants the paper leaves open (ALGORITHMS.md §2, "choice").
 N_MIN = 1.0
@@ -73,6 +78,13 @@ EIGEN_FLOOR = 1e-3
 # d = 2, separation 6σ, J = 20, 20 seeds) reaches the optimum from 50% of starts with I and
 # from 95% with 0.1·I. Still data-independent; a labelled choice.
 INITIAL_VARIANCE = 0.1
+# The private (DPLloyd) start: its centres already sit on the components, so the start's
+# covariances are small — public, a labelled choice (unit-ball units).
+LLOYD_START_VARIANCE = 0.01
+#: Defaults of the DPLloyd start, chosen by measurement (see ``dp_em``'s notes).
+INIT_ITERATIONS = 3
+INIT_SHARE = 0.2
+INIT_RELEASE = "initial counts and sums"
 
 
 @dataclass(frozen=True)
@@ -176,6 +188,16 @@ def _plan(scenario: Scenario, k: int, iterations: int, joint: bool) -> list[Plan
             PlannedRelease("covariances", "gaussian", 1.0, count=iterations * per_iteration)]
 
 
+def _start_weight(plan: list[PlannedRelease], share: float, iterations: int) -> float:
+    """Weight of each of the start's J₀ releases so that it takes ``share`` of the plan.
+
+    The share is of ``Σ count·w²`` — the plan's squared levels, i.e. of ρ under zCDP (and
+    a ρ budget), the default accounting; the other methods spend about in that proportion.
+    """
+    rest = sum(r.count * r.weight**2 for r in plan)
+    return math.sqrt(share / (1.0 - share) * rest / iterations)
+
+
 def _noisy(value: NDArray[np.float64] | float, allocation: Allocation, sensitivity: float, *,
            rng: np.random.Generator, ledger: Ledger, name: str,
            norm_l1: float | None = None) -> NDArray[np.float64]:
@@ -274,7 +296,9 @@ def dp_em(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 20,
           rng: np.random.Generator, radius: float | str | None = None,
           scenario: Scenario = "GGG", joint_release: bool = False,
           eigen_floor: float = EIGEN_FLOOR, n_min: float = N_MIN,
-          initial_variance: float = INITIAL_VARIANCE) -> Result:
+          initial_variance: float = INITIAL_VARIANCE,
+          initialisation: Initialisation = "uniform", init_iterations: int = INIT_ITERATIONS,
+          init_share: float = INIT_SHARE) -> Result:
     """Fit a k-component Gaussian mixture with DP-EM (seed 002, Algorithm 1; ALGORITHMS.md §2).
 
     Parameters
@@ -302,13 +326,27 @@ def dp_em(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 20,
         Floor of the noisy component sizes Ñₖ (choice).
     initial_variance : float
         The starting covariances are this times I, in unit-ball units (choice; see
-        :data:`INITIAL_VARIANCE`).
+        :data:`INITIAL_VARIANCE`). Used by the uniform start.
+    initialisation : {"uniform", "dplloyd"}
+        ``uniform``: the data-independent start. ``dplloyd`` (a labelled option): the start's
+        means are the centres of ``init_iterations`` private Lloyd iterations (DPLloyd, from
+        uniform centres drawn as above) on the same unit-ball rows, each releasing noisy
+        counts and sums at L1 sensitivity 2(d + 1); they are planned in the same budget
+        solve as the M-steps, so the ledger's total is still the budget. Covariances start
+        at :data:`LLOYD_START_VARIANCE`·I, weights uniform.
+    init_iterations : int
+        J₀, the Lloyd iterations of the private start (1 … 200).
+    init_share : float
+        The private start's share (strictly between 0 and 1) of the plan's squared levels
+        ``Σ count·w²`` — its share of ρ under zCDP.
 
     Returns
     -------
     Result
         ``estimate``: ``weights``, ``means``, ``covariances`` in data units;
-        ``diagnostics["trajectory"]``: the parameters after each iteration (and the start).
+        ``diagnostics["trajectory"]``: the start (with ``dplloyd``, the Lloyd centres), then
+        the parameters after each iteration; with ``dplloyd`` also
+        ``diagnostics["start_centres"]`` ((J₀ + 1) × k × d, data units: the Lloyd replay).
 
     Raises
     ------
@@ -337,6 +375,14 @@ def dp_em(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 20,
         raise ValueError(f"n_min must be > 0, got {n_min}")
     if not initial_variance > 0:
         raise ValueError(f"initial_variance must be > 0, got {initial_variance}")
+    if initialisation not in INITIALISATIONS:
+        raise ValueError(f"initialisation must be uniform or dplloyd, got {initialisation!r}")
+    if (isinstance(init_iterations, bool) or int(init_iterations) != init_iterations
+            or not 1 <= init_iterations <= 200):
+        raise ValueError("init_iterations must be a whole number >= 1 and <= 200, got "
+                         f"{init_iterations}")
+    if not 0 < init_share < 1:
+        raise ValueError(f"init_share must be > 0 and < 1, got {init_share}")
     if budget.rho is None and budget.delta == 0 and not budget.non_private:
         raise BudgetError("DP-EM releases its covariances with Gaussian noise, which needs "
                           "delta > 0")
@@ -349,10 +395,33 @@ def dp_em(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 20,
         warnings.warn(warning.message, warning.category, stacklevel=2)
     unit = ball.to_unit(x)
     iterations = int(iterations)
-    allocations = solve(_plan(scenario, k, iterations, joint_release), budget)
+    init_iterations = int(init_iterations)
+    plan = _plan(scenario, k, iterations, joint_release)
+    private_start = initialisation == "dplloyd"
+    if private_start:
+        plan.append(PlannedRelease(INIT_RELEASE, "laplace", 1.0, count=init_iterations,
+                                   weight=_start_weight(plan, init_share, init_iterations)))
+    allocations = solve(plan, budget)
     sens = _Sensitivities.for_data(n, d, budget.paper_mode)
     ledger = Ledger(budget)
     params = initial_parameters(k, d, rng, initial_variance)
+    diagnostics: dict[str, Any] = {}
+    if private_start:
+        run = lloyd_iterations(unit, params.means, allocations[INIT_RELEASE],
+                               iterations=init_iterations, rng=rng, ledger=ledger,
+                               name=INIT_RELEASE)
+        params = MixtureParameters(
+            np.full(k, 1.0 / k), run.centres[-1],
+            np.repeat(LLOYD_START_VARIANCE * np.eye(d)[None], k, axis=0))
+        diagnostics["start_centres"] = np.stack([ball.from_unit(c) for c in run.centres])
+        start = (f"private: the centres of {init_iterations} DPLloyd iterations (noisy counts "
+                 "and sums, L1 sensitivity 2(d + 1), Laplace) from means uniform in "
+                 "[-0.5, 0.5]^d / sqrt(d) on the unit ball; covariances "
+                 f"{LLOYD_START_VARIANCE:g}·I (public choice), uniform weights; planned in "
+                 "the same budget solve as the M-steps")
+    else:
+        start = ("data-independent: means uniform in [-0.5, 0.5]^d / sqrt(d) on the unit "
+                 f"ball, covariances {initial_variance:g}·I, uniform weights")
     trajectory = [_in_data_units(params, ball)]
     for iteration in range(iterations):
         gamma = responsibilities(unit, params)
@@ -365,8 +434,7 @@ def dp_em(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 20,
     choices: dict[str, Any] = {
         "bound": ball.describe(), "radius": ball.radius,
         "scenario": scenario, "iterations": iterations, "joint release": joint_release,
-        "initialisation": "data-independent: means uniform in [-0.5, 0.5]^d / sqrt(d) on the "
-                          f"unit ball, covariances {initial_variance:g}·I, uniform weights",
+        "initialisation": start,
         "budget split": "equal: every Gaussian release the same sigma/sensitivity, every "
                         "Laplace release the same epsilon (the paper's)",
         "delta split": "linear: delta / (number of Gaussian releases) each; advanced: "
@@ -378,22 +446,36 @@ def dp_em(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 20,
         "weights sensitivity": ("L1 2/n, L2 2/n (paper)" if budget.paper_mode
                                 else "L1 2/n, L2 sqrt(2)/n"),
     }
+    if private_start:
+        start_allocation = allocations[INIT_RELEASE]
+        choices["initial iterations"] = init_iterations
+        choices["initial share"] = init_share
+        choices["initial share means"] = (
+            "the start's fraction of the plan's squared levels (sum of count x weight^2): "
+            "its share of rho under zCDP")
+        choices["initial sensitivity"] = lloyd_sensitivity(d)
+        choices["initial epsilon per iteration"] = start_allocation.epsilon
     return Result(
         estimate={"weights": final.weights, "means": final.means,
                   "covariances": final.covariances},
         ledger=ledger, choices=choices, not_private=ball.not_private,
-        diagnostics={"trajectory": tuple(trajectory), "ball": ball})
+        diagnostics={"trajectory": tuple(trajectory), "ball": ball, **diagnostics})
 
 
 def _registered(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
                 radius: float | str | None = None, k: int, iterations: int = 20,
                 scenario: Scenario = "GGG", joint_release: bool = False,
                 eigen_floor: float = EIGEN_FLOOR, n_min: float = N_MIN,
-                initial_variance: float = INITIAL_VARIANCE) -> Result:
+                initial_variance: float = INITIAL_VARIANCE,
+                initialisation: Initialisation = "uniform",
+                init_iterations: int = INIT_ITERATIONS,
+                init_share: float = INIT_SHARE) -> Result:
     """DP-EM as the registry calls it."""
     return dp_em(data, budget, k=k, iterations=iterations, rng=rng, radius=radius,
                  scenario=scenario, joint_release=joint_release, eigen_floor=eigen_floor,
-                 n_min=n_min, initial_variance=initial_variance)
+                 n_min=n_min, initial_variance=initial_variance,
+                 initialisation=initialisation, init_iterations=init_iterations,
+                 init_share=init_share)
 
 
 def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
@@ -453,7 +535,16 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                       help="floor of the covariance eigenvalues after noise (unit-ball units)"),
                 Param("n_min", "float", N_MIN, min=1e-6, max=1e9, choice=True,
                       help="floor of the noisy component sizes"),
-                INIT_VARIANCE)),
+                INIT_VARIANCE,
+                Param("initialisation", "str", "uniform", options=INITIALISATIONS,
+                      choice=True,
+                      help="uniform: data-independent start; dplloyd: the centres of a few "
+                           "private Lloyd iterations, charged to the same budget"),
+                Param("init_iterations", "int", INIT_ITERATIONS, min=1, max=200,
+                      choice=True,
+                      help="J0, the private Lloyd iterations of the dplloyd start"),
+                Param("init_share", "float", INIT_SHARE, min=0.001, max=0.999, choice=True,
+                      help="the dplloyd start's share of the budget (of rho under zCDP)"))),
     "em": Estimator(
         task="gmm", name="em", function=nonprivate_em, label="EM (non-private)",
         paper="Dempster, Laird & Rubin 1977; the same start as DP-EM",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -33,10 +34,11 @@ from numpy.typing import ArrayLike, NDArray
 from .. import limits
 from ..data import as_matrix
 from ..privacy import (
+    Allocation,
     Budget,
     Ledger,
     PlannedRelease,
-    release,
+    laplace,
     solve,
 )
 from ..privacy.bounds import resolve_ball
@@ -139,6 +141,53 @@ def _initial_centres(k: int, d: int, rng: np.random.Generator) -> NDArray[np.flo
     return rng.uniform(-0.5, 0.5, size=(k, d)) / math.sqrt(d)
 
 
+@dataclass(frozen=True)
+class LloydRun:
+    """What :func:`lloyd_iterations` released and computed (unit-ball coordinates).
+
+    ``centres``: the start, then the centres after every iteration (J + 1 arrays, k × d);
+    ``noisy_counts`` J × k and ``noisy_sums`` J × k × d: the released values.
+    """
+
+    centres: list[NDArray[np.float64]]
+    noisy_counts: NDArray[np.float64]
+    noisy_sums: NDArray[np.float64]
+
+
+def lloyd_iterations(points: NDArray[np.float64], centres: NDArray[np.float64],
+                     allocation: Allocation, *, iterations: int, rng: np.random.Generator,
+                     ledger: Ledger, name: str = "counts and sums") -> LloydRun:
+    """J private Lloyd iterations on unit-ball rows from public ``centres``.
+
+    Each iteration releases :func:`lloyd_statistics` with Laplace noise at the allocation's
+    noise multiplier times the L1 sensitivity :func:`lloyd_sensitivity` (``2(d + 1)``) and
+    records it in ``ledger`` as ``"{name}, iteration j"``; the new centres are
+    :func:`update_centres` of it (post-processing). The allocation may be planned at that
+    sensitivity (DPLloyd) or at unit sensitivity inside a larger plan (DP-EM's private
+    start): the drawn scale is the same multiplier either way.
+    """
+    if allocation.release.mechanism != "laplace":
+        raise ValueError(f"Lloyd iterations release with Laplace noise; the allocation "
+                         f"{allocation.release.name!r} is {allocation.release.mechanism}")
+    k, d = centres.shape
+    sensitivity = lloyd_sensitivity(d)
+    scale = (allocation.scale if allocation.release.sensitivity == sensitivity
+             else allocation.scale_for(sensitivity))
+    trajectory = [centres]
+    noisy_counts = np.empty((iterations, k))
+    noisy_sums = np.empty((iterations, k, d))
+    for it in range(iterations):
+        exact = lloyd_statistics(points, centres)
+        noisy = np.asarray(laplace(exact, sensitivity=sensitivity, scale=scale, rng=rng,
+                                   ledger=ledger, name=f"{name}, iteration {it + 1}",
+                                   part=allocation.release.part))
+        noisy_counts[it] = noisy[:k]
+        noisy_sums[it] = noisy[k:].reshape(k, d)
+        centres = update_centres(noisy, centres)
+        trajectory.append(centres)
+    return LloydRun(trajectory, noisy_counts, noisy_sums)
+
+
 def private_lloyd(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 10,
                   rng: np.random.Generator, radius: float | str | None = None,
                   split: str = "equal", initial: ArrayLike | None = None) -> Result:
@@ -223,17 +272,10 @@ def private_lloyd(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 
     allocation = solve(plan, budget)["counts and sums"]
     ledger = Ledger(budget)
 
-    trajectory = [centres]
-    noisy_counts = np.empty((iterations, k))
-    noisy_sums = np.empty((iterations, k, d))
-    for it in range(iterations):
-        exact = lloyd_statistics(points, centres)
-        noisy = np.asarray(release(exact, allocation, rng=rng, ledger=ledger,
-                                   name=f"counts and sums, iteration {it + 1}"))
-        noisy_counts[it] = noisy[:k]
-        noisy_sums[it] = noisy[k:].reshape(k, d)
-        centres = update_centres(noisy, centres)
-        trajectory.append(centres)
+    run = lloyd_iterations(points, centres, allocation, iterations=iterations, rng=rng,
+                           ledger=ledger)
+    trajectory, noisy_counts, noisy_sums = run.centres, run.noisy_counts, run.noisy_sums
+    centres = trajectory[-1]
 
     last = np.clip(noisy_counts[-1], 0.0, None)
     weights = last / last.sum() if last.sum() > 0 else np.full(k, 1.0 / k)

@@ -524,13 +524,16 @@ def test_paper_mode_without_a_radius_reads_the_bound_from_the_data():
 # ------------------------------------------- 5. ε = ∞ is non-private EM from the same start
 
 
-def reference_em(x, k, iterations, seed, radius, floor=1e-3, variance=0.1, n_min=1.0):
+def reference_em(x, k, iterations, seed, radius, floor=1e-3, variance=0.1, n_min=1.0,
+                 start=None):
     """Plain numpy EM on rows clipped to B(0, radius) and scaled to the unit ball, with
-    dp_em's data-independent start and post-processing; returns data-unit parameters."""
+    dp_em's data-independent start (or ``start``, unit-ball units) and post-processing;
+    returns data-unit parameters."""
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     u = x * np.minimum(1.0, radius / np.maximum(norms, 1e-300)) / radius
     n, d = u.shape
-    start = initial_parameters(k, d, np.random.default_rng(seed), variance)
+    if start is None:
+        start = initial_parameters(k, d, np.random.default_rng(seed), variance)
     w, mu, cov = start.weights, start.means, start.covariances
     out = [(w, mu * radius, cov * radius**2)]
     for _ in range(iterations):
@@ -796,3 +799,195 @@ def test_cli_without_k_exits_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("dpviz: ") and "'k'" in err and err.count("\n") == 1
     assert main([*argv, "--k", "2", "--set", "iterations=2"]) == 0
+
+
+# ------------------------------------------------ 9. the private (DPLloyd) initialisation
+
+
+def lloyd_start_plan(scenario, k, iterations, joint, j0, share):
+    """The spec plan plus the start's J0 Laplace releases, weighted (independently of the
+    module) so that they take ``share`` of Σ count·w²."""
+    plan = spec_plan(scenario, k, iterations, joint)
+    rest = sum(r.count * r.weight**2 for r in plan)
+    weight = math.sqrt(share * rest / ((1 - share) * j0))
+    return [*plan, PlannedRelease("initial counts and sums", "laplace", count=j0,
+                                  weight=weight)]
+
+
+def _run_lloyd_start(method, scenario, joint, paper_mode=False, epsilon=1.0, rho=None,
+                     j0=2, share=0.2, seed=16):
+    x = mixture(np.random.default_rng(15), 200, k=2)
+    budget = (Budget(rho=rho) if rho is not None else
+              Budget(epsilon=epsilon, delta=1e-5, method=method, paper_mode=paper_mode))
+    return dp_em(x, budget, k=2, iterations=2, rng=np.random.default_rng(seed),
+                 scenario=scenario, joint_release=joint, radius=1.0,
+                 initialisation="dplloyd", init_iterations=j0, init_share=share)
+
+
+LLOYD_TOTAL_CASES = [(m, s, j, p) for p in (False, True) for m in METHODS
+                     for s in ("GGG", "LLG") for j in (False, True)]
+
+
+@pytest.mark.parametrize("method, scenario, joint, paper_mode", LLOYD_TOTAL_CASES)
+def test_lloyd_start_ledger_total_equals_and_never_exceeds_the_budget(method, scenario, joint,
+                                                                     paper_mode):
+    result = _run_lloyd_start(method, scenario, joint, paper_mode)
+    total = result.ledger.total()
+    assert total.method == method and total.delta == 1e-5
+    assert total.epsilon == pytest.approx(1.0, rel=1e-6) and total.epsilon <= 1.0
+    assert any(r.name.startswith("initial counts and sums") for r in result.ledger.releases)
+    for epsilon in (0.5, 2.0):
+        ledger = _run_lloyd_start(method, scenario, joint, paper_mode, epsilon=epsilon).ledger
+        assert ledger.total().epsilon <= epsilon
+
+
+def test_lloyd_start_rho_budget_total_and_share():
+    result = _run_lloyd_start("zcdp", "GGG", False, rho=0.2, j0=3, share=0.25)
+    total = result.ledger.total()
+    assert total.rho <= 0.2 and total.rho == pytest.approx(0.2, rel=1e-9)
+    start = sum(r.rho for r in result.ledger.releases
+                if r.name.startswith("initial counts and sums"))
+    assert start == pytest.approx(0.25 * 0.2, rel=1e-9)  # the share, of ρ
+
+
+@pytest.mark.parametrize("method, scenario, joint", [("zcdp", "GGG", False),
+                                                     ("linear", "LLG", False),
+                                                     ("pld", "GGG", True)])
+@pytest.mark.parametrize("d", [2, 3])
+def test_lloyd_start_releases_are_in_the_ledger_at_the_planned_multiplier(method, scenario,
+                                                                         joint, d):
+    k, iterations, j0, share = 2, 2, 3, 0.3
+    x = mixture(np.random.default_rng(30), 300, d=d, k=k)
+    budget = Budget(epsilon=1.0, delta=1e-5, method=method)
+    result = dp_em(x, budget, k=k, iterations=iterations, rng=np.random.default_rng(31),
+                   scenario=scenario, joint_release=joint, radius=1.0,
+                   initialisation="dplloyd", init_iterations=j0, init_share=share)
+    planned = solve(lloyd_start_plan(scenario, k, iterations, joint, j0, share), budget)
+    releases = result.ledger.releases
+    start = releases[:j0]  # the start comes first
+    assert [r.name for r in start] == [f"initial counts and sums, iteration {i + 1}"
+                                       for i in range(j0)]
+    assert not any(r.name.startswith("initial") for r in releases[j0:])
+    z = planned["initial counts and sums"].multiplier
+    for r in start:
+        assert r.mechanism == "laplace" and r.norm == "L1"
+        assert r.sensitivity == 2.0 * (d + 1)
+        assert r.scale == pytest.approx(z * 2.0 * (d + 1), rel=1e-9)
+    # the M-steps are drawn at the joint plan's multipliers, not at the plan without the start
+    for r in releases[j0:]:
+        assert r.sensitivity / r.scale == pytest.approx(1 / planned[kind_of(r.name)].multiplier,
+                                                        rel=1e-9)
+    choices = result.choices
+    assert choices["initial iterations"] == j0 and choices["initial share"] == share
+    assert choices["initial sensitivity"] == 2.0 * (d + 1)
+    assert choices["initialisation"].startswith("private: the centres of 3 DPLloyd")
+
+
+def test_lloyd_start_uses_dplloyds_iterations_not_a_copy(monkeypatch):
+    from dpviz.gmm import dplloyd
+
+    calls = []
+    original = dplloyd.lloyd_iterations
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs["iterations"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(dpem, "lloyd_iterations", spy)
+    _run_lloyd_start("zcdp", "GGG", False, j0=4)
+    assert calls == [4]
+
+
+def exact_lloyd(points, centres, iterations):
+    for _ in range(iterations):
+        labels = ((points[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+        centres = np.array([points[labels == j].mean(axis=0) if np.any(labels == j)
+                            else centres[j] for j in range(len(centres))])
+    return centres
+
+
+@pytest.mark.parametrize("k, d, radius", [(3, 2, 4.0), (2, 4, 1.0)])
+def test_epsilon_inf_lloyd_start_is_lloyd_then_non_private_em(k, d, radius):
+    rng = np.random.default_rng(32)
+    x = radius * mixture(rng, 400, d=d, k=k, spread=0.1, scale=0.6)
+    x[:5] *= 3  # outside the ball: both clip them
+    iterations, j0, seed = 6, 4, 33
+    result = dp_em(x, Budget(epsilon=math.inf), k=k, iterations=iterations,
+                   rng=np.random.default_rng(seed), radius=radius,
+                   initialisation="dplloyd", init_iterations=j0)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    u = x * np.minimum(1.0, radius / norms) / radius
+    drawn = np.random.default_rng(seed).uniform(-0.5, 0.5, size=(k, d)) / math.sqrt(d)
+    centres = exact_lloyd(u, drawn, j0)
+    start = MixtureParameters(np.full(k, 1 / k), centres,
+                              np.repeat(0.01 * np.eye(d)[None], k, axis=0))
+    expected = reference_em(x, k, iterations, seed, radius, start=start)
+    steps = trajectory(result)
+    assert len(steps) == iterations + 1
+    np.testing.assert_allclose(result.diagnostics["start_centres"][0], drawn * radius,
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(steps[0].means, centres * radius, rtol=0, atol=1e-12)
+    for got, (w, mu, cov) in zip(steps, expected, strict=True):
+        np.testing.assert_allclose(got.weights, w, rtol=0, atol=1e-8)
+        np.testing.assert_allclose(got.means, mu, rtol=0, atol=1e-8)
+        np.testing.assert_allclose(got.covariances, cov, rtol=0, atol=1e-8)
+    assert all(r.scale == 0 for r in result.ledger.releases)
+    assert len(result.ledger.releases) == j0 + iterations * (2 * k + 1)
+
+
+def test_lloyd_start_same_seed_same_result_and_trajectory_starts_at_lloyd():
+    x = mixture(np.random.default_rng(34), 1000)
+    budget = Budget(epsilon=5.0, delta=1e-5)
+    a, b, c = (dp_em(x, budget, k=3, iterations=3, rng=np.random.default_rng(s),
+                     initialisation="dplloyd") for s in (7, 7, 8))
+    for name in ("weights", "means", "covariances"):
+        assert np.array_equal(a.estimate[name], b.estimate[name])
+        assert not np.array_equal(a.estimate[name], c.estimate[name])
+    assert a.ledger.to_dict() == b.ledger.to_dict()
+    assert np.array_equal(trajectory(a)[0].means, a.diagnostics["start_centres"][-1])
+    assert a.diagnostics["start_centres"].shape == (dpem.INIT_ITERATIONS + 1, 3, 2)
+    one = dpviz.run("gmm", "dp_em", x, epsilon=1.0, delta=1e-5, k=3, iterations=3, seed=9,
+                    initialisation="dplloyd", init_iterations=2, init_share=0.3)
+    two = dpviz.run("gmm", "dp_em", x, epsilon=1.0, delta=1e-5, k=3, iterations=3, seed=9,
+                    initialisation="dplloyd", init_iterations=2, init_share=0.3)
+    assert one.to_dict() == two.to_dict()
+    assert one.choices["initial iterations"] == 2 and one.choices["initial share"] == 0.3
+    assert one.ledger.total().epsilon == pytest.approx(1.0, rel=1e-6)
+
+
+def test_uniform_is_the_default_and_the_params_are_labelled_choices():
+    result = dp_em(GOOD, Budget(epsilon=1.0, delta=1e-5), k=2, iterations=2,
+                   rng=np.random.default_rng(0))
+    assert result.choices["initialisation"].startswith("data-independent")
+    assert not any(r.name.startswith("initial") for r in result.ledger.releases)
+    assert "start_centres" not in result.diagnostics
+    params = {p.name: p for p in dpviz.registry.estimator("gmm", "dp_em").params}
+    assert params["initialisation"].default == "uniform" and params["initialisation"].choice
+    assert params["initialisation"].options == ("uniform", "dplloyd")
+    assert params["init_iterations"].default == 3 and params["init_share"].default == 0.2
+
+
+LLOYD_BAD = {
+    "initialisation": ({"initialisation": "kmeans++"},
+                       r"^initialisation must be uniform or dplloyd, got 'kmeans\+\+'$"),
+    "init_iterations zero": ({"init_iterations": 0},
+                             r"^init_iterations must be a whole number >= 1 and <= 200, "
+                             r"got 0$"),
+    "init_iterations fractional": ({"init_iterations": 1.5},
+                                   r"^init_iterations must be a whole number >= 1 and <= 200, "
+                                   r"got 1.5$"),
+    "init_share zero": ({"init_share": 0.0}, r"^init_share must be > 0 and < 1, got 0.0$"),
+    "init_share negative": ({"init_share": -0.1},
+                            r"^init_share must be > 0 and < 1, got -0.1$"),
+    "init_share one": ({"init_share": 1.0}, r"^init_share must be > 0 and < 1, got 1.0$"),
+    "init_share NaN": ({"init_share": math.nan}, r"^init_share must be > 0 and < 1, got nan$"),
+}
+
+
+@pytest.mark.parametrize("case", list(LLOYD_BAD))
+def test_bad_initialisation_values_are_refused_with_a_sentence(case):
+    changes, message = LLOYD_BAD[case]
+    kwargs = {"initialisation": "dplloyd", **changes}
+    with pytest.raises(ValueError, match=message):
+        dp_em(GOOD, Budget(epsilon=1.0, delta=1e-5), k=2, iterations=3,
+              rng=np.random.default_rng(0), **kwargs)
