@@ -77,3 +77,9 @@ with figures:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
     with st.expander("Choices the paper leaves open", icon=":material/rule:"):
         st.dataframe(gmm.choices_table(result.choices), hide_index=True, key="gmm_choices")
+
+st.divider()
+with st.expander("Reproduce the DP-EM paper", icon=":material/science:"):
+    gmm.paper_section()
+with st.expander("DP-EM against the peers", icon=":material/leaderboard:"):
+    gmm.peers_section()

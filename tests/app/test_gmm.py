@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpviz.registry import TASKS
+from dpviz.ui import gmm as gmm_ui
 
 from .app_helpers import charts, errors, open_page, values
 
@@ -33,7 +35,7 @@ def test_page_draws_everything(gmm):
     assert gmm.number_input(key="gmm_dp_em_eigen_floor").value == pytest.approx(1e-3)
     assert gmm.toggle(key="gmm_dp_em_joint_release").value is False
     assert gmm.slider(key="gmm_iteration").value == 20
-    assert list(charts(gmm)) == ["gmm_figure", "gmm_ledger"]
+    assert list(charts(gmm)) == ["gmm_figure", "gmm_ledger", "gmm_paper", "gmm_peers"]
     names = [t["name"] for t in charts(gmm)["gmm_figure"]["data"]]
     assert names == ["data (rows drawn)", "true 1σ ellipses", "true 2σ ellipses",
                      "private 1σ ellipses", "private 2σ ellipses", "true means",
@@ -108,7 +110,7 @@ def test_real_dataset_with_projection_and_not_private_warning(gmm):
 def test_non_private_reference_has_no_budget(gmm):
     gmm.selectbox(key="gmm_estimator").set_value("sklearn_gmm").run()
     assert not gmm.exception and not errors(gmm)
-    assert list(charts(gmm)) == ["gmm_figure"]
+    assert list(charts(gmm)) == ["gmm_figure", "gmm_paper", "gmm_peers"]
     assert "gmm_iteration" not in [s.key for s in gmm.slider]
 
 
@@ -144,7 +146,6 @@ def _csv(rows) -> bytes:
 
 @pytest.fixture
 def good_csv() -> bytes:
-    import numpy as np
     rng = np.random.default_rng(3)
     centres = np.array([[-3.0, 0.0], [3.0, 0.0], [0.0, 4.0]])
     return _csv(np.concatenate([c + 0.5 * rng.standard_normal((100, 2)) for c in centres]))
@@ -194,3 +195,71 @@ def test_bad_csv_shows_the_engine_sentence(gmm, content, k, sentence):
     assert not gmm.exception
     assert len(errors(gmm)) == 1 and sentence in errors(gmm)[0], errors(gmm)
     assert charts(gmm) == {}
+
+
+# --- saved benchmarks: the DP-EM paper reproduced, the peers ------------------------------
+
+def _markdown(at: AppTest, start: str) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith(start))
+
+
+def test_paper_section_draws_the_saved_curves_with_claim_and_verdict(gmm):
+    from dpviz.ui import engine
+
+    assert {"gmm_paper", "gmm_peers"} <= set(charts(gmm))
+    fig = charts(gmm)["gmm_paper"]
+    assert "dpviz defaults" in fig["layout"]["title"]["text"]
+    legend = [t["name"] for t in fig["data"] if t.get("showlegend") is not False]
+    assert legend == ["linear", "advanced", "zCDP", "MA", "PLD", "non-private EM"]
+    assert fig["layout"]["xaxis"]["type"] == fig["layout"]["xaxis2"]["type"] == "log"
+    claim = _markdown(gmm, "**The paper's claim:**")
+    assert "zCDP and the moments accountant give higher test log-likelihood" in claim
+    rep = engine.paper_reproduction(engine.saved_table(str(engine.PAPER_CSV)), "dpviz")
+    verdict = _markdown(gmm, "**Verdict:**")
+    holds, cells = rep.ordering
+    assert f"holds in {holds} of {cells} (scenario, ε) cells" in verdict
+    assert "GGG > LLG does not hold" in verdict and "zCDP at ε = 0.5" in verdict
+    zcdp = next(t for t in fig["data"] if t["name"] == "GGG zCDP")
+    expected = rep.curves.query("scenario == 'GGG' and accounting == 'zcdp'")["median"]
+    np.testing.assert_allclose(values(zcdp["y"]), expected.to_numpy())
+    assert any(f"median over {rep.repeats} repeats" in c.value and "synthetic mixture of "
+               "the same shape" in c.value for c in gmm.caption)
+    medians = next(d.value for d in gmm.dataframe if "scenario" in d.value.columns)
+    assert medians.shape == (10, 2 + 5)
+
+
+def test_paper_mode_toggle_switches_the_curves(gmm):
+    before = charts(gmm)["gmm_paper"]["data"]
+    gmm.toggle(key="gmm_paper_mode").set_value(True).run()
+    assert not gmm.exception and not errors(gmm)
+    fig = charts(gmm)["gmm_paper"]
+    assert "paper mode" in fig["layout"]["title"]["text"] and fig["data"] != before
+    assert any("not private" in w.value for w in gmm.warning)
+    assert "holds in 9 of 10" in _markdown(gmm, "**Verdict:**")
+
+
+def test_peers_section_reads_the_saved_errors(gmm):
+    from dpviz.ui import engine
+
+    medians = engine.mean_error_medians(engine.saved_table(str(engine.ERRORS_CSV)))
+    fig = charts(gmm)["gmm_peers"]
+    assert [t["name"] for t in fig["data"]] == list(gmm_ui.PEERS.values())
+    assert all(len(values(t["y"])) == 20 for t in fig["data"])
+    reading = _markdown(gmm, "**Reading:**")
+    assert f"DPLloyd {medians['dplloyd_J10']:.3g}" in reading
+    assert f"KMeans {medians['diffprivlib_kmeans']:.3g}" in reading
+    assert reading.startswith("**Reading:** DP-EM currently loses to both peers")
+
+
+def test_paper_verdict_says_when_the_claim_holds():
+    import pandas as pd
+
+    from dpviz.ui import engine
+
+    rows = [("dpviz", s, a, e, r, i + (s == "GGG") + r)
+            for i, a in enumerate(engine.PAPER_METHODS) for s in ("GGG", "LLG")
+            for e in (0.5, 1.0) for r in (0, 1)]
+    table = pd.DataFrame(rows, columns=["variant", "scenario", "accounting", "epsilon",
+                                        "repeat", "test_loglik"])
+    verdict = gmm_ui.paper_verdict(engine.paper_reproduction(table, "dpviz"))
+    assert "holds in 4 of 4" in verdict and "GGG beats LLG in all 10" in verdict

@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_gmm_epsilon_slider_redraws(page, server):
     open_page(page, server + "/gmm")
     assert problems(page) == []
-    assert page.locator(".js-plotly-plot").count() == 2
+    assert page.locator(".js-plotly-plot").count() == 4  # + the saved-benchmark figures
     before = figure_data(page, 0)
     thumb = page.get_by_role("slider", name="ε")
     thumb.focus()
