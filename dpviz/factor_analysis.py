@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import limits
 from .data import as_matrix
+from .linalg import project_psd
 from .privacy import Budget, BudgetError, Ledger, PlannedRelease, solve, symmetric_gaussian
 from .privacy.bounds import resolve_ball
 from .result import Result
@@ -48,20 +49,6 @@ def second_moment_sensitivity(n: int) -> float:
     0.014142
     """
     return math.sqrt(2.0) / n
-
-
-def project_psd(matrix: ArrayLike, floor: float = EIGENVALUE_FLOOR) -> NDArray[np.float64]:
-    """Symmetrise and raise every eigenvalue below ``floor`` to ``floor``.
-
-    Examples
-    --------
-    >>> project_psd([[1.0, 0.0], [0.0, -2.0]]).tolist()
-    [[1.0, 0.0], [0.0, 0.0001]]
-    """
-    m = np.asarray(matrix, dtype=float)
-    values, vectors = np.linalg.eigh((m + m.T) / 2)
-    out: NDArray[np.float64] = (vectors * np.maximum(values, floor)) @ vectors.T
-    return (out + out.T) / 2
 
 
 def fa_log_likelihood(second_moment: ArrayLike, loadings: ArrayLike,
@@ -250,7 +237,7 @@ def private_factor_analysis(data: ArrayLike, budget: Budget, *, factors: int = 5
     noisy = symmetric_gaussian(points.T @ points / n, sensitivity=sensitivity,
                                sigma=allocation.scale, rng=rng, ledger=ledger,
                                name="second moment")
-    released = project_psd(noisy)
+    released = project_psd(noisy, EIGENVALUE_FLOOR)
     raised = int(np.sum(np.linalg.eigvalsh((noisy + noisy.T) / 2) < EIGENVALUE_FLOOR))
     w, psi, history = fit_factor_analysis(released, factors, iterations=iterations,
                                           start=start)

@@ -149,7 +149,7 @@ def look(values: ArrayLike, neighbour_values: ArrayLike, *, query: Query, mechan
                                center=(lo + hi) / 2, rng=rng)
         ledger = result.ledger
         released = float(result.estimate["mean"][0])
-        allocation = solve([PlannedRelease("mean", mechanism, sens)], budget)["mean"]
+        allocation = result.diagnostics["allocation"]
     else:
         allocation = solve([PlannedRelease(query, mechanism, sens)], budget)[query]
         ledger = Ledger(budget)

@@ -100,6 +100,7 @@ def private_mean(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
     return Result(
         estimate={"mean": noisy}, ledger=ledger, choices=choices, not_private=ball.not_private,
         diagnostics={"true_mean": true_mean, "noise_scale": allocation.scale,
+                     "allocation": allocation,
                      "rows_clipped": clipped_rows})
 
 

@@ -12,6 +12,7 @@ from sklearn.datasets import load_digits
 from sklearn.decomposition import FactorAnalysis
 
 from dpviz.factor_analysis import (
+    EIGENVALUE_FLOOR,
     ESTIMATORS,
     canonical_rotation,
     digits_factor_images,
@@ -19,9 +20,9 @@ from dpviz.factor_analysis import (
     fa_log_likelihood,
     fit_factor_analysis,
     private_factor_analysis,
-    project_psd,
     second_moment_sensitivity,
 )
+from dpviz.linalg import project_psd
 from dpviz.privacy import Budget, BudgetError
 from dpviz.privacy.calibration import analytic_gaussian_mu
 
@@ -212,7 +213,8 @@ def test_released_matrix_is_projected_onto_psd_with_the_floor():
     assert result.diagnostics["eigenvalues_raised"] > 0
     assert np.linalg.eigvalsh(result.diagnostics["second_moment"]).min() >= 1e-4 * (1 - 1e-9)
     assert np.all(result.estimate["noise_variances"] > 0)
-    assert np.linalg.eigvalsh(project_psd(-np.eye(3))).tolist() == pytest.approx([1e-4] * 3)
+    assert np.linalg.eigvalsh(project_psd(-np.eye(3), EIGENVALUE_FLOOR)).tolist() == \
+        pytest.approx([1e-4] * 3)
 
 
 def test_em_step_matches_the_formulas_of_algorithms_md():

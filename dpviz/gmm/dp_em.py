@@ -49,14 +49,14 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import solve_triangular
 
 from ..data import as_matrix
+from ..linalg import project_psd
 from ..privacy import (
     Allocation,
     Budget,
     BudgetError,
     Ledger,
     PlannedRelease,
-    gaussian,
-    laplace,
+    release,
     solve,
     symmetric_gaussian,
 )
@@ -144,21 +144,6 @@ def component_log_densities(x: NDArray[np.float64], means: NDArray[np.float64],
     return out
 
 
-def project_psd(matrix: NDArray[np.float64], floor: float,
-                cap: float = math.inf) -> NDArray[np.float64]:
-    """Symmetrise and clip every eigenvalue into ``[floor, cap]`` (post-processing).
-
-    Examples
-    --------
-    >>> project_psd(np.array([[1.0, 0.0], [0.0, -2.0]]), 1e-3).round(4).tolist()
-    [[1.0, 0.0], [0.0, 0.001]]
-    """
-    sym = (matrix + matrix.T) / 2
-    values, vectors = np.linalg.eigh(sym)
-    out = (vectors * np.clip(values, floor, cap)) @ vectors.T
-    return (out + out.T) / 2
-
-
 @dataclass(frozen=True)
 class _Sensitivities:
     """Replace-one sensitivities on the unit ball (ALGORITHMS.md §2)."""
@@ -198,17 +183,9 @@ def _start_weight(plan: list[PlannedRelease], share: float, iterations: int) -> 
     return math.sqrt(share / (1.0 - share) * rest / iterations)
 
 
-def _noisy(value: NDArray[np.float64] | float, allocation: Allocation, sensitivity: float, *,
-           rng: np.random.Generator, ledger: Ledger, name: str,
-           norm_l1: float | None = None) -> NDArray[np.float64]:
-    """Release ``value`` at the allocation's noise multiplier times its own sensitivity."""
-    if allocation.release.mechanism == "laplace":
-        l1 = sensitivity if norm_l1 is None else norm_l1
-        return np.asarray(laplace(value, sensitivity=l1, scale=allocation.scale_for(l1),
-                                  rng=rng, ledger=ledger, name=name))
-    return np.asarray(gaussian(value, sensitivity=sensitivity,
-                               sigma=allocation.scale_for(sensitivity), rng=rng, ledger=ledger,
-                               name=name, epsilon=allocation.epsilon, delta=allocation.delta))
+def _own(allocation: Allocation, l2: float, l1: float) -> float:
+    """The release's sensitivity in its mechanism's norm (L1 for Laplace, L2 for Gaussian)."""
+    return l1 if allocation.release.mechanism == "laplace" else l2
 
 
 def _m_step(x: NDArray[np.float64], gamma: NDArray[np.float64], plan: Mapping[str, Allocation],
@@ -219,8 +196,10 @@ def _m_step(x: NDArray[np.float64], gamma: NDArray[np.float64], plan: Mapping[st
     k = gamma.shape[1]
     label = f"iteration {iteration + 1}"
     weights = gamma.sum(axis=0) / n
-    noisy_weights = _noisy(weights, plan["weights"], sens.weights_l2, norm_l1=sens.weights_l1,
-                           rng=rng, ledger=ledger, name=f"weights, {label}")
+    noisy_weights = np.asarray(release(
+        weights, plan["weights"], sensitivity=_own(plan["weights"], sens.weights_l2,
+                                                   sens.weights_l1),
+        rng=rng, ledger=ledger, name=f"weights, {label}"))
     noisy_weights = np.clip(noisy_weights, 0.0, 1.0)
     total = noisy_weights.sum()
     noisy_weights = noisy_weights / total if total > 0 else np.full(k, 1.0 / k)
@@ -229,8 +208,9 @@ def _m_step(x: NDArray[np.float64], gamma: NDArray[np.float64], plan: Mapping[st
     sums = gamma.T @ x  # k × d
     second = np.stack([(x * gamma[:, j:j + 1]).T @ x for j in range(k)])  # k × d × d, BLAS
     if joint:
-        noisy_sums = _noisy(sums, plan["means"], sens.joint_means, rng=rng, ledger=ledger,
-                            name=f"mean sums (all components), {label}")
+        noisy_sums = np.asarray(release(sums, plan["means"], sensitivity=sens.joint_means,
+                                        rng=rng, ledger=ledger,
+                                        name=f"mean sums (all components), {label}"))
         means = noisy_sums / counts[:, None]
         noisy_second = _joint_second_moments(second, plan["covariances"], sens, rng=rng,
                                              ledger=ledger, name=f"second moments, {label}")
@@ -240,10 +220,10 @@ def _m_step(x: NDArray[np.float64], gamma: NDArray[np.float64], plan: Mapping[st
         means = np.empty((k, d))
         covariances = []
         for j in range(k):
-            means[j] = _noisy(sums[j] / counts[j], plan["means"],
-                              sens.mean_l2_times_n / counts[j],
-                              norm_l1=sens.mean_l1_times_n / counts[j], rng=rng,
-                              ledger=ledger, name=f"mean {j + 1}, {label}")
+            means[j] = release(sums[j] / counts[j], plan["means"],
+                               sensitivity=_own(plan["means"], sens.mean_l2_times_n / counts[j],
+                                                sens.mean_l1_times_n / counts[j]),
+                               rng=rng, ledger=ledger, name=f"mean {j + 1}, {label}")
             released = symmetric_gaussian(
                 second[j] / counts[j], sensitivity=sens.covariance_times_n / counts[j],
                 sigma=plan["covariances"].scale_for(sens.covariance_times_n / counts[j]),
@@ -269,9 +249,8 @@ def _joint_second_moments(second: NDArray[np.float64], allocation: Allocation,
     k, d, _ = second.shape
     rows, cols = np.triu_indices(d)
     upper = second[:, rows, cols]  # k × d(d+1)/2
-    noisy = np.asarray(gaussian(upper, sensitivity=sens.joint_second_moments,
-                                sigma=allocation.scale_for(sens.joint_second_moments), rng=rng,
-                                ledger=ledger, name=name))
+    noisy = np.asarray(release(upper, allocation, sensitivity=sens.joint_second_moments,
+                               rng=rng, ledger=ledger, name=name))
     out = np.empty_like(second)
     out[:, rows, cols] = noisy
     out[:, cols, rows] = noisy

@@ -38,7 +38,7 @@ from ..privacy import (
     Budget,
     Ledger,
     PlannedRelease,
-    laplace,
+    release,
     solve,
 )
 from ..privacy.bounds import resolve_ball
@@ -171,16 +171,13 @@ def lloyd_iterations(points: NDArray[np.float64], centres: NDArray[np.float64],
                          f"{allocation.release.name!r} is {allocation.release.mechanism}")
     k, d = centres.shape
     sensitivity = lloyd_sensitivity(d)
-    scale = (allocation.scale if allocation.release.sensitivity == sensitivity
-             else allocation.scale_for(sensitivity))
     trajectory = [centres]
     noisy_counts = np.empty((iterations, k))
     noisy_sums = np.empty((iterations, k, d))
     for it in range(iterations):
         exact = lloyd_statistics(points, centres)
-        noisy = np.asarray(laplace(exact, sensitivity=sensitivity, scale=scale, rng=rng,
-                                   ledger=ledger, name=f"{name}, iteration {it + 1}",
-                                   part=allocation.release.part))
+        noisy = np.asarray(release(exact, allocation, sensitivity=sensitivity, rng=rng,
+                                   ledger=ledger, name=f"{name}, iteration {it + 1}"))
         noisy_counts[it] = noisy[:k]
         noisy_sums[it] = noisy[k:].reshape(k, d)
         centres = update_centres(noisy, centres)

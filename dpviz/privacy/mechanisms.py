@@ -119,20 +119,26 @@ def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
 
 
 def release(value: ArrayLike, allocation: Allocation, *, rng: np.random.Generator,
-            ledger: Ledger, name: str | None = None) -> NDArray[np.float64] | float:
+            ledger: Ledger, name: str | None = None,
+            sensitivity: float | None = None) -> NDArray[np.float64] | float:
     """Release ``value`` with the noise the budget solver allocated to it.
 
     The allocation says which mechanism (Laplace or Gaussian), its sensitivity and scale.
+    A release whose own sensitivity differs from the planned one — DP-EM's ``2/Ñₖ`` depends
+    on earlier releases, so its plan is at unit sensitivity — passes ``sensitivity`` (L1 for
+    Laplace, L2 for Gaussian): the noise is drawn at the plan's multiplier times it
+    (:meth:`~dpviz.privacy.solver.Allocation.scale_for`), so the accounting is the plan's.
     """
     planned = allocation.release
     label = name or planned.name
+    own = planned.sensitivity if sensitivity is None else sensitivity
+    scale = allocation.scale if own == planned.sensitivity else allocation.scale_for(own)
     if planned.mechanism == "laplace":
-        return laplace(value, sensitivity=planned.sensitivity, scale=allocation.scale, rng=rng,
-                       ledger=ledger, name=label, part=planned.part)
+        return laplace(value, sensitivity=own, scale=scale, rng=rng, ledger=ledger, name=label,
+                       part=planned.part)
     if planned.mechanism == "gaussian":
-        return gaussian(value, sensitivity=planned.sensitivity, sigma=allocation.scale, rng=rng,
-                        ledger=ledger, name=label, part=planned.part,
-                        epsilon=allocation.epsilon, delta=allocation.delta)
+        return gaussian(value, sensitivity=own, sigma=scale, rng=rng, ledger=ledger, name=label,
+                        part=planned.part, epsilon=allocation.epsilon, delta=allocation.delta)
     raise ValueError(f"release() adds Laplace or Gaussian noise; {label!r} is "
                      f"{planned.mechanism}: call its own mechanism with epsilon "
                      f"{allocation.epsilon}")

@@ -320,11 +320,13 @@ PLD_MARGIN = 1e-9
 def _never_over(plan: Sequence[PlannedRelease], budget: Budget, t: float) -> list[Allocation]:
     """Allocations at ``t``, nudged down until they do not spend more than the target."""
     target = float(budget.rho if budget.rho is not None else budget.epsilon)  # type: ignore[arg-type]
+    allocations = _allocate(plan, budget, t)
     discretised = budget.rho is None and discretised_pld(
-        [a.event() for a in _allocate(plan, budget, t)], budget.method)
+        [a.event() for a in allocations], budget.method)
     goal = target * (1 - PLD_MARGIN) if discretised else target
     for step in range(60):
-        allocations = _allocate(plan, budget, t)
+        if step:
+            allocations = _allocate(plan, budget, t)
         spent = _spent(allocations, budget)
         if spent <= goal:
             return allocations
