@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
-from .. import limits, viz
+from .. import experiments, limits, viz
 from ..data import DATASETS
 from ..metrics import METRICS, Truth, match_components
 from ..registry import TASKS
@@ -354,13 +354,12 @@ PEERS = {"dp_em_J20": "DP-EM, J = 20 (default)", "dp_em_J10": "DP-EM, J = 10",
          "em_J20": "EM, non-private"}
 PEER_COLORS = {"dp_em_J20": "#e8590c", "dp_em_J10": "#f59f00", "dplloyd_J10": "#1f6feb",
                "diffprivlib_kmeans": "#7048e8", "em_J20": "#1a1a1a"}
-#: The tight accountants, and the ε from which their curves meet the ceiling.
-TIGHT = ("zcdp", "ma", "pld")
+#: The ε from which the tight accountants' curves meet the ceiling.
 SATURATED = 2.0
 SHORT = {"zcdp": "zCDP", "ma": "MA", "pld": "PLD", "linear": "linear", "advanced": "advanced"}
 
 
-def paper_verdict(rep: engine.PaperReproduction) -> str:
+def paper_verdict(rep: experiments.PaperReproduction) -> str:
     """One sentence with the numbers: whether the ordering holds and GGG beats LLG."""
     holds, cells = rep.ordering
     wins, pairs = rep.ggg_wins
@@ -368,7 +367,7 @@ def paper_verdict(rep: engine.PaperReproduction) -> str:
                 f"(scenario, ε) cells")
     medians = rep.curves.set_index(["scenario", "accounting", "epsilon"])["median"]
     losses = []
-    for method in TIGHT:
+    for method in experiments.TIGHT:
         cells_lost = []
         for eps in sorted(e for e in set(rep.curves["epsilon"]) if e < SATURATED):
             ggg, llg = medians.get(("GGG", method, eps)), medians.get(("LLG", method, eps))
@@ -385,7 +384,7 @@ def paper_verdict(rep: engine.PaperReproduction) -> str:
             ggg += ("; under the tight accountants LLG is better — " + "; ".join(losses)
                     + " (LLG vs GGG)")
     top = rep.curves[(rep.curves["epsilon"] >= SATURATED)
-                     & rep.curves["accounting"].isin(TIGHT)]["median"]
+                     & rep.curves["accounting"].isin(experiments.TIGHT)]["median"]
     if len(top) and math.isfinite(rep.ceiling):
         ggg += (f"; from ε = {SATURATED:g} both are within {rep.ceiling - top.min():.2g} of "
                 "non-private EM under the tight accountants")
@@ -401,7 +400,7 @@ def paper_section() -> None:
                                 "which is NOT private. Off: dpviz's defaults (public radius, "
                                 "tight sensitivities, analytic Gaussian).")
     table = attempt(engine.saved_table, str(engine.PAPER_CSV))
-    rep = attempt(engine.paper_reproduction, table,
+    rep = attempt(experiments.paper_reproduction, table,
                   "paper_mode" if paper_mode else "dpviz")
     if paper_mode:
         st.warning("Paper mode reads the scaling from the data (max-norm): these runs are "
@@ -411,7 +410,7 @@ def paper_section() -> None:
     with figure:
         variant = "paper mode" if paper_mode else "dpviz defaults"
         fig = viz.dp_em_paper_figure(
-            rep.curves, ceiling=rep.ceiling, methods=engine.PAPER_METHODS, floor=PAPER_FLOOR,
+            rep.curves, ceiling=rep.ceiling, methods=experiments.PAPER_METHODS, floor=PAPER_FLOOR,
             title=f"Test log-likelihood per point against ε — {variant}")
         show_chart(fig, key="gmm_paper", filename="dpviz-dp-em-paper")
     with words:
@@ -433,7 +432,7 @@ def paper_section() -> None:
 def peers_section() -> None:
     """DP-EM against DPLloyd, diffprivlib's KMeans and non-private EM (saved benchmark)."""
     table = attempt(engine.saved_table, str(engine.ERRORS_CSV))
-    medians = engine.mean_error_medians(table)
+    medians = experiments.mean_error_medians(table)
     fig = viz.mean_error_boxes(table, PEERS, colors=PEER_COLORS,
                                title="Matched mean error at ε = 1, δ = 1e-5 (per seed)")
     show_chart(fig, key="gmm_peers", filename="dpviz-gmm-peers")

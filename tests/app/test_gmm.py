@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpviz import experiments
 from dpviz.registry import TASKS
 from dpviz.ui import gmm as gmm_ui
 
@@ -214,7 +215,7 @@ def test_paper_section_draws_the_saved_curves_with_claim_and_verdict(gmm):
     assert fig["layout"]["xaxis"]["type"] == fig["layout"]["xaxis2"]["type"] == "log"
     claim = _markdown(gmm, "**The paper's claim:**")
     assert "zCDP and the moments accountant give higher test log-likelihood" in claim
-    rep = engine.paper_reproduction(engine.saved_table(str(engine.PAPER_CSV)), "dpviz")
+    rep = experiments.paper_reproduction(engine.saved_table(str(engine.PAPER_CSV)), "dpviz")
     verdict = _markdown(gmm, "**Verdict:**")
     holds, cells = rep.ordering
     assert f"holds in {holds} of {cells} (scenario, ε) cells" in verdict
@@ -241,7 +242,7 @@ def test_paper_mode_toggle_switches_the_curves(gmm):
 def test_peers_section_reads_the_saved_errors(gmm):
     from dpviz.ui import engine
 
-    medians = engine.mean_error_medians(engine.saved_table(str(engine.ERRORS_CSV)))
+    medians = experiments.mean_error_medians(engine.saved_table(str(engine.ERRORS_CSV)))
     fig = charts(gmm)["gmm_peers"]
     assert [t["name"] for t in fig["data"]] == list(gmm_ui.PEERS.values())
     assert all(len(values(t["y"])) == 20 for t in fig["data"])
@@ -254,12 +255,11 @@ def test_peers_section_reads_the_saved_errors(gmm):
 def test_paper_verdict_says_when_the_claim_holds():
     import pandas as pd
 
-    from dpviz.ui import engine
 
     rows = [("dpviz", s, a, e, r, i + (s == "GGG") + r)
-            for i, a in enumerate(engine.PAPER_METHODS) for s in ("GGG", "LLG")
+            for i, a in enumerate(experiments.PAPER_METHODS) for s in ("GGG", "LLG")
             for e in (0.5, 1.0) for r in (0, 1)]
     table = pd.DataFrame(rows, columns=["variant", "scenario", "accounting", "epsilon",
                                         "repeat", "test_loglik"])
-    verdict = gmm_ui.paper_verdict(engine.paper_reproduction(table, "dpviz"))
+    verdict = gmm_ui.paper_verdict(experiments.paper_reproduction(table, "dpviz"))
     assert "holds in 4 of 4" in verdict and "GGG beats LLG in all 10" in verdict
