@@ -59,6 +59,9 @@ class Truth:
         are computed on them.
     test_data : ndarray or None
         Held-out rows for the test log-likelihood (never shown to the estimator).
+    matrix : ndarray or None
+        The matrix a covariance estimator targets (d × d: ``XᵀX/n`` of the unclipped rows,
+        ALGORITHMS.md §6).
     """
 
     weights: NDArray[np.float64] | None = None
@@ -67,6 +70,7 @@ class Truth:
     labels: NDArray[np.int64] | None = None
     data: NDArray[np.float64] | None = None
     test_data: NDArray[np.float64] | None = None
+    matrix: NDArray[np.float64] | None = None
 
     @classmethod
     def from_mixture(cls, mixture: Mixture, test_data: ArrayLike | None = None) -> Truth:
@@ -469,6 +473,76 @@ def gmm_adjusted_rand(result: Result, truth: Truth | None) -> float:
                          _estimate(result, "covariances"))
 
 
+# --- covariance and community metrics ---
+
+def frobenius_error(true_matrix: ArrayLike, estimated_matrix: ArrayLike) -> float:
+    """``‖Σ̃ − Σ‖_F``, the error of seed 001 (Dong, Liang, Yi), in the data's squared units.
+
+    Examples
+    --------
+    >>> frobenius_error(np.eye(2), [[1.0, 0.0], [0.0, 4.0]])
+    3.0
+    """
+    a = np.atleast_2d(np.asarray(true_matrix, dtype=float))
+    b = np.atleast_2d(np.asarray(estimated_matrix, dtype=float))
+    if a.shape != b.shape:
+        raise ValueError(f"the matrices must have one shape, got {a.shape} and {b.shape}")
+    return float(np.linalg.norm(b - a))
+
+
+def community_error(true_labels: ArrayLike, labels: ArrayLike) -> float:
+    """Share of vertices on the wrong side, up to the global sign: ``min(w, n − w)/n``.
+
+    Labels are ±1 (seed 003 §5); a labelling and its negation are the same partition.
+
+    Examples
+    --------
+    >>> community_error([1, 1, -1, -1], [-1, -1, 1, -1])
+    0.25
+    """
+    truth = np.asarray(true_labels).ravel()
+    guess = np.asarray(labels).ravel()
+    if truth.shape != guess.shape:
+        raise ValueError(f"labels must give one label per vertex: {truth.size} true, "
+                         f"{guess.size} estimated")
+    if not (np.isin(truth, (-1, 1)).all() and np.isin(guess, (-1, 1)).all()):
+        raise ValueError("community labels must be -1 or +1")
+    wrong = int(np.count_nonzero(truth != guess))
+    return min(wrong, truth.size - wrong) / truth.size
+
+
+def covariance_frobenius_error(result: Result, truth: Truth | None) -> float:
+    """:func:`frobenius_error` of the released matrix (task ``covariance``).
+
+    The target is ``truth.matrix``, or else the result's ``true_covariance`` diagnostic (the
+    unclipped data's matrix); NaN for a ⊥ result.
+    """
+    estimate = _estimate(result, "covariance")
+    target: Any = result.diagnostics.get("true_covariance")
+    if truth is not None and truth.matrix is not None:
+        target = truth.matrix
+    if estimate is None or target is None:
+        return math.nan
+    return frobenius_error(target, estimate)
+
+
+def _community_error(result: Result, truth: Truth | None) -> float:
+    labels = _estimate(result, "labels")
+    if labels is None or truth is None or truth.labels is None:
+        return math.nan
+    return community_error(truth.labels, labels)
+
+
+def sbm_error_rate(result: Result, truth: Truth | None) -> float:
+    """:func:`community_error` of the released labels against ``truth.labels`` (±1)."""
+    return _community_error(result, truth)
+
+
+def sbm_overlap(result: Result, truth: Truth | None) -> float:
+    """The overlap ``1 − 2·error`` (1 exact, 0 no better than a coin) of seed 003 §5."""
+    return 1.0 - 2.0 * _community_error(result, truth)
+
+
 METRICS: Mapping[str, Mapping[str, MetricFunction]] = MappingProxyType({
     "mean": MappingProxyType({"mean_error": mean_error}),
     "gmm": MappingProxyType({
@@ -479,5 +553,7 @@ METRICS: Mapping[str, Mapping[str, MetricFunction]] = MappingProxyType({
         "nicv": gmm_nicv,
         "adjusted_rand": gmm_adjusted_rand,
     }),
+    "covariance": MappingProxyType({"frobenius_error": covariance_frobenius_error}),
+    "sbm": MappingProxyType({"overlap": sbm_overlap, "error_rate": sbm_error_rate}),
 })
 """Each task's metrics by name: ``METRICS[task][name](result, truth) -> float``."""

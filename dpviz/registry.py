@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from . import data, factor_analysis, gmm, limits, mean, metrics
+from . import covariance, data, factor_analysis, gmm, limits, mean, metrics, sbm
 from .privacy import METHODS
 from .spec import Estimator, Param
 
@@ -18,6 +18,8 @@ TASKS: Mapping[str, Mapping[str, Estimator]] = MappingProxyType({
     "mean": MappingProxyType(dict(mean.ESTIMATORS)),
     "gmm": MappingProxyType(dict(gmm.ESTIMATORS)),
     "factor_analysis": MappingProxyType(dict(factor_analysis.ESTIMATORS)),
+    "covariance": MappingProxyType(dict(covariance.ESTIMATORS)),
+    "sbm": MappingProxyType(dict(sbm.ESTIMATORS)),
 })
 
 COMMON_PARAMS: tuple[Param, ...] = (

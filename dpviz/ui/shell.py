@@ -25,7 +25,9 @@ NAVIGATION: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
                  ("pages/lens.py", "Privacy lens", ":material/visibility:"))),
     ("Estimators", (("pages/gmm.py", "Gaussian mixtures", ":material/bubble_chart:"),
                     ("pages/exposure.py", "Privacy exposure", ":material/person_search:"),
-                    ("pages/factors.py", "Factor analysis", ":material/grid_view:"))),
+                    ("pages/factors.py", "Factor analysis", ":material/grid_view:"),
+                    ("pages/covariance.py", "Covariance", ":material/grid_on:"),
+                    ("pages/sbm.py", "Stochastic block model", ":material/hub:"))),
 )
 
 SEED_HELP = ("Seeds every random draw on every page, so a link reopens the same numbers. "
