@@ -233,7 +233,8 @@ def test_bad_input_is_a_sentence_shared_with_the_cli(kwargs, argv, message, pref
 
 
 @pytest.mark.parametrize(("task", "estimator", "message"), [
-    ("gmmm", "laplace", "unknown task 'gmmm'; the tasks are: mean, gmm, factor_analysis, covariance, sbm"),
+    ("gmmm", "laplace",
+     "unknown task 'gmmm'; the tasks are: mean, gmm, factor_analysis, covariance, sbm"),
     ("mean", "median", "unknown estimator 'median' for task 'mean'; choose one of: laplace, "
                        "gaussian"),
 ])
