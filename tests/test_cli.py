@@ -389,7 +389,7 @@ BAD_CLI = {
     "missing data file": (lambda p: run_args(str(Path(p).parent / "nope.csv"), "--epsilon", "1"),
                           "no such file: "),
     "no data flag": (lambda p: ("run", "mean", "laplace", "--epsilon", "1"),
-                     "the following arguments are required: --data"),
+                     "one of the arguments --data --edges is required"),
     "text cell": (lambda p: run_args(make_csv(Path(p).parent, b"a,b\n1,2\n3,x7\n"),
                                      "--epsilon", "1"),
                   "the CSV has text 'x7' in row 3, column 2; every cell must be a number"),

@@ -1,17 +1,13 @@
-"""Data in: validation of arrays and CSV files, synthetic mixtures, bundled real sets."""
+"""Data in: validation of arrays, CSV files and edge lists; the generators; bundled real sets."""
 
 from .datasets import DATASETS, Dataset, DatasetInfo, load_dataset
-from .mixtures import (
-    GENERATORS,
-    ExposureDemo,
-    GeneratorSpec,
-    Mixture,
-    exposure_demo,
-    gaussian_mixture,
-    mixture_radius,
-)
+from .generators import GENERATORS, GeneratorSpec
+from .graphs import karate_club, read_edges, stochastic_block_model
+from .mixtures import ExposureDemo, Mixture, exposure_demo, gaussian_mixture, mixture_radius
 from .tables import as_matrix, read_csv, validate_mixture_data
+from .zipf import zipf_norm_data
 
 __all__ = ["DATASETS", "GENERATORS", "Dataset", "DatasetInfo", "ExposureDemo", "GeneratorSpec",
-           "Mixture", "as_matrix", "exposure_demo", "gaussian_mixture", "load_dataset",
-           "mixture_radius", "read_csv", "validate_mixture_data"]
+           "Mixture", "as_matrix", "exposure_demo", "gaussian_mixture", "karate_club",
+           "load_dataset", "mixture_radius", "read_csv", "read_edges", "stochastic_block_model",
+           "validate_mixture_data", "zipf_norm_data"]

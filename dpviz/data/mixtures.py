@@ -9,16 +9,13 @@ radius of the ball the private estimators clip to (ALGORITHMS.md §1.3).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from types import MappingProxyType
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import limits
-from ..spec import Param
 
 COVARIANCE_TYPES = ("spherical", "diagonal", "full")
 WEIGHT_CHOICES = ("equal", "random")
@@ -382,68 +379,3 @@ def exposure_demo(scale: int = 1, seed: int = 0) -> ExposureDemo:
     data *= np.minimum(1.0, 0.95 / norms)
     return ExposureDemo(data=data, labels=np.concatenate(labels).astype(np.int64),
                         lone_index=len(data) - 1, radius=1.0, scale=scale)
-
-
-@dataclass(frozen=True)
-class GeneratorSpec:
-    """A registry entry for a data generator: the function and its parameters.
-
-    ``python -m dpviz list`` prints :meth:`to_dict`; sweeps name a generator in their
-    ``data`` block (``{"generator": "gmm", "k": 3, …}``) and call :meth:`generate`.
-    """
-
-    name: str
-    function: Callable[..., Any]
-    label: str
-    params: tuple[Param, ...]
-
-    def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults filled in and every value parsed; an unknown name is refused."""
-        known = {p.name: p for p in self.params}
-        for name in given:
-            if name not in known:
-                raise ValueError(f"unknown parameter {name!r} for the generator {self.name!r}; "
-                                 f"its parameters are: {', '.join(known)}")
-        return {p.name: p.parse(given[p.name]) if given.get(p.name) is not None else p.default
-                for p in self.params}
-
-    def generate(self, **given: Any) -> Any:
-        """Resolve the parameters and call the generator.
-
-        Examples
-        --------
-        >>> GENERATORS["gmm"].generate(n="500", k=2).data.shape
-        (500, 2)
-        """
-        return self.function(**self.resolve(given))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The form ``python -m dpviz list`` prints."""
-        return {"label": self.label, "params": {p.name: p.to_dict() for p in self.params}}
-
-
-_SEED_PARAM = Param("seed", "int", 0, min=0, max=limits.SEED.high,
-                    help="seed of the data generator (the same seed gives the same data)")
-
-GENERATORS: Mapping[str, GeneratorSpec] = MappingProxyType({
-    "gmm": GeneratorSpec("gmm", gaussian_mixture, "Gaussian mixture", (
-        Param("k", "int", 3, min=limits.COMPONENTS.low, max=limits.COMPONENTS.high,
-              help="number of components"),
-        Param("d", "int", 2, min=limits.DIMENSIONS.low, max=limits.DIMENSIONS.high,
-              help="dimension"),
-        Param("n", "int", 10_000, min=limits.SAMPLE_SIZE.low, max=limits.SAMPLE_SIZE.high,
-              help="number of rows (at least 2k)"),
-        Param("separation", "float", 6.0, min=limits.SEPARATION.low,
-              max=limits.SEPARATION.high,
-              help="smallest distance between two means, in largest standard deviations"),
-        Param("weights", "str", "equal",
-              help="'equal', 'random', or k comma-separated positive weights summing to 1"),
-        Param("covariance", "str", "spherical", options=COVARIANCE_TYPES,
-              help="spherical (sigma^2 I), diagonal, or full (a randomly rotated diagonal)"),
-        _SEED_PARAM)),
-    "exposure_demo": GeneratorSpec("exposure_demo", exposure_demo,
-                                   "Privacy exposure demo (one person alone in a component)", (
-        Param("scale", "int", 1, min=limits.EXPOSURE_SCALE.low, max=limits.EXPOSURE_SCALE.high,
-              help="size multiplier: 104 x scale rows; the far component holds scale people"),
-        _SEED_PARAM)),
-})

@@ -280,12 +280,12 @@ def test_generators_are_read_only_and_describe_themselves_as_json():
     with pytest.raises(TypeError):
         GENERATORS["x"] = None  # type: ignore[index]
     listing = json.loads(json.dumps({name: spec.to_dict() for name, spec in GENERATORS.items()}))
-    assert set(listing) == {"gmm", "exposure_demo"}
+    assert set(listing) == {"gmm", "exposure_demo", "zipf", "sbm"}
     assert list(listing["gmm"]["params"]) == ["k", "d", "n", "separation", "weights",
                                               "covariance", "seed"]
 
 
-@pytest.mark.parametrize("name", ["gmm", "exposure_demo"])
+@pytest.mark.parametrize("name", ["gmm", "exposure_demo", "zipf", "sbm"])
 def test_generator_params_match_the_functions_defaults(name):
     spec = GENERATORS[name]
     signature = inspect.signature(spec.function).parameters
