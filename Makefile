@@ -1,4 +1,5 @@
-# dpviz — `make run` starts the app, `make test` runs the whole suite, `make bench` the benchmarks.
+# dpviz — `make run` starts the app, `make test` runs the whole suite, `make bench` the benchmarks,
+# `make figures` regenerates the papers' saved figures.
 # Each target builds .venv (Python 3.11) from the pinned requirements when it is missing or
 # older than the requirement files.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -9,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: run test bench lint browser-deps clean
+.PHONY: run test bench figures lint browser-deps clean
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "dpviz needs Python 3.11, found " + sys.version.split()[0]'
@@ -39,6 +40,10 @@ lint: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(PY) bench/run.py --out bench/results.json
+
+# The papers' figures at full repeats, saved under assets/ (slow: tens of minutes).
+figures: $(VENV)/.dev
+	$(PY) bench/covariance.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -7,9 +7,10 @@
   ρ = 0.1, N = 4): the four zCDP estimators on the cached prepared data.
 * ``covariance_paper_error_<estimator>``: mean error at the paper's defaults (d = 200,
   n = 50 000, ρ = 0.1, N = 4), against ALGORITHMS.md §6's faithful-run reference.
-* Figures 2 and 3 (:mod:`dpviz.covariance.reproduction`): saved to
-  ``assets/results/covariance_<figure>.csv`` (specs in ``assets/sweeps/dong_<figure>.json``);
-  quick mode runs a reduced grid (2 repeats, Figure 3(d) only) and saves nothing.
+* ``covariance_claim_*``: the paper's claims (:func:`dpviz.covariance.reproduction.verdicts`)
+  read off the saved Figures 2 and 3 (``assets/results/covariance_<figure>.csv``, made by
+  ``make figures`` = ``python bench/covariance.py``: 50 repeats, fewer at the big points) and
+  off a fresh reduced rerun of Figure 2 (3 repeats; quick mode: Figure 3(d), 2 repeats).
 
 One BLAS/OpenMP thread throughout (``threadpool_limits(1)``).
 """
@@ -17,6 +18,7 @@ One BLAS/OpenMP thread throughout (``threadpool_limits(1)``).
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,12 +27,15 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from dpviz.covariance import ESTIMATORS, prepare
-from dpviz.covariance.reproduction import SPECS, run_figure, saved_path
+from dpviz.covariance.reproduction import SPECS, load_saved, run_figure, saved_path, verdicts
 from dpviz.data.zipf import zipf_norm_data
 from dpviz.privacy import Budget
 
-SWEEPS = Path(__file__).resolve().parents[1] / "assets" / "sweeps"
+ROOT = Path(__file__).resolve().parents[1]
+SWEEPS = ROOT / "assets" / "sweeps"
 REFERENCE = {"zero": 2.2e-2, "gauss": 9e-3, "separate": 2.8e-3}
 PAGE_DEFAULTS = {"n": 10_000, "d": 50, "rho": 0.1, "buckets": 4}
 
@@ -95,27 +100,55 @@ def _paper_errors(b: Any, quick: bool) -> None:
               detail={"errors": values})
 
 
-def _figures(b: Any, quick: bool) -> None:
-    names = ["fig3d"] if quick else list(SPECS)
-    for name in names:
+def save_figures(names: list[str] | None = None) -> None:
+    """``make figures``: rerun Figures 2–3 at the paper's repeats and save them.
+
+    Writes ``assets/results/covariance_<figure>.csv`` (what the page and the claims read) and
+    ``assets/sweeps/dong_<figure>.json`` (the grid, repeats and seeds).
+    """
+    for name in names or list(SPECS):
         start = time.perf_counter()
-        frame = run_figure(name, repeats=2 if quick else 50,
-                           repeats_for=None if quick else figure_repeats)
-        seconds = time.perf_counter() - start
-        if not quick:
-            frame.to_csv(saved_path(name), index=False)
-            spec = SPECS[name]
-            SWEEPS.mkdir(parents=True, exist_ok=True)
-            (SWEEPS / f"dong_{name}.json").write_text(json.dumps({
-                "task": "covariance", "figure": name, "description": spec.description,
-                "x_name": spec.x_name, "points": [dict(p) for p in spec.points],
-                "repeats": "50; 20 where n·d² > 2.1e9; 10 where n·d² > 1.1e10",
-                "estimators": sorted(frame["estimator"].unique().tolist()),
-                "seeds": "data seed = repeat, noise seed = 1000 + repeat"}, indent=2) + "\n")
-        best = frame.groupby("estimator")["mean_error"].mean().to_dict()
-        b.add(f"covariance_{name}_run", seconds * 1e3, "ms",
-              note=f"{len(frame)} rows, {'quick: 2 repeats, not saved' if quick else 'saved'}",
-              detail={"mean error by estimator": best})
+        with threadpool_limits(limits=1):
+            frame = run_figure(name, repeats=50, repeats_for=figure_repeats)
+        frame.to_csv(saved_path(name), index=False)
+        spec = SPECS[name]
+        SWEEPS.mkdir(parents=True, exist_ok=True)
+        (SWEEPS / f"dong_{name}.json").write_text(json.dumps({
+            "task": "covariance", "figure": name, "description": spec.description,
+            "x_name": spec.x_name, "points": [dict(p) for p in spec.points],
+            "repeats": "50; 20 where n·d² > 2.1e9; 10 where n·d² > 1.1e10",
+            "estimators": sorted(frame["estimator"].unique().tolist()),
+            "seeds": "data seed = repeat, noise seed = 1000 + repeat"}, indent=2) + "\n")
+        print(f"{name}: {len(frame)} rows in {time.perf_counter() - start:.0f} s → "
+              f"{saved_path(name).relative_to(ROOT)}", flush=True)
+
+
+def _claims(b: Any, frames: dict[str, Any], source: str) -> None:
+    for i, verdict in enumerate(verdicts(frames)):
+        b.add(f"covariance_claim_{verdict.figure}_{i}_{source}", float(verdict.holds),
+              "holds (1/0)", target="1", meets=verdict.holds,
+              note=f"{verdict.claim} — {verdict.numbers} ({source})")
+
+
+def _figures(b: Any, quick: bool) -> None:
+    """The paper's claims: from the saved full runs, and from a fresh reduced rerun."""
+    saved = {}
+    for name in SPECS:
+        try:
+            saved[name] = load_saved(name)
+        except ValueError as err:
+            print(f"  {err}", flush=True)
+    if saved:
+        _claims(b, saved, "saved")
+    name, repeats = ("fig3d", 2) if quick else ("fig2", 3)
+    start = time.perf_counter()
+    fresh = run_figure(name, repeats=repeats,
+                       estimators=("gauss", "separate", "adaptive", "zero"))
+    b.add(f"covariance_{name}_rerun", (time.perf_counter() - start) * 1e3, "ms",
+          note=f"{name} recomputed with {repeats} repeats (not saved), no EMCov",
+          detail={"mean error by estimator":
+                  fresh.groupby("estimator")["mean_error"].mean().to_dict()})
+    _claims(b, {name: fresh}, f"rerun, {repeats} repeats")
 
 
 def bench_covariance(b: Any, quick: bool) -> None:
@@ -125,3 +158,7 @@ def bench_covariance(b: Any, quick: bool) -> None:
         _page(b)
         _paper_errors(b, quick)
         _figures(b, quick)
+
+
+if __name__ == "__main__":
+    save_figures(sys.argv[1:] or None)

@@ -31,6 +31,8 @@ DEFAULTS: Mapping[str, float] = MappingProxyType(
 D_GRID = (10, 20, 30, 50, 70, 100, 200, 400, 800)
 PAPER_ESTIMATORS = ("gauss", "separate", "adaptive", "emcov", "zero")
 EMCOV_MAX_D = 200  # EMCov needs d eigendecompositions: skipped above (the UI's cap too)
+#: "Tracks the better one at a small cost", read as: within this factor at every point.
+TRACKING = 1.5
 
 
 @dataclass(frozen=True)
@@ -169,3 +171,121 @@ def load_saved(name: str) -> pd.DataFrame:
         raise ValueError(f"no saved results for {name}: run `python bench/run.py` to make "
                          f"{path.name}")
     return pd.read_csv(path)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One claim of the paper checked against a figure's numbers.
+
+    Attributes
+    ----------
+    figure : str
+        The figure the claim is read from.
+    claim : str
+        The paper's claim, in its sense.
+    holds : bool
+        Whether dpviz's numbers show it.
+    numbers : str
+        The numbers behind the verdict, one sentence.
+    """
+
+    figure: str
+    claim: str
+    holds: bool
+    numbers: str
+
+
+def _table(frame: pd.DataFrame, series: str | None = None) -> pd.DataFrame:
+    rows = frame if series is None else frame[frame["series"] == series]
+    return rows.pivot_table(index="x", columns="estimator", values="mean_error").sort_index()
+
+
+def crossover(frame: pd.DataFrame, series: str | None = None) -> float:
+    """The smallest x from which SeparateCov's mean error stays below GaussCov's (NaN: never).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"x": [10, 10, 50, 50, 100, 100],
+    ...                   "estimator": ["gauss", "separate"] * 3,
+    ...                   "mean_error": [1.0, 2.0, 3.0, 2.5, 6.0, 3.0]})
+    >>> crossover(f)
+    50.0
+    """
+    table = _table(frame, series)
+    below = (table["separate"] < table["gauss"]).to_numpy()
+    for i in range(len(below)):
+        if below[i:].all():
+            return float(table.index[i])
+    return float("nan")
+
+
+def verdicts(frames: Mapping[str, pd.DataFrame]) -> list[Verdict]:
+    """The paper's claims (ALGORITHMS.md §6, "What the paper claims") against the figures.
+
+    Parameters
+    ----------
+    frames : mapping
+        Figure name → its table (:func:`run_figure` or :func:`load_saved`); a claim whose
+        figure is missing is left out.
+
+    Returns
+    -------
+    list of Verdict
+    """
+    out = []
+    if "fig2" in frames:
+        f = frames["fig2"]
+        where = {s: crossover(f, s) for s in sorted(f["series"].unique(),
+                                                   key=lambda s: int(s.split("=")[1]))}
+        low = _table(f, "n=1000").iloc[0]
+        out.append(Verdict(
+            "fig2", "At trace 1, GaussCov is slightly better at low d and SeparateCov much "
+            "better at high d; the crossover is near d ≈ 30–50 at n = 1000 and ≈ 200 at "
+            "n = 16 000",
+            holds=(low["gauss"] < low["separate"] and 30 <= where.get("n=1000", 0) <= 70
+                   and 100 <= where.get("n=16000", 0) <= 400),
+            numbers="SeparateCov stays below GaussCov from d = " + ", ".join(
+                f"{x:g} ({s})" for s, x in where.items())
+            + f"; at d = {_table(f, 'n=1000').index[0]:g}, n = 1000: GaussCov "
+              f"{low['gauss']:.3g} vs SeparateCov {low['separate']:.3g}"))
+    if "fig3a" in frames:
+        t = _table(frames["fig3a"])  # x = trace, ascending: first row is the smallest trace
+        ratio = {e: t[e].iloc[-1] / t[e].iloc[0] for e in ("gauss", "separate", "adaptive")
+                 if e in t}
+        out.append(Verdict(
+            "fig3a", "GaussCov is not trace-sensitive; SeparateCov and AdaptiveCov are",
+            holds=(0.8 <= ratio["gauss"] <= 1.25 and ratio["separate"] > 2
+                   and ratio.get("adaptive", 3.0) > 2),
+            numbers=f"error at trace {t.index[-1]:.3g} ÷ error at trace {t.index[0]:.3g}: "
+                    + ", ".join(f"{e} {r:.3g}×" for e, r in ratio.items())))
+    tracked = [f for f in frames.values() if {"adaptive", "gauss", "separate"}
+               <= set(f["estimator"])]
+    if tracked:
+        ratios = []
+        for f in tracked:
+            keys = ["figure", "x"] + (["series"] if "series" in f else [])
+            t = f.pivot_table(index=keys, columns="estimator", values="mean_error")
+            ratios.extend((t["adaptive"] / t[["gauss", "separate"]].min(axis=1)).tolist())
+        worst, typical = float(np.max(ratios)), float(np.median(ratios))
+        out.append(Verdict(
+            "all", "AdaptiveCov tracks the better of GaussCov and SeparateCov at a small cost "
+            f"(dpviz's reading: within {TRACKING:g}× of the better one at every point)",
+            holds=worst <= TRACKING,
+            numbers=f"AdaptiveCov ÷ the better of the two: median {typical:.2f}×, at worst "
+                    f"{worst:.2f}×, over {len(ratios)} points of {len(tracked)} figure(s)"))
+    with_emcov = [f for f in frames.values() if "emcov" in set(f["estimator"])]
+    if with_emcov:
+        points = beaten = 0
+        for f in with_emcov:
+            keys = ["figure", "x"] + (["series"] if "series" in f else [])
+            t = f.pivot_table(index=keys, columns="estimator", values="mean_error").dropna(
+                subset=["emcov"])
+            best = t[["gauss", "separate", "adaptive"]].min(axis=1)
+            points += len(t)
+            beaten += int((t["emcov"] > best).sum())
+        out.append(Verdict(
+            "all", "EMCov (the prior work) is dominated",
+            holds=beaten == points,
+            numbers=f"one of the paper's estimators beats EMCov at {beaten} of {points} "
+                    f"points (EMCov runs up to d = {EMCOV_MAX_D})"))
+    return out
