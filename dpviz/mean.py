@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from .data import as_matrix
 from .privacy import Budget, BudgetError, Ledger, PlannedRelease, clip_to_ball, release, solve
-from .privacy.bounds import resolve_ball
+from .privacy.bounds import count_outside, resolve_ball
 from .result import Result
 from .spec import Estimator, Param
 
@@ -91,7 +91,7 @@ def private_mean(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
     allocation = solve([PlannedRelease("mean", mechanism, sensitivity)], budget)["mean"]
     ledger = Ledger(budget)
     noisy = np.atleast_1d(release(true_mean, allocation, rng=rng, ledger=ledger))
-    clipped_rows = int(np.sum(np.linalg.norm(x - ball.center, axis=1) > ball.radius))
+    clipped_rows = count_outside(np.linalg.norm(x - ball.center, axis=1), ball.radius)
     choices = {"bound": ball.describe(), "radius": ball.radius, "center": ball.center,
                "sensitivity": sensitivity,
                "sensitivity norm": "L1" if mechanism == "laplace" else "L2"}

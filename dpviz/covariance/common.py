@@ -42,7 +42,7 @@ from ..privacy import (
     solve,
     symmetric_gaussian,
 )
-from ..privacy.bounds import Ball
+from ..privacy.bounds import Ball, count_outside
 from ..result import Result
 
 Notion = Literal["zcdp", "pure"]
@@ -217,6 +217,7 @@ def clip_rows(x: NDArray[np.float64], ball: Ball) -> CovarianceData:
     r2 = ball.radius**2
     squared = np.einsum("ij,ij->i", x, x)
     over = np.flatnonzero(squared > r2)
+    squared_raw = squared.copy()
     raw_over = x[over].copy()
     if over.size:
         x[over] *= (ball.radius / np.sqrt(squared[over]))[:, None]
@@ -227,7 +228,8 @@ def clip_rows(x: NDArray[np.float64], ball: Ball) -> CovarianceData:
         clipped_over = x[over]
         true = moment + (raw_over.T @ raw_over - clipped_over.T @ clipped_over) / n
     return CovarianceData(rows=x, moment=moment, true_covariance=true, norms=np.sqrt(squared),
-                          ball=ball, rows_clipped=int(over.size))
+                          ball=ball,
+                          rows_clipped=count_outside(np.sqrt(squared_raw[over]), ball.radius))
 
 
 def noisy_matrix(matrix: NDArray[np.float64], privacy: Privacy, *, n: int, radius: float,

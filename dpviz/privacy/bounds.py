@@ -88,6 +88,23 @@ def clip_to_ball(x: ArrayLike, center: ArrayLike, radius: float) -> NDArray[np.f
     return c + offset * factor
 
 
+#: A row counts as clipped when its norm exceeds R by more than this relative rounding margin:
+#: rows scaled to norm exactly R come out as R(1 + 1e-16). (Clipping itself still scales them.)
+CLIP_COUNT_TOLERANCE = 1e-12
+
+
+def count_outside(norms: ArrayLike, radius: float) -> int:
+    """How many rows the page should report as clipped: norm > R beyond rounding.
+
+    Examples
+    --------
+    >>> count_outside([1.0 + 1e-16, 1.5, 0.2], 1.0)
+    1
+    """
+    return int(np.count_nonzero(np.asarray(norms, dtype=float)
+                                > radius * (1.0 + CLIP_COUNT_TOLERANCE)))
+
+
 def resolve_ball(x: NDArray[np.float64], radius: float | str | None,
                  center: ArrayLike | None = None) -> Ball:
     """Turn the user's ``radius`` into a :class:`Ball`.

@@ -18,7 +18,7 @@ from ..metrics import METRICS, Truth, match_components
 from ..registry import TASKS
 from ..result import Result
 from ..spec import Estimator, Param
-from . import engine
+from . import engine, widgets
 from .engine import DataSpec
 from .widgets import advanced, attempt, delta_input, epsilon_slider, method_select, show_chart
 
@@ -161,24 +161,8 @@ def bound_control(spec: DataSpec) -> float | str | None:
 
 
 def param_widget(estimator: str, param: Param) -> Any:
-    """A widget for one registry parameter, with its default, range and help."""
-    key = f"gmm_{estimator}_{param.name}"
-    label = param.name.replace("_", " ").capitalize()
-    if param.type == "bool":
-        return bool(st.toggle(label, value=bool(param.default), key=key,
-                              bind="query-params", help=param.help))
-    if param.options is not None:
-        options = tuple(param.options)
-        return st.selectbox(label, options, index=options.index(param.default), key=key,
-                            bind="query-params", help=param.help)
-    if param.type == "int":
-        return int(st.number_input(label, min_value=int(param.min or 0),
-                                   max_value=None if param.max is None else int(param.max),
-                                   value=int(param.default), step=1, format="%d", key=key,
-                                   bind="query-params", help=param.help))
-    return float(st.number_input(label, min_value=param.min, max_value=param.max,
-                                 value=float(param.default), format="%g", key=key,
-                                 bind="query-params", help=param.help))
+    """A widget for one of a gmm estimator's registry parameters (key ``gmm_<e>_<p>``)."""
+    return widgets.param_widget(f"gmm_{estimator}_{param.name}", param)
 
 
 def _estimator_label(name: str) -> str:

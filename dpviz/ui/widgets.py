@@ -16,6 +16,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from .. import limits
 from ..privacy import METHOD_LABELS, METHODS
+from ..spec import Param
 from ..viz import figure_table
 
 T = TypeVar("T")
@@ -97,3 +98,34 @@ def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = Non
     st.download_button("Download the data (CSV)", data=lambda: table.to_csv(index=False),
                        file_name=f"{filename}.csv", mime="text/csv", key=f"{key}-csv",
                        on_click="ignore", icon=":material/download:", type="tertiary")
+
+
+def param_widget(key: str, param: Param, label: str | None = None) -> Any:
+    """A widget for one registry parameter, with its default, range and help.
+
+    Parameters
+    ----------
+    key : str
+        The widget's key and URL parameter (pages use ``<page>_<estimator>_<param>``).
+    param : Param
+        The registry's description: its type picks the widget.
+    label : str, optional
+        Defaults to the parameter's name in words.
+    """
+    label = label or param.name.replace("_", " ").capitalize()
+    if param.type == "bool":
+        return bool(st.toggle(label, value=bool(param.default), key=key,
+                              bind="query-params", help=param.help))
+    if param.options is not None:
+        options = tuple(param.options)
+        return st.selectbox(label, options, index=options.index(param.default), key=key,
+                            bind="query-params", help=param.help)
+    if param.type == "int":
+        return int(st.number_input(label, min_value=int(param.min or 0),
+                                   max_value=None if param.max is None else int(param.max),
+                                   value=int(param.default), step=1, format="%d", key=key,
+                                   bind="query-params", help=param.help))
+    return float(st.number_input(label, min_value=param.min, max_value=param.max,
+                                 value=float(param.default), format="%g", key=key,
+                                 bind="query-params", help=param.help))
+

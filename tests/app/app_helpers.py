@@ -33,10 +33,13 @@ def charts(at: AppTest) -> dict[str, dict[str, Any]]:
 
 
 def values(data: Any) -> np.ndarray:
-    """A trace's x or y as an array (Plotly writes numpy arrays as base64 ``bdata``)."""
+    """A trace's x, y or z as an array (Plotly writes numpy arrays as base64 ``bdata``, with a
+    matrix's shape as a string such as ``"300, 300"``)."""
     if isinstance(data, dict) and "bdata" in data:
         array = np.frombuffer(base64.b64decode(data["bdata"]), dtype=np.dtype(data["dtype"]))
-        return array.reshape(data["shape"]) if "shape" in data else array
+        if "shape" not in data:
+            return array
+        return array.reshape([int(s) for s in str(data["shape"]).split(",")])
     return np.asarray(data)
 
 

@@ -1,0 +1,509 @@
+"""Widgets, cached engine calls, tables and panels of the Covariance page (seed 001).
+
+Data (the paper's Zipf-norm generator, the digits, or an uploaded CSV) and each estimator's
+run are cached by plain parameters: a slider move reruns only the estimators whose inputs
+changed. The figures come from :mod:`dpviz.viz.covariance`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from numpy.typing import NDArray
+
+import dpviz
+
+from .. import limits
+from ..covariance import prepare, reproduction
+from ..covariance.common import CovarianceData as PreparedRows
+from ..covariance.emcov import DELTA_FOR_RHO
+from ..data import load_dataset, read_csv
+from ..data.zipf import BUCKETS, SKEW, zipf_norm_data
+from ..metrics import frobenius_error
+from ..privacy.calibration import zcdp_epsilon_bun_steinke
+from ..registry import TASKS
+from ..result import Result
+from ..spec import Estimator, Param
+from ..viz import covariance as cov_viz
+from ..viz import ledger_bar
+from . import widgets
+from .gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
+from .widgets import advanced, delta_input, epsilon_slider, show_chart
+
+SYNTHETIC, DIGITS, CSV = "synthetic", "digits", "csv"
+SOURCES = (SYNTHETIC, DIGITS, CSV)
+SOURCE_LABELS = {SYNTHETIC: "Synthetic: Zipf-distributed norms (the paper's generator)",
+                 DIGITS: "Handwritten digits (8 × 8, pixels / 16 / 8)",
+                 CSV: "Upload a CSV file"}
+RHO, EPSILON = "rho", "epsilon"
+BUDGETS = (RHO, EPSILON)
+BUDGET_LABELS = {RHO: "ρ (zCDP, the paper's)", EPSILON: "ε, δ"}
+#: ρ on a log grid 1, 2, 5 × 10ᵏ: the paper's Figure 3d spans 1e-4 … 10.
+RHO_GRID: tuple[float, ...] = tuple(float(f"{m}e{e}") for e in range(-4, 1) for m in (1, 2, 5))
+RHO_GRID += (10.0,)
+#: The estimators ticked on a first visit (EMCov, O(d) eigendecompositions, on request).
+DEFAULT_ESTIMATORS = ("gauss", "separate", "adaptive", "zero")
+#: Synthetic rows at most: the page caches n × d floats per data set.
+MAX_PAGE_ROWS = 100_000
+#: Heatmaps show at most the leading block of this size (six 100 × 100 panels stay light).
+HEATMAP_BLOCK = 100
+#: The public radius of the generator and of the digits (rows in the unit ball).
+UNIT_RADIUS = 1.0
+DASH = "—"
+#: Axis titles of the swept parameters of the paper's figures.
+AXIS_TITLES = {"d": "dimension d", "n": "rows n", "rho": "ρ (zCDP)",
+               "trace": "trace of Σ (mean squared norm)"}
+
+#: ``("synthetic", n, d, buckets, skew, seed)``, ``("digits",)`` or ``("csv", name, bytes)``.
+DataSpec = tuple
+
+
+@dataclass(frozen=True)
+class CovarianceData:
+    """The rows the page runs on, their public bound and how to describe them."""
+
+    data: NDArray[np.float64]
+    radius: float | None
+    names: tuple[str, ...]
+    description: str
+
+
+@st.cache_data(max_entries=8, show_spinner="Making the data…")
+def covariance_data(spec: DataSpec) -> CovarianceData:
+    """The data of a page's data description (the engine's sentence for a bad file)."""
+    if spec[0] == SYNTHETIC:
+        _, n, d, buckets, skew, seed = spec
+        zipf = zipf_norm_data(int(n), int(d), buckets=int(buckets), skew=float(skew),
+                              seed=int(seed))
+        return CovarianceData(
+            zipf.data, UNIT_RADIUS, tuple(f"x{i + 1}" for i in range(int(d))),
+            f"{int(n):,} rows in {int(d)} dimensions: X = ZU, centred, row norms Zipf-"
+            f"distributed over N = {int(buckets)} buckets 2^(k−N) with skew {float(skew):g}; "
+            f"trace of Σ = XᵀX/n: {zipf.trace:.3g} (r = 1, public: the generator's).")
+    if spec[0] == DIGITS:
+        digits = load_dataset(DIGITS)
+        n, d = digits.data.shape
+        return CovarianceData(
+            digits.data, UNIT_RADIUS, digits.names,
+            f"{n:,} handwritten digits as {d} pixels / 16 / 8: every row in the unit ball, "
+            "so r = 1 is public (it comes from the documented pixel range 0…16).")
+    _, name, content = spec
+    data = read_csv(bytes(content))
+    n, d = data.shape
+    return CovarianceData(data, None, tuple(f"column {j + 1}" for j in range(d)),
+                          f"{n:,} rows × {d} columns from the uploaded file {name}.")
+
+
+@st.cache_data(max_entries=8, show_spinner="Clipping the rows and forming XᵀX…")
+def prepared_data(spec: DataSpec, radius: float) -> PreparedRows:
+    """The rows clipped to ``B(0, r)`` and their ``XᵀX``, formed once per data and radius.
+
+    Every estimator accepts this in place of the rows, so a ρ move costs only the noise and
+    the eigendecompositions.
+    """
+    return prepare(covariance_data(spec).data, radius)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def covariance_run(spec: DataSpec, estimator: str, *, rho: float | None,
+                   epsilon: float | None, delta: float, seed: int, radius: float,
+                   params: tuple[tuple[str, Any], ...]) -> Result:
+    """One run of a registered covariance estimator (same inputs and seed, same run)."""
+    data = prepared_data(spec, radius)
+    with warnings.catch_warnings():  # a bound read from the data: not_private says it
+        warnings.simplefilter("ignore")
+        return dpviz.run("covariance", estimator, data, rho=rho, epsilon=epsilon,
+                         delta=0.0 if rho is not None else delta, seed=seed, radius=radius,
+                         **dict(params))
+
+
+def noise_seed(seed: int) -> int:
+    """The estimators' noise seed, derived from the global seed (the data use the seed itself).
+
+    Drawing the noise from the same stream as the synthetic data would correlate them.
+
+    Examples
+    --------
+    >>> noise_seed(0) == noise_seed(0), noise_seed(0) == noise_seed(1), noise_seed(0) == 0
+    (True, False, False)
+    """
+    return int(np.random.SeedSequence([int(seed), 0xC0]).generate_state(1)[0])
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The estimators and budget the page asked for (plain values: the cache keys).
+
+    ``params`` holds each chosen estimator's registry key with its parameters, in order.
+    """
+
+    rho: float | None
+    epsilon: float | None
+    delta: float
+    radius: float
+    params: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+
+    def budget_text(self) -> str:
+        """The budget in words, with the (ε, δ) equivalent of ρ and how it was converted."""
+        if self.rho is None:
+            if self.delta == 0:
+                return f"ε = {self.epsilon:g}, δ = 0: pure ε-DP (the Laplace variants)"
+            return f"(ε = {self.epsilon:g}, δ = {self.delta:g})-DP"
+        if not 0 < self.delta < 1:
+            return f"ρ = {self.rho:g}-zCDP"
+        eps = zcdp_epsilon_bun_steinke(self.rho, self.delta)
+        return (f"ρ = {self.rho:g}-zCDP, which implies (ε = {eps:.3g}, δ = {self.delta:g})-DP "
+                "by ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke's conversion, the paper's)")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One estimator's run on the page: its registry key, short label and result."""
+
+    name: str
+    label: str
+    result: Result
+
+    @property
+    def error(self) -> float:
+        """‖Σ̃ − Σ‖_F against the unclipped data's Σ."""
+        return frobenius_error(self.result.diagnostics["true_covariance"],
+                               self.result.estimate["covariance"])
+
+
+def _label(name: str) -> str:
+    return TASKS["covariance"][name].label
+
+
+def short_label(name: str) -> str:
+    """An estimator's label without its parenthesis, for legends and panel titles.
+
+    Examples
+    --------
+    >>> short_label("gauss")
+    'GaussCov'
+    """
+    return _label(name).split(" (")[0]
+
+
+def data_controls(seed: int) -> DataSpec:
+    """The data: the Zipf-norm generator (n, d, N, skew), the digits or a CSV upload."""
+    accept_option_names("cov_source", SOURCES, SOURCE_LABELS.__getitem__)
+    source = st.selectbox("Data", SOURCES, format_func=SOURCE_LABELS.__getitem__,
+                          key="cov_source", bind="query-params",
+                          help="The paper's synthetic data (its true Σ is known exactly), a "
+                               "real set in the unit ball, or a CSV file of your own.")
+    if source == DIGITS:
+        return (DIGITS,)
+    if source == CSV:
+        return csv_controls()
+    a, b, c = st.columns(3)
+    n = a.number_input("Rows n", min_value=int(limits.SAMPLE_SIZE.low),
+                       max_value=MAX_PAGE_ROWS, value=10_000, step=1000, format="%d",
+                       key="cov_n", bind="query-params")
+    d = b.number_input("Dimension d", min_value=2, max_value=int(limits.DIMENSIONS.high),
+                       value=50, step=10, format="%d", key="cov_d", bind="query-params")
+    buckets = c.number_input("Buckets N", min_value=int(BUCKETS.low),
+                             max_value=int(BUCKETS.high), value=4, step=1,
+                             format="%d", key="cov_buckets", bind="query-params",
+                             help="Row norms take the values 2^(k−N), k = 1…N, the common "
+                                  "rows the small ones: a larger N gives a smaller trace "
+                                  "(N = 1: every row has norm 1, trace 1).")
+    with advanced("The generator's skew", "cov-data"):
+        skew = st.number_input("Skew s of the Zipf norms", min_value=SKEW.low,
+                               max_value=SKEW.high,
+                               value=3.0, step=0.5, key="cov_skew", bind="query-params",
+                               help="Bucket k holds a share of the rows ∝ k^(−s); the "
+                                    "paper's s = 3.")
+    return (SYNTHETIC, int(n), int(d), int(buckets), float(skew), int(seed))
+
+
+def csv_controls() -> DataSpec:
+    """An uploaded CSV (numbers only, optional header row); stops the page until one comes."""
+    upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
+                              key="cov_upload",
+                              help="At most 50 MB and 200 columns; every cell a number.")
+    st.caption(CSV_NOTE)
+    if upload is None:
+        st.info("Upload a CSV file to estimate its covariance.", icon=":material/upload_file:")
+        st.stop()
+    return (CSV, str(upload.name), upload.getvalue())
+
+
+def param_widget(estimator: str, param: Param) -> Any:
+    """A widget for one of a covariance estimator's registry parameters (key ``cov_<e>_<p>``)."""
+    return widgets.param_widget(f"cov_{estimator}_{param.name}", param,
+                                f"{_label(estimator)}: {param.name.replace('_', ' ')}")
+
+
+def budget_controls() -> tuple[float | None, float | None, float]:
+    """ρ, or ε and δ (one toggle); δ also converts ρ into an (ε, δ) guarantee to show."""
+    accept_option_names("cov_budget", BUDGETS, BUDGET_LABELS.__getitem__)
+    mode = st.radio("Budget as", BUDGETS, format_func=BUDGET_LABELS.__getitem__,
+                    horizontal=True, key="cov_budget", bind="query-params",
+                    help="zCDP's ρ (the paper's curves) or an (ε, δ) target; δ = 0 with ε "
+                         "runs the pure-DP (Laplace) variants.")
+    if mode == RHO:
+        rho = st.select_slider("ρ", RHO_GRID, value=0.1, format_func=lambda v: f"{v:g}",
+                               key="cov_rho", bind="query-params",
+                               help="The zCDP budget: smaller ρ, more noise. ρ's add up "
+                                    "across releases.")
+        delta = delta_input("cov_rho_delta", value=DELTA_FOR_RHO,
+                            label="δ (only to state ρ as (ε, δ))")
+        return float(rho), None, delta
+    epsilon = epsilon_slider("cov_epsilon", label="ε")
+    delta = delta_input("cov_delta", label="δ (0: pure DP)")
+    return None, epsilon, delta
+
+
+def radius_control(spec: DataSpec, data: CovarianceData) -> float:
+    """The public radius r: the data's own (generator, digits) or one the user gives (CSV)."""
+    if data.radius is not None:
+        return data.radius
+    return float(st.number_input(
+        "Public bound r on the rows' norms", min_value=1e-6, value=UNIT_RADIUS, step=0.5,
+        format="%g", key="cov_radius", bind="query-params",
+        help="Rows of norm above r are clipped to it before any release; choose r without "
+             "looking at the data, or the guarantee does not hold."))
+
+
+def accept_estimator_names(key: str, names: Sequence[str]) -> None:
+    """Let a link name the estimators by registry key (``?cov_estimators=gauss``).
+
+    A bound multiselect writes its options' labels to the URL and drops other values; keys
+    in the link are put into the session state before the widget is created (as
+    :func:`dpviz.ui.gmm.accept_option_names` does for a selectbox).
+    """
+    given = st.query_params.get_all(key)
+    if given and set(given) <= set(names) and key not in st.session_state:
+        st.session_state[key] = list(dict.fromkeys(given))
+
+
+def estimator_controls(spec: DataSpec, data: CovarianceData) -> RunSettings:
+    """The estimators (a registry multiselect), their parameters, the budget and r."""
+    names = tuple(TASKS["covariance"])
+    accept_estimator_names("cov_estimators", names)
+    chosen = st.multiselect("Estimators", names,
+                            default=[n for n in DEFAULT_ESTIMATORS if n in names],
+                            format_func=_label, key="cov_estimators", bind="query-params",
+                            help="Each runs on the same data with the whole budget; the "
+                                 "figures overlay them.")
+    if not chosen:
+        st.info("Pick at least one estimator.", icon=":material/checklist:")
+        st.stop()
+    entries: list[Estimator] = [TASKS["covariance"][n] for n in chosen]
+    st.caption(" · ".join(f"{e.label}: {e.paper} ({e.notion})" for e in entries))
+    rho, epsilon, delta = budget_controls()
+    radius = radius_control(spec, data)
+    params = {e.name: {p.name: param_widget(e.name, p) for p in e.params if not p.choice}
+              for e in entries}
+    with advanced("The choices the paper leaves open", "cov"):
+        for e in entries:
+            for p in e.params:
+                if p.choice:
+                    params[e.name][p.name] = param_widget(e.name, p)
+        if not any(p.choice for e in entries for p in e.params):
+            st.caption("The chosen estimators leave nothing open.")
+    return RunSettings(rho, epsilon, delta, radius,
+                       tuple((n, tuple(sorted(params[n].items()))) for n in chosen))
+
+
+def run_all(spec: DataSpec, settings: RunSettings, seed: int) -> tuple[tuple[Run, ...], float]:
+    """Every chosen estimator's (cached) run, and the engine time they took in seconds."""
+    start = time.perf_counter()
+    runs = tuple(Run(name, short_label(name), covariance_run(
+        spec, name, rho=settings.rho, epsilon=settings.epsilon, delta=settings.delta,
+        seed=seed, radius=settings.radius, params=params))
+        for name, params in settings.params)
+    return runs, time.perf_counter() - start
+
+
+def _cell(value: float) -> str:
+    return DASH if not math.isfinite(value) else f"{value:.3g}"
+
+
+def error_table(runs: Sequence[Run]) -> pd.DataFrame:
+    """One row per run: the error, its stated bound, the guarantee and rows clipped."""
+    rows = []
+    for run in runs:
+        diagnostics = run.result.diagnostics
+        ledger = run.result.ledger
+        total = ledger.total()
+        spent = ("nothing released" if not ledger.releases else
+                 f"ρ = {total.rho:.3g}" if ledger.budget is not None
+                 and ledger.budget.rho is not None and total.rho is not None else
+                 f"ε = {total.epsilon:.3g}, δ = {total.delta:.3g}")
+        rows.append({"estimator": run.label,
+                     "‖Σ̃ − Σ‖_F": _cell(run.error),
+                     "theoretical bound": _cell(float(diagnostics.get("error_bound",
+                                                                      math.nan))),
+                     "spent": spent,
+                     "rows clipped": int(diagnostics.get("rows_clipped", 0))})
+    return pd.DataFrame(rows)
+
+
+def heatmaps_panel(runs: Sequence[Run], names: Sequence[str]) -> None:
+    """The true and the private matrices on one colour scale (the leading block if d is big)."""
+    truth = np.asarray(runs[0].result.diagnostics["true_covariance"], dtype=float)
+    d = truth.shape[0]
+    m = min(d, HEATMAP_BLOCK)
+    panels = [("true Σ = XᵀX/n", truth[:m, :m])]
+    panels += [(run.label, np.asarray(run.result.estimate["covariance"])[:m, :m])
+               for run in runs]
+    block = "" if m == d else f" (the leading {m} × {m} block of {d} × {d})"
+    fig = cov_viz.matrix_heatmaps(panels, tick_labels=names[:m],
+                                  title=f"The true and the private matrices{block}")
+    show_chart(fig, key="cov_heatmaps", filename="dpviz-covariance-matrices")
+    st.caption("One colour scale for every panel (symmetric about 0, white = 0): a colour is "
+               "the same number everywhere; hover for the values."
+               + (f" Showing the first {m} coordinates only, to keep the page light; the "
+                  "errors use the whole matrices." if m < d else ""))
+
+
+def spectra_panel(runs: Sequence[Run]) -> None:
+    """The true eigenvalues with each estimate's overlaid."""
+    fig = cov_viz.spectra_figure(
+        runs[0].result.diagnostics["true_eigenvalues"],
+        [(run.name, run.label, run.result.diagnostics["eigenvalues"]) for run in runs])
+    show_chart(fig, key="cov_spectra", filename="dpviz-covariance-eigenvalues")
+
+
+@st.fragment
+def ellipses_panel(runs: Sequence[Run], names: Sequence[str]) -> None:
+    """Two coordinates (axis pickers) and each matrix's ellipse on them; reruns alone."""
+    d = len(names)
+    options = tuple(range(d))
+    clamp_state("cov_axis_x", options)
+    clamp_state("cov_axis_y", options)
+    a, b = st.columns(2)
+    i = a.selectbox("Horizontal axis", options, index=0, format_func=names.__getitem__,
+                    key="cov_axis_x", bind="query-params")
+    j = b.selectbox("Vertical axis", options, index=1, format_func=names.__getitem__,
+                    key="cov_axis_y", bind="query-params")
+    fig = cov_viz.ellipses_figure(
+        runs[0].result.diagnostics["true_covariance"],
+        [(run.name, run.label, run.result.estimate["covariance"]) for run in runs],
+        axes=(int(i), int(j)), axis_names=names,
+        title=f"The matrices on {names[int(i)]} and {names[int(j)]}")
+    show_chart(fig, key="cov_ellipses", filename="dpviz-covariance-ellipses")
+    st.caption("Each curve is {v : vᵀ S⁻¹ v = 1} for the 2 × 2 block S of a matrix on the "
+               "two coordinates, centred at 0 (Σ is a second-moment matrix, not centred). A "
+               "block the noise made indefinite is drawn with its negative axis at 0.")
+
+
+def errors_panel(runs: Sequence[Run]) -> None:
+    """The Frobenius error of each estimator with its theoretical bound: bars and a table."""
+    fig = cov_viz.error_chart([(run.name, run.label, run.error,
+                               float(run.result.diagnostics.get("error_bound", math.nan)))
+                              for run in runs])
+    show_chart(fig, key="cov_errors", filename="dpviz-covariance-errors")
+    st.dataframe(error_table(runs), hide_index=True, key="cov_error_table")
+    st.caption("Error: ‖Σ̃ − Σ‖_F against Σ of the unclipped rows, in the data's squared "
+               "units. Bound: the paper's high-probability bound for the estimator at this "
+               "budget (— where it states none). Zero's error is ‖Σ‖_F: an estimator above "
+               "it is worse than saying nothing.")
+
+
+def adaptive_panel(run: Run) -> None:
+    """AdaptiveCov's story: the proxies over the radius grid, the chosen τ̃ and branch."""
+    diagnostics = run.result.diagnostics
+    tau, branch = float(diagnostics["clip_radius"]), short_label(str(diagnostics["branch"]))
+    fig = cov_viz.adaptive_proxies_figure(diagnostics["proxies"], clip_radius=tau,
+                                          branch=branch)
+    show_chart(fig, key="cov_adaptive", filename="dpviz-adaptivecov")
+    st.caption(f"AdaptiveCov first released an upper bound on the trace, "
+               f"tr̃ = {float(diagnostics['trace_estimate']):.3g}; its two error proxies "
+               "depend on the data only through tr̃. The sparse vector technique then walked "
+               "the radii τ = r·2^(−l) down until the bias bound B(τ) (from the norms' "
+               f"histogram, not released) passed the smaller proxy: it fired at step "
+               f"l = {int(diagnostics['svt_index'])}, so it clipped the rows to "
+               f"τ̃ = {tau:.3g} and ran {branch}, the cheaper proxy there."
+               + (f" Its bound in the table is {diagnostics['error_bound_note']}."
+                  if diagnostics.get("error_bound_note") else ""))
+
+
+def ledger_panel(runs: Sequence[Run]) -> None:
+    """The budget bar of one chosen run (the others spent the same budget their own way)."""
+    spending = [run for run in runs if run.result.ledger.releases]
+    if not spending:
+        st.caption("Nothing was released with noise: no budget spent.")
+        return
+    labels = {run.name: run.label for run in spending}
+    clamp_state("cov_ledger", tuple(labels))
+    name = st.radio("Budget bar of", tuple(labels), format_func=labels.__getitem__,
+                    horizontal=True, key="cov_ledger", bind="query-params")
+    run = next(r for r in spending if r.name == name)
+    show_chart(ledger_bar(run.result.ledger, title=f"Where {run.label}'s budget went"),
+               key="cov_ledger_bar", filename=f"dpviz-covariance-ledger-{run.name}")
+
+
+def choices_panel(runs: Sequence[Run]) -> None:
+    """Each run's ``choices``: the constants the paper leaves open, as used."""
+    table = pd.concat([choices_table(run.result.choices).assign(estimator=run.label)
+                       for run in runs], ignore_index=True)
+    st.dataframe(table[["estimator", "choice", "value"]], hide_index=True,
+                 key="cov_choices")
+
+
+# --- The paper's Figures 2–3 from the saved runs -------------------------------------------
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def saved_figure(name: str) -> pd.DataFrame:
+    """A saved reproduction table (the engine's sentence if it is missing)."""
+    return reproduction.load_saved(name)
+
+
+def figure_title(name: str) -> str:
+    """A saved figure's short title, e.g. ``"Figure 2"`` (its description up to the colon).
+
+    Examples
+    --------
+    >>> figure_title("fig3d")
+    'Figure 3(d)'
+    """
+    return reproduction.FIGURES[name].split(":")[0]
+
+
+@st.fragment
+def paper_panel() -> None:
+    """The paper's Figures 2–3 from ``assets/results``, with the repeats and the claim."""
+    names = tuple(reproduction.FIGURES)
+    accept_option_names("cov_paper_figure", names, figure_title)
+    plot, words = st.columns([3, 2], gap="large")
+    name = words.selectbox("Figure", names, format_func=figure_title, key="cov_paper_figure",
+                           bind="query-params")
+    try:
+        table = saved_figure(name)
+    except ValueError as err:  # not saved yet: say how to make it, keep the page running
+        words.warning(str(err), icon=":material/hourglass_empty:")
+        return
+    labels = {n: short_label(n) for n in TASKS["covariance"]
+              if (table["estimator"] == n).any()}
+    x_name = str(table["x_name"].iloc[0])
+    x_title = AXIS_TITLES.get(x_name, x_name)
+    with plot:
+        fig = cov_viz.paper_curves(table, labels=labels, x_title=x_title,
+                                   title=f"{figure_title(name)}: mean error against {x_title}")
+        show_chart(fig, key="cov_paper", filename=f"dpviz-covariance-{name}")
+    with words:
+        claim = reproduction.FIGURES[name].split(":", 1)[-1].strip()
+        st.markdown(f"**The paper's claim:** {claim}.")
+        for verdict in reproduction.verdicts({name: table}):
+            holds = "holds" if verdict.holds else "does not hold"
+            st.markdown(f"**Verdict — {holds}:** {verdict.claim}. {verdict.numbers}.")
+        repeats = sorted({int(r) for r in table["repeats"]})
+        fixed = [f"{c} = {float(table[c].iloc[0]):.3g}" for c in ("n", "d", "rho", "trace")
+                 if c != x_name and table[c].nunique() == 1]
+        st.caption(f"Mean error over {' or '.join(map(str, repeats))} repeats per point "
+                   "(bars: ± one standard deviation over the repeats), fresh data and noise "
+                   "each repeat"
+                   + (f"; fixed: {', '.join(fixed)}" if fixed else "")
+                   + ". Saved in assets/results by the benchmark, not run here.")

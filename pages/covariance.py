@@ -1,0 +1,50 @@
+"""Covariance: the true and the private second-moment matrices, and what each estimator costs."""
+
+import streamlit as st
+
+from dpviz import ui
+from dpviz.ui import covariance as cov
+
+ctx = ui.page("Covariance")
+st.markdown("The second-moment matrix Σ = XᵀX/n of rows in the unit ball, released under "
+            "zero-concentrated DP by the estimators of Dong, Liang & Yi (2022) and their "
+            "peers. Move ρ and compare the true matrix (black) with each private one.")
+
+live, paper = st.tabs(["Your data", "The paper's Figures 2–3"])
+with paper:  # first: a stopped live tab (bad input) must not hide the saved figures
+    cov.paper_panel()
+
+with live:
+    controls, figures = st.columns([2, 3], gap="large")
+    with controls:
+        spec = cov.data_controls(ctx.seed)
+        data = ui.attempt(cov.covariance_data, spec)
+        settings = cov.estimator_controls(spec, data)
+    with figures:
+        st.caption(f"{data.description} Budget: {settings.budget_text()}.")
+        runs, seconds = ui.attempt(cov.run_all, spec, settings, cov.noise_seed(ctx.seed))
+        for run in runs:
+            if run.result.not_private:
+                st.warning(f"{run.label} is not private: {run.result.not_private}",
+                           icon=":material/warning:")
+        clipped = max(int(r.result.diagnostics.get("rows_clipped", 0)) for r in runs)
+        if clipped:
+            st.info(f"{clipped:,} rows had a norm above r = {settings.radius:g} and were "
+                    "clipped to it before any release.", icon=":material/content_cut:")
+        cov.spectra_panel(runs)
+        cov.ellipses_panel(runs, data.names)
+
+    cov.heatmaps_panel(runs, data.names)
+    st.subheader("Errors and their bounds")
+    cov.errors_panel(runs)
+    adaptive = [r for r in runs if r.name == "adaptive"]
+    if adaptive:
+        st.subheader("How AdaptiveCov chose its clip radius")
+        cov.adaptive_panel(adaptive[0])
+    cov.ledger_panel(runs)
+    with st.expander("Choices the paper leaves open, as used", icon=":material/rule:"):
+        cov.choices_panel(runs)
+    if not ctx.presenter:
+        st.caption(f"Engine time of this rerun: {1000 * seconds:.0f} ms (cached runs cost "
+                   f"nothing); noise seed {cov.noise_seed(ctx.seed)}, derived from the "
+                   "global seed, so a link reopens the same noise.")

@@ -1,0 +1,47 @@
+"""The Covariance page in real Chromium: loads clean, the ρ slider redraws the matrices."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from .browser_helpers import open_page, problems, screenshot, settle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+#: The heatmaps' values (z) of the first chart that has heatmaps, as JSON text ("" if none).
+HEATMAPS = """() => {
+    const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+        p => (p.data || []).some(t => t.type === 'heatmap'));
+    return plot ? JSON.stringify(plot.data.map(t => t.z)) : '';
+}"""
+
+
+def heatmaps_after_change(tab, before: str, timeout: float = 20.0) -> str:
+    """Poll the heatmaps until their values differ from ``before``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        after = tab.evaluate(HEATMAPS)
+        if after and after != before:
+            return str(after)
+        time.sleep(0.2)
+    raise AssertionError("the heatmaps did not change")
+
+
+def test_covariance_rho_slider_redraws(page, server):
+    open_page(page, server + "/covariance")
+    assert problems(page) == []
+    before = page.evaluate(HEATMAPS)
+    assert before
+    thumb = page.get_by_role("slider", name="ρ")
+    thumb.focus()
+    thumb.press("ArrowRight")  # 0.1 → 0.2 on the 1, 2, 5 grid
+    heatmaps_after_change(page, before)
+    settle(page)
+    assert problems(page) == []
+    assert "cov_rho=0.2" in page.url
+    assert page.get_by_text("ρ = 0.2-zCDP, which implies", exact=False).count() == 1
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert sidebar.get_by_role("link", name="Covariance").count() == 1
+    screenshot(page, "covariance")
