@@ -100,6 +100,18 @@ def _paper_errors(b: Any, quick: bool) -> None:
               detail={"errors": values})
 
 
+def write_sweep_spec(name: str, estimators: list[str]) -> None:
+    """``assets/sweeps/dong_<figure>.json``: the grid, repeats and seeds of a saved figure."""
+    spec = SPECS[name]
+    SWEEPS.mkdir(parents=True, exist_ok=True)
+    (SWEEPS / f"dong_{name}.json").write_text(json.dumps({
+        "task": "covariance", "figure": name, "description": spec.description,
+        "x_name": spec.x_name, "points": [dict(p) for p in spec.points],
+        "repeats": "50; 20 where n·d² > 2.1e9; 10 where n·d² > 1.1e10",
+        "estimators": estimators,
+        "seeds": "data seed = repeat, noise seed = 1000 + repeat"}, indent=2) + "\n")
+
+
 def save_figures(names: list[str] | None = None) -> None:
     """``make figures``: rerun Figures 2–3 at the paper's repeats and save them.
 
@@ -111,14 +123,7 @@ def save_figures(names: list[str] | None = None) -> None:
         with threadpool_limits(limits=1):
             frame = run_figure(name, repeats=50, repeats_for=figure_repeats)
         frame.to_csv(saved_path(name), index=False)
-        spec = SPECS[name]
-        SWEEPS.mkdir(parents=True, exist_ok=True)
-        (SWEEPS / f"dong_{name}.json").write_text(json.dumps({
-            "task": "covariance", "figure": name, "description": spec.description,
-            "x_name": spec.x_name, "points": [dict(p) for p in spec.points],
-            "repeats": "50; 20 where n·d² > 2.1e9; 10 where n·d² > 1.1e10",
-            "estimators": sorted(frame["estimator"].unique().tolist()),
-            "seeds": "data seed = repeat, noise seed = 1000 + repeat"}, indent=2) + "\n")
+        write_sweep_spec(name, sorted(frame["estimator"].unique().tolist()))
         print(f"{name}: {len(frame)} rows in {time.perf_counter() - start:.0f} s → "
               f"{saved_path(name).relative_to(ROOT)}", flush=True)
 
