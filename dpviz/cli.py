@@ -72,7 +72,10 @@ def _build_parser() -> _Parser:
     run = sub.add_parser("run", help="run one estimator on a CSV")
     run.add_argument("task")
     run.add_argument("estimator")
-    run.add_argument("--data", required=True, help="CSV, one row per person")
+    source = run.add_mutually_exclusive_group(required=True)
+    source.add_argument("--data", help="CSV, one row per person")
+    source.add_argument("--edges", help="CSV edge list, two integer columns (vertex ids "
+                                        "0 ... n-1; give --n), for the sbm task")
     budget = run.add_mutually_exclusive_group(required=True)
     budget.add_argument("--epsilon", type=_epsilon)
     budget.add_argument("--rho", type=_number(limits.RHO))
@@ -107,6 +110,7 @@ def _account(args: argparse.Namespace) -> dict[str, Any]:
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     from . import run
     from .data import read_csv
+    from .data.graphs import read_edges
 
     params: dict[str, Any] = {}
     for item in args.set:
@@ -123,7 +127,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
         if value is None:
             raise UsageError(f"{flag} needs a value")
         params[name.replace("-", "_")] = value
-    data = read_csv(args.data)
+    data: Any = read_edges(args.edges) if args.edges is not None else read_csv(args.data)
     raw_radius: str | None = args.radius
     radius: float | str | None = raw_radius
     if raw_radius is not None and raw_radius.strip().lower() != "data":

@@ -133,3 +133,17 @@ MIN_ROWS_PER_COMPONENT = 2
 SEPARATION = Limit("separation", 0.0, 100.0)
 # The exposure demo's size multiplier (the paper's Fig. 1 uses 1 and 50).
 EXPOSURE_SCALE = Limit("scale", 1, 100)
+
+# Stochastic block models (ALGORITHMS.md §7). Sparse methods (spectral, randomized response)
+# take up to SBM_VERTICES; the certified projection needs dense n × n eigendecompositions
+# (minutes each beyond a few thousand), so the projection-based estimators stop earlier.
+SBM_VERTICES = Limit("n", 2, 20_000)
+SBM_PROJECTION_VERTICES = 3_000
+SBM_DEGREE = Limit("degree", 0.01, 20_000.0)
+SBM_SIGNAL = Limit("signal", 0.001, 1.0)
+# Exact sampling of the exponential mechanism enumerates every balanced labelling.
+SBM_ENUMERATION_VERTICES = 20
+# Randomized response materialises its noisy graph: at most this many noisy pairs (~0.5 GB).
+SBM_RR_PAIRS = 40_000_000
+# The SBM generator's expected edge count n·d/2 (10 million edges ≈ 160 MB as int64 pairs).
+SBM_EDGES = 10_000_000

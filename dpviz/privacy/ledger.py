@@ -11,7 +11,7 @@ from .budget import Budget
 from .errors import BudgetError
 
 GAUSSIAN_MECHANISMS = ("gaussian", "symmetric_gaussian")
-PURE_MECHANISMS = ("exponential", "above_threshold")
+PURE_MECHANISMS = ("exponential", "above_threshold", "randomized_response")
 APPROXIMATE_MECHANISMS = ("truncated_laplace", "stable_histogram", "composite")
 
 

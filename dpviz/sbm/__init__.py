@@ -1,10 +1,83 @@
-"""Private community recovery in stochastic block models (the ``sbm`` task, seed 003 §5)."""
+"""Private community recovery in stochastic block models (the ``sbm`` task, seed 003 §5).
+
+Every estimator takes a graph (a :class:`~dpviz.data.graphs.Graph`, a ``networkx.Graph``, or
+an edge array plus ``n``), a budget, and the **public** model parameters ``degree`` (d) and
+``signal`` (ε_s), and returns ``estimate["labels"]`` (±1). Neighbouring graphs differ in one
+edge (edge DP).
+"""
 
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ..spec import Estimator
+from ..spec import Estimator, Param
+from .baselines import gauss_adjacency, randomized_response, spectral
+from .common import (
+                  DEGREE,
+                  EXACT_ACCOUNTING,
+                  PROJECTION_ESTIMATORS,
+                  SIGNAL,
+                  VERTICES,
+                  PreparedGraph,
+                  kesten_stigum,
+)
+from .curves import error_curve, error_vs_n, load_saved, phase_diagram
+from .exact import private_exact_recovery
+from .exponential import private_exponential
+from .projection import TOLERANCE_FRACTION, Projection, certified_projection
+from .weak import nonprivate_projection, prepare_graph, private_weak_recovery
 
-ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({})
+_MODEL = (DEGREE, SIGNAL, VERTICES)
+TOLERANCE = Param("tolerance_fraction", "float", TOLERANCE_FRACTION, min=1e-4, max=1.0,
+                  choice=True, help="the public solver tolerance as a fraction of the "
+                                    "sensitivity: tau* = fraction x Delta (noise is "
+                                    "calibrated to Delta + 2 tau*)")
+SPLIT = Param("split_probability", "float", 0.5, min=0.05, max=0.95, choice=True,
+              help="probability that an edge goes to G1 (the first step); the rest is G2, "
+                   "used by majority voting")
+PAPER = "Chen, Cohen-Addad, d'Orsi, Epasto, Imola, Steurer & Tiegel, NeurIPS 2023 (seed 003)"
 
-__all__ = ["ESTIMATORS"]
+ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
+    "weak_recovery": Estimator(
+        task="sbm", name="weak_recovery", function=private_weak_recovery,
+        label="Private weak recovery (certified projection)",
+        paper=f"{PAPER}, Algorithm 5.4", notion="edge-DP", outputs=("labels",),
+        params=(*_MODEL, TOLERANCE, EXACT_ACCOUNTING)),
+    "exact_recovery": Estimator(
+        task="sbm", name="exact_recovery", function=private_exact_recovery,
+        label="Private exact recovery (split + majority voting)",
+        paper=f"{PAPER}, Algorithms 5.12 and 5.13", notion="edge-DP",
+        outputs=("labels",), params=(*_MODEL, TOLERANCE, SPLIT, EXACT_ACCOUNTING)),
+    "exponential": Estimator(
+        task="sbm", name="exponential", function=private_exponential,
+        label="Exponential mechanism + majority voting",
+        paper=f"{PAPER}, Algorithm 5.19", notion="edge-DP",
+        outputs=("labels",),
+        params=(*_MODEL, SPLIT,
+                Param("chain_steps", "int", 20, min=1, max=1000, choice=True,
+                      help="n > 20 only: Metropolis swaps per vertex (no mixing bound, so "
+                           "no privacy guarantee)"))),
+    "randomized_response": Estimator(
+        task="sbm", name="randomized_response", function=randomized_response,
+        label="Randomized response + spectral", paper="Warner 1965; ALGORITHMS.md §7 baseline",
+        notion="edge-DP", outputs=("labels",), params=(*_MODEL, EXACT_ACCOUNTING)),
+    "gauss_adjacency": Estimator(
+        task="sbm", name="gauss_adjacency", function=gauss_adjacency,
+        label="Gaussian noise on the adjacency + spectral",
+        paper="ALGORITHMS.md §7 baseline (analytic Gaussian, Balle & Wang 2018)",
+        notion="edge-DP", outputs=("labels",),
+        params=(*_MODEL, EXACT_ACCOUNTING)),
+    "spectral": Estimator(
+        task="sbm", name="spectral", function=spectral, label="Spectral (non-private)",
+        paper="centred adjacency; ALGORITHMS.md §7 baseline", notion="none",
+        outputs=("labels",), params=_MODEL),
+    "projection": Estimator(
+        task="sbm", name="projection", function=nonprivate_projection,
+        label="Projection without noise (non-private)", paper=f"{PAPER}, Algorithm 5.4",
+        notion="none", outputs=("labels",), params=(*_MODEL, TOLERANCE)),
+})
+
+__all__ = ["ESTIMATORS", "PROJECTION_ESTIMATORS", "PreparedGraph", "Projection",
+           "certified_projection", "prepare_graph", "error_curve", "error_vs_n",
+           "gauss_adjacency", "kesten_stigum", "load_saved", "nonprivate_projection",
+           "phase_diagram", "private_exact_recovery", "private_exponential",
+           "private_weak_recovery", "randomized_response", "spectral"]

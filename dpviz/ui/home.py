@@ -41,7 +41,11 @@ USES: tuple[Use, ...] = (
                ":material/ssid_chart:",
                (("lens_mechanism", "Gaussian"), ("lens_epsilon", "0.5"),
                 ("lens_delta", "0.001"))),
-         Entry("pages/budget.py", "Why accounting matters", ":material/account_balance_wallet:"))),
+         Entry("pages/budget.py", "Why accounting matters", ":material/account_balance_wallet:"),
+         Entry("pages/covariance.py", "Small trace: when releasing nothing wins",
+               ":material/grid_on:", (("cov_buckets", "16"), ("cov_rho", "0.001"))),
+         Entry("pages/sbm.py", "Karate club, privately", ":material/hub:",
+               (("sbm_source", "karate"), ("sbm_estimator", "weak_recovery"))))),
     Use("Showing stakeholders", ":material/co_present:",
         "Presenter mode: large text, fewer controls, and a link that reopens the same view. "
         "Every chart downloads as PNG and CSV.",
@@ -50,14 +54,18 @@ USES: tuple[Use, ...] = (
          Entry("pages/lens.py", "The privacy lens, presented", ":material/slideshow:",
                (("presenter", "true"),)))),
     Use("Research", ":material/science:",
-        "Compare accountants on a plan, reproduce the DP-EM paper's accounting, and audit a "
-        "mechanism empirically.",
+        "Compare accountants on a plan, reproduce the DP-EM and covariance papers' figures, "
+        "recover communities privately, and audit a mechanism empirically.",
         (Entry("pages/budget.py", "The DP-EM paper's setting, in paper mode",
                ":material/description:",
                (("budget_rounds", "10"), ("budget_k", "3"), ("budget_delta", "0.0001"),
                 ("budget_paper", "true"))),
          Entry("pages/factors.py", "Private factor analysis of the digits",
                ":material/grid_view:"),
+         Entry("pages/covariance.py", "Private covariance: GaussCov vs SeparateCov vs "
+               "AdaptiveCov", ":material/grid_on:"),
+         Entry("pages/sbm.py", "Community recovery vs randomized response",
+               ":material/hub:"),
          Entry("pages/lens.py", "Audit a Gaussian count with 200,000 runs",
                ":material/fact_check:",
                (("lens_query", "count"), ("lens_mechanism", "Gaussian"),

@@ -1,0 +1,359 @@
+"""Graphs for the ``sbm`` task: an SBM sampler, the karate club, edge-list validation.
+
+ALGORITHMS.md §7; seed 003, Section 5.
+
+A graph is an undirected simple graph on vertices ``0 … n−1``, held as its edge list
+(``m × 2`` integers, ``i < j``, sorted). Neighbouring graphs differ in one edge (edge DP).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from .. import limits
+from ..spec import Param
+from .tables import read_csv
+
+IntArray = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A validated undirected simple graph.
+
+    Attributes
+    ----------
+    edges : ndarray
+        ``m × 2`` vertex ids, ``i < j`` in each row, rows sorted, no repeats.
+    n : int
+        Number of vertices (ids are ``0 … n−1``; isolated vertices are allowed).
+    """
+
+    edges: IntArray
+    n: int
+
+    def adjacency(self) -> sp.csr_matrix:
+        """The symmetric 0/1 adjacency matrix, sparse (CSR, float64)."""
+        return adjacency_matrix(self.edges, self.n)
+
+    def degrees(self) -> IntArray:
+        """Every vertex's degree."""
+        return np.bincount(self.edges.ravel(), minlength=self.n).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class LabelledGraph(Graph):
+    """A graph with its true communities and the public model parameters.
+
+    Attributes
+    ----------
+    labels : ndarray
+        The true community of every vertex, ``±1``.
+    degree : float
+        ``d``, the model's average degree (public).
+    signal : float
+        ``ε_s``, the model's signal: ``p_in = (1 + ε_s)d/n``, ``p_out = (1 − ε_s)d/n``.
+    """
+
+    labels: IntArray
+    degree: float
+    signal: float
+
+
+def adjacency_matrix(edges: IntArray, n: int) -> sp.csr_matrix:
+    """The symmetric 0/1 adjacency matrix of an edge list, sparse.
+
+    Examples
+    --------
+    >>> adjacency_matrix(np.array([[0, 1], [1, 2]]), 3).toarray().astype(int).tolist()
+    [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
+    """
+    rows = np.concatenate([edges[:, 0], edges[:, 1]])
+    cols = np.concatenate([edges[:, 1], edges[:, 0]])
+    data = np.ones(rows.size)
+    return sp.csr_matrix((data, (rows, cols)), shape=(n, n))
+
+
+def balanced_labels(n: int, rng: np.random.Generator) -> IntArray:
+    """``n`` labels ``±1`` in random order, ``⌊n/2⌋`` of them ``+1``."""
+    labels = np.full(n, -1, dtype=np.int64)
+    labels[: n // 2] = 1
+    return rng.permutation(labels)
+
+
+def _upper_pairs(index: IntArray, m: int) -> tuple[IntArray, IntArray]:
+    """Decode indices of the pairs ``j < i`` of ``m`` items, ordered by i then j."""
+    i = np.floor((np.sqrt(8.0 * index + 1.0) + 1.0) / 2.0).astype(np.int64)
+    # float rounding near perfect squares: step i until i(i−1)/2 ≤ index < i(i+1)/2
+    i -= (i * (i - 1) // 2 > index).astype(np.int64)
+    i += (i * (i + 1) // 2 <= index).astype(np.int64)
+    return i, index - i * (i - 1) // 2
+
+
+def _sample(total: int, probability: float, rng: np.random.Generator) -> IntArray:
+    """A Bernoulli(``probability``) subset of ``range(total)``: its size is Binomial."""
+    count = int(rng.binomial(total, probability)) if total else 0
+    return np.sort(rng.choice(total, size=count, replace=False)).astype(np.int64)
+
+
+def stochastic_block_model(n: int = 1000, degree: float = 100.0, signal: float = 0.5, *,
+                           seed: int = 0) -> LabelledGraph:
+    """Sample a two-community SBM: edge ``{i, j}`` w.p. ``(1 + ε_s xᵢxⱼ)d/n`` (seed 003, §5).
+
+    Vectorised: inside each community and across them the number of edges is Binomial and
+    their positions a uniform sample of the pairs, so the cost is O(n + m), not O(n²).
+
+    Parameters
+    ----------
+    n : int
+        Vertices (``⌊n/2⌋`` get ``+1``).
+    degree : float
+        ``d``, the average degree; needs ``(1 + ε_s)d ≤ n``.
+    signal : float
+        ``ε_s`` in ``[0, 1]``.
+    seed : int
+        Seed of the labels and edges.
+
+    Returns
+    -------
+    LabelledGraph
+
+    Examples
+    --------
+    >>> g = stochastic_block_model(200, 10.0, 0.5, seed=1)
+    >>> g.n, int(g.labels.sum()), bool(np.all(g.edges[:, 0] < g.edges[:, 1]))
+    (200, 0, True)
+    """
+    n = limits.check_integer(limits.SBM_VERTICES, n)
+    degree = limits.SBM_DEGREE.check(degree)
+    signal = limits.SBM_SIGNAL.check(signal)
+    seed = limits.check_integer(limits.SEED, seed)
+    if (1 + signal) * degree > n:
+        raise ValueError(f"the edge probability (1 + signal)·degree/n must be at most 1: "
+                         f"(1 + {signal:g})·{degree:g}/{n} = {(1 + signal) * degree / n:.3g}; "
+                         "lower the degree or raise n")
+    if n * degree / 2 > limits.SBM_EDGES:
+        raise ValueError(f"n = {n} and degree = {degree:g} give about {n * degree / 2:,.0f} "
+                         f"edges; the generator makes at most {limits.SBM_EDGES:,}: lower the "
+                         "degree or n")
+    rng = np.random.default_rng(seed)
+    labels = balanced_labels(n, rng)
+    plus, minus = np.flatnonzero(labels == 1), np.flatnonzero(labels == -1)
+    p_in, p_out = (1 + signal) * degree / n, (1 - signal) * degree / n
+    blocks = []
+    for members in (plus, minus):
+        m = members.size
+        i, j = _upper_pairs(_sample(m * (m - 1) // 2, p_in, rng), m)
+        blocks.append(np.column_stack([members[j], members[i]]))
+    across = _sample(plus.size * minus.size, p_out, rng)
+    blocks.append(np.column_stack([plus[across // minus.size], minus[across % minus.size]]))
+    edges = np.sort(np.concatenate(blocks), axis=1)
+    edges = edges[np.lexsort((edges[:, 1], edges[:, 0]))]
+    return LabelledGraph(edges=edges.astype(np.int64), n=n, labels=labels, degree=degree,
+                         signal=signal)
+
+
+def karate_club() -> LabelledGraph:
+    """Zachary's karate club (networkx), factions from the node attribute ``club`` as ±1.
+
+    ``degree`` and ``signal`` are the values a two-block SBM fitted to this very graph
+    would have (mean degree 4.59; ε_s from the within/across edge counts). They are read
+    off the graph, so a page that uses them as the public parameters must say so.
+
+    Examples
+    --------
+    >>> g = karate_club()
+    >>> g.n, len(g.edges), int((g.labels == 1).sum())
+    (34, 78, 17)
+    """
+    import networkx as nx
+
+    graph = nx.karate_club_graph()
+    labels = np.array([1 if graph.nodes[v]["club"] == "Mr. Hi" else -1
+                       for v in range(graph.number_of_nodes())], dtype=np.int64)
+    edges = as_graph(graph).edges
+    n = labels.size
+    same = labels[edges[:, 0]] == labels[edges[:, 1]]
+    plus = int((labels == 1).sum())
+    pairs_in = plus * (plus - 1) // 2 + (n - plus) * (n - plus - 1) // 2
+    p_in, p_out = same.sum() / pairs_in, (~same).sum() / (plus * (n - plus))
+    return LabelledGraph(edges=edges, n=n, labels=labels,
+                         degree=float(2 * len(edges) / n),
+                         signal=float((p_in - p_out) / (p_in + p_out)))
+
+
+def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
+    r"""Read an edge list CSV: two integer columns (vertex ids), an optional header row.
+
+    Raises
+    ------
+    ValueError
+        A file over 50 MB, text in a cell, not two columns, an id that is not a whole number
+        (the rest — ids out of range, self-loops, repeats — is :func:`as_graph`'s).
+
+    Examples
+    --------
+    >>> read_edges(b"source,target\n0,1\n1,2\n").tolist()
+    [[0, 1], [1, 2]]
+    >>> read_edges(b"0,1.5\n")
+    Traceback (most recent call last):
+    ...
+    ValueError: the edge list's row 1 has vertex id 1.5; ids must be whole numbers 0 … n−1
+    """
+    table = read_csv(source, min_rows=1)
+    if table.shape[1] != 2:
+        raise ValueError(f"an edge list has two columns (the two ends of each edge); this CSV "
+                         f"has {table.shape[1]}")
+    return _integer_ids(table)
+
+
+def _integer_ids(table: NDArray[Any]) -> IntArray:
+    if table.dtype.kind in "iu":
+        return table.astype(np.int64)
+    bad = np.argwhere(table != np.round(table))
+    if bad.size:
+        row, col = bad[0]
+        raise ValueError(f"the edge list's row {row + 1} has vertex id {table[row, col]:g}; "
+                         "ids must be whole numbers 0 … n−1")
+    if np.abs(table).max(initial=0) > 2**53:
+        raise ValueError("the edge list has a vertex id too large to be exact")
+    return table.astype(np.int64)
+
+
+def as_graph(data: Any, n: Any = None) -> Graph:
+    """Validate a graph: a :class:`Graph`, a ``networkx.Graph``, or an edge array plus ``n``.
+
+    Parameters
+    ----------
+    data : Graph, networkx.Graph or array-like
+        For an array, ``m × 2`` vertex ids (each undirected edge once, either order).
+    n : int, optional
+        Number of vertices; required for an edge array, checked against a graph's own.
+
+    Returns
+    -------
+    Graph
+        Edges with ``i < j``, sorted.
+
+    Raises
+    ------
+    ValueError
+        A sentence naming the problem: non-integer or text ids, ids below 0 or at least n,
+        a self-loop, an edge listed twice (or as both (i, j) and (j, i)), no edges, a
+        directed or multi-graph, too many vertices.
+
+    Examples
+    --------
+    >>> as_graph([[1, 0], [1, 2]], n=3).edges.tolist()
+    [[0, 1], [1, 2]]
+    >>> as_graph([[0, 1], [1, 0]], n=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the edge (0, 1) is listed twice, once as (1, 0): an undirected graph ...
+    """
+    if isinstance(data, Graph):
+        if n is not None and limits.check_integer(limits.SBM_VERTICES, n) != data.n:
+            raise ValueError(f"n = {n} does not match the graph's {data.n} vertices")
+        return Graph(edges=data.edges, n=data.n)
+    if _is_networkx(data):
+        return _from_networkx(data, n)
+    if n is None:
+        raise ValueError("an edge list needs n, the number of vertices (ids are 0 … n−1)")
+    n = limits.check_integer(limits.SBM_VERTICES, n)
+    raw = np.asarray(data)
+    if raw.dtype.kind not in "iufb":
+        try:
+            raw = raw.astype(float)
+        except (TypeError, ValueError):
+            raise ValueError("the edge list has text where a vertex id should be; ids must be "
+                             "whole numbers 0 … n−1") from None
+    if raw.size == 0:
+        raise ValueError("the graph has no edges; community recovery needs at least one")
+    if raw.ndim != 2 or raw.shape[1] != 2:
+        raise ValueError(f"an edge list is a table with two columns, got shape {raw.shape}")
+    if raw.dtype.kind == "f" and not np.all(np.isfinite(raw)):
+        row = int(np.argwhere(~np.isfinite(raw))[0, 0])
+        raise ValueError(f"the edge list's row {row + 1} has a missing or infinite vertex id")
+    ids = _integer_ids(raw)
+    return Graph(edges=_canonical(ids, n), n=n)
+
+
+def _canonical(ids: IntArray, n: int) -> IntArray:
+    low = np.argwhere(ids < 0)
+    if low.size:
+        row, col = low[0]
+        raise ValueError(f"the edge list's row {row + 1} has vertex id {ids[row, col]}; ids "
+                         "must be >= 0")
+    high = np.argwhere(ids >= n)
+    if high.size:
+        row, col = high[0]
+        raise ValueError(f"the edge list's row {row + 1} has vertex id {ids[row, col]}, but "
+                         f"n = {n} vertices have ids 0 … {n - 1}; raise n or fix the id")
+    loops = np.flatnonzero(ids[:, 0] == ids[:, 1])
+    if loops.size:
+        row = int(loops[0])
+        raise ValueError(f"the edge list's row {row + 1} is a self-loop ({ids[row, 0]}, "
+                         f"{ids[row, 0]}); the model has none: remove it")
+    edges = np.sort(ids, axis=1)
+    order = np.lexsort((edges[:, 1], edges[:, 0]))
+    edges = edges[order]
+    repeat = np.flatnonzero(np.all(edges[1:] == edges[:-1], axis=1))
+    if repeat.size:
+        first, second = order[repeat[0]], order[repeat[0] + 1]
+        i, j = int(edges[repeat[0], 0]), int(edges[repeat[0], 1])
+        if ids[first, 0] != ids[second, 0]:
+            raise ValueError(f"the edge ({i}, {j}) is listed twice, once as ({j}, {i}): an "
+                             "undirected graph lists each edge once")
+        raise ValueError(f"the edge ({i}, {j}) is listed twice (rows {min(first, second) + 1} "
+                         f"and {max(first, second) + 1}); list each edge once")
+    return edges
+
+
+def _is_networkx(data: Any) -> bool:
+    return type(data).__module__.startswith("networkx")
+
+
+def _from_networkx(graph: Any, n: Any) -> Graph:
+    if graph.is_directed():
+        raise ValueError("the graph is directed; edge DP here is for undirected graphs")
+    if graph.is_multigraph():
+        raise ValueError("the graph has parallel edges (a multigraph); give a simple graph")
+    nodes = list(graph.nodes)
+    count = len(nodes)
+    if n is not None and limits.check_integer(limits.SBM_VERTICES, n) != count:
+        raise ValueError(f"n = {n} does not match the graph's {count} vertices")
+    limits.check_integer(limits.SBM_VERTICES, count)
+    if set(nodes) == set(range(count)):
+        index = {v: v for v in nodes}
+    else:
+        try:
+            ordered = sorted(nodes)
+        except TypeError:
+            ordered = nodes
+        index = {v: i for i, v in enumerate(ordered)}
+    ids = np.array([[index[u], index[v]] for u, v in graph.edges()], dtype=np.int64)
+    if ids.size == 0:
+        raise ValueError("the graph has no edges; community recovery needs at least one")
+    return Graph(edges=_canonical(ids.reshape(-1, 2), count), n=count)
+
+
+SBM_PARAMS: tuple[Param, ...] = (
+    Param("n", "int", 1000, min=limits.SBM_VERTICES.low, max=limits.SBM_VERTICES.high,
+          help="number of vertices (half in each community)"),
+    Param("degree", "float", 100.0, min=limits.SBM_DEGREE.low, max=limits.SBM_DEGREE.high,
+          help="d, the average degree (public)"),
+    Param("signal", "float", 0.5, min=limits.SBM_SIGNAL.low,
+          max=limits.SBM_SIGNAL.high,
+          help="epsilon_s: p_in = (1 + epsilon_s)d/n, p_out = (1 - epsilon_s)d/n"),
+    Param("seed", "int", 0, min=0, max=limits.SEED.high,
+          help="seed of the graph generator (the same seed gives the same graph)"),
+)
+
+__all__ = ["SBM_PARAMS", "Graph", "LabelledGraph", "adjacency_matrix", "as_graph",
+           "balanced_labels", "karate_club", "read_edges", "stochastic_block_model"]

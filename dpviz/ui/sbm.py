@@ -1,0 +1,485 @@
+"""Widgets, cached engine calls and panels of the stochastic block model page (seed 003, §5).
+
+The certified projection depends on the graph, d and ε_s but not on the privacy budget, so
+the graph is cached with it (:func:`prepared`): an ε move adds noise to the cached matrix and
+takes one eigenvector, never a new projection.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import streamlit as st
+from numpy.typing import NDArray
+
+import dpviz
+
+from .. import limits
+from ..data.graphs import Graph, as_graph, karate_club, read_edges, stochastic_block_model
+from ..metrics import community_error
+from ..registry import TASKS
+from ..result import Result
+from ..sbm import PROJECTION_ESTIMATORS, PreparedGraph, kesten_stigum, prepare_graph
+from ..spec import Estimator, Param
+from ..viz import ledger_bar
+from ..viz import sbm as figures
+from . import widgets
+from .gmm import accept_option_names, choices_table
+from .widgets import advanced, delta_input, epsilon_slider, method_select, show_chart
+
+SYNTHETIC, KARATE, UPLOAD = "synthetic", "karate", "upload"
+SOURCES = {SYNTHETIC: "Synthetic SBM", KARATE: "Zachary's karate club",
+           UPLOAD: "Upload an edge list (CSV)"}
+UPLOAD_NOTE = ("An uploaded file is not kept in the link: a copied link reopens every setting "
+               "but not the file — upload it again. The file stays in this browser session.")
+#: Parameters the page sets for every estimator (the graph's), not estimator widgets.
+GRAPH_PARAMS = frozenset({"n", "degree", "signal"})
+#: Above this many vertices the graph drawn is a seeded sample of them (its induced edges).
+DRAWN_VERTICES = 400
+#: At most this many edges are drawn (a seeded sample); the layout uses all of them.
+DRAWN_EDGES = 5000
+DEFAULT_ESTIMATOR = "weak_recovery"
+
+#: ``("synthetic", n, d, ε_s, seed)``, ``("karate",)`` or ``("upload", name, bytes, n, d, ε_s)``.
+GraphSpec = tuple
+
+
+@dataclass(frozen=True)
+class GraphData:
+    """The graph a page runs on, its public model parameters and its true labels if known."""
+
+    graph: Graph
+    labels: NDArray[np.int64] | None
+    degree: float
+    signal: float
+    description: str
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The estimator and budget the page asked for (plain values: the cache keys)."""
+
+    estimator: str
+    epsilon: float
+    delta: float
+    accounting: str
+    params: tuple[tuple[str, Any], ...]
+
+    @property
+    def entry(self) -> Estimator:
+        """The estimator's registry entry."""
+        return TASKS["sbm"][self.estimator]
+
+    @property
+    def private(self) -> bool:
+        """Whether the estimator is private (non-private references get ε = ∞)."""
+        return self.entry.notion != "none"
+
+
+def model_caption(n: int, degree: float, signal: float) -> str:
+    """The model in both views: (d, ε_s) and (p_in, p_out), and the Kesten–Stigum ratio.
+
+    Examples
+    --------
+    >>> model_caption(1000, 100.0, 0.5)[:57]
+    'p_in = (1 + ε_s)·d/n = 0.15, p_out = (1 − ε_s)·d/n = 0.05'
+    """
+    ratio = kesten_stigum(degree, signal)
+    side = "above" if ratio > 1 else "at or below"
+    return (f"p_in = (1 + ε_s)·d/n = {(1 + signal) * degree / n:.3g}, p_out = (1 − ε_s)·d/n "
+            f"= {(1 - signal) * degree / n:.3g} (a = {(1 + signal) * degree:.3g}, b = "
+            f"{(1 - signal) * degree:.3g}). ε_s² d = {ratio:.3g}: {side} the Kesten–Stigum "
+            "threshold 1, below which no algorithm, private or not, beats a coin flip. The "
+            "signal ε_s is a property of the graph, not the privacy ε.")
+
+
+def graph_controls(seed: int) -> GraphSpec | None:
+    """The graph: a synthetic SBM (n, d, ε_s), the karate club, or an uploaded edge list.
+
+    ``None`` while the upload source waits for its file.
+    """
+    accept_option_names("sbm_source", tuple(SOURCES), SOURCES.__getitem__)
+    source = st.radio("Graph", tuple(SOURCES), format_func=SOURCES.__getitem__,
+                      key="sbm_source", bind="query-params", horizontal=True,
+                      help="A generated two-community graph (its communities are known), "
+                           "Zachary's karate club (two factions, 34 members) or your own "
+                           "edge list.")
+    if source == KARATE:
+        return (KARATE,)
+    upload = None
+    if source == UPLOAD:
+        upload = st.file_uploader("Edge list: two integer columns, vertex ids 0 … n−1",
+                                  type=["csv", "txt"], key="sbm_upload",
+                                  help="One edge per row, each once; an optional header row.")
+        st.caption(UPLOAD_NOTE)
+    a, b = st.columns(2)
+    n = a.number_input("Vertices n", min_value=int(limits.SBM_VERTICES.low),
+                       max_value=int(limits.SBM_VERTICES.high), value=1000, step=100,
+                       format="%d", key="sbm_n", bind="query-params",
+                       help="Half the vertices in each community. The projection-based "
+                            f"estimators take at most {limits.SBM_PROJECTION_VERTICES:,}.")
+    degree = b.number_input("Average degree d", min_value=float(limits.SBM_DEGREE.low),
+                            max_value=float(limits.SBM_DEGREE.high), value=100.0, step=10.0,
+                            format="%g", key="sbm_degree", bind="query-params",
+                            help="A public model parameter, never read off the graph.")
+    signal = st.slider("Signal ε_s (of the graph, not the privacy ε)", min_value=0.01,
+                       max_value=1.0, value=0.5, step=0.01, key="sbm_signal",
+                       bind="query-params",
+                       help="How much likelier an edge is inside a community than across: "
+                            "p_in = (1 + ε_s)d/n, p_out = (1 − ε_s)d/n. Public, like d.")
+    st.caption(model_caption(int(n), float(degree), float(signal)))
+    if source == UPLOAD:
+        if upload is None:
+            return None
+        return (UPLOAD, str(upload.name), upload.getvalue(), int(n), float(degree),
+                float(signal))
+    return (SYNTHETIC, int(n), float(degree), float(signal), int(seed))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def graph_data(spec: GraphSpec) -> GraphData:
+    """The graph of a page's graph description (the engine's sentence on bad input)."""
+    if spec[0] == KARATE:
+        karate = karate_club()
+        return GraphData(Graph(karate.edges, karate.n), karate.labels, karate.degree,
+                         karate.signal,
+                         f"Zachary's karate club: {karate.n} members, {len(karate.edges)} "
+                         "friendships, split into two factions (17 / 17). Its d = "
+                         f"{karate.degree:.3g} and ε_s = {karate.signal:.3g} are read off "
+                         "this very graph, so treat them as public only for the lesson.")
+    if spec[0] == UPLOAD:
+        _, name, content, n, degree, signal = spec
+        graph = as_graph(read_edges(bytes(content)), int(n))
+        return GraphData(graph, None, float(degree), float(signal),
+                         f"{graph.n:,} vertices and {len(graph.edges):,} edges from "
+                         f"{name}; its communities are unknown, so no error is shown.")
+    _, n, degree, signal, seed = spec
+    sbm = stochastic_block_model(int(n), float(degree), float(signal), seed=int(seed))
+    return GraphData(Graph(sbm.edges, sbm.n), sbm.labels, sbm.degree, sbm.signal,
+                     f"A stochastic block model: {sbm.n:,} vertices, {len(sbm.edges):,} "
+                     f"edges (average degree {2 * len(sbm.edges) / sbm.n:.3g}).")
+
+
+def param_widget(estimator: str, param: Param) -> Any:
+    """A widget for one of a sbm estimator's registry parameters (key ``sbm_<e>_<p>``)."""
+    return widgets.param_widget(f"sbm_{estimator}_{param.name}", param)
+
+
+def _estimator_label(name: str) -> str:
+    return TASKS["sbm"][name].label
+
+
+def estimator_controls() -> RunSettings:
+    """Algorithm (from the registry), its parameters, ε, δ; the choices in the expander."""
+    names = tuple(TASKS["sbm"])
+    accept_option_names("sbm_estimator", names, _estimator_label)
+    estimator = str(st.selectbox("Algorithm", names, index=names.index(DEFAULT_ESTIMATOR),
+                                 format_func=_estimator_label, key="sbm_estimator",
+                                 bind="query-params"))
+    entry = TASKS["sbm"][estimator]
+    st.caption(entry.paper)
+    own = [p for p in entry.params if p.name not in GRAPH_PARAMS]
+    params = {p.name: param_widget(estimator, p) for p in own if not p.choice}
+    epsilon = epsilon_slider("sbm_epsilon", value=2.0, label="Privacy ε")
+    delta = delta_input("sbm_delta", value=1e-6, label="δ")
+    if entry.notion == "none":
+        st.caption(f"{entry.label} is a non-private reference: ε and δ are not used.")
+    with advanced("Accounting and the choices the paper leaves open", "sbm"):
+        accounting = method_select("sbm_accounting", value="pld")
+        for p in own:
+            if p.choice:
+                params[p.name] = param_widget(estimator, p)
+    return RunSettings(estimator, epsilon, delta, accounting, tuple(sorted(params.items())))
+
+
+@st.cache_data(max_entries=6, show_spinner="Projecting onto the correlation matrices "
+                                            "(once per graph)…")
+def prepared(spec: GraphSpec, tolerance_fraction: float) -> PreparedGraph:
+    """The page's graph with its certified projection (ε-independent: every ε reuses it)."""
+    data = graph_data(spec)
+    return prepare_graph(data.graph, degree=data.degree, signal=data.signal,
+                         tolerance_fraction=tolerance_fraction)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def run(spec: GraphSpec, settings: RunSettings, seed: int) -> Result:
+    """One run of a registered sbm estimator on the page's graph (same inputs, same run).
+
+    The projection-based estimators get the cached :func:`prepared` graph, so an ε move
+    costs only the noise and one eigenvector.
+    """
+    data = graph_data(spec)
+    epsilon = settings.epsilon if settings.private else math.inf
+    delta = settings.delta if settings.private else 0.0
+    params = dict(settings.params)
+    graph: Graph | PreparedGraph = data.graph
+    if settings.estimator in PROJECTION_ESTIMATORS:
+        fraction = settings.entry.resolve({"degree": data.degree, "signal": data.signal,
+                                           **params})["tolerance_fraction"]
+        graph = prepared(spec, float(fraction))
+    with warnings.catch_warnings():  # the result's not_private says it; the page shows it
+        warnings.simplefilter("ignore")
+        return dpviz.run("sbm", settings.estimator, graph, epsilon=epsilon, delta=delta,
+                         accounting=settings.accounting, seed=seed, degree=data.degree,
+                         signal=data.signal, **params)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A fixed drawing of the graph: the vertices drawn, their positions, the edges drawn."""
+
+    vertices: NDArray[np.int64]
+    positions: NDArray[np.float64]
+    edges: NDArray[np.int64]
+    edges_in_sample: int
+    sampled: bool
+
+
+@st.cache_data(max_entries=4, show_spinner="Laying the graph out (once per graph)…")
+def layout(spec: GraphSpec, seed: int) -> Layout:
+    """A seeded spring layout of the graph, or of a seeded sample of its vertices.
+
+    Above :data:`DRAWN_VERTICES` vertices a uniform sample of that many is drawn with the
+    edges among them; at most :data:`DRAWN_EDGES` of those edges are drawn.
+    """
+    graph = graph_data(spec).graph
+    rng = np.random.default_rng(seed)
+    sampled = graph.n > DRAWN_VERTICES
+    vertices = (np.sort(rng.choice(graph.n, DRAWN_VERTICES, replace=False)) if sampled
+                else np.arange(graph.n))
+    local = np.full(graph.n, -1, dtype=np.int64)
+    local[vertices] = np.arange(vertices.size)
+    edges = local[graph.edges]
+    edges = edges[(edges >= 0).all(axis=1)]
+    drawing = nx.Graph()
+    drawing.add_nodes_from(range(vertices.size))
+    drawing.add_edges_from(edges.tolist())
+    positions = nx.spring_layout(drawing, seed=seed)
+    xy = np.array([positions[v] for v in range(vertices.size)], dtype=float)
+    shown = (edges if len(edges) <= DRAWN_EDGES else
+             edges[np.sort(rng.choice(len(edges), DRAWN_EDGES, replace=False))])
+    return Layout(vertices.astype(np.int64), xy, shown, len(edges), sampled)
+
+
+def layout_caption(drawn: Layout, n: int) -> str:
+    """What the graph drawing shows (all of it, or a sample), in one sentence."""
+    what = (f"A uniform sample of {drawn.vertices.size} of the {n:,} vertices (seeded) and "
+            f"the {drawn.edges_in_sample:,} edges among them" if drawn.sampled else
+            f"All {n:,} vertices")
+    edges = (f"; {len(drawn.edges):,} of those edges are drawn"
+             if len(drawn.edges) < drawn.edges_in_sample else "")
+    return (f"{what}{edges}, in a seeded spring layout computed once per graph (it does not "
+            "move with ε). Colours are the recovered communities, up to a global sign; a red "
+            "ring marks a vertex put in the wrong one.")
+
+
+def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
+    """Error rate and overlap (when the truth is known), the certificate and the work done."""
+    found = np.asarray(result.estimate["labels"])
+    diagnostics = result.diagnostics
+    columns = st.columns(4)
+    if labels is not None:
+        error = community_error(labels, found)
+        columns[0].metric("Error rate", f"{error:.3f}", help="min(#wrong, n − #wrong)/n: "
+                          "0 is perfect, 0.5 is a coin flip.")
+        columns[1].metric("Overlap", f"{1 - 2 * error:.3f}", help="1 − 2 · error rate.")
+    if "certificate" in diagnostics:
+        columns[2].metric("Certificate τ_C/n", f"{diagnostics['certificate']:.2e}",
+                          help=f"Certified distance to the exact projection; the public "
+                               f"tolerance is τ* = {diagnostics['tolerance']:.2e}.")
+    if "eigendecompositions" in diagnostics:
+        columns[3].metric("Eigendecompositions", f"{diagnostics['eigendecompositions']}",
+                          help="n × n eigendecompositions the solver did (a cached projection "
+                               "is not recomputed when ε moves).")
+
+
+def result_panels(spec: GraphSpec, data: GraphData, result: Result, seed: int) -> None:
+    """The adjacency heatmaps, the graph, the ledger and the choices of one run."""
+    found = np.asarray(result.estimate["labels"], dtype=np.int64)
+    graph = data.graph
+    panels = ([("ordered by the true communities", data.labels)] if data.labels is not None
+              else []) + [("ordered by the recovered ones", found)]
+    show_chart(figures.adjacency_figure(graph.edges, graph.n, panels), key="sbm_adjacency",
+               filename="dpviz-sbm-adjacency")
+    if graph.n > figures.MAX_PIXELS:
+        size = figures.block_size(graph.n)
+        st.caption(f"n = {graph.n:,} is too many pixels: each pixel is the share of the "
+                   f"{size} × {size} pairs it covers that are joined by an edge.")
+    drawn = layout(spec, seed)
+    truth = data.labels if data.labels is not None else found
+    show_chart(figures.graph_figure(drawn.positions, drawn.edges, found[drawn.vertices],
+                                    truth[drawn.vertices], vertices=drawn.vertices),
+               key="sbm_graph", filename="dpviz-sbm-graph")
+    st.caption(layout_caption(drawn, graph.n) if data.labels is not None else
+               layout_caption(drawn, graph.n).split(" Colours")[0] +
+               " Colours are the recovered communities (the true ones are unknown).")
+    if result.ledger.releases:
+        show_chart(ledger_bar(result.ledger), key="sbm_ledger", filename="dpviz-sbm-ledger")
+    else:
+        st.caption("Non-private: nothing was released with noise, no budget spent.")
+    with advanced("Choices the paper leaves open, as used", "sbm-choices"):
+        st.dataframe(choices_table(result.choices), hide_index=True, key="sbm_choices")
+        if "guarantee" in result.diagnostics:
+            st.caption(f"Guarantee: {result.diagnostics['guarantee']}.")
+
+
+def summarise(frame: pd.DataFrame, by: str, metric: str) -> pd.DataFrame:
+    """Median and quartiles of ``metric`` per (estimator, ``by``), with the seed count.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"estimator": ["a"] * 4, "epsilon": [1, 1, 1, 2],
+    ...                       "overlap": [0.1, 0.2, 0.3, 0.5]})
+    >>> summarise(frame, "epsilon", "overlap").round(3).values.tolist()
+    [['a', 1.0, 0.2, 0.15, 0.25, 3.0], ['a', 2.0, 0.5, 0.5, 0.5, 1.0]]
+    """
+    grouped = frame.groupby(["estimator", by], sort=False)[metric]
+    out = pd.DataFrame({"median": grouped.median(), "low": grouped.quantile(0.25),
+                        "high": grouped.quantile(0.75), "seeds": grouped.count()})
+    return out.reset_index().astype({by: float, "seeds": float})
+
+
+# --- Curves: error against ε and n, the phase diagram ---------------------------------------
+
+#: Curves are computed live (after a click) up to this many vertices, else read from a save.
+LIVE_VERTICES = 400
+LIVE_SEEDS = 3
+EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
+SIGNALS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
+#: Private estimators on the ε curve (the Metropolis chain has no guarantee: left out).
+PRIVATE = ("weak_recovery", "exact_recovery", "gauss_adjacency", "randomized_response")
+REFERENCES = ("spectral", "projection")
+BASELINE = "randomized_response"
+PHASE = ("weak_recovery", "randomized_response")
+#: The ε of the error-against-n chart (where ALGORITHMS.md §7 puts the crossover).
+N_EPSILON = 2.0
+#: ``dpviz.sbm.curves.load_saved`` names of the saved larger runs.
+SAVED = {"epsilon": "accuracy_n1000", "n": "error_vs_n", "phase": "phase_n500"}
+RR_CAPTION = ("Randomized response flips every pair of vertices, so its noise grows like "
+              "√n·e^(−ε/2) while the projection's does not grow with n: it wins on small "
+              "graphs and loses on large ones (ALGORITHMS.md §7; the crossover is near "
+              "n ≈ 5,000 at d = 100, ε = 2). Without this chart its success on a small graph "
+              "would look like a bug.")
+
+
+@dataclass(frozen=True)
+class Curves:
+    """The runs behind the three charts, and where they come from."""
+
+    by_epsilon: pd.DataFrame
+    by_n: pd.DataFrame
+    phase: pd.DataFrame
+    degree: float
+    source: str
+    phase_source: str
+
+
+def _progress_callback(bar: Any, start: float, share: float) -> Any:
+    def report(done: int, total: int) -> None:
+        bar.progress(min(1.0, start + share * done / max(total, 1)))
+
+    return report
+
+
+def live_curves(n: int, degree: float, signal: float, delta: float, seeds: int,
+                bar: Any = None) -> Curves:
+    """The three curves on graphs like the page's (generated, seeds 0 … seeds − 1)."""
+    from ..sbm import curves
+
+    def step(start: float, share: float) -> Any:
+        return None if bar is None else _progress_callback(bar, start, share)
+
+    by_epsilon = curves.error_curve(PRIVATE + REFERENCES, n=n, degree=degree, signal=signal,
+                                    epsilons=EPSILONS, delta=delta, seeds=seeds,
+                                    progress=step(0.0, 0.45))
+    sizes = sorted({max(int(math.ceil((1 + signal) * degree)), n // k) for k in (4, 2, 1)})
+    by_n = curves.error_vs_n(PHASE, ns=sizes, degree=degree, signal=signal, epsilon=N_EPSILON,
+                             delta=delta, seeds=seeds, progress=step(0.45, 0.15))
+    signals = [s for s in SIGNALS if (1 + s) * degree <= n]
+    phase = curves.phase_diagram(PHASE, n=n, degree=degree, signals=signals,
+                                 epsilons=EPSILONS, delta=delta, seeds=seeds,
+                                 progress=step(0.6, 0.4))
+    source = f"computed live on {seeds} generated graphs"
+    return Curves(by_epsilon, by_n, phase, degree, source, source)
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def saved_curves() -> Curves:
+    """The saved larger runs (``assets/results/sbm_*.csv``)."""
+    from ..sbm import curves
+
+    tables = {key: curves.load_saved(name) for key, name in SAVED.items()}
+    first = tables["epsilon"].iloc[0]
+    source = (f"saved runs (make bench) on generated graphs, n = {int(first['n']):,}, d = "
+              f"{first['degree']:g}, ε_s = {first['signal']:g}, "
+              f"{tables['epsilon']['seed'].nunique()} seeds per point")
+    phase = (f"saved run sbm_{SAVED['phase']}.csv (d = {first['degree']:g}), seeds per "
+             f"cell: at least {int(tables['phase']['seeds'].min())}")
+    return Curves(tables["epsilon"], tables["n"], tables["phase"], float(first["degree"]),
+                  source, phase)
+
+
+def _label(name: str) -> str:
+    return TASKS["sbm"][name].label
+
+
+def curves_section(spec: GraphSpec, data: GraphData, settings: RunSettings) -> None:
+    """Overlap against ε, error against n and the phase diagram: live or saved."""
+    live = spec[0] == SYNTHETIC and data.graph.n <= LIVE_VERTICES
+    if live:
+        st.caption(f"For n ≤ {LIVE_VERTICES} the curves are computed on {LIVE_SEEDS} graphs "
+                   "like this one (it takes seconds: click when ready).")
+        key = (data.graph.n, data.degree, data.signal, settings.delta)
+        if st.button("Compute curves", key="sbm_compute", icon=":material/play_arrow:"):
+            bar = st.progress(0.0, text="Running every algorithm on every graph…")
+            try:
+                st.session_state["sbm_curves"] = (key, live_curves(*key, LIVE_SEEDS, bar=bar))
+            except ValueError as err:
+                st.error(str(err), icon=":material/error:")
+                return
+            bar.empty()
+        remembered = st.session_state.get("sbm_curves")
+        if remembered is None or remembered[0] != key:
+            return
+        shown = remembered[1]
+    else:
+        try:
+            shown = saved_curves()
+        except ValueError as err:
+            st.info(f"The curves for this graph come from saved runs, and {err}.",
+                    icon=":material/info:")
+            return
+    curves_charts(shown)
+
+
+def curves_charts(shown: Curves) -> None:
+    """Draw the three charts of :class:`Curves` with their captions."""
+    drawn = shown.by_epsilon[shown.by_epsilon["estimator"].isin(PRIVATE + REFERENCES)]
+    frame = drawn.assign(estimator=drawn["estimator"].map(_label))
+    frame.loc[frame["estimator"].isin([_label(r) for r in REFERENCES]), "epsilon"] = math.inf
+    show_chart(figures.epsilon_curves(summarise(frame, "epsilon", "overlap"),
+                                      references=[_label(r) for r in REFERENCES],
+                                      baselines=[_label(BASELINE)]),
+               key="sbm_by_epsilon", filename="dpviz-sbm-overlap-by-epsilon")
+    st.caption(f"Median over seeds, quartile bands; {shown.source}. Dotted: the non-private "
+               "answers; dashed: the randomized-response baseline. The exponential mechanism "
+               "is left out: beyond n = 20 it runs as a Metropolis chain with no privacy "
+               "guarantee.")
+    by_n = shown.by_n.assign(estimator=shown.by_n["estimator"].map(_label))
+    at = float(shown.by_n["epsilon"].iloc[0])
+    show_chart(figures.n_curves(summarise(by_n, "n", "error"), baselines=[_label(BASELINE)],
+                                title=f"Error rate against the number of vertices n, at ε = "
+                                      f"{at:g}"),
+               key="sbm_by_n", filename="dpviz-sbm-error-by-n")
+    st.caption(RR_CAPTION)
+    panels = [(_label(name), shown.phase[shown.phase["estimator"] == name]) for name in PHASE]
+    show_chart(figures.phase_figure(panels, degree=shown.degree), key="sbm_phase",
+               filename="dpviz-sbm-phase")
+    st.caption(f"Success: error rate ≤ 0.1; {shown.phase_source}. Left of the dashed "
+               "Kesten–Stigum line no algorithm succeeds, with or without privacy.")

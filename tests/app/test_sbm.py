@@ -1,0 +1,201 @@
+"""Stochastic block model page: draws, follows ε, karate club, bad input, deep links."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpviz.registry import TASKS
+from dpviz.sbm import curves
+from dpviz.ui import sbm as sbm_ui
+
+from .app_helpers import ROOT, TIMEOUT, charts, errors, values
+
+#: Small graphs keep the page fast under AppTest (the defaults are n = 1000).
+SMALL = {"sbm_n": "300"}
+
+
+def open_sbm(**params: str) -> AppTest:
+    """Home, then ``/sbm`` with ``params`` in the link (as a shared link would open it)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/sbm.py")
+    at.query_params.update(params)
+    return at.run()
+
+
+@pytest.fixture
+def sbm() -> AppTest:
+    return open_sbm(**SMALL)
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def recovered_matrix(at: AppTest) -> np.ndarray:
+    trace = next(t for t in charts(at)["sbm_adjacency"]["data"]
+                 if t["name"] == "ordered by the recovered ones")
+    return values(trace["z"])
+
+
+def test_page_draws_everything(sbm):
+    assert not sbm.exception and not errors(sbm)
+    assert sbm.title[0].value == "Stochastic block model"
+    assert sbm.radio(key="sbm_source").value == "synthetic"
+    assert sbm.number_input(key="sbm_n").value == 300
+    assert sbm.number_input(key="sbm_degree").value == 100.0
+    assert sbm.slider(key="sbm_signal").value == 0.5
+    assert sbm.slider(key="sbm_epsilon").value == 2.0
+    assert sbm.number_input(key="sbm_delta").value == pytest.approx(1e-6)
+    assert sbm.selectbox(key="sbm_estimator").value == "weak_recovery"
+    assert sbm.selectbox(key="sbm_estimator").options == [TASKS["sbm"][n].label
+                                                          for n in TASKS["sbm"]]
+    assert sbm.number_input(key="sbm_weak_recovery_tolerance_fraction").value == 0.02
+    assert {"sbm_adjacency", "sbm_graph", "sbm_ledger"} <= set(charts(sbm))
+    heat = charts(sbm)["sbm_adjacency"]["data"]
+    assert [t["name"] for t in heat] == ["ordered by the true communities",
+                                         "ordered by the recovered ones"]
+    assert values(heat[0]["z"]).shape == (300, 300)
+    graph = charts(sbm)["sbm_graph"]["data"]
+    assert [t["name"] for t in graph][:3] == ["edges", "community +1", "community -1"]
+    assert graph[3]["name"].startswith("mistakes (") and graph[3]["name"].endswith("of 300)")
+    error = float(metric(sbm, "Error rate"))
+    assert 0 <= error <= 0.5
+    assert float(metric(sbm, "Overlap")) == pytest.approx(1 - 2 * error, abs=2e-3)
+    assert int(metric(sbm, "Eigendecompositions")) > 1
+    assert float(metric(sbm, "Certificate τ_C/n")) > 0
+    captions = " ".join(c.value for c in sbm.caption)
+    assert "p_in = (1 + ε_s)·d/n = 0.5, p_out = (1 − ε_s)·d/n = 0.167" in captions
+    assert "Kesten–Stigum" in captions and "Guarantee: (2, 1e-06)-edge-DP." in captions
+
+
+def test_epsilon_changes_the_recovery_but_not_the_projection(sbm):
+    before, error = recovered_matrix(sbm), metric(sbm, "Error rate")
+    certificate = metric(sbm, "Certificate τ_C/n")
+    sbm.slider(key="sbm_epsilon").set_value(0.3).run()
+    assert not sbm.exception and not errors(sbm)
+    assert metric(sbm, "Error rate") != error
+    assert not np.array_equal(recovered_matrix(sbm), before)
+    assert metric(sbm, "Certificate τ_C/n") == certificate
+
+
+def test_karate_club_is_one_click_away(sbm):
+    sbm.radio(key="sbm_source").set_value("karate").run()
+    assert not sbm.exception and not errors(sbm)
+    assert "sbm_n" not in [n.key for n in sbm.number_input]
+    captions = " ".join(c.value for c in sbm.caption)
+    assert "Zachary's karate club: 34 members, 78 friendships" in captions
+    assert "read off this very graph" in captions
+    graph = charts(sbm)["sbm_graph"]["data"]
+    assert graph[3]["name"].endswith("of 34)")
+    assert values(charts(sbm)["sbm_adjacency"]["data"][0]["z"]).shape == (34, 34)
+    sbm.selectbox(key="sbm_estimator").set_value("spectral").run()
+    assert not sbm.exception and not errors(sbm)
+    assert metric(sbm, "Error rate") == f"{1 / 34:.3f}"  # node 8, as ALGORITHMS.md §7 says
+    assert sbm.warning[0].value.startswith("Not private: non-private reference")
+    assert "sbm_ledger" not in charts(sbm)
+
+
+def test_metropolis_exponential_mechanism_says_it_has_no_guarantee(sbm):
+    sbm.selectbox(key="sbm_estimator").set_value("exponential").run()
+    assert not sbm.exception and not errors(sbm)
+    assert "no privacy guarantee" in sbm.warning[0].value
+
+
+def _upload(at: AppTest, content: bytes) -> AppTest:
+    at.radio(key="sbm_source").set_value("upload").run()
+    assert not at.exception
+    at.file_uploader(key="sbm_upload").set_value(("edges.csv", content, "text/csv")).run()
+    return at
+
+
+def test_upload_waits_for_a_file_then_recovers_its_communities(sbm):
+    sbm.radio(key="sbm_source").set_value("upload").run()
+    assert not sbm.exception and not errors(sbm)
+    assert sbm.info[0].value.startswith("Upload an edge list")
+    assert any("not kept in the link" in c.value for c in sbm.caption)
+    rng = np.random.default_rng(0)
+    pairs = [(i, j) for i in range(40) for j in range(i + 1, 40)
+             if rng.random() < (0.6 if (i < 20) == (j < 20) else 0.1)]
+    sbm.number_input(key="sbm_n").set_value(40)
+    sbm.number_input(key="sbm_degree").set_value(10.0)
+    content = ("source,target\n" + "\n".join(f"{i},{j}" for i, j in pairs)).encode()
+    sbm.selectbox(key="sbm_estimator").set_value("spectral")
+    _upload(sbm, content)
+    assert not sbm.exception and not errors(sbm)
+    assert any(f"40 vertices and {len(pairs)} edges from edges.csv" in c.value
+               for c in sbm.caption)
+    assert "Error rate" not in [m.label for m in sbm.metric]
+    assert [t["name"] for t in charts(sbm)["sbm_adjacency"]["data"]] == [
+        "ordered by the recovered ones"]
+
+
+@pytest.mark.parametrize(("content", "sentence"), [
+    (b"0,1\n1,abc\n", "every cell must be a number"),
+    (b"0,1\n1,1\n", "is a self-loop (1, 1)"),
+    (b"0,1\n1,400\n", "has vertex id 400, but n = 300 vertices"),
+])
+def test_bad_edge_list_shows_the_engine_sentence(sbm, content, sentence):
+    _upload(sbm, content)
+    assert not sbm.exception
+    assert len(errors(sbm)) == 1 and sentence in errors(sbm)[0], errors(sbm)
+    assert charts(sbm) == {}
+
+
+@pytest.mark.parametrize(("key", "value", "sentence"), [
+    ("sbm_n", 5000, "the projection-based estimators take at most n = 3000 vertices"),
+    ("sbm_delta", 1.0, "delta"),
+    ("sbm_degree", 400.0, "the edge probability (1 + signal)·degree/n must be at most 1"),
+])
+def test_bad_parameter_shows_the_engine_sentence(sbm, key, value, sentence):
+    sbm.number_input(key=key).set_value(value).run()
+    assert not sbm.exception
+    assert len(errors(sbm)) == 1 and sentence in errors(sbm)[0], errors(sbm)
+    assert charts(sbm) == {}
+
+
+def test_a_deep_link_reopens_the_scenario():
+    at = open_sbm(sbm_n="200", sbm_degree="40", sbm_signal="0.8", sbm_epsilon="3.5",
+                  sbm_estimator="randomized_response")
+    assert not at.exception and not errors(at)
+    assert at.number_input(key="sbm_n").value == 200
+    assert at.number_input(key="sbm_degree").value == 40.0
+    assert at.slider(key="sbm_signal").value == 0.8
+    assert at.slider(key="sbm_epsilon").value == 3.5
+    assert at.selectbox(key="sbm_estimator").value == "randomized_response"
+    assert values(charts(at)["sbm_adjacency"]["data"][0]["z"]).shape == (200, 200)
+    assert any("Guarantee: 3.5-edge-DP" in c.value for c in at.caption)
+
+
+def test_curves_are_computed_live_on_click_for_small_graphs():
+    at = open_sbm(sbm_n="150", sbm_degree="40")
+    assert not at.exception and not errors(at)
+    assert not {"sbm_by_epsilon", "sbm_by_n", "sbm_phase"} & set(charts(at))
+    at.button(key="sbm_compute").click().run()
+    assert not at.exception and not errors(at)
+    figures = charts(at)
+    lines = [t["name"] for t in figures["sbm_by_epsilon"]["data"]
+             if t.get("showlegend") is not False]
+    assert lines == [TASKS["sbm"][n].label for n in (*sbm_ui.PRIVATE, *sbm_ui.REFERENCES)]
+    assert "ε = 2" in figures["sbm_by_n"]["layout"]["title"]["text"]
+    phase = figures["sbm_phase"]
+    assert [t["type"] for t in phase["data"]] == ["heatmap", "heatmap"]
+    assert phase["layout"]["shapes"][0]["x0"] == pytest.approx(40 ** -0.5)
+    assert any("would look like a bug" in c.value for c in at.caption)
+    at.slider(key="sbm_epsilon").set_value(3.0).run()  # the curves do not depend on ε
+    assert figures["sbm_phase"] == charts(at)["sbm_phase"]
+
+
+def test_large_graphs_read_the_saved_curves():
+    at = open_sbm(sbm_n="500", sbm_estimator="spectral")
+    assert not at.exception and not errors(at)
+    assert "sbm_compute" not in [b.key for b in at.button]
+    try:
+        curves.load_saved(sbm_ui.SAVED["epsilon"])
+    except ValueError as err:
+        assert str(err) in at.info[0].value
+    else:
+        assert {"sbm_by_epsilon", "sbm_by_n", "sbm_phase"} <= set(charts(at))
+        assert any("seeds per point" in c.value for c in at.caption)

@@ -1,0 +1,125 @@
+"""The SBM sampler, the karate club, and edge-list validation (every sentence)."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from dpviz import limits
+from dpviz.data.graphs import (
+    Graph,
+    as_graph,
+    karate_club,
+    read_edges,
+    stochastic_block_model,
+)
+
+
+def test_sampler_edge_counts_match_the_model():
+    n, d, s = 2000, 40.0, 0.5
+    g = stochastic_block_model(n, d, s, seed=3)
+    assert g.labels.sum() == 0 and set(g.labels.tolist()) == {-1, 1}
+    assert np.all(g.edges[:, 0] < g.edges[:, 1])
+    assert len(np.unique(g.edges, axis=0)) == len(g.edges)
+    same = g.labels[g.edges[:, 0]] == g.labels[g.edges[:, 1]]
+    half = n // 2
+    pairs_in, pairs_out = 2 * half * (half - 1) // 2, half * half
+    for count, pairs, p in ((same.sum(), pairs_in, (1 + s) * d / n),
+                            ((~same).sum(), pairs_out, (1 - s) * d / n)):
+        lo, hi = binom.ppf([1e-4, 1 - 1e-4], pairs, p)
+        assert lo <= count <= hi
+
+
+def test_sampler_pairs_are_uniform_within_a_block():
+    # every within-block pair equally likely: per-vertex degrees inside a block match the
+    # binomial mean, and both ends of the index decoding are used
+    g = stochastic_block_model(400, 100.0, 1.0, seed=1)
+    assert np.all(g.labels[g.edges[:, 0]] == g.labels[g.edges[:, 1]])  # signal 1: no across
+    degrees = g.degrees()  # each Binomial(199, 1/2) when every pair is equally likely
+    assert abs(degrees.mean() - 99.5) < 1.0
+    assert 0.8 * 49.75 < degrees.var() < 1.25 * 49.75
+
+
+def test_sampler_is_deterministic_and_seeded():
+    a, b = stochastic_block_model(300, 10.0, 0.4, seed=5), stochastic_block_model(300, 10.0,
+                                                                                  0.4, seed=5)
+    c = stochastic_block_model(300, 10.0, 0.4, seed=6)
+    assert np.array_equal(a.edges, b.edges) and np.array_equal(a.labels, b.labels)
+    assert not np.array_equal(a.edges, c.edges)
+
+
+def test_sampler_refuses_probabilities_above_one_and_huge_graphs():
+    with pytest.raises(ValueError, match="edge probability"):
+        stochastic_block_model(100, 80.0, 0.5)
+    with pytest.raises(ValueError, match="the generator makes at most 10,000,000"):
+        stochastic_block_model(20_000, 2_000.0, 0.5)
+
+
+def test_karate_club_factions():
+    g = karate_club()
+    assert (g.n, len(g.edges)) == (34, 78)
+    assert (g.labels == 1).sum() == 17 and (g.labels == -1).sum() == 17
+    assert g.labels[0] == 1 and g.labels[33] == -1  # Mr. Hi and the officer
+    assert g.degree == pytest.approx(156 / 34)
+
+
+def test_networkx_input_matches_edge_array():
+    graph = nx.karate_club_graph()
+    from_nx = as_graph(graph)
+    from_array = as_graph(np.array(list(graph.edges())), n=34)
+    assert np.array_equal(from_nx.edges, from_array.edges)
+    relabelled = nx.relabel_nodes(nx.path_graph(3), {0: "a", 1: "b", 2: "c"})
+    assert as_graph(relabelled).edges.tolist() == [[0, 1], [1, 2]]
+
+
+@pytest.mark.parametrize(("data", "n", "sentence"), [
+    ([[0, 1.5]], 3, "row 1 has vertex id 1.5; ids must be whole numbers"),
+    ([[0, 5]], 3, "row 1 has vertex id 5, but n = 3 vertices have ids 0 … 2"),
+    ([[-1, 2]], 3, "row 1 has vertex id -1; ids must be >= 0"),
+    ([[0, 1], [2, 2]], 3, r"row 2 is a self-loop \(2, 2\)"),
+    ([[0, 1], [1, 2], [0, 1]], 3, r"the edge \(0, 1\) is listed twice \(rows 1 and 3\)"),
+    ([[0, 1], [1, 0]], 3, r"listed twice, once as \(1, 0\)"),
+    (np.zeros((0, 2)), 3, "the graph has no edges"),
+    ([["a", "b"]], 3, "has text where a vertex id should be"),
+    ([[0, 1, 2]], 3, "two columns"),
+    ([[0, float("nan")]], 3, "missing or infinite vertex id"),
+    ([[0, 1]], None, "an edge list needs n"),
+    ([[0, 1]], limits.SBM_VERTICES.high + 1, "n must be"),
+])
+def test_as_graph_sentences(data, n, sentence):
+    with pytest.raises(ValueError, match=sentence):
+        as_graph(data, n)
+
+
+def test_networkx_refusals():
+    with pytest.raises(ValueError, match="directed"):
+        as_graph(nx.DiGraph([(0, 1)]))
+    with pytest.raises(ValueError, match="multigraph"):
+        as_graph(nx.MultiGraph([(0, 1)]))
+    with pytest.raises(ValueError, match="self-loop"):
+        as_graph(nx.Graph([(0, 1), (1, 1)]))
+    with pytest.raises(ValueError, match="no edges"):
+        as_graph(nx.empty_graph(4))
+    with pytest.raises(ValueError, match="does not match"):
+        as_graph(nx.path_graph(3), n=4)
+    with pytest.raises(ValueError, match="does not match"):
+        as_graph(Graph(edges=np.array([[0, 1]]), n=2), n=3)
+
+
+def test_read_edges_sentences(tmp_path):
+    assert read_edges(b"u,v\n0,1\n2,1\n").tolist() == [[0, 1], [2, 1]]
+    with pytest.raises(ValueError, match="text 'x' in row 2, column 2"):
+        read_edges(b"0,1\n1,x\n")
+    with pytest.raises(ValueError, match="two columns"):
+        read_edges(b"0,1,2\n")
+    with pytest.raises(ValueError, match="the CSV is empty"):
+        read_edges(b"")
+    with pytest.raises(ValueError, match="whole numbers"):
+        read_edges(b"0,0.5\n")
+    big = tmp_path / "big.csv"
+    with big.open("wb") as handle:
+        handle.truncate(limits.MAX_UPLOAD_BYTES + 1)
+    with pytest.raises(ValueError, match="over the 50 MB"):
+        read_edges(big)

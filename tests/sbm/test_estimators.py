@@ -1,0 +1,158 @@
+"""The SBM estimators through the registry: contract, determinism, bad input, accuracy."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import dpviz
+from dpviz import limits
+from dpviz.data.graphs import as_graph, karate_club, stochastic_block_model
+from dpviz.metrics import community_error
+from dpviz.privacy import Budget
+from dpviz.sbm import (
+    ESTIMATORS,
+    PreparedGraph,
+    error_curve,
+    error_vs_n,
+    kesten_stigum,
+    load_saved,
+    phase_diagram,
+    prepare_graph,
+    private_weak_recovery,
+)
+
+GRAPH = stochastic_block_model(200, 30.0, 0.8, seed=0)
+MODEL = {"degree": 30.0, "signal": 0.8}
+SMALL = stochastic_block_model(14, 6.0, 0.9, seed=0)
+
+
+def run(name, graph=GRAPH, seed=0, **extra):
+    params = {**MODEL, **extra}
+    if name == "exponential" and graph is GRAPH:
+        graph, params = SMALL, {"degree": 6.0, "signal": 0.9, **extra}
+    return dpviz.run("sbm", name, graph, epsilon=8.0, delta=1e-6, seed=seed, **params)
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_contract_and_determinism(name):
+    a, b = run(name), run(name)
+    labels = a.estimate["labels"]
+    assert labels.dtype.kind == "i" and set(np.unique(labels)) <= {-1, 1}
+    assert np.array_equal(labels, b.estimate["labels"])
+    assert np.array_equal(a.diagnostics["scores"], b.diagnostics["scores"])
+    assert isinstance(a.diagnostics["guarantee"], str)
+    assert a.to_dict()["labels"] == labels.tolist()
+    if ESTIMATORS[name].notion == "none":
+        assert a.not_private and not a.ledger.releases
+    if name in ("exact_recovery", "exponential"):
+        assert set(np.unique(a.diagnostics["weak_labels"])) == {-1, 1}
+
+
+@pytest.mark.parametrize("name", ["weak_recovery", "exact_recovery", "randomized_response",
+                                  "gauss_adjacency", "exponential"])
+def test_another_seed_gives_other_noise(name):
+    assert not np.array_equal(run(name).diagnostics["scores"],
+                              run(name, seed=1).diagnostics["scores"])
+
+
+@pytest.mark.parametrize("name", ["spectral", "projection", "weak_recovery", "exact_recovery",
+                                  "randomized_response"])
+def test_recovers_an_easy_graph(name):
+    truth = GRAPH.labels
+    assert community_error(truth, run(name).estimate["labels"]) <= 0.05
+
+
+def test_weak_recovery_diagnostics_and_cached_projection():
+    prepared = prepare_graph(GRAPH, **MODEL)
+    projection = prepared.projection
+    budget = Budget(epsilon=2.0, delta=1e-6)
+    cached = private_weak_recovery(prepared, budget, rng=np.random.default_rng(0), **MODEL)
+    fresh = private_weak_recovery(GRAPH, budget, rng=np.random.default_rng(0), **MODEL)
+    assert np.array_equal(cached.estimate["labels"], fresh.estimate["labels"])
+    d = cached.diagnostics
+    assert d["projection_cached"] and not fresh.diagnostics["projection_cached"]
+    assert d["certificate"] <= d["tolerance"] == pytest.approx(d["sensitivity"] / 50)
+    assert d["eigendecompositions"] == projection.eigendecompositions + 1
+    assert cached.choices["tolerance_fraction"] == 0.02
+    other = stochastic_block_model(200, 30.0, 0.8, seed=1)
+    with pytest.raises(ValueError, match="another graph"):
+        private_weak_recovery(PreparedGraph(as_graph(other), projection), budget,
+                              rng=np.random.default_rng(0), **MODEL)
+    with pytest.raises(ValueError, match="another graph"):  # same graph, another signal
+        private_weak_recovery(prepared, budget, rng=np.random.default_rng(0), degree=30.0,
+                              signal=0.7)
+    for name in ("spectral", "randomized_response", "exact_recovery"):  # they use the graph
+        via_prepared = dpviz.run("sbm", name, prepared, epsilon=2.0, delta=1e-6, **MODEL)
+        direct = dpviz.run("sbm", name, GRAPH, epsilon=2.0, delta=1e-6, **MODEL)
+        assert np.array_equal(via_prepared.estimate["labels"], direct.estimate["labels"])
+
+
+def test_exponential_guarantee_depends_on_the_sampler():
+    exact = run("exponential")
+    assert exact.not_private is None and "chain" not in exact.choices["sampler"]
+    chain = dpviz.run("sbm", "exponential", stochastic_block_model(40, 10.0, 0.9, seed=0),
+                      epsilon=4.0, degree=10.0, signal=0.9, chain_steps=5)
+    assert "no privacy guarantee" in chain.not_private
+    assert "approximately" not in chain.not_private
+    assert chain.diagnostics["guarantee"].startswith("none")
+
+
+def test_networkx_and_edge_array_inputs_agree():
+    karate = karate_club()
+    params = {"degree": karate.degree, "signal": karate.signal}
+    from_nx = dpviz.run("sbm", "spectral", nx.karate_club_graph(), epsilon=1.0, **params)
+    from_array = dpviz.run("sbm", "spectral", karate.edges, n=34, epsilon=1.0, **params)
+    assert np.array_equal(from_nx.estimate["labels"], from_array.estimate["labels"])
+    assert community_error(karate.labels, from_nx.estimate["labels"]) <= 2 / 34
+
+
+@pytest.mark.parametrize(("name", "kwargs", "sentence"), [
+    ("weak_recovery", {"degree": 30.0}, "needs the parameter 'signal'"),
+    ("spectral", {"signal": 0.5}, "needs the parameter 'degree'"),
+    ("weak_recovery", {**MODEL, "signal": 0.0}, "signal must be"),
+    ("weak_recovery", {**MODEL, "radius": 1.0}, "no clipping radius"),
+    ("weak_recovery", {**MODEL, "tolerance_fraction": 0.0}, "tolerance_fraction must be"),
+])
+def test_bad_parameters(name, kwargs, sentence):
+    with pytest.raises(ValueError, match=sentence):
+        dpviz.run("sbm", name, GRAPH, epsilon=1.0, delta=1e-6, **kwargs)
+
+
+def test_size_limits():
+    big = limits.SBM_PROJECTION_VERTICES + 1
+    for name in ("weak_recovery", "exact_recovery", "projection", "gauss_adjacency"):
+        with pytest.raises(ValueError, match=f"at most n = {limits.SBM_PROJECTION_VERTICES}"):
+            dpviz.run("sbm", name, [[0, 1]], n=big, epsilon=1.0, delta=1e-6, **MODEL)
+    with pytest.raises(ValueError, match="million noisy pairs"):
+        dpviz.run("sbm", "randomized_response", [[0, 1]], n=20_000, epsilon=0.1, **MODEL)
+    with pytest.raises(ValueError, match="n must be"):
+        dpviz.run("sbm", "spectral", [[0, 1]], n=20_001, epsilon=1.0, **MODEL)
+
+
+def test_kesten_stigum():
+    assert kesten_stigum(100.0, 0.5) == 25.0 and kesten_stigum(3.0, 0.5) < 1
+
+
+def test_curves():
+    df = error_curve(["weak_recovery", "spectral"], n=120, degree=30.0, signal=0.8,
+                     epsilons=[0.5, 8.0], delta=1e-6, seeds=[0, 1])
+    assert len(df) == 8 and df["error"].between(0, 0.5).all()
+    spectral = df[df.estimator == "spectral"]
+    assert spectral.groupby("seed")["error"].nunique().eq(1).all()  # ε does not matter
+    weak = df[df.estimator == "weak_recovery"].groupby("epsilon")["error"].median()
+    assert weak[8.0] < weak[0.5]
+    calls = []
+    by_n = error_vs_n(["randomized_response"], ns=[60, 120], degree=20.0, signal=0.8,
+                      epsilon=2.0, delta=0.0, seeds=1, progress=lambda d, t: calls.append(d))
+    assert by_n["n"].tolist() == [60, 120] and calls
+    phase = phase_diagram(["randomized_response"], n=100, degree=20.0, signals=[0.05, 0.9],
+                          epsilons=[8.0], delta=0.0, seeds=2)
+    assert list(phase.columns) == ["estimator", "signal", "epsilon", "success_rate",
+                                   "median_error", "seeds"]
+    assert phase["success_rate"].tolist() == [0.0, 1.0]
+    with pytest.raises(ValueError, match="unknown sbm estimator"):
+        error_curve(["nope"], n=50, degree=5.0, signal=0.5, epsilons=[1.0], delta=0.0, seeds=1)
+    with pytest.raises(ValueError, match="no saved SBM result 'nope'"):
+        load_saved("nope")
