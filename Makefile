@@ -44,6 +44,7 @@ bench: $(VENV)/.dev
 # The papers' figures at full repeats, saved under assets/ (slow: tens of minutes).
 figures: $(VENV)/.dev
 	$(PY) bench/covariance.py
+	$(PY) bench/sbm.py --save > /dev/null
 
 clean:
 	rm -rf $(VENV) .pytest_cache
