@@ -112,10 +112,14 @@ class Bench:
             baseline_name: str | None = None, target: str | None = None,
             meets: bool | None = None, note: str = "",
             detail: dict[str, Any] | None = None) -> None:
+        # numpy scalars (a verdict's np.bool_, a median's np.float64) as plain JSON values
+        value = float(value)
+        baseline = None if baseline is None else float(baseline)
         ratio = value / baseline if baseline else None
         self.results[name] = {
             "value": value, "unit": unit, "baseline": baseline, "ratio": ratio,
-            "target": target, "meets_target": meets, "baseline_is": baseline_name,
+            "target": target, "meets_target": None if meets is None else bool(meets),
+            "baseline_is": baseline_name,
             "blas_threads": blas_threads(), "note": note,
         }
         if detail is not None:

@@ -204,12 +204,12 @@ def prepare(data: ArrayLike | CovarianceData, radius: float | str | None) -> Cov
             raise ValueError(f"the data were clipped to radius {data.radius:g}; prepare them "
                              f"again to use radius {radius}")
         return data
-    x = as_matrix(data)  # a fresh float copy: clipping below edits it in place
+    x = as_matrix(data)
     return clip_rows(x, resolve_ball(x, radius))
 
 
 def clip_rows(x: NDArray[np.float64], ball: Ball) -> CovarianceData:
-    """:func:`prepare` on an already validated float matrix, which is clipped **in place**.
+    """:func:`prepare` on an already validated float matrix (copied only if a row is clipped).
 
     For sweeps over generated data (the paper's d = 800 exceeds the upload limit on columns).
     """
@@ -217,19 +217,20 @@ def clip_rows(x: NDArray[np.float64], ball: Ball) -> CovarianceData:
     r2 = ball.radius**2
     squared = np.einsum("ij,ij->i", x, x)
     over = np.flatnonzero(squared > r2)
-    squared_raw = squared.copy()
+    if not over.size:  # the common case: nothing to clip, nothing copied
+        moment = second_moment(x)
+        return CovarianceData(rows=x, moment=moment, true_covariance=moment,
+                              norms=np.sqrt(squared), ball=ball, rows_clipped=0)
     raw_over = x[over].copy()
-    if over.size:
-        x[over] *= (ball.radius / np.sqrt(squared[over]))[:, None]
-        squared[over] = r2
+    rows_clipped = count_outside(np.sqrt(squared[over]), ball.radius)
+    x = x.copy()  # the caller's rows are never edited
+    x[over] *= (ball.radius / np.sqrt(squared[over]))[:, None]
+    squared[over] = r2
     moment = second_moment(x)
-    true = moment
-    if over.size:
-        clipped_over = x[over]
-        true = moment + (raw_over.T @ raw_over - clipped_over.T @ clipped_over) / n
+    clipped_over = x[over]
+    true = moment + (raw_over.T @ raw_over - clipped_over.T @ clipped_over) / n
     return CovarianceData(rows=x, moment=moment, true_covariance=true, norms=np.sqrt(squared),
-                          ball=ball,
-                          rows_clipped=count_outside(np.sqrt(squared_raw[over]), ball.radius))
+                          ball=ball, rows_clipped=rows_clipped)
 
 
 def noisy_matrix(matrix: NDArray[np.float64], privacy: Privacy, *, n: int, radius: float,

@@ -22,7 +22,8 @@ from .. import limits
 def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data") -> NDArray[np.float64]:
     """Return ``data`` as a finite float matrix (n × d), or raise ``ValueError``.
 
-    A 1-D input is one column.
+    A 1-D input is one column. A float64 array comes back as itself (no copy: the
+    estimators never edit their input in place).
 
     Examples
     --------
@@ -37,7 +38,7 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data") -> NDArray[np
         raw = np.asarray(data)
         if np.iscomplexobj(raw):
             raise ValueError(f"{name} must be real numbers, not complex ones")
-        arr = raw.astype(float)
+        arr = np.asarray(raw, dtype=float)
     except (TypeError, ValueError) as err:
         if "complex" in str(err):
             raise
@@ -46,9 +47,8 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data") -> NDArray[np
         arr = arr[:, None]
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a table (rows × columns), got {arr.ndim} dimensions")
-    bad = np.argwhere(~np.isfinite(arr))
-    if bad.size:
-        row, col = bad[0]
+    if not np.isfinite(arr).all():  # the fast check; find the cell only when one is bad
+        row, col = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"{name} has a missing or infinite value in row {row + 1}, "
                          f"column {col + 1}")
     if arr.shape[0] < min_rows:

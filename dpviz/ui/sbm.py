@@ -463,9 +463,14 @@ def curves_charts(shown: Curves) -> None:
     drawn = shown.by_epsilon[shown.by_epsilon["estimator"].isin(PRIVATE + REFERENCES)]
     frame = drawn.assign(estimator=drawn["estimator"].map(_label))
     frame.loc[frame["estimator"].isin([_label(r) for r in REFERENCES]), "epsilon"] = math.inf
+    ratio = kesten_stigum(float(drawn["degree"].iloc[0]), float(drawn["signal"].iloc[0]))
+    side = "above" if ratio > 1 else "below"
     show_chart(figures.epsilon_curves(summarise(frame, "epsilon", "overlap"),
                                       references=[_label(r) for r in REFERENCES],
-                                      baselines=[_label(BASELINE)]),
+                                      baselines=[_label(BASELINE)],
+                                      title=f"Overlap against the privacy ε — ε_s²d = "
+                                            f"{ratio:.3g}, {side} the Kesten–Stigum "
+                                            "threshold 1"),
                key="sbm_by_epsilon", filename="dpviz-sbm-overlap-by-epsilon")
     st.caption(f"Median over seeds, quartile bands; {shown.source}. Dotted: the non-private "
                "answers; dashed: the randomized-response baseline. The exponential mechanism "
