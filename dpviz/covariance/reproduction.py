@@ -172,7 +172,7 @@ def load_saved(name: str) -> pd.DataFrame:
         raise ValueError(f"unknown figure {name!r}; choose one of: {', '.join(SPECS)}")
     path = saved_path(name)
     if not path.exists():
-        raise ValueError(f"no saved results for {name}: run `python bench/run.py` to make "
+        raise ValueError(f"no saved results for {name}: run `make figures` to make "
                          f"{path.name}")
     return pd.read_csv(path)
 

@@ -506,4 +506,4 @@ def paper_panel() -> None:
                    "(bars: ± one standard deviation over the repeats), fresh data and noise "
                    "each repeat"
                    + (f"; fixed: {', '.join(fixed)}" if fixed else "")
-                   + ". Saved in assets/results by the benchmark, not run here.")
+                   + ". Saved in assets/results by `make figures`, not run here.")
