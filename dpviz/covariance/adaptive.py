@@ -99,7 +99,7 @@ def clipped_moment(prepared: CovarianceData, tau: float) -> NDArray[np.float64]:
         return prepared.moment
     over = prepared.norms > tau
     shrink = np.sqrt(1 - (tau / prepared.norms[over]) ** 2)
-    scaled = prepared.rows[over] * shrink[:, None]
+    scaled = prepared.clipped(over) * shrink[:, None]
     return prepared.moment - scaled.T @ scaled / prepared.n
 
 
