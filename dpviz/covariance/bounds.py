@@ -39,13 +39,15 @@ def gaussian_norm_bound(d: int, b: float) -> float:
 def wigner_spectral_bound(d: int, b: float) -> float:
     """Spectral-norm bound of ``GWig(d)`` (Bandeira & van Handel, the paper's Lemma 7).
 
-    ``(1 + θ)(2√d + 6√(ln d)/√(ln(1 + θ))) + √(2 ln(1/b))``, ``θ = min((ln d/d)^{0.3}, 0.5)``.
+    ``(1 + θ)(2√d + 6√(ln d)/√(ln(1 + θ))) + √(2 ln(2/b))``, ``θ = min((ln d/d)^{0.3}, 0.5)``
+    (the released code's ``wigner_gauss_tailbound``; called at ``b = β₁/2`` it gives
+    ALGORITHMS.md §6's ``√(2 ln(4/β₁))``).
 
     At d = 1 (``ln d = 0``) θ = 0 and the middle term is taken as 0 (its limit).
     """
     theta = min((math.log(d) / d) ** 0.3, 0.5) if d > 1 else 0.0
     middle = 6 * math.sqrt(math.log(d)) / math.sqrt(math.log1p(theta)) if d > 1 else 0.0
-    return (1 + theta) * (2 * math.sqrt(d) + middle) + math.sqrt(2 * math.log(1 / b))
+    return (1 + theta) * (2 * math.sqrt(d) + middle) + math.sqrt(2 * math.log(2 / b))
 
 
 def wigner_frobenius_bound(d: int, b: float) -> float:

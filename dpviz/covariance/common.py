@@ -150,9 +150,10 @@ class CovarianceData:
     Attributes
     ----------
     rows : ndarray
-        The n × d rows as given (data units; never edited: :meth:`clipped` clips them).
+        n × d rows (data units): as given, or already clipped when a row was far over the
+        radius (:func:`clip_rows`); :meth:`clipped` gives them clipped either way.
     scale : ndarray
-        Each row's clipping factor ``min(1, r/‖x‖)``.
+        The factor that clips each of ``rows`` to ``B(0, r)`` (``min(1, r/‖x‖)``, or ones).
     moment : ndarray
         The clipped rows' second moment ``Σ (sx)(sx)ᵀ/n``, which every release is computed
         from.
@@ -216,31 +217,49 @@ def prepare(data: ArrayLike | CovarianceData, radius: float | str | None) -> Cov
     return clip_rows(x, resolve_ball(x, radius))
 
 
-def clip_rows(x: NDArray[np.float64], ball: Ball) -> CovarianceData:
-    """:func:`prepare` on an already validated float matrix, which is never copied.
+#: Rows over the radius by at most this factor are clipped by a rank update of ``XᵀX`` (no
+#: copy of the rows); its rounding error is then of the order of forming ``XᵀX`` itself.
+#: Farther rows would make that error grow with their norm (a leak past the sensitivity), so
+#: then the clipped rows are formed explicitly.
+RANK_UPDATE_FACTOR = 2.0
 
-    ``XᵀX`` of the rows as given is formed once (the target); the clipped moment is it minus
-    a rank update from the rows over the radius only: a clipped row ``sx`` contributes
-    ``s²xxᵀ`` instead of ``xxᵀ``. For sweeps over generated data too (the paper's d = 800
-    exceeds the upload limit on columns).
+
+def clip_rows(x: NDArray[np.float64], ball: Ball) -> CovarianceData:
+    """:func:`prepare` on an already validated float matrix (never edited in place).
+
+    Rows over the radius only slightly (norm ≤ :data:`RANK_UPDATE_FACTOR`·r, e.g. rows
+    scaled to norm r that round to r(1 + 1e-16)) are clipped by a rank update of ``XᵀX``:
+    a clipped row ``sx`` contributes ``s²xxᵀ`` instead of ``xxᵀ``, and the rows are not
+    copied. Any farther row, and the clipped rows are formed explicitly, so the released
+    moment never carries a rounding error that grows with a raw norm. Also for sweeps over
+    generated data (the paper's d = 800 exceeds the upload limit on columns).
     """
-    n = x.shape[0]
+    n, r = x.shape[0], ball.radius
     squared = np.einsum("ij,ij->i", x, x)
-    over = np.flatnonzero(squared > ball.radius**2)
+    over = np.flatnonzero(squared > r * r)
     scale = np.ones(n)
-    true = second_moment(x)
     if not over.size:  # the common case: nothing to clip
-        return CovarianceData(rows=x, scale=scale, moment=true, true_covariance=true,
+        moment = second_moment(x)
+        return CovarianceData(rows=x, scale=scale, moment=moment, true_covariance=moment,
                               norms=np.sqrt(squared), ball=ball, rows_clipped=0)
     raw_norms = np.sqrt(squared[over])
-    scale[over] = ball.radius / raw_norms
-    lost = x[over] * np.sqrt(1.0 - scale[over] ** 2)[:, None]
-    moment = true - lost.T @ lost / n
+    rows_clipped = count_outside(raw_norms, r)
     norms = np.sqrt(squared)
-    norms[over] = ball.radius
-    return CovarianceData(rows=x, scale=scale, moment=moment, true_covariance=true,
-                          norms=norms, ball=ball,
-                          rows_clipped=count_outside(raw_norms, ball.radius))
+    norms[over] = r
+    scale[over] = r / raw_norms
+    if raw_norms.max() <= RANK_UPDATE_FACTOR * r:
+        true = second_moment(x)
+        lost = x[over] * np.sqrt(1.0 - scale[over] ** 2)[:, None]
+        return CovarianceData(rows=x, scale=scale, moment=true - lost.T @ lost / n,
+                              true_covariance=true, norms=norms, ball=ball,
+                              rows_clipped=rows_clipped)
+    clipped = x * scale[:, None]
+    moment = second_moment(clipped)
+    raw_over, clipped_over = x[over], clipped[over]
+    # the target (ground truth, never released) by the correction from the clipped rows
+    true = moment + (raw_over.T @ raw_over - clipped_over.T @ clipped_over) / n
+    return CovarianceData(rows=clipped, scale=np.ones(n), moment=moment, true_covariance=true,
+                          norms=norms, ball=ball, rows_clipped=rows_clipped)
 
 
 def noisy_matrix(matrix: NDArray[np.float64], privacy: Privacy, *, n: int, radius: float,

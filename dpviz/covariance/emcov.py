@@ -30,10 +30,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 
+from .. import limits
 from ..privacy import Budget, Ledger, laplace
 from ..privacy.ledger import Release
 from ..result import Result
-from .common import CovarianceData, covariance_result, paper_epsilon, prepare, recompose
+from .common import (
+    _SAFETY,
+    CovarianceData,
+    covariance_result,
+    paper_epsilon,
+    prepare,
+    recompose,
+)
 
 DELTA_FOR_RHO = 1e-10  # the paper's conversion of ρ for EMCov's plots
 EIGENVALUE_SHARE = 0.5
@@ -74,6 +82,7 @@ def _exponential_on_sphere(matrix: NDArray[np.float64], epsilon: float, *,
                            rng: np.random.Generator, ledger: Ledger,
                            name: str) -> NDArray[np.float64]:
     """Sample ``u ∝ exp((ε/4) uᵀMu)`` on the sphere and record the release (ε-DP)."""
+    epsilon = limits.check_epsilon(epsilon)
     ledger.record(Release(name, "exponential", UTILITY_SENSITIVITY, "utility",
                           2 * UTILITY_SENSITIVITY / epsilon if epsilon else math.inf,
                           epsilon=epsilon, delta=0.0, rho=epsilon**2 / 2))
@@ -99,8 +108,11 @@ def emcov(prepared: CovarianceData, epsilon: float, *, rng: np.random.Generator,
           eigenvector_budget: str = "uniform") -> tuple[NDArray[np.float64],
                                                           NDArray[np.float64]]:
     """Steps 1–3 at total ε; returns the released matrix and its eigenvalues (descending)."""
+    if not 0 < eigenvalue_share < 1:
+        raise ValueError(f"eigenvalue_share must be > 0 and < 1, got {eigenvalue_share}")
     n, d, r = prepared.n, prepared.d, prepared.radius
     c = prepared.moment * (n / r**2)  # XᵀX of the rows scaled to the unit ball
+    epsilon = epsilon / _SAFETY  # d + 1 shares must not add up past ε by rounding
     eps0 = epsilon * eigenvalue_share
     lam = np.asarray(laplace(np.linalg.eigvalsh(c)[::-1], sensitivity=2.0,
                              scale=0.0 if math.isinf(eps0) else 2.0 / eps0, rng=rng,

@@ -261,3 +261,43 @@ def test_paper_defaults_reproduce_the_reference_errors() -> None:
     assert np.linalg.norm(z.matrix) == pytest.approx(2.2e-2, rel=0.05)  # Zero
     assert errors["gauss"] == pytest.approx(9e-3, rel=0.1)
     assert errors["separate"] == pytest.approx(2.8e-3, rel=0.15)
+
+
+def test_a_huge_row_moves_the_released_moment_no_more_than_a_unit_row():
+    """Review finding: clipping by a rank update would leak a rounding error that grows with
+    the raw norm; rows far over the radius are clipped explicitly."""
+    from dpviz.covariance.common import clip_rows
+    from dpviz.privacy.bounds import Ball
+
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(2000, 5))
+    base /= 1.5 * np.linalg.norm(base, axis=1, keepdims=True)
+    huge, unit = base.copy(), base.copy()
+    huge[0], unit[0] = [1e9, 1, 0, 0, 0], [1, 0, 0, 0, 0]  # both clip to e1, to 1e-9
+    ball = Ball(np.zeros(5), 1.0)
+    gap = np.linalg.norm(clip_rows(huge, ball).moment - clip_rows(unit, ball).moment)
+    assert gap < 1e-6 * math.sqrt(2) / 2000  # was 45x the sensitivity with the rank update
+    near = base.copy()
+    near[:10] *= 1.5 * (1 + 1e-15)  # just over the radius: the rank update, no copy
+    prepared = clip_rows(near, ball)
+    direct = prepared.clipped(np.arange(2000))
+    assert prepared.rows is near
+    assert np.abs(prepared.moment - direct.T @ direct / 2000).max() < 1e-15
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0, 1.5, -0.2])
+def test_emcov_refuses_an_eigenvalue_share_outside_0_1(share):
+    """Review finding: a share of 1.5 once released the eigenvalues at 1.5ε while the ledger
+    said ε (the registry's range stops it earlier; the engine itself must too)."""
+    from dpviz.covariance.emcov import emcov_covariance
+    from dpviz.privacy import Budget
+
+    with pytest.raises(ValueError, match="eigenvalue_share must be > 0 and < 1"):
+        emcov_covariance(np.full((50, 3), 0.1), Budget(epsilon=1.0),
+                         rng=np.random.default_rng(0), eigenvalue_share=share)
+
+
+def test_emcov_ledger_total_stays_at_or_below_epsilon():
+    x = np.random.default_rng(1).normal(size=(300, 12)) * 0.2
+    total = dpviz.run("covariance", "emcov", x, epsilon=1.0).ledger.total()
+    assert total.epsilon <= 1.0
