@@ -260,7 +260,9 @@ def as_graph(data: Any, n: Any = None) -> Graph:
     if isinstance(data, Graph):
         if n is not None and limits.check_integer(limits.SBM_VERTICES, n) != data.n:
             raise ValueError(f"n = {n} does not match the graph's {data.n} vertices")
-        return Graph(edges=data.edges, n=data.n)
+        # re-checked: a hand-built Graph with an edge twice would put it in both halves of a
+        # split graph (and double its weight in every sum)
+        return Graph(edges=_canonical(np.asarray(data.edges), data.n), n=data.n)
     if _is_networkx(data):
         return _from_networkx(data, n)
     if n is None:

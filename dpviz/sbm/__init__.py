@@ -59,7 +59,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "randomized_response": Estimator(
         task="sbm", name="randomized_response", function=randomized_response,
         label="Randomized response + spectral", paper="Warner 1965; ALGORITHMS.md §7 baseline",
-        notion="edge-DP", outputs=("labels",), params=(*_MODEL, EXACT_ACCOUNTING)),
+        notion="edge-DP", outputs=("labels",), params=_MODEL),
     "gauss_adjacency": Estimator(
         task="sbm", name="gauss_adjacency", function=gauss_adjacency,
         label="Gaussian noise on the adjacency + spectral",

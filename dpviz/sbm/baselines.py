@@ -32,6 +32,7 @@ from .common import (
     guarantee,
     labels_from_scores,
     model,
+    pure_budget,
     top_eigenvector,
     top_eigenvector_dense,
 )
@@ -113,7 +114,7 @@ def randomized_response_graph(graph: Graph, epsilon: float,
 
 def randomized_response(data: Any, budget: Budget, *, rng: np.random.Generator,
                         degree: float, signal: float, n: int | None = None,
-                        exact_accounting: bool = True, radius: Any = None) -> Result:
+                        radius: Any = None) -> Result:
     """Randomized response on every pair, debiased, then spectral; ε-edge-DP (pure).
 
     Parameters
@@ -128,8 +129,6 @@ def randomized_response(data: Any, budget: Budget, *, rng: np.random.Generator,
         The public ``d`` (for centring) and ``ε_s`` (unused by the estimate).
     n : int, optional
         Vertices, for an edge array.
-    exact_accounting : bool
-        Solve and record under ``pld`` (:func:`~dpviz.sbm.common.accounting`).
     radius : None
         Refused if given.
 
@@ -144,7 +143,7 @@ def randomized_response(data: Any, budget: Budget, *, rng: np.random.Generator,
     """
     graph = graph_input(data, n, radius, dense=False)
     degree, _ = model(degree, signal)
-    budget = accounting(budget, exact_accounting)
+    budget = pure_budget(budget)
     plan = [PlannedRelease("randomized response, every pair", "pure", sensitivity=1.0)]
     epsilon = float(solve(plan, budget)[plan[0].name].epsilon or 0.0)
     p = flip_probability(epsilon)

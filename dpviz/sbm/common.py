@@ -171,3 +171,15 @@ def accounting(budget: Budget, exact: bool) -> Budget:
     if exact and budget.rho is None and budget.delta > 0 and not budget.non_private:
         return budget.with_method("pld")
     return budget
+
+
+def pure_budget(budget: Budget) -> Budget:
+    """The budget for a plan of pure releases only: composed linearly, so δ goes unused.
+
+    Under ``pld`` with δ > 0 the solver would spend δ to raise each pure release's ε a
+    little (still (ε, δ)-DP, but no longer the pure ε-DP these algorithms promise).
+    """
+    if budget.rho is None and not budget.non_private:
+        return budget.with_method("linear")
+    return budget
+

@@ -36,6 +36,7 @@ from .common import (
 )
 from .projection import (
     TOLERANCE_FRACTION,
+    UNCERTIFIED,
     NotCertifiedError,
     certified_projection,
     projection_sensitivity,
@@ -70,6 +71,10 @@ def vote_plan(part: str = "G2") -> PlannedRelease:
 def majority_vote(graph: Graph, labels: IntArray, allocation: Allocation, *,
                   rng: np.random.Generator, ledger: Ledger) -> FloatArray:
     """Private majority voting: ``Σ_{u ∈ N(v)} xᵤ + Lap(2/ε)`` for every v (Algorithm 5.13).
+
+    ``ε`` is the vote's own allocation: under linear accounting the budget's ε; under the
+    exact (PLD) accounting with δ > 0 the solver may give it a slightly larger ε that is
+    still (ε, δ)-DP for part G₂.
 
     Returns the noisy sums; their sign is the vote (:data:`~dpviz.sbm.common.TIE_BREAKING`).
     """
@@ -135,7 +140,7 @@ def private_exact_recovery(data: Any, budget: Budget, *, rng: np.random.Generato
             tolerance=tolerance_fraction * projection_sensitivity(graph.n, degree_first, signal))
     except NotCertifiedError as err:
         return Result(estimate={"labels": None}, ledger=Ledger(budget), failed=str(err),
-                      choices=choices)
+                      not_private=UNCERTIFIED, choices=choices)
     ledger = Ledger(budget)
     weak_scores, allocation = release_projection(projection, budget, rng=rng, ledger=ledger,
                                                  part="G1")

@@ -34,11 +34,11 @@ from ..result import Result
 from .common import (
     TIE_BREAKING,
     IntArray,
-    accounting,
     graph_input,
     guarantee,
     labels_from_scores,
     model,
+    pure_budget,
 )
 from .exact import PARALLEL, majority_vote, split_edges, vote_plan
 
@@ -131,7 +131,7 @@ def private_exponential(data: Any, budget: Budget, *, rng: np.random.Generator,
     """
     graph = graph_input(data, n, radius, dense=True)
     model(degree, signal)
-    budget = accounting(budget, True)
+    budget = pure_budget(budget)
     first, second = split_edges(graph, split_probability, rng)
     ledger = Ledger(budget)
     exact = graph.n <= limits.SBM_ENUMERATION_VERTICES

@@ -60,6 +60,12 @@ FLOAT_SLACK = 1e-12
 ARMIJO = 1e-4
 
 
+#: A ⊥ from the solver is itself an output that depends on the private graph.
+UNCERTIFIED = ("the solver did not certify the projection on this graph within its "
+               "iteration cap; nothing was released, but whether this happens depends on the "
+               "graph, so this outcome is not covered by the privacy guarantee")
+
+
 class NotCertifiedError(ValueError):
     """The solver could not certify the public tolerance within its iteration cap."""
 

@@ -32,6 +32,7 @@ from .common import (
 )
 from .projection import (
     TOLERANCE_FRACTION,
+    UNCERTIFIED,
     NotCertifiedError,
     Projection,
     certified_projection,
@@ -169,7 +170,7 @@ def private_weak_recovery(data: Any, budget: Budget, *, rng: np.random.Generator
         proj, cached = _projection_for(data, n, radius, degree, signal, tolerance_fraction)
     except NotCertifiedError as err:
         return Result(estimate={"labels": None}, ledger=Ledger(budget), failed=str(err),
-                      choices=_choices(tolerance_fraction))
+                      not_private=UNCERTIFIED, choices=_choices(tolerance_fraction))
     ledger = Ledger(budget)
     scores, allocation = release_projection(proj, budget, rng=rng, ledger=ledger)
     return Result(

@@ -292,11 +292,14 @@ def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
     if "certificate" in diagnostics:
         columns[2].metric("Certificate τ_C/n", f"{diagnostics['certificate']:.2e}",
                           help=f"Certified distance to the exact projection; the public "
-                               f"tolerance is τ* = {diagnostics['tolerance']:.2e}.")
+                               f"tolerance is τ* = {diagnostics['tolerance']:.2e}. A diagnostic "
+                               "computed from the private graph, shown for the lesson: not "
+                               "part of the release (the noise never depends on it).")
     if "eigendecompositions" in diagnostics:
         columns[3].metric("Eigendecompositions", f"{diagnostics['eigendecompositions']}",
                           help="n × n eigendecompositions the solver did (a cached projection "
-                               "is not recomputed when ε moves).")
+                               "is not recomputed when ε moves). A diagnostic of the private "
+                               "graph, not part of the release.")
 
 
 def result_panels(spec: GraphSpec, data: GraphData, result: Result, seed: int) -> None:

@@ -196,3 +196,36 @@ def test_plan_helpers_match_solver():
     plan = [PlannedRelease("x", "gaussian", 1.0)]
     z = solve(plan, Budget(epsilon=1.0, delta=1e-6, method="pld"))["x"].multiplier
     assert z == pytest.approx(1 / analytic_gaussian_mu(1.0, 1e-6))
+
+
+# --- review findings ---
+
+@pytest.mark.parametrize("name", ["exponential", "randomized_response"])
+def test_pure_algorithms_stay_pure_when_delta_is_given(name):
+    graph = stochastic_block_model(16, 6.0, 0.8, seed=1) if name == "exponential" else GRAPH
+    result = dpviz.run("sbm", name, graph, epsilon=1.0, delta=1e-3, accounting="pld", seed=0,
+                       **MODEL)
+    assert all((r.delta or 0.0) == 0.0 for r in result.ledger.releases)
+    assert max(r.epsilon for r in result.ledger.releases) == pytest.approx(1.0, abs=1e-9)
+    if name == "randomized_response":
+        assert result.choices["flip_probability"] == pytest.approx(flip_probability(1.0))
+
+
+def test_a_hand_built_graph_with_an_edge_twice_is_refused():
+
+    twice = Graph(edges=np.array([[0, 1], [0, 1], [1, 2]]), n=3)
+    with pytest.raises(ValueError, match="listed twice"):
+        dpviz.run("sbm", "exact_recovery", twice, epsilon=1.0, delta=1e-6, **MODEL)
+
+
+def test_an_uncertified_projection_releases_nothing_and_says_the_failure_is_not_private(
+        monkeypatch):
+    from dpviz.sbm.projection import NotCertifiedError
+
+    def fail(*args, **kwargs):
+        raise NotCertifiedError("not certified within 200 iterations")
+
+    monkeypatch.setattr(weak, "certified_projection", fail)
+    result = dpviz.run("sbm", "weak_recovery", GRAPH, epsilon=1.0, delta=1e-6, **MODEL)
+    assert result.estimate["labels"] is None and not result.ledger.releases
+    assert result.failed and "not covered by the privacy guarantee" in result.not_private
