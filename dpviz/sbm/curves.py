@@ -159,7 +159,7 @@ def phase_diagram(estimators: Sequence[str], *, n: int, degree: float,
 
 
 def load_saved(name: str) -> pd.DataFrame:
-    """A saved table ``assets/results/sbm_<name>.csv`` (written by ``bench/sbm.py``)."""
+    """A saved table ``assets/results/sbm_<name>.csv`` (written by ``make figures``)."""
     path = RESULTS / f"sbm_{name}.csv"
     if not path.is_file():
         saved = sorted(p.stem.removeprefix("sbm_") for p in RESULTS.glob("sbm_*.csv"))

@@ -419,7 +419,7 @@ def saved_curves() -> Curves:
 
     tables = {key: curves.load_saved(name) for key, name in SAVED.items()}
     first = tables["epsilon"].iloc[0]
-    source = (f"saved runs (make bench) on generated graphs, n = {int(first['n']):,}, d = "
+    source = (f"saved runs (make figures) on generated graphs, n = {int(first['n']):,}, d = "
               f"{first['degree']:g}, ε_s = {first['signal']:g}, "
               f"{tables['epsilon']['seed'].nunique()} seeds per point")
     phase = (f"saved run sbm_{SAVED['phase']}.csv (d = {first['degree']:g}), seeds per "
