@@ -213,8 +213,11 @@ def prepare(data: ArrayLike | CovarianceData, radius: float | str | None) -> Cov
             raise ValueError(f"the data were clipped to radius {data.radius:g}; prepare them "
                              f"again to use radius {radius}")
         return data
-    x = as_matrix(data)
-    return clip_rows(x, resolve_ball(x, radius))
+    x = as_matrix(data, check_finite=False)
+    squared = np.einsum("ij,ij->i", x, x)
+    if not np.isfinite(squared).all():  # a NaN or inf cell (or a norm that overflows)
+        as_matrix(x)  # the sentence naming the first bad cell, if there is one
+    return clip_rows(x, resolve_ball(x, radius), squared=squared)
 
 
 #: Rows over the radius by at most this factor are clipped by a rank update of ``XᵀX`` (no
@@ -224,7 +227,8 @@ def prepare(data: ArrayLike | CovarianceData, radius: float | str | None) -> Cov
 RANK_UPDATE_FACTOR = 2.0
 
 
-def clip_rows(x: NDArray[np.float64], ball: Ball) -> CovarianceData:
+def clip_rows(x: NDArray[np.float64], ball: Ball, *,
+              squared: NDArray[np.float64] | None = None) -> CovarianceData:
     """:func:`prepare` on an already validated float matrix (never edited in place).
 
     Rows over the radius only slightly (norm ≤ :data:`RANK_UPDATE_FACTOR`·r, e.g. rows
@@ -232,10 +236,12 @@ def clip_rows(x: NDArray[np.float64], ball: Ball) -> CovarianceData:
     a clipped row ``sx`` contributes ``s²xxᵀ`` instead of ``xxᵀ``, and the rows are not
     copied. Any farther row, and the clipped rows are formed explicitly, so the released
     moment never carries a rounding error that grows with a raw norm. Also for sweeps over
-    generated data (the paper's d = 800 exceeds the upload limit on columns).
+    generated data (the paper's d = 800 exceeds the upload limit on columns). ``squared``:
+    the rows' squared norms, when the caller has them.
     """
     n, r = x.shape[0], ball.radius
-    squared = np.einsum("ij,ij->i", x, x)
+    if squared is None:
+        squared = np.einsum("ij,ij->i", x, x)
     over = np.flatnonzero(squared > r * r)
     scale = np.ones(n)
     if not over.size:  # the common case: nothing to clip
@@ -327,9 +333,15 @@ def clamp_eigenvalues(values: NDArray[np.float64], radius: float) -> NDArray[np.
 
 
 def recompose(vectors: NDArray[np.float64], values: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``V diag(λ) Vᵀ``, made exactly symmetric (post-processing)."""
-    out = (vectors * values) @ vectors.T
-    return (out + out.T) / 2
+    """``V diag(λ) Vᵀ`` for ``λ ≥ 0`` (every caller clamps first), post-processing.
+
+    Formed as ``WWᵀ`` with ``W = V diag(√λ)``: BLAS ``syrk``, half the work of a general
+    product, and exactly symmetric.
+    """
+    if (values < 0).any():
+        raise ValueError("recompose needs eigenvalues >= 0; clamp them first")
+    scaled = vectors * np.sqrt(values)
+    return scaled @ scaled.T
 
 
 def gauss_cov(matrix: NDArray[np.float64], privacy: Privacy, *, n: int, radius: float,

@@ -19,11 +19,14 @@ from numpy.typing import NDArray
 from .. import limits
 
 
-def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data") -> NDArray[np.float64]:
+def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
+              check_finite: bool = True) -> NDArray[np.float64]:
     """Return ``data`` as a finite float matrix (n × d), or raise ``ValueError``.
 
     A 1-D input is one column. A float64 array comes back as itself (no copy: the
-    estimators never edit their input in place).
+    estimators never edit their input in place). ``check_finite=False`` leaves the NaN/inf
+    check to a caller that gets it cheaper (e.g. from row norms it computes anyway) and
+    calls ``as_matrix`` again for the sentence when it fails.
 
     Examples
     --------
@@ -47,7 +50,7 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data") -> NDArray[np
         arr = arr[:, None]
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a table (rows × columns), got {arr.ndim} dimensions")
-    if not np.isfinite(arr).all():  # the fast check; find the cell only when one is bad
+    if check_finite and not np.isfinite(arr).all():  # find the cell only when one is bad
         row, col = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"{name} has a missing or infinite value in row {row + 1}, "
                          f"column {col + 1}")

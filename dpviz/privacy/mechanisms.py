@@ -109,9 +109,11 @@ def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"symmetric noise needs a square matrix, got shape {arr.shape}")
     noise = np.zeros_like(arr)
-    if sigma > 0:
-        upper = np.triu(rng.normal(0.0, sigma, size=arr.shape))
-        noise = upper + np.triu(upper, 1).T
+    if sigma > 0:  # d(d + 1)/2 draws on i <= j, mirrored (half the draws of a full matrix)
+        upper = np.triu_indices(arr.shape[0])
+        draws = rng.normal(0.0, sigma, size=upper[0].size)
+        noise[upper] = draws
+        noise.T[upper] = draws
     rho = math.inf if sigma == 0 else sensitivity**2 / (2 * sigma**2)
     ledger.record(Release(name, "symmetric_gaussian", sensitivity, "Frobenius", sigma,
                           rho=rho, part=part))
