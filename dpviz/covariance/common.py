@@ -41,6 +41,7 @@ from ..privacy import (
     resolve_ball,
     solve,
     symmetric_gaussian,
+    symmetric_laplace,
 )
 from ..privacy.bounds import Ball, count_outside
 from ..result import Result
@@ -282,14 +283,9 @@ def noisy_matrix(matrix: NDArray[np.float64], privacy: Privacy, *, n: int, radiu
                                   sigma=privacy.gaussian_sigma(sensitivity), rng=rng,
                                   ledger=ledger, name=name)
     sensitivity = math.sqrt(2) * d * radius**2 / n
-    upper = np.triu_indices(d)
-    released = np.asarray(laplace(matrix[upper], sensitivity=sensitivity,
-                                  scale=privacy.laplace_scale(sensitivity), rng=rng,
-                                  ledger=ledger, name=name))
-    out = np.empty_like(matrix)
-    out[upper] = released
-    out.T[upper] = released
-    return out
+    return symmetric_laplace(matrix, sensitivity=sensitivity,
+                             scale=privacy.laplace_scale(sensitivity), rng=rng, ledger=ledger,
+                             name=name)
 
 
 def noisy_vector(values: NDArray[np.float64], privacy: Privacy, *, l2: float, l1: float,

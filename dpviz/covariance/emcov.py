@@ -9,7 +9,8 @@ r) and divides by n at the end:
    subspace — the exponential mechanism with utility ``uᵀCᵢu`` at Amin et al.'s utility
    sensitivity 2 (the replace-one value is 1, so this is conservative by 2, as in the paper
    and the released code) — sampled exactly by the Bingham sampler of Kent, Ganeiber & Mardia
-   (:func:`sample_bingham`); then ``Cᵢ`` is restricted to the orthogonal complement;
+   (:func:`dpviz.privacy.mechanisms.exponential_on_sphere`); then ``Cᵢ`` is restricted to the
+   orthogonal complement;
 3. output ``Σ λ̂ᵢ θᵢθᵢᵀ / n``, times r².
 
 Budget split (labelled choices): ε₀ = ε/2 for the eigenvalues, ε/2 for the eigenvectors, shared
@@ -28,11 +29,8 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import brentq
 
-from .. import limits
-from ..privacy import Budget, Ledger, laplace
-from ..privacy.ledger import Release
+from ..privacy import Budget, Ledger, exponential_on_sphere, laplace
 from ..result import Result
 from .common import (
     _SAFETY,
@@ -47,50 +45,6 @@ DELTA_FOR_RHO = 1e-10  # the paper's conversion of ρ for EMCov's plots
 EIGENVALUE_SHARE = 0.5
 UTILITY_SENSITIVITY = 2.0
 BETA = 0.1
-MAX_PROPOSALS = 1_000_000
-
-
-def sample_bingham(values: NDArray[np.float64], rng: np.random.Generator,
-                   batch: int = 16) -> NDArray[np.float64]:
-    """One draw from the Bingham density ``∝ exp(−vᵀAv)`` on the sphere, A = diag(values) ⪰ 0.
-
-    Kent, Ganeiber & Mardia (2018): solve ``Σⱼ 1/(b + 2aⱼ) = 1`` for b, ``Ω = I + 2A/b``;
-    propose ``z ~ N(0, Ω⁻¹)``, ``v = z/‖z‖``; accept with probability
-    ``exp(−vᵀAv)(vᵀΩv)^{q/2}/M``, ``M = e^{−(q−b)/2}(q/b)^{q/2}`` (all in logs). Exact.
-    """
-    a = np.asarray(values, dtype=float)
-    q = a.size
-    if q == 1:
-        return np.array([1.0 if rng.random() < 0.5 else -1.0])
-    if not np.any(a > 0):
-        v = rng.standard_normal(q)
-        return v / np.linalg.norm(v)
-    b = 1.0 if q == 1 else brentq(lambda t: float(np.sum(1 / (t + 2 * a))) - 1, 1e-12, q)
-    omega = 1 + 2 * a / b
-    log_m = -(q - b) / 2 + q / 2 * math.log(q / b)
-    for _ in range(MAX_PROPOSALS // batch):
-        z = rng.standard_normal((batch, q)) / np.sqrt(omega)
-        v = z / np.linalg.norm(z, axis=1, keepdims=True)
-        log_accept = -(v * v) @ a + q / 2 * np.log((v * v) @ omega) - log_m
-        ok = np.flatnonzero(np.log(rng.random(batch)) < log_accept)
-        if ok.size:
-            return np.asarray(v[ok[0]], dtype=np.float64)
-    raise RuntimeError("the Bingham sampler accepted nothing in a million proposals")
-
-
-def _exponential_on_sphere(matrix: NDArray[np.float64], epsilon: float, *,
-                           rng: np.random.Generator, ledger: Ledger,
-                           name: str) -> NDArray[np.float64]:
-    """Sample ``u ∝ exp((ε/4) uᵀMu)`` on the sphere and record the release (ε-DP)."""
-    epsilon = limits.check_epsilon(epsilon)
-    ledger.record(Release(name, "exponential", UTILITY_SENSITIVITY, "utility",
-                          2 * UTILITY_SENSITIVITY / epsilon if epsilon else math.inf,
-                          epsilon=epsilon, delta=0.0, rho=epsilon**2 / 2))
-    values, vectors = np.linalg.eigh(matrix)
-    if math.isinf(epsilon):
-        return np.asarray(vectors[:, -1], dtype=np.float64)
-    w = sample_bingham(epsilon / 4 * (values[-1] - values), rng)
-    return np.asarray(vectors @ w, dtype=np.float64)
 
 
 def _complement(u: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -128,8 +82,9 @@ def emcov(prepared: CovarianceData, epsilon: float, *, rng: np.random.Generator,
     current = c
     thetas = np.empty((d, d))
     for i in range(d):
-        u = _exponential_on_sphere(current, float(shares[i]), rng=rng, ledger=ledger,
-                                   name=f"eigenvector {i + 1}")
+        u = exponential_on_sphere(current, sensitivity=UTILITY_SENSITIVITY,
+                                  epsilon=float(shares[i]), rng=rng, ledger=ledger,
+                                  name=f"eigenvector {i + 1}")
         thetas[:, i] = basis @ u
         if i < d - 1:
             complement = _complement(u)

@@ -13,12 +13,16 @@ from .mechanisms import (
     above_threshold,
     draw_noise,
     exponential,
+    exponential_on_sphere,
+    flip_probability,
     gaussian,
     laplace,
+    randomized_response,
     release,
     simulate,
     stable_histogram,
     symmetric_gaussian,
+    symmetric_laplace,
     truncated_laplace,
 )
 from .solver import Allocation, PlannedRelease, compare_methods, solve
@@ -27,7 +31,8 @@ __all__ = [
     "METHODS", "METHOD_LABELS", "Allocation", "AuditResult", "Ball", "Budget", "BudgetError",
     "Ledger", "PlannedRelease", "PrivacyEvent", "PrivacyLeakWarning", "Release", "Total",
     "above_threshold", "audit", "clip_to_ball", "clopper_pearson", "compare_methods", "compose",
-    "compose_parts", "draw_noise", "exponential", "gaussian", "laplace", "release", "repeat",
-    "resolve_ball", "simulate", "solve", "stable_histogram", "symmetric_gaussian", "total_rho",
-    "truncated_laplace",
+    "compose_parts", "draw_noise", "exponential", "exponential_on_sphere", "flip_probability",
+    "gaussian", "laplace", "randomized_response", "release", "repeat", "resolve_ball",
+    "simulate", "solve", "stable_histogram", "symmetric_gaussian", "symmetric_laplace",
+    "total_rho", "truncated_laplace",
 ]

@@ -15,6 +15,7 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import brentq
 
 from .. import limits
 from .ledger import Ledger, Release
@@ -95,6 +96,25 @@ def gaussian(value: ArrayLike, *, sensitivity: float, sigma: float, rng: np.rand
     return noisy if arr.ndim else float(noisy)
 
 
+def _square(matrix: ArrayLike) -> NDArray[np.float64]:
+    arr = np.asarray(matrix, dtype=float)
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+        raise ValueError(f"symmetric noise needs a square matrix, got shape {arr.shape}")
+    return arr
+
+
+def _mirrored(mechanism: str, scale: float, rng: np.random.Generator,
+              d: int) -> NDArray[np.float64]:
+    """Noise drawn on the entries ``i ≤ j`` (row by row) and mirrored: ``d(d + 1)/2`` draws."""
+    noise = np.zeros((d, d))
+    if scale > 0:
+        upper = np.triu_indices(d)
+        draws = draw_noise(mechanism, scale, rng, upper[0].size)
+        noise[upper] = draws
+        noise.T[upper] = draws
+    return noise
+
+
 def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
                        rng: np.random.Generator, ledger: Ledger, name: str,
                        part: str | None = None) -> NDArray[np.float64]:
@@ -105,18 +125,37 @@ def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     sigma = _check_scale(sigma)
-    arr = np.asarray(matrix, dtype=float)
-    if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
-        raise ValueError(f"symmetric noise needs a square matrix, got shape {arr.shape}")
-    noise = np.zeros_like(arr)
-    if sigma > 0:  # d(d + 1)/2 draws on i <= j, mirrored (half the draws of a full matrix)
-        upper = np.triu_indices(arr.shape[0])
-        draws = rng.normal(0.0, sigma, size=upper[0].size)
-        noise[upper] = draws
-        noise.T[upper] = draws
+    arr = _square(matrix)
+    noise = _mirrored("gaussian", sigma, rng, arr.shape[0])
     rho = math.inf if sigma == 0 else sensitivity**2 / (2 * sigma**2)
     ledger.record(Release(name, "symmetric_gaussian", sensitivity, "Frobenius", sigma,
                           rho=rho, part=part))
+    return arr + noise
+
+
+def symmetric_laplace(matrix: ArrayLike, *, sensitivity: float, scale: float,
+                      rng: np.random.Generator, ledger: Ledger, name: str,
+                      part: str | None = None) -> NDArray[np.float64]:
+    """Add symmetric Laplace noise: i.i.d. ``Lap(scale)`` on entries ``i ≤ j``, mirrored.
+
+    ``sensitivity`` is the L1 sensitivity of the upper triangle (diagonal included); the
+    release is ε-DP with ``ε = sensitivity/scale`` (seed 001 §6, LapCov).
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Ledger
+    >>> m = symmetric_laplace(np.zeros((3, 3)), sensitivity=1.0, scale=0.5,
+    ...                       rng=np.random.default_rng(0), ledger=Ledger(), name="m")
+    >>> bool(np.array_equal(m, m.T))
+    True
+    """
+    sensitivity = limits.SENSITIVITY.check(sensitivity)
+    scale = _check_scale(scale)
+    arr = _square(matrix)
+    noise = _mirrored("laplace", scale, rng, arr.shape[0])
+    eps = math.inf if scale == 0 else sensitivity / scale
+    ledger.record(Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
+                          rho=eps * eps / 2, part=part))
     return arr + noise
 
 
@@ -186,17 +225,102 @@ def exponential(utilities: ArrayLike, *, sensitivity: float, epsilon: float,
     ...             rng=np.random.default_rng(0), ledger=Ledger(), name="best")
     1
     """
-    sensitivity = limits.SENSITIVITY.check(sensitivity)
-    epsilon = limits.check_epsilon(epsilon)
     u = np.asarray(utilities, dtype=float)
     if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
         raise ValueError("the exponential mechanism needs a non-empty list of finite utilities")
+    scale = _record_exponential(sensitivity, epsilon, ledger, name, part)
+    if math.isinf(scale):
+        return int(np.argmax(u))
+    return int(np.argmax(u / scale + rng.gumbel(size=u.shape)))
+
+
+def _record_exponential(sensitivity: float, epsilon: float, ledger: Ledger, name: str,
+                        part: str | None) -> float:
+    """Validate and record an exponential-mechanism release; return its scale ``2Δᵤ/ε``.
+
+    ∞ at ε = ∞: no randomness, the arg max.
+    """
+    sensitivity = limits.SENSITIVITY.check(sensitivity)
+    epsilon = limits.check_epsilon(epsilon)
     scale = 2 * sensitivity / epsilon
     ledger.record(Release(name, "exponential", sensitivity, "utility", scale, epsilon=epsilon,
                           delta=0.0, rho=epsilon**2 / 2, part=part))
-    if math.isinf(epsilon):
-        return int(np.argmax(u))
-    return int(np.argmax(u / scale + rng.gumbel(size=u.shape)))
+    return math.inf if math.isinf(epsilon) else scale
+
+
+#: Proposals the Bingham sampler may make before it gives up (it accepts far sooner).
+MAX_PROPOSALS = 1_000_000
+
+
+def sample_bingham(values: NDArray[np.float64], rng: np.random.Generator,
+                   batch: int = 16) -> NDArray[np.float64]:
+    """One draw from the Bingham density ``∝ exp(−vᵀAv)`` on the sphere, A = diag(values) ⪰ 0.
+
+    Kent, Ganeiber & Mardia (2018): solve ``Σⱼ 1/(b + 2aⱼ) = 1`` for b, ``Ω = I + 2A/b``;
+    propose ``z ~ N(0, Ω⁻¹)``, ``v = z/‖z‖``; accept with probability
+    ``exp(−vᵀAv)(vᵀΩv)^{q/2}/M``, ``M = e^{−(q−b)/2}(q/b)^{q/2}`` (all in logs). Exact.
+    """
+    a = np.asarray(values, dtype=float)
+    q = a.size
+    if q == 1:
+        return np.array([1.0 if rng.random() < 0.5 else -1.0])
+    if not np.any(a > 0):
+        v = rng.standard_normal(q)
+        return v / np.linalg.norm(v)
+    b = brentq(lambda t: float(np.sum(1 / (t + 2 * a))) - 1, 1e-12, q)
+    omega = 1 + 2 * a / b
+    log_m = -(q - b) / 2 + q / 2 * math.log(q / b)
+    for _ in range(MAX_PROPOSALS // batch):
+        z = rng.standard_normal((batch, q)) / np.sqrt(omega)
+        v = z / np.linalg.norm(z, axis=1, keepdims=True)
+        log_accept = -(v * v) @ a + q / 2 * np.log((v * v) @ omega) - log_m
+        ok = np.flatnonzero(np.log(rng.random(batch)) < log_accept)
+        if ok.size:
+            return np.asarray(v[ok[0]], dtype=np.float64)
+    raise RuntimeError("the Bingham sampler accepted nothing in a million proposals")
+
+
+def exponential_on_sphere(matrix: ArrayLike, *, sensitivity: float, epsilon: float,
+                          rng: np.random.Generator, ledger: Ledger, name: str,
+                          part: str | None = None) -> NDArray[np.float64]:
+    """The exponential mechanism over unit vectors with utility ``uᵀMu``: ε-DP.
+
+    ``u ∝ exp(ε·uᵀMu/(2Δᵤ))`` for a symmetric ``M`` whose quadratic form has sensitivity
+    ``Δᵤ``, drawn exactly by :func:`sample_bingham` in M's eigenbasis (Amin et al. 2019).
+    At ε = ∞ the top eigenvector.
+    """
+    values, vectors = np.linalg.eigh(_square(matrix))
+    scale = _record_exponential(sensitivity, epsilon, ledger, name, part)
+    if math.isinf(scale):
+        return np.asarray(vectors[:, -1], dtype=np.float64)
+    w = sample_bingham((values[-1] - values) / scale, rng)
+    return np.asarray(vectors @ w, dtype=np.float64)
+
+
+def flip_probability(epsilon: float) -> float:
+    """``1/(1 + e^ε)``, randomized response's flip probability (0 at ε = ∞).
+
+    Examples
+    --------
+    >>> round(flip_probability(math.log(3)), 6)
+    0.25
+    """
+    return 0.0 if math.isinf(epsilon) else 1 / (1 + math.exp(epsilon))
+
+
+def randomized_response(epsilon: float, *, ledger: Ledger, name: str,
+                        part: str | None = None) -> float:
+    """Record a randomized-response release (ε-DP); return its flip probability ``1/(1 + e^ε)``.
+
+    Each neighbour change moves one bit.
+    The caller flips with it (a sparse graph samples the flipped pairs instead of drawing a
+    coin per pair), so the flips themselves are drawn where the data's layout is known.
+    """
+    epsilon = limits.check_epsilon(epsilon)
+    p = flip_probability(epsilon)
+    ledger.record(Release(name, "randomized_response", 1.0, "bits", p, epsilon=epsilon,
+                          delta=0.0, rho=epsilon * epsilon / 2, part=part))
+    return p
 
 
 def above_threshold(queries: Sequence[float] | NDArray[np.float64], *, threshold: float,

@@ -20,7 +20,15 @@ import scipy.sparse as sp
 
 from .. import limits
 from ..data.graphs import Graph
-from ..privacy import Budget, Ledger, PlannedRelease, Release, release, solve
+from ..privacy import (
+    Budget,
+    Ledger,
+    PlannedRelease,
+    flip_probability,
+    release,
+    solve,
+)
+from ..privacy import randomized_response as record_randomized_response
 from ..result import Result
 from .common import (
     TIE_BREAKING,
@@ -60,17 +68,6 @@ def spectral(data: Any, budget: Budget, *, rng: np.random.Generator, degree: flo
                            "tie_breaking": TIE_BREAKING},
                   not_private="non-private reference: the graph is used without noise",
                   diagnostics={"scores": scores, "guarantee": "none: no noise"})
-
-
-def flip_probability(epsilon: float) -> float:
-    """``1/(1 + e^ε)``, randomized response's flip probability (0 at ε = ∞).
-
-    Examples
-    --------
-    >>> round(flip_probability(math.log(3)), 6)
-    0.25
-    """
-    return 0.0 if math.isinf(epsilon) else 1 / (1 + math.exp(epsilon))
 
 
 def _pair_offsets(n: int) -> IntArray:
@@ -146,7 +143,10 @@ def randomized_response(data: Any, budget: Budget, *, rng: np.random.Generator,
     budget = pure_budget(budget)
     plan = [PlannedRelease("randomized response, every pair", "pure", sensitivity=1.0)]
     epsilon = float(solve(plan, budget)[plan[0].name].epsilon or 0.0)
-    p = flip_probability(epsilon)
+    ledger = Ledger(budget)
+    p = record_randomized_response(
+        epsilon, ledger=ledger, name="randomized response, every pair (flip probability in "
+                                     "'scale')")
     pairs = graph.n * (graph.n - 1) // 2
     if p * pairs > limits.SBM_RR_PAIRS:
         raise ValueError(
@@ -155,10 +155,6 @@ def randomized_response(data: Any, budget: Budget, *, rng: np.random.Generator,
             f"{limits.SBM_RR_PAIRS // 1_000_000} million dpviz keeps in memory; use a "
             "larger epsilon or a smaller graph")
     upper = randomized_response_graph(graph, epsilon, rng)
-    ledger = Ledger(budget)
-    ledger.record(Release("randomized response, every pair (flip probability in 'scale')",
-                          "randomized_response", 1.0, "edges", p, epsilon=epsilon,
-                          delta=0.0, rho=epsilon * epsilon / 2))
     symmetric = (upper + upper.T).tocsr()
     shift = (p + (1 - 2 * p) * degree / graph.n)
     scores = top_eigenvector(centred_matvec(symmetric, shift, 1 / (1 - 2 * p)), graph.n)

@@ -19,11 +19,11 @@ from dpviz.covariance.adaptive import (
     norm_histogram,
 )
 from dpviz.covariance.common import Privacy
-from dpviz.covariance.emcov import sample_bingham
 from dpviz.covariance.gauss import gauss_covariance
 from dpviz.covariance.separate import separate_covariance
 from dpviz.data.zipf import zipf_norm_data
 from dpviz.privacy import Budget, Ledger, audit, repeat
+from dpviz.privacy.mechanisms import sample_bingham
 
 PRIVATE = ("gauss", "separate", "adaptive", "emcov")
 

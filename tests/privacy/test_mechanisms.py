@@ -457,3 +457,49 @@ def test_truncated_laplace_infinite_epsilon_adds_no_noise(rng):
                             ledger=ledger, name="t")
     np.testing.assert_array_equal(out, [1.0, 2.0])
     assert ledger.releases[0].scale == 0.0
+
+
+# --- the symmetric Laplace, randomized response and the exponential mechanism on the sphere ---
+
+def test_symmetric_laplace_is_symmetric_with_the_stated_scale():
+    from dpviz.privacy import symmetric_laplace
+
+    ledger = Ledger()
+    d, scale = 60, 0.5
+    noisy = symmetric_laplace(np.zeros((d, d)), sensitivity=2.0, scale=scale,
+                              rng=np.random.default_rng(3), ledger=ledger, name="m")
+    assert np.array_equal(noisy, noisy.T)
+    upper = noisy[np.triu_indices(d)]  # 1 830 independent Laplace draws, variance 2b²
+    assert abs(upper.var() / (2 * scale**2) - 1) < 0.15
+    (release,) = ledger.releases
+    assert (release.mechanism, release.norm, release.epsilon) == ("laplace", "L1", 4.0)
+
+
+def test_randomized_response_records_its_epsilon_and_returns_the_flip_probability():
+    from dpviz.privacy import flip_probability, randomized_response
+
+    ledger = Ledger()
+    p = randomized_response(math.log(3), ledger=ledger, name="bits")
+    assert p == pytest.approx(0.25) == pytest.approx(flip_probability(math.log(3)))
+    (release,) = ledger.releases
+    assert release.mechanism == "randomized_response"
+    assert ledger.total().epsilon == pytest.approx(math.log(3))
+    with pytest.raises(ValueError, match="epsilon must be"):
+        randomized_response(-1.0, ledger=ledger, name="bad")
+
+
+def test_exponential_on_sphere_concentrates_on_the_top_eigenvector_and_is_recorded():
+    from dpviz.privacy import exponential_on_sphere
+
+    matrix = np.diag([10.0, 1.0, 0.0])
+    ledger = Ledger()
+    rng = np.random.default_rng(4)
+    strong = [abs(exponential_on_sphere(matrix, sensitivity=1.0, epsilon=20.0, rng=rng,
+                                        ledger=ledger, name="u")[0]) for _ in range(200)]
+    weak = [abs(exponential_on_sphere(matrix, sensitivity=1.0, epsilon=0.01, rng=rng,
+                                      ledger=ledger, name="v")[0]) for _ in range(200)]
+    assert np.mean(strong) > 0.95 > 0.7 > np.mean(weak)  # a uniform direction: E|u₁| = 0.5
+    assert {r.mechanism for r in ledger.releases} == {"exponential"}
+    top = exponential_on_sphere(matrix, sensitivity=1.0, epsilon=math.inf, rng=rng,
+                                ledger=Ledger(), name="top")
+    assert abs(top[0]) == pytest.approx(1.0)

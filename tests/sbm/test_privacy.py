@@ -18,11 +18,12 @@ from dpviz.privacy import (
     PlannedRelease,
     audit,
     exponential,
+    flip_probability,
     solve,
 )
 from dpviz.privacy.calibration import analytic_gaussian_mu
 from dpviz.sbm import ESTIMATORS, weak
-from dpviz.sbm.baselines import flip_probability, randomized_response_graph
+from dpviz.sbm.baselines import randomized_response_graph
 from dpviz.sbm.exact import majority_vote, vote_plan
 from dpviz.sbm.exponential import agreement, balanced_labellings
 
