@@ -1,0 +1,214 @@
+"""The "Solve for ε" panel: state the accuracy needed, get the smallest ε that meets it.
+
+The search is :func:`dpviz.solve.solve_epsilon` on the page's scenario (its generator, never
+the user's rows); its answer stays in ``st.session_state`` beside the inputs it answered, so
+a rerun redraws it and a changed setting asks for a new search.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from .. import limits
+from ..registry import TASKS
+from ..scenario import Scenario
+from ..solve import RUNS, Solution, solve_epsilon, synthetic_twin
+from ..viz.solve import solve_figure
+from .scenarios import budget_widget, scenario_of_page
+from .widgets import show_chart
+
+
+@dataclass(frozen=True)
+class Goal:
+    """An accuracy a user can ask for, in words, and the metric behind it.
+
+    ``complement``: the user gives a share right (e.g. 95% of vertices) and the metric is
+    the share wrong (``error_rate ≤ 1 − value``).
+    """
+
+    label: str
+    metric: str
+    default: float
+    step: float
+    complement: bool = False
+
+    def metric_target(self, value: float) -> float:
+        """The metric's target for the value the user typed."""
+        return 1.0 - value if self.complement else value
+
+
+#: The accuracies each task offers, in the user's words (metrics of dpviz.metrics.METRICS).
+GOALS: dict[str, tuple[Goal, ...]] = {
+    "gmm": (Goal("matched mean error at most", "mean_error", 0.1, 0.01),
+            Goal("weight error at most", "weight_error", 0.1, 0.01),
+            Goal("covariance error at most", "covariance_error", 0.1, 0.01),
+            Goal("adjusted Rand index at least", "adjusted_rand", 0.9, 0.01)),
+    "covariance": (Goal("Frobenius error at most", "frobenius_error", 0.05, 0.005),),
+    "sbm": (Goal("share of vertices right at least", "error_rate", 0.95, 0.01,
+                 complement=True),
+            Goal("overlap at least", "overlap", 0.9, 0.01)),
+    "mean": (Goal("mean error at most", "mean_error", 0.05, 0.01),),
+}
+
+
+def _format_value(goal: Goal, value: float) -> str:
+    return f"{value:.0%}" if goal.complement else f"{value:g}"
+
+
+def goal_sentence(goal: Goal, value: float, probability: float) -> str:
+    """The request in words.
+
+    Examples
+    --------
+    >>> goal_sentence(GOALS["gmm"][0], 0.1, 0.9)
+    'matched mean error at most 0.1 with 90% probability'
+    >>> goal_sentence(GOALS["sbm"][0], 0.95, 0.9)
+    'share of vertices right at least 95% with 90% probability'
+    """
+    return f"{goal.label} {_format_value(goal, value)} with {probability:.0%} probability"
+
+
+def applied_value(answer: float, options: Sequence[float] | None) -> float | None:
+    """The budget widget's value for an answer: rounded up (never below the answer).
+
+    A select slider takes its smallest option at or above the answer (``None`` if none); an
+    ε slider the answer rounded up to its 0.01 step, within the slider's range.
+
+    Examples
+    --------
+    >>> applied_value(2.5781, None), applied_value(0.0057, (0.001, 0.005, 0.01))
+    (2.58, 0.01)
+    """
+    if options is not None:
+        above = [o for o in options if o >= answer]
+        return min(above) if above else None
+    value = math.ceil(round(answer * 100, 9)) / 100
+    if value > limits.EPSILON_UI.high:
+        return None
+    return max(value, limits.EPSILON_UI.low)
+
+
+def fingerprint(scenario: Scenario) -> str:
+    """The scenario without its budget's value (which the search replaces), as JSON.
+
+    So applying the answer to the page's ε slider keeps the answer on show.
+
+    Examples
+    --------
+    >>> s = Scenario("mean", "laplace", {"generator": "zipf"}, {"epsilon": 1.0})
+    >>> fingerprint(s) == fingerprint(Scenario("mean", "laplace", {"generator": "zipf"},
+    ...                                        {"epsilon": 2.0}))
+    True
+    """
+    d = scenario.to_dict()
+    budget = "rho" if d["params"].get("rho") is not None else "epsilon"
+    d["params"] = {k: v for k, v in d["params"].items() if k not in ("epsilon", "rho")}
+    return json.dumps({**d, "budget": budget}, sort_keys=True)
+
+
+def _apply(key: str, value: float) -> None:
+    st.session_state[key] = value
+
+
+def solve_panel(scenario: Scenario, *, key: str, budget_key: str | None = None,
+                budget_options: Sequence[float] | None = None) -> None:
+    """The panel: goal, value, probability and runs; Solve; the answer and the curve.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The page's run (:func:`dpviz.ui.scenarios.scenario_of_page`).
+    key : str
+        Prefix of the widgets' keys and of the session entry keeping the answer.
+    budget_key : str, optional
+        The page's budget widget: a button then applies the answer to it.
+    budget_options : sequence of float, optional
+        That widget's options, when it is a select slider.
+    """
+    try:
+        synthetic_twin(scenario)
+    except ValueError as err:
+        st.info(f"{str(err)[0].upper()}{str(err)[1:]}.", icon=":material/info:")
+        return
+    if TASKS[scenario.task][scenario.estimator].notion == "none":
+        st.info("This estimator is a non-private reference: its accuracy does not depend on "
+                "ε. Pick a private one to solve for ε.", icon=":material/info:")
+        return
+    goals = GOALS[scenario.task]
+    labels = [g.label for g in goals]
+    label = st.selectbox("I need", labels, key=f"{key}_goal", bind="query-params")
+    goal = goals[labels.index(label)]
+    a, b, c = st.columns(3)
+    value = float(a.number_input(
+        "value (a share: 0.95 is 95%)" if goal.complement else "value",
+        min_value=0.0, value=goal.default, step=goal.step, format="%g",
+        key=f"{key}_{goal.metric}", bind="query-params"))
+    probability = float(b.slider("with probability", min_value=0.5, max_value=0.99, value=0.9,
+                                 step=0.01, key=f"{key}_probability", bind="query-params"))
+    runs = int(c.number_input("simulated runs per point", min_value=5, max_value=100,
+                              value=RUNS, step=5, format="%d", key=f"{key}_runs",
+                              bind="query-params",
+                              help="Each draws new data from the generator and new noise; "
+                                   "the same seeds are reused at every ε."))
+    parameter = "ρ" if scenario.params.get("rho") is not None else "ε"
+    st.caption(f"The smallest {parameter} giving {goal_sentence(goal, value, probability)}, "
+               "found by bisection over simulated runs on data from the page's generator "
+               "(public parameters), never on uploaded rows.")
+    inputs = (fingerprint(scenario), goal.metric, goal.metric_target(value), probability, runs)
+    if st.button(f"Solve for {parameter}", key=f"{key}_run", icon=":material/target:"):
+        bar = st.progress(0.0, text="Simulating runs…")
+
+        def report(done: int, total: int) -> None:
+            bar.progress(done / total, text=f"{done} of at most {total} simulated runs")
+
+        try:
+            found = solve_epsilon(scenario, metric=goal.metric,
+                                  target=goal.metric_target(value), probability=probability,
+                                  runs=runs, progress=report)
+        except ValueError as err:
+            bar.empty()
+            st.error(str(err), icon=":material/error:")
+            return
+        bar.empty()
+        st.session_state[f"{key}_solution"] = (inputs, found)
+    kept = st.session_state.get(f"{key}_solution")
+    if kept is None:
+        return
+    if kept[0] != inputs:
+        st.caption("The settings changed since the last search: solve again.")
+        return
+    show_solution(kept[1], key=key, budget_key=budget_key, budget_options=budget_options)
+
+
+def show_solution(solution: Solution, *, key: str, budget_key: str | None = None,
+                  budget_options: Sequence[float] | None = None) -> None:
+    """The answer in words, the button applying it, the notes and the searched curve."""
+    if solution.value is None:
+        st.warning(solution.sentence(), icon=":material/block:")
+    else:
+        st.success(solution.sentence(), icon=":material/check_circle:")
+        value = applied_value(solution.value, budget_options)
+        if budget_key is not None and value is not None:
+            symbol = "ρ" if solution.parameter == "rho" else "ε"
+            st.button(f"Use {symbol} = {value:g} on this page", key=f"{key}_apply",
+                      on_click=_apply, args=(budget_key, value), icon=":material/done:")
+    for note in solution.notes:
+        st.caption(f"Note: {note}.")
+    show_chart(solve_figure(solution), key=f"{key}_figure", filename="dpviz-solve-epsilon")
+
+
+def solve_expander(page: str, *, key: str) -> None:
+    """The "Solve for ε" expander of a page (its scenario, budget widget and panel)."""
+    with st.expander("Solve for ε: the accuracy I need", icon=":material/target:"):
+        try:
+            scenario = scenario_of_page(page)
+        except ValueError as err:
+            st.info(str(err), icon=":material/info:")
+            return
+        budget_key, options = budget_widget(page)
+        solve_panel(scenario, key=key, budget_key=budget_key, budget_options=options)

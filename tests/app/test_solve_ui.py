@@ -1,0 +1,86 @@
+"""The "Solve for ε" panel on the estimator pages (AppTest)."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpviz.scenario import load_data, run_scenario, score
+from dpviz.ui.scenarios import gmm_scenario
+
+from .app_helpers import ROOT, TIMEOUT, charts, errors
+
+
+def open_page(page: str, **params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert not at.exception, at.exception
+    at.switch_page(f"pages/{page}.py")
+    at.query_params.update(params)
+    return at.run()
+
+
+def solve(at: AppTest, key: str, runs: int = 5) -> AppTest:
+    at.number_input(key=f"{key}_runs").set_value(runs)
+    at.button(key=f"{key}_run").click()
+    return at.run()
+
+
+def test_gmm_panel_solves_applies_and_keeps_the_answer():
+    at = open_page("gmm", gmm_n="2000")
+    assert not at.exception and not errors(at)
+    assert at.selectbox(key="gmm_solve_goal").value == "matched mean error at most"
+    assert at.number_input(key="gmm_solve_mean_error").value == 0.1
+    at.slider(key="gmm_solve_probability").set_value(0.8)
+    at = solve(at, "gmm_solve")
+    assert not at.exception and not errors(at)
+    answer = at.success[0].value
+    assert answer.startswith("ε = ") and "mean_error ≤ 0.1" in answer
+    figure = charts(at)["gmm_solve_figure"]
+    names = [t.get("name") for t in figure["data"]]
+    assert names[:2] == ["share meeting the target", "probability needed"]
+    assert "answer" in names and figure["layout"]["xaxis"]["type"] == "log"
+    apply = at.button(key="gmm_solve_apply")
+    applied = float(apply.label.split("= ")[1].split(" ")[0])
+    at = apply.click().run()
+    assert at.slider(key="gmm_epsilon").value == pytest.approx(applied)
+    assert at.success and "gmm_solve_figure" in charts(at)  # the answer survives ε's move
+
+
+def test_the_page_scenario_replays_the_page_run():
+    at = open_page("gmm", gmm_n="2000", gmm_k="2", gmm_epsilon="3.0")
+    assert not at.exception
+    keys = [k for k in ("seed", "gmm_source", "gmm_k", "gmm_d", "gmm_n", "gmm_separation",
+                        "gmm_weights", "gmm_covariance", "gmm_estimator", "gmm_epsilon",
+                        "gmm_delta", "gmm_accounting", "gmm_dp_em_iterations",
+                        "gmm_dp_em_scenario") if k in at.session_state]
+    s = gmm_scenario({k: at.session_state[k] for k in keys})
+    assert s.data["generator"] == "gmm" and s.data["n"] == 2000 and s.data["k"] == 2
+    assert s.estimator == "dp_em" and s.params["epsilon"] == 3.0
+    loaded = load_data(s.data)
+    error = score(s, run_scenario(s, loaded), loaded.truth, ["mean_error"])["mean_error"]
+    table = at.dataframe[0].value
+    assert table.loc[0, "mean error"] == f"{error:.4g}"  # the same run as the page's
+
+
+def test_sbm_panel_says_unreachable_and_the_karate_club_has_no_twin():
+    at = open_page("sbm", sbm_n="200", sbm_degree="20", sbm_signal="0.3")
+    assert not at.exception and not errors(at)
+    at.selectbox(key="sbm_solve_goal").set_value("share of vertices right at least")
+    at.number_input(key="sbm_solve_error_rate").set_value(0.999)
+    at.selectbox(key="sbm_estimator").set_value("randomized_response")
+    at = at.run()
+    at = solve(at, "sbm_solve", runs=5)
+    assert not at.exception
+    assert any(w.value.startswith("Not reachable even at ε = 20") for w in at.warning)
+    at.radio(key="sbm_source").set_value("karate")
+    at = at.run()
+    assert any("karate club" in i.value for i in at.info)
+
+
+def test_covariance_panel_solves_for_rho():
+    at = open_page("covariance", cov_n="2000", cov_d="5")
+    assert not at.exception and not errors(at)
+    at = solve(at, "cov_solve", runs=5)
+    assert not at.exception and not errors(at)
+    assert at.success[0].value.startswith("ρ = ")
+    assert at.button(key="cov_solve_apply").label.startswith("Use ρ = ")
