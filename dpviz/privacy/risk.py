@@ -1,0 +1,450 @@
+"""What ε means: the best membership-inference attack, its trade-off curve, posterior beliefs.
+
+A differentially private release is a hypothesis test an attacker cannot win by much: given
+the output, decide whether a person's row was in the data (H₁) or replaced (H₀). Every test
+has a false-positive rate α (FPR) and a true-positive rate 1 − β (TPR); DP bounds the best
+TPR at each FPR. This module turns a guarantee into that bound, three ways:
+
+``risk_of_epsilon(ε, δ)``
+    An (ε, δ)-DP guarantee alone: the trade-off function of Kairouz, Oh & Viswanath (2015),
+    ``β(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α))`` (Dong, Roth & Su 2019, eq. 5).
+``risk_of_gaussian(Δ, σ, count)``
+    A plan of Gaussian releases: exactly μ-GDP with ``μ = √count·Δ/σ``, whose trade-off is
+    ``β(α) = Φ(Φ⁻¹(1 − α) − μ)`` (Dong, Roth & Su, Def. 2.7 and Cor. 3.3).
+``risk_of_ledger(ledger, δ)``
+    A run's own ledger: its whole privacy profile ε(δ) composed by the PLD accountant
+    (:func:`dpviz.privacy.accounting.delta_profile`, closed forms where they exist). A
+    mechanism that is (ε(δ), δ)-DP for every δ is f-DP with ``f = sup_δ f_{ε(δ), δ}``
+    (Dong, Roth & Su, Prop. 2.12), so the curve is the upper envelope of the Kairouz curves
+    of a grid of the profile's pairs. A finite grid makes β a little *smaller* than the
+    exact envelope: the attacker drawn is never weaker than the real one.
+
+The attack's *advantage* is ``max_α (TPR − FPR)``, the total-variation distance between the
+output distributions on neighbouring data (Wasserman & Zhou 2010 read DP as this testing
+bound). For a symmetric trade-off it is reached on the anti-diagonal ``TPR = 1 − FPR``:
+``(e^ε − 1 + 2δ)/(e^ε + 1)`` for (ε, δ)-DP (Kairouz et al., Thm 2.1; pure ε:
+``tanh(ε/2)``), ``2Φ(μ/2) − 1`` for μ-GDP, and for an envelope the smallest of its pairs'
+advantages (the fixed point of ``max_i f_i`` is the largest of the ``f_i``'s fixed points).
+The profile grid contains ε = 0, where ``δ(0)`` is the total variation: the envelope's
+advantage is then the exact total variation.
+
+The *posterior* bound: an attacker with prior belief p that the person is in the data,
+after seeing an (ε, δ)-DP release, believes it with probability at most
+``p e^ε/(p e^ε + 1 − p)`` — except on outputs of total probability δ (the likelihood ratio
+is at most e^ε outside that set). From a 50% prior this is ``e^ε/(1 + e^ε)``.
+
+References
+----------
+.. [1] P. Kairouz, S. Oh and P. Viswanath, "The composition theorem for differential
+   privacy", ICML 2015, Theorem 2.1.
+.. [2] J. Dong, A. Roth and W. Su, "Gaussian differential privacy", 2019
+   (J. R. Stat. Soc. B 2022), Definitions 2.1–2.7, Propositions 2.5 and 2.12.
+.. [3] L. Wasserman and S. Zhou, "A statistical framework for differential privacy",
+   JASA 2010, Section 2.
+.. [4] T. Humphries et al., "Investigating membership inference attacks under data
+   dependencies", CSF 2023 (advantage bounds ``(e^ε − 1 + 2δ)/(e^ε + 1)``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import expit, logit, ndtr, ndtri
+
+from .. import limits
+from . import calibration
+from .accounting import PrivacyEvent, compose_parts, delta_profile
+from .errors import BudgetError
+from .ledger import Ledger
+
+PRIOR = limits.Limit("prior", 0.0, 1.0)
+DELTA_FLOOR = 1e-12
+#: ε grid of the profile, uniform from 0 to ε(δ = 1e-12): one vectorised δ(ε) query of the
+#: PLD; 300 pairs keep the envelope within 0.003 of the exact Gaussian curve's TPR (measured
+#: for μ from 0.2 to 8).
+PROFILE_POINTS = 300
+PROFILE_TOP = 1 - 1e-9
+#: FPR grid of a curve: uniform, plus log-spaced points where a strong attack's TPR rises.
+CURVE_POINTS = 101
+CURVE_LOG_POINTS = 25
+CURVE_LOG_LOW = 1e-6
+
+Parts = Mapping[str | None, Sequence[PrivacyEvent]]
+
+
+def _check_epsilon(epsilon: float) -> float:
+    if isinstance(epsilon, float | int) and not isinstance(epsilon, bool) and epsilon == 0:
+        return 0.0
+    return limits.check_epsilon(epsilon)
+
+
+def _check_delta(delta: float) -> float:
+    return limits.DELTA.check(delta)
+
+
+def advantage_bound(epsilon: float, delta: float) -> float:
+    """Best membership-inference advantage ``max(TPR − FPR)`` allowed by (ε, δ)-DP.
+
+    ``(e^ε − 1 + 2δ)/(e^ε + 1) = tanh(ε/2) + 2δ/(e^ε + 1)`` (Kairouz et al. 2015, Thm 2.1).
+
+    Examples
+    --------
+    >>> round(advantage_bound(1.0, 0.0), 6)
+    0.462117
+    >>> advantage_bound(math.inf, 0.0)
+    1.0
+    """
+    return min(1.0, float(math.tanh(epsilon / 2) + 2 * delta * expit(-epsilon)))
+
+
+def posterior_bound(prior: ArrayLike, epsilon: float) -> NDArray[np.float64]:
+    """Largest belief an attacker can reach from ``prior`` after an ε-DP (except δ) release.
+
+    ``p e^ε/(p e^ε + 1 − p)``, computed as ``expit(logit(p) + ε)``.
+
+    Parameters
+    ----------
+    prior : array-like
+        The attacker's belief before the release, in ``[0, 1]``.
+    epsilon : float
+        ε of the release at the chosen δ (``inf``: no bound, the posterior can reach 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound, same shape as ``prior``.
+
+    Raises
+    ------
+    ValueError
+        For a prior outside ``[0, 1]`` or a negative ε.
+
+    Examples
+    --------
+    >>> round(float(posterior_bound(0.5, math.log(3))), 6)
+    0.75
+    """
+    p = np.asarray(prior, dtype=float)
+    for value in np.atleast_1d(p):
+        PRIOR.check(float(value))
+    epsilon = _check_epsilon(epsilon)
+    if math.isinf(epsilon):
+        return np.where(p > 0, 1.0, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.asarray(expit(logit(p) + epsilon), dtype=float)
+
+
+def tradeoff_epsilon_delta(fpr: ArrayLike, epsilon: float, delta: float) -> NDArray[np.float64]:
+    """TPR ``1 − β(α)`` of the (ε, δ)-DP trade-off function at FPR ``α``.
+
+    ``β(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α))`` (Dong, Roth & Su, eq. 5).
+
+    Examples
+    --------
+    >>> tradeoff_epsilon_delta([0.0, 0.5, 1.0], 0.0, 0.0).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    alpha = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        steep = np.where(alpha > 0, 1 - delta - math.exp(min(epsilon, 700.0)) * alpha, 1 - delta)
+        flat = math.exp(-epsilon) * (1 - delta - alpha)
+    steep = np.where(np.isinf(epsilon) & (alpha > 0), -np.inf, steep)
+    beta = np.maximum(0.0, np.maximum(steep, flat))
+    return np.asarray(1.0 - beta, dtype=float)
+
+
+def tradeoff_gaussian(fpr: ArrayLike, mu: float) -> NDArray[np.float64]:
+    """TPR of the μ-GDP trade-off: ``1 − Φ(Φ⁻¹(1 − α) − μ) = Φ(Φ⁻¹(α) + μ)``.
+
+    Examples
+    --------
+    >>> round(float(tradeoff_gaussian(0.5, 0.0)), 12)
+    0.5
+    """
+    alpha = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        return np.asarray(ndtr(ndtri(alpha) + mu), dtype=float)
+
+
+@dataclass(frozen=True)
+class Risk:
+    """A guarantee translated into attacks: advantage, trade-off curve, posterior bound.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        ε at the chosen δ (the posterior bound's pair).
+    advantage : float
+        ``max(TPR − FPR)`` of the best membership-inference attack.
+    best : (float, float)
+        That attack's (FPR, TPR).
+    source : {"epsilon-delta", "gaussian", "profile"}
+        Which trade-off the curve is (see the module docstring).
+    mu : float or None
+        The GDP parameter of a Gaussian plan.
+    profile : tuple of (float, float)
+        The (ε, δ) pairs whose envelope is the curve (``source == "profile"``).
+    """
+
+    epsilon: float
+    delta: float
+    advantage: float
+    best: tuple[float, float]
+    source: str
+    mu: float | None = None
+    profile: tuple[tuple[float, float], ...] = ()
+
+    def tpr(self, fpr: ArrayLike) -> NDArray[np.float64]:
+        """The best attack's TPR at each FPR (the trade-off curve ``1 − f(α)``)."""
+        if self.source == "gaussian":
+            assert self.mu is not None
+            return tradeoff_gaussian(fpr, self.mu)
+        pairs = self.profile or ((self.epsilon, self.delta),)
+        return np.min([tradeoff_epsilon_delta(fpr, e, d) for e, d in pairs], axis=0)
+
+    def curve(self, points: int = CURVE_POINTS) -> tuple[NDArray[np.float64],
+                                                         NDArray[np.float64]]:
+        """FPR and TPR along the curve: a uniform grid, a log grid near 0, and the best point."""
+        if points < 2:
+            raise ValueError(f"points must be >= 2, got {points}")
+        fpr = np.concatenate([np.linspace(0.0, 1.0, points),
+                              np.geomspace(CURVE_LOG_LOW, 1.0 / points, CURVE_LOG_POINTS),
+                              [self.best[0]], self._kinks()])
+        fpr = np.unique(np.clip(fpr, 0.0, 1.0))
+        return fpr, self.tpr(fpr)
+
+    def _kinks(self) -> list[float]:
+        if self.source == "gaussian":
+            return []
+        pairs = self.profile or ((self.epsilon, self.delta),)
+        if len(pairs) > 1:
+            return []
+        eps, delta = pairs[0]
+        return [(1 - delta) * math.exp(-eps), 1 - delta]
+
+    def posterior(self, prior: ArrayLike) -> NDArray[np.float64]:
+        """The posterior bound from each prior at this ε (except with probability δ)."""
+        return posterior_bound(prior, self.epsilon)
+
+    @property
+    def posterior_max(self) -> float:
+        """The posterior bound from a 50% prior, ``e^ε/(1 + e^ε)``."""
+        return float(self.posterior(0.5))
+
+    def to_dict(self, points: int = CURVE_POINTS) -> dict[str, Any]:
+        """JSON-ready form: DESIGN.md's ``risk`` output plus the ε, δ it used."""
+        fpr, tpr = self.curve(points)
+        return {"advantage": self.advantage, "posterior_max": self.posterior_max,
+                "tradeoff": [[float(a), float(b)] for a, b in zip(fpr, tpr, strict=True)],
+                "epsilon": self.epsilon, "delta": self.delta, "source": self.source}
+
+
+def _best_of_pairs(pairs: Sequence[tuple[float, float]]) -> tuple[float, tuple[float, float]]:
+    """Advantage and best point of the envelope of Kairouz curves.
+
+    Each curve's best test sits at its fixed point ``α_i = (1 − δ_i)/(e^{ε_i} + 1)``; the
+    envelope's fixed point is the largest of them, and its advantage ``1 − 2α``.
+    """
+    alpha = max((1 - d) * float(expit(-e)) for e, d in pairs)
+    return max(0.0, 1 - 2 * alpha), (alpha, 1 - alpha)
+
+
+def risk_of_epsilon(epsilon: float, delta: float = 0.0) -> Risk:
+    """The risk an (ε, δ)-DP guarantee allows, from the pair alone.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε ≥ 0 (``inf``: no guarantee).
+    delta : float
+        ``0 ≤ δ < 1``.
+
+    Returns
+    -------
+    Risk
+
+    Raises
+    ------
+    ValueError
+        For ε or δ out of range.
+
+    Examples
+    --------
+    >>> r = risk_of_epsilon(1.0, 1e-5)
+    >>> round(r.advantage, 4), round(r.posterior_max, 4)
+    (0.4621, 0.7311)
+    """
+    epsilon, delta = _check_epsilon(epsilon), _check_delta(delta)
+    advantage, best = _best_of_pairs([(epsilon, delta)])
+    return Risk(epsilon, delta, advantage, best, "epsilon-delta")
+
+
+def risk_of_gaussian(sensitivity: float, sigma: float, count: int = 1,
+                     delta: float = 1e-5) -> Risk:
+    """The exact risk of ``count`` Gaussian releases of L2 sensitivity Δ and noise σ.
+
+    They compose to μ-GDP with ``μ = √count·Δ/σ``; the advantage is ``2Φ(μ/2) − 1`` and ε at
+    δ is the analytic Gaussian's (Balle & Wang 2018), used by the posterior bound.
+
+    Parameters
+    ----------
+    sensitivity, sigma : float
+        L2 sensitivity Δ > 0 and noise standard deviation σ > 0 of each release.
+    count : int
+        How many releases, ``1 … 100 000``.
+    delta : float
+        δ of the posterior bound's (ε, δ) pair; 0 gives ε = ∞ (no pure guarantee).
+
+    Returns
+    -------
+    Risk
+
+    Raises
+    ------
+    ValueError
+        For a parameter out of range.
+
+    Examples
+    --------
+    >>> r = risk_of_gaussian(1.0, 2.0, count=4)
+    >>> r.mu, round(r.advantage, 4)
+    (1.0, 0.3829)
+    """
+    sensitivity = limits.SENSITIVITY.check(sensitivity)
+    sigma = limits.NOISE_SCALE.check(sigma)
+    count = limits.check_integer(limits.COUNT, count)
+    delta = _check_delta(delta)
+    mu = math.sqrt(count) * sensitivity / sigma
+    epsilon = calibration.analytic_gaussian_epsilon(mu, delta) if delta > 0 else math.inf
+    advantage = float(2 * ndtr(mu / 2) - 1)
+    best = (float(ndtr(-mu / 2)), float(ndtr(mu / 2)))
+    return Risk(epsilon, delta, advantage, best, "gaussian", mu=mu)
+
+
+def _approximate_delta(events: Sequence[PrivacyEvent]) -> float:
+    return sum(e.delta * e.count for e in events if e.kind == "approximate")
+
+
+def _profile_deltas(parts: Parts, epsilons: Sequence[float]) -> NDArray[np.float64]:
+    """δ(ε) of the worst part at each ε (parallel composition), by the PLD accountant."""
+    shared = list(parts.get(None, []))
+    named = [list(v) for k, v in parts.items() if k is not None] or [[]]
+    return np.max([delta_profile(shared + events, epsilons) for events in named], axis=0)
+
+
+def _all_events(parts: Parts) -> list[PrivacyEvent]:
+    return [e for events in parts.values() for e in events if e.count > 0]
+
+
+def _epsilon_at(parts: Parts, delta: float) -> float:
+    """ε of the composition at δ: PLD for δ > 0, linear (pure DP) at δ = 0, else ∞."""
+    try:
+        return compose_parts({k: list(v) for k, v in parts.items()}, delta,
+                             "pld" if delta > 0 else "linear")
+    except BudgetError:
+        return math.inf
+
+
+def risk_of_events(parts: Parts, delta: float) -> Risk:
+    """The risk of a composition of privacy events, from its whole ε(δ) profile.
+
+    Parameters
+    ----------
+    parts : mapping
+        Events by data part (``None``: computed on everyone), as
+        :meth:`dpviz.privacy.Ledger.events_by_part` gives them.
+    delta : float
+        δ of the posterior bound's (ε, δ) pair.
+
+    Returns
+    -------
+    Risk
+        ``source == "profile"``; ``profile`` holds the pairs of the envelope.
+
+    Examples
+    --------
+    >>> r = risk_of_events({None: [PrivacyEvent("laplace", epsilon=1.0)]}, 1e-5)
+    >>> round(r.advantage, 3), round(1 - math.exp(-0.5), 3)
+    (0.393, 0.393)
+    """
+    delta = _check_delta(delta)
+    events = _all_events(parts)
+    if not events:
+        return Risk(0.0, delta, 0.0, (0.5, 0.5), "profile", profile=((0.0, 0.0),))
+    if any(math.isinf(e.mu) or math.isinf(e.epsilon) for e in events):
+        return Risk(math.inf, delta, 1.0, (0.0, 1.0), "profile", profile=((math.inf, 0.0),))
+    floor = max(DELTA_FLOOR, _approximate_delta(events) * (1 + 1e-9))
+    if floor >= PROFILE_TOP:
+        raise BudgetError(f"the releases spend delta = {floor:.3g}: they bound no attack")
+    top = _epsilon_at(parts, floor)
+    if not math.isfinite(top):
+        return Risk(math.inf, delta, 1.0, (0.0, 1.0), "profile", profile=((math.inf, 0.0),))
+    # ε = 0 is on the grid: there δ(0) is the total variation, the exact advantage.
+    grid = np.linspace(0.0, top, PROFILE_POINTS)
+    deltas = _profile_deltas(parts, grid.tolist())
+    pairs = [(float(e), float(d)) for e, d in zip(grid, deltas, strict=True) if d < 1]
+    pairs.append((top, floor))
+    if all(e.kind in ("laplace", "pure") for e in events):
+        pairs.append((_epsilon_at(parts, 0.0), 0.0))
+    at_delta = _epsilon_at(parts, delta)
+    advantage, best = _best_of_pairs(pairs)
+    return Risk(at_delta, delta, advantage, best, "profile",
+                profile=tuple(pairs))
+
+
+def risk_of_ledger(ledger: Ledger, delta: float | None = None) -> Risk:
+    """The risk of a run, from its own ledger (every release, composed by PLD).
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The run's ledger.
+    delta : float, optional
+        δ of the posterior bound's (ε, δ) pair; defaults to the ledger's budget δ.
+
+    Returns
+    -------
+    Risk
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Budget, Ledger, gaussian
+    >>> ledger = Ledger(Budget(epsilon=1.0, delta=1e-5))
+    >>> _ = gaussian(0.0, sensitivity=1.0, sigma=2.0, rng=np.random.default_rng(0),
+    ...              ledger=ledger, name="mean")
+    >>> round(risk_of_ledger(ledger).advantage, 3)
+    0.197
+    """
+    if delta is None:
+        delta = ledger.budget.delta if ledger.budget is not None else 0.0
+    return risk_of_events(ledger.events_by_part(), delta)
+
+
+def risk_of_plan(mechanism: str, sensitivity: float, scale: float, count: int = 1,
+                 delta: float = 1e-5) -> Risk:
+    """The risk of ``count`` identical Gaussian (exact GDP) or Laplace (PLD) releases.
+
+    Raises
+    ------
+    ValueError
+        For an unknown mechanism or a parameter out of range.
+    """
+    if mechanism == "gaussian":
+        return risk_of_gaussian(sensitivity, scale, count, delta)
+    if mechanism != "laplace":
+        raise ValueError(f"mechanism must be gaussian or laplace, got {mechanism!r}")
+    sensitivity = limits.SENSITIVITY.check(sensitivity)
+    scale = limits.NOISE_SCALE.check(scale)
+    count = limits.check_integer(limits.COUNT, count)
+    event = PrivacyEvent("laplace", epsilon=sensitivity / scale, count=count)
+    return risk_of_events({None: [event]}, delta)
+
+
+__all__ = ["Risk", "advantage_bound", "posterior_bound", "risk_of_epsilon", "risk_of_events",
+           "risk_of_gaussian", "risk_of_ledger", "risk_of_plan", "tradeoff_epsilon_delta",
+           "tradeoff_gaussian"]

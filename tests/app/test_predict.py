@@ -1,0 +1,138 @@
+"""Predict, then reveal (issue 9, part 4) and the "What this ε means" panel (part 2)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from dpviz.ui.predict import click_grid, score_mean_guess
+
+from .app_helpers import charts, open_page
+
+TRUE_MEANS = "true means"
+
+
+def trace_names(figure):
+    return [t.get("name") for t in figure["data"]]
+
+
+@pytest.fixture
+def gmm_predict():
+    at = open_page("gmm")
+    at.toggle(key="predict").set_value(True).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def reveal_button(at):
+    return next(b for b in at.button if b.key == "gmm_reveal")
+
+
+def test_gmm_hides_the_means_until_a_guess_is_revealed(gmm_predict):
+    at = gmm_predict
+    shown = charts(at)
+    assert "gmm_figure" not in shown  # neither true nor private means on screen
+    guess = shown["gmm_guess_chart"]
+    assert TRUE_MEANS not in trace_names(guess) and "private means" not in trace_names(guess)
+    assert "your guess" not in trace_names(guess)
+    assert "Predict, then reveal" in at.info[0].value
+    assert reveal_button(at).disabled  # nothing to reveal before a guess
+    assert not at.success
+
+    at.number_input(key="gmm_guess_x").set_value(0.1).run()
+    at.number_input(key="gmm_guess_y").set_value(-0.2).run()
+    assert not at.exception
+    assert "your guess" in trace_names(charts(at)["gmm_guess_chart"])
+    assert not reveal_button(at).disabled
+
+    reveal_button(at).click().run()
+    assert not at.exception
+    shown = charts(at)
+    assert "gmm_guess_chart" not in shown
+    names = trace_names(shown["gmm_figure"])
+    assert TRUE_MEANS in names and "your guess" in names
+    message = at.success[0].value
+    assert "landed" in message and "from private mean" in message
+    labels = {m.label: m.value for m in at.metric}
+    distance = float(labels["Your guess was off by"])
+    assert distance > 0 and labels["Relative to the noise"].endswith("×")
+
+
+def test_a_new_epsilon_hides_the_answer_again(gmm_predict):
+    at = gmm_predict
+    at.number_input(key="gmm_guess_x").set_value(0.0).run()
+    at.number_input(key="gmm_guess_y").set_value(0.0).run()
+    reveal_button(at).click().run()
+    assert "gmm_figure" in charts(at)
+    at.slider(key="gmm_epsilon").set_value(2.0).run()
+    assert not at.exception
+    assert "gmm_figure" not in charts(at)
+    assert at.number_input(key="gmm_guess_x").value is None  # the guess is forgotten
+
+
+def test_guess_again_forgets_the_guess(gmm_predict):
+    at = gmm_predict
+    at.number_input(key="gmm_guess_x").set_value(0.3).run()
+    at.number_input(key="gmm_guess_y").set_value(0.3).run()
+    reveal_button(at).click().run()
+    next(b for b in at.button if b.key == "gmm_again").click().run()
+    assert not at.exception
+    assert "gmm_figure" not in charts(at)
+    assert reveal_button(at).disabled
+
+
+def test_predict_off_is_the_ordinary_page():
+    at = open_page("gmm")
+    assert not at.exception
+    shown = charts(at)
+    assert "gmm_figure" in shown and "gmm_guess_chart" not in shown
+    assert TRUE_MEANS in trace_names(shown["gmm_figure"])
+
+
+def test_budget_page_guess_epsilon_after_t_rounds():
+    at = open_page("budget")
+    at.toggle(key="predict").set_value(True).run()
+    assert not at.exception
+    assert "budget_rounds_chart" not in charts(at)
+    question = next(i.value for i in at.info if "Predict, then reveal" in i.value)
+    assert "T = 40" in question  # the chart draws 1 … 2 × the plan's 20 iterations
+    at.number_input(key="budget_guess").set_value(2.0).run()
+    next(b for b in at.button if b.key == "budget_reveal").click().run()
+    assert not at.exception
+    assert "budget_rounds_chart" in charts(at)
+    message = at.success[0].value
+    assert "ε after 40 rounds is" in message and "off by" in message
+    answer = float(message.split("**")[1])
+    assert 1.0 < answer < 2.0  # twice the rounds: more than the target, far less than 2ε
+
+
+def test_risk_panel_beside_the_gmm_budget():
+    at = open_page("gmm")
+    panel = next(m.value for m in at.markdown if m.value.startswith("**What this ε means**"))
+    advantage = float(panel.split("**")[3].rstrip("%")) / 100
+    posterior = float(panel.split("**")[5].rstrip("%")) / 100
+    assert 0.05 < advantage < 0.2  # DP-EM at ε = 1, δ = 1e-5, composed by PLD
+    assert 0.5 < posterior < math.e / (1 + math.e) + 1e-3
+    assert any("at most" in m.value and "50% sure" in m.value for m in at.markdown)
+    at.toggle(key="gmm_risk_curves").set_value(True).run()
+    assert not at.exception
+    shown = charts(at)
+    assert {"gmm_risk_tradeoff", "gmm_risk_posterior"} <= set(shown)
+    names = trace_names(shown["gmm_risk_tradeoff"])
+    assert any(n.startswith("largest advantage") for n in names)
+
+
+def test_risk_panel_on_the_budget_page():
+    at = open_page("budget")
+    panel = next(m.value for m in at.markdown if m.value.startswith("**What this ε means**"))
+    assert "**46.2%**" in panel and "**73.1%**" in panel  # ε = 1, δ = 1e-5
+
+
+def test_score_and_grid():
+    score = score_mean_guess((1.0, 1.0), [[0.0, 0.0], [1.0, 2.0]], [[0.0, 0.5], [1.0, 1.5]])
+    assert score.component == 1 and score.distance == 1.0 and score.noise == 0.5
+    assert score.relative == 2.0
+    grid = click_grid([[0.0, 0.0], [1.0, 2.0]], (0, 1))
+    assert grid.shape == (41 * 41, 2)
+    assert grid[:, 0].min() < 0 < 1 < grid[:, 0].max()
