@@ -1,0 +1,473 @@
+"""Audit it yourself: an empirical privacy audit of every registered private estimator.
+
+Each estimator gets the neighbouring pair its sensitivity proof uses (ALGORITHMS.md §1.1),
+on a small public instance, and a scalar statistic of its output; the estimator runs
+``runs`` times on each dataset and :func:`dpviz.privacy.audit` turns the two samples into a
+Clopper–Pearson lower bound on the ε it really has (Jagielski et al. 2020; Nasr et al. 2021).
+DP is closed under post-processing, so any fixed function of the release is a valid test;
+the one chosen projects the release on the direction in which the two datasets differ:
+
+* ``mean`` — one row at the corner ``u = (1, 1)/√2`` of the unit ball in D and at ``−u`` in
+  D′ (the L1 worst case ``2R√d/n`` and the L2 one ``2R/n``); the released mean · u.
+* ``gmm`` — the same row on a two-cluster instance; the mixture's mean ``Σⱼ wⱼ μⱼ · u``,
+  which does not change when the components are relabelled (label switching).
+* ``covariance`` and ``factor_analysis`` — one row ``e₁`` in D and ``e₂`` in D′: orthogonal
+  rows on the unit sphere attain ``‖xxᵀ − yyᵀ‖_F = √2``, the Frobenius worst case (a row and
+  its negative have the same ``xxᵀ``); the contrast ``Σ̂₁₁ − Σ̂₂₂`` (for factor analysis of
+  the fitted ``WWᵀ + Ψ``).
+* ``sbm`` — edge DP: the edge between vertices 0 and 6 (one in each planted community) present
+  in D and absent in D′; the statistic ``labels₀ · labels₆`` (+1 when recovered together),
+  unchanged by swapping the two community labels.
+
+The claimed ε and δ are read from the run's own ledger (its composed total). A run that
+answers ⊥ (``Result.failed``) counts as the statistic 0 — a fixed value, so still
+post-processing. Estimators that release nothing private (``notion == "none"``) and
+estimators without a pair defined here are refused with a sentence
+(:func:`audit_unavailable`).
+
+Seeds are fixed: the same call gives the same answer, and a correct estimator that passes
+cannot fail on a later run by chance.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from . import limits
+from .privacy import AuditResult, audit
+from .privacy.ledger import Total
+from .result import Result
+
+Statistic = Callable[[Result], float]
+RunOnce = Callable[[Any, np.random.Generator], Result]
+Progress = Callable[[float], None]
+
+AUDIT_RUNS = 1_000
+"""Default runs on each dataset (the least :data:`dpviz.limits.AUDIT_TRIALS` allows): it
+catches every broken variant, audits the mean in under a second and DP-EM on the small
+instance in about 6 s on one loaded core."""
+
+FAILED_STATISTIC = 0.0
+PROGRESS_STEPS = 50
+
+
+@dataclass(frozen=True)
+class NeighbourPair:
+    """Two neighbouring inputs and the statistic that tells them apart.
+
+    Attributes
+    ----------
+    data, neighbour : object
+        D and D′ (n × d arrays, or edge arrays for ``sbm``).
+    description : str
+        How they differ, for the page.
+    statistic : callable
+        ``statistic(result) → float``: a fixed function of the release.
+    statistic_label : str
+        What the statistic is, in words.
+    params : mapping
+        Further keyword arguments of the run (the public radius, ``k``, ``n`` …).
+    """
+
+    data: Any
+    neighbour: Any
+    description: str
+    statistic: Statistic = field(repr=False)
+    statistic_label: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EstimatorAudit:
+    """What one audit measured, with everything the page shows.
+
+    Attributes
+    ----------
+    task, name, label : str
+        The estimator (or broken variant) audited.
+    result : AuditResult
+        The measured bound, its interval and the claim (``result.claimed_epsilon``).
+    claimed_delta : float
+        δ of the claim (from the ledger), used in the bound.
+    statistic, neighbours : str
+        The statistic used and how D and D′ differ.
+    outputs, outputs_neighbour : ndarray
+        The statistic on each run on D and on D′ (for the histograms).
+    broken : str or None
+        For a broken-on-purpose variant, its flaw.
+    seconds : float
+        Wall time of the audit (not compared between audits).
+    """
+
+    task: str
+    name: str
+    label: str
+    result: AuditResult
+    claimed_delta: float
+    statistic: str
+    neighbours: str
+    outputs: NDArray[np.float64] = field(repr=False, compare=False)
+    outputs_neighbour: NDArray[np.float64] = field(repr=False, compare=False)
+    broken: str | None = None
+    seconds: float = field(default=0.0, compare=False)
+
+    @property
+    def runs(self) -> int:
+        """Runs on each of the two datasets."""
+        return self.result.trials
+
+    @property
+    def claimed_epsilon(self) -> float:
+        """ε the run's ledger claims."""
+        return self.result.claimed_epsilon
+
+    @property
+    def passed(self) -> bool:
+        """True when the measured lower bound does not exceed the claim."""
+        return self.result.passed
+
+    def sentence(self) -> str:
+        """One sentence: the bound, its interval, the claim and the verdict.
+
+        Examples
+        --------
+        >>> a = audit_estimator("mean", "laplace", epsilon=1.0, runs=1_000, seed=0)
+        >>> a.sentence().endswith("consistent with the claim.")
+        True
+        """
+        r = self.result
+        upper = "∞" if math.isinf(r.epsilon_upper) else f"{r.epsilon_upper:.2f}"
+        verdict = ("consistent with the claim" if self.passed else
+                   "privacy violation caught" if self.broken else "privacy violation")
+        return (f"measured ε ≥ {r.epsilon_lower:.2f} (95% interval {r.epsilon_lower:.2f} – "
+                f"{upper}, point estimate {r.epsilon_estimate:.2f}) against the claimed "
+                f"{r.claimed_epsilon:.2f}: {verdict}.")
+
+
+def project(key: str, direction: NDArray[np.float64]) -> Statistic:
+    """The statistic ``estimate[key] · direction`` (the release flattened).
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Ledger
+    >>> stat = project("mean", np.array([1.0, 0.0]))
+    >>> stat(Result(estimate={"mean": np.array([0.3, 0.9])}, ledger=Ledger()))
+    0.3
+    """
+    def statistic(result: Result) -> float:
+        return float(np.ravel(result.estimate[key]) @ direction)
+
+    return statistic
+
+
+def norm_of(key: str) -> Statistic:
+    """The statistic ``‖estimate[key]‖₂``."""
+    def statistic(result: Result) -> float:
+        return float(np.linalg.norm(np.ravel(result.estimate[key])))
+
+    return statistic
+
+
+def _mixture_mean(direction: NDArray[np.float64]) -> Statistic:
+    def statistic(result: Result) -> float:
+        weights = np.asarray(result.estimate["weights"], dtype=float)
+        means = np.asarray(result.estimate["means"], dtype=float)
+        return float(weights @ means @ direction)
+
+    return statistic
+
+
+def _diagonal_contrast(matrix: Callable[[Result], NDArray[np.float64]]) -> Statistic:
+    def statistic(result: Result) -> float:
+        m = matrix(result)
+        return float(m[0, 0] - m[1, 1])
+
+    return statistic
+
+
+def _factor_model(result: Result) -> NDArray[np.float64]:
+    loadings = np.asarray(result.estimate["loadings"], dtype=float)
+    return np.asarray(loadings @ loadings.T + np.diag(result.estimate["noise_variances"]))
+
+
+def _same_community(u: int, v: int) -> Statistic:
+    def statistic(result: Result) -> float:
+        labels = np.asarray(result.estimate["labels"])
+        return float(labels[u] * labels[v])
+
+    return statistic
+
+
+CORNER = np.array([1.0, 1.0]) / math.sqrt(2.0)
+
+
+def replace_row_pair(base: NDArray[np.float64], row: ArrayLike, row_prime: ArrayLike, *,
+                     description: str, statistic: Statistic, statistic_label: str,
+                     **params: Any) -> NeighbourPair:
+    """D = ``base`` with row 0 set to ``row``; D′ the same with ``row_prime`` (replace-one).
+
+    Examples
+    --------
+    >>> pair = replace_row_pair(np.zeros((3, 1)), [1.0], [-1.0], description="±1",
+    ...                         statistic=project("mean", np.ones(1)), statistic_label="mean")
+    >>> pair.data.ravel().tolist(), pair.neighbour.ravel().tolist()
+    ([1.0, 0.0, 0.0], [-1.0, 0.0, 0.0])
+    """
+    d, d_prime = np.array(base, dtype=float), np.array(base, dtype=float)
+    d[0], d_prime[0] = row, row_prime
+    return NeighbourPair(d, d_prime, description, statistic, statistic_label, params)
+
+
+def _corner_pair(base: NDArray[np.float64], statistic: Statistic, label: str,
+                 **params: Any) -> NeighbourPair:
+    """Row 0 at the corner u of the unit ball in D and at −u in D′; the other rows shared."""
+    return replace_row_pair(
+        base, CORNER, -CORNER, description=f"n = {len(base)} rows in 2-D; row 0 is at the "
+        "corner u = (1, 1)/√2 of the unit ball in D and at the opposite corner −u in D′ (the "
+        "worst case of the sensitivity proof)", statistic=statistic, statistic_label=label,
+        radius=1.0, **params)
+
+
+def _orthogonal_pair(n: int, d: int, statistic: Statistic, label: str,
+                     **params: Any) -> NeighbourPair:
+    """All rows at the origin but row 0: e₁ in D, e₂ in D′ (both on the unit sphere)."""
+    x, y = np.zeros((n, d)), np.zeros((n, d))
+    x[0, 0], y[0, 1] = 1.0, 1.0
+    return NeighbourPair(
+        x, y, f"n = {n} rows in {d}-D, all at the origin but row 0, which is e₁ in D and the "
+        "orthogonal e₂ in D′ (both on the unit sphere: ‖xxᵀ − yyᵀ‖_F = √2, the worst case "
+        "of the sensitivity proof)", statistic, label, {"radius": 1.0, **params})
+
+
+def _mean_pair() -> NeighbourPair:
+    return _corner_pair(np.zeros((10, 2)), project("mean", CORNER),
+                        "the released mean projected on u")
+
+
+def _gmm_pair(**params: Any) -> NeighbourPair:
+    other = np.array([-1.0, 1.0]) / math.sqrt(2.0)  # the clusters sit across u
+    base = np.vstack([np.tile(0.6 * other, (10, 1)), np.tile(-0.6 * other, (10, 1))])
+    return _corner_pair(base, _mixture_mean(CORNER),
+                        "the mixture's mean Σⱼ wⱼμⱼ projected on u (unchanged by relabelling "
+                        "the components)", k=2, **params)
+
+
+def _covariance_pair() -> NeighbourPair:
+    return _orthogonal_pair(10, 2, _diagonal_contrast(lambda r: r.estimate["covariance"]),
+                            "the released Σ̂₁₁ − Σ̂₂₂")
+
+
+def _factor_pair() -> NeighbourPair:
+    return _orthogonal_pair(10, 3, _diagonal_contrast(_factor_model),
+                            "(WWᵀ + Ψ)₁₁ − (WWᵀ + Ψ)₂₂ of the fitted model (unchanged by a "
+                            "factor's sign or order)", factors=1, iterations=5)
+
+
+SBM_VERTICES = 12
+SBM_EDGE = (0, 6)
+
+
+def _sbm_pair(**params: Any) -> NeighbourPair:
+    half = SBM_VERTICES // 2
+    ring = [(i, (i + 1) % half) for i in range(half)]
+    edges = np.array(ring + [(a + half, b + half) for a, b in ring] + [(2, 9)])
+    with_edge = np.vstack([edges, [SBM_EDGE]])
+    u, v = SBM_EDGE
+    return NeighbourPair(
+        with_edge, edges, f"a {SBM_VERTICES}-vertex graph of two rings of {half}; the edge "
+        f"({u}, {v}) across the rings is present in D and absent in D′ (edge DP: one edge "
+        "toggled)", _same_community(u, v),
+        f"labels{u} · labels{v}: +1 when vertices {u} and {v} are put in the same community",
+        {"n": SBM_VERTICES, "degree": 2.5, "signal": 1.0, **params})
+
+
+PAIRS: Mapping[tuple[str, str], Callable[[], NeighbourPair]] = MappingProxyType({
+    ("mean", "laplace"): _mean_pair,
+    ("mean", "gaussian"): _mean_pair,
+    ("gmm", "dp_em"): _gmm_pair,
+    ("gmm", "dplloyd"): _gmm_pair,
+    ("factor_analysis", "dp_fa"): _factor_pair,
+    **{("covariance", name): _covariance_pair
+       for name in ("gauss", "separate", "adaptive", "emcov", "zero")},
+    **{("sbm", name): _sbm_pair for name in ("weak_recovery", "exact_recovery", "exponential",
+                                              "randomized_response", "gauss_adjacency")},
+})
+"""The audit's pair for each registered private estimator, built on demand."""
+
+
+def audit_unavailable(task: str, name: str) -> str | None:
+    """Why ``task/name`` cannot be audited, or ``None`` when it can.
+
+    Raises
+    ------
+    ValueError
+        For an unknown task or estimator.
+
+    Examples
+    --------
+    >>> audit_unavailable("gmm", "dp_em") is None
+    True
+    >>> audit_unavailable("gmm", "em")[:30]
+    'EM (non-private) is not privat'
+    """
+    from .registry import estimator
+
+    spec = estimator(task, name)
+    if spec.notion == "none":
+        return (f"{spec.label} is not private: it spends no budget, so there is no claim to "
+                "audit.")
+    if (task, name) not in PAIRS:
+        return (f"{spec.label}: no audit neighbour defined yet (dpviz.auditing.PAIRS has no "
+                "worst-case pair for it).")
+    return None
+
+
+def neighbour_pair(task: str, name: str) -> NeighbourPair:
+    """The pair and statistic the audit of ``task/name`` uses.
+
+    Raises
+    ------
+    ValueError
+        When the estimator is unknown, not private, or has no pair yet.
+    """
+    reason = audit_unavailable(task, name)
+    if reason is not None:
+        raise ValueError(reason)
+    return PAIRS[task, name]()
+
+
+def check_audit_budget(epsilon: float | None, rho: float | None) -> None:
+    """Refuse a budget the audit cannot test: no budget, ε ≤ 0, ε = ∞ or a bad ρ."""
+    if rho is not None:
+        limits.RHO.check(rho)
+        return
+    if epsilon is None:
+        raise ValueError("the audit needs a budget: give epsilon (or rho with delta > 0)")
+    if math.isinf(epsilon):
+        raise ValueError(f"the audit needs a finite epsilon > 0 to test, got {epsilon:g}")
+    limits.EPSILON.check(epsilon)
+
+
+def audit_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: str,
+                   label: str, runs: int = AUDIT_RUNS, seed: int = 0,
+                   progress: Progress | None = None,
+                   broken: str | None = None) -> EstimatorAudit:
+    """Audit any randomised function of a dataset that returns a :class:`Result`.
+
+    Parameters
+    ----------
+    run_once : callable
+        ``run_once(data, rng) → Result``; its ledger total is the claim audited.
+    pair : NeighbourPair
+        D, D′ and the statistic.
+    task, name, label : str
+        How to name what is audited.
+    runs : int
+        Runs on each dataset (1 000 … 2 000 000).
+    seed : int
+        Fixes every draw.
+    progress : callable, optional
+        Called with the fraction of runs done (0 … 1), about 100 times.
+    broken : str, optional
+        The flaw, for a broken-on-purpose variant.
+
+    Returns
+    -------
+    EstimatorAudit
+    """
+    runs = limits.check_integer(limits.AUDIT_TRIALS, runs)
+    seed = limits.check_integer(limits.SEED, seed)
+    start = time.perf_counter()
+    claim: Total = run_once(pair.data, np.random.default_rng(seed)).ledger.total()
+    if claim.epsilon is None or not math.isfinite(claim.epsilon):
+        raise ValueError(f"{label} claims no finite epsilon (its ledger's total is epsilon = "
+                         f"{claim.epsilon}); give a finite epsilon, or delta > 0 with rho")
+    samples: list[NDArray[np.float64]] = []
+    step = max(1, runs // PROGRESS_STEPS)
+
+    def sampler(data: Any, rng: np.random.Generator, size: int) -> NDArray[np.float64]:
+        out = np.empty(size)
+        for i in range(size):
+            result = run_once(data, rng)
+            out[i] = FAILED_STATISTIC if result.failed else pair.statistic(result)
+            if progress is not None and (i + 1) % step == 0:
+                progress(min(1.0, (len(samples) * size + i + 1) / (2 * size)))
+        samples.append(out)
+        return out
+
+    measured = audit(sampler, pair.data, pair.neighbour, claimed_epsilon=claim.epsilon,
+                     delta=claim.delta, trials=runs, seed=seed)
+    return EstimatorAudit(
+        task=task, name=name, label=label, result=measured, claimed_delta=claim.delta,
+        statistic=pair.statistic_label, neighbours=pair.description, outputs=samples[0],
+        outputs_neighbour=samples[1], broken=broken, seconds=time.perf_counter() - start)
+
+
+def audit_estimator(task: str, name: str, *, epsilon: float | None, delta: float = 0.0,
+                    runs: int = AUDIT_RUNS, seed: int = 0, accounting: str = "zcdp",
+                    rho: float | None = None,
+                    progress: Progress | None = None) -> EstimatorAudit:
+    """Audit a registered estimator on its worst-case neighbouring pair.
+
+    Parameters
+    ----------
+    task, name : str
+        Registry keys (``python -m dpviz list``).
+    epsilon, delta : float
+        The budget each run is given (ε finite and > 0); the claim audited is the composed
+        total (ε, δ) of the run's own ledger, which never exceeds it.
+    runs : int
+        Runs on each dataset (default :data:`AUDIT_RUNS`).
+    seed : int
+        Fixes every draw: the same call gives the same answer.
+    accounting : str
+        How the run composes its releases (as in :func:`dpviz.run`).
+    rho : float, optional
+        A zCDP budget instead of ε (with δ > 0, so that the ledger states an ε to audit).
+    progress : callable, optional
+        Called with the fraction of runs done.
+
+    Returns
+    -------
+    EstimatorAudit
+
+    Raises
+    ------
+    ValueError
+        An unknown, non-private or not-yet-covered estimator; a bad ε, δ, runs or seed.
+
+    Examples
+    --------
+    >>> a = audit_estimator("mean", "laplace", epsilon=1.0, runs=1_000, seed=0)
+    >>> a.passed, a.claimed_epsilon, 0.25 < a.result.epsilon_lower <= 1.0
+    (True, 1.0, True)
+    """
+    from . import run
+    from .registry import estimator
+
+    check_audit_budget(epsilon, rho)
+    runs = limits.check_integer(limits.AUDIT_TRIALS, runs)
+    pair = neighbour_pair(task, name)
+    spec = estimator(task, name)
+
+    def run_once(data: Any, rng: np.random.Generator) -> Result:
+        return run(task, name, data, epsilon=epsilon, delta=delta, rho=rho,
+                   accounting=accounting, rng=rng, **pair.params)
+
+    return audit_function(run_once, pair, task=task, name=name, label=spec.label, runs=runs,
+                          seed=seed, progress=progress)
+
+
+__all__ = [
+    "AUDIT_RUNS", "CORNER", "PAIRS", "EstimatorAudit", "NeighbourPair", "Progress",
+    "audit_estimator", "audit_function", "audit_unavailable", "check_audit_budget",
+    "neighbour_pair", "norm_of", "project", "replace_row_pair",
+]

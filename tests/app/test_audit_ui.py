@@ -1,0 +1,41 @@
+"""The one-click audit on an estimator page, and the broken-variant gallery on the lens page."""
+
+from __future__ import annotations
+
+import pytest
+
+from .app_helpers import charts, errors, open_page
+
+
+def test_the_audit_button_on_the_sbm_page_shows_a_verdict():
+    at = open_page("sbm")
+    assert not at.exception
+    assert "sbm_audit_chart" not in charts(at)
+    at.button(key="sbm_audit").click().run()
+    assert not at.exception, at.exception
+    verdicts = [s.value for s in at.success if "Measured ε ≥" in s.value]
+    assert len(verdicts) == 1 and "consistent with the claim" in verdicts[0]
+    shown = charts(at)
+    assert {"sbm_audit_chart", "sbm_audit_histograms"} <= set(shown)
+    assert not errors(at)
+    # a rerun shows the kept answer without a new click
+    at.run()
+    assert "sbm_audit_chart" in charts(at)
+
+
+@pytest.mark.slow
+def test_the_gallery_on_the_lens_page_catches_every_variant():
+    at = open_page("lens")
+    at.button(key="lens_gallery").click().run()
+    assert not at.exception, at.exception
+    caught = [e.value for e in at.error if "privacy violation caught" in e.value]
+    assert len(caught) == 4
+    assert "lens_gallery_chart" in charts(at)
+    assert sum("broken on purpose" in m.value for m in at.markdown) >= 1
+
+
+def test_a_non_private_estimator_says_there_is_nothing_to_audit():
+    at = open_page("gmm")
+    at.selectbox(key="gmm_estimator").set_value("em").run()
+    assert not at.exception, at.exception
+    assert any("no claim to audit" in i.value for i in at.info)

@@ -1,0 +1,49 @@
+"""The audit figures, built from real audits."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpviz.auditing import audit_estimator
+from dpviz.broken_variants import audit_broken
+from dpviz.viz.audit import audit_comparison, audit_histograms
+from dpviz.viz.style import COLORS, DATASET_COLORS
+
+
+@pytest.fixture(scope="module")
+def audits():
+    return (audit_estimator("mean", "laplace", epsilon=1.0, seed=0),
+            audit_broken("noise_reused", epsilon=1.0, seed=0))
+
+
+def test_comparison_plots_the_claims_and_the_intervals(audits):
+    good, broken = audits
+    fig = audit_comparison(audits)
+    claims, measured = fig.data
+    assert list(claims.y) == list(measured.y) == [good.label, broken.label]
+    assert list(claims.x) == [1.0, 1.0]
+    assert measured.x[0] == good.result.epsilon_estimate
+    lower = np.asarray(measured.x) - np.asarray(measured.error_x.arrayminus)
+    assert lower == pytest.approx([good.result.epsilon_lower, broken.result.epsilon_lower])
+    assert list(measured.marker.color) == [COLORS["true"], COLORS["private"]]
+    # the broken variant's upper end is infinite: drawn to the axis edge, said in the hover
+    assert math.isinf(broken.result.epsilon_upper)
+    edge = fig.layout.xaxis.range[1] / 1.05
+    assert measured.x[1] + measured.error_x.array[1] == pytest.approx(edge)
+    assert measured.customdata[1][2] == "∞" and measured.customdata[1][3] == "caught"
+    assert fig.layout.xaxis.title.text == "ε"
+
+
+def test_histograms_show_both_samples_and_the_threshold(audits):
+    good = audits[0]
+    fig = audit_histograms(good)
+    d, d_prime, line = fig.data
+    assert d.type == d_prime.type == "histogram"
+    np.testing.assert_array_equal(d.x, good.outputs)
+    np.testing.assert_array_equal(d_prime.x, good.outputs_neighbour)
+    assert d.marker.color == DATASET_COLORS["D"] and d_prime.marker.color == DATASET_COLORS["D′"]
+    assert list(line.x) == [good.result.threshold] * 2
+    assert fig.layout.xaxis.title.text == good.statistic
