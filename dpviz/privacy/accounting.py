@@ -370,7 +370,11 @@ def compose(events: Sequence[PrivacyEvent], delta: float, method: str,
                 "composition (pure epsilon-DP)")
         raise BudgetError("a plan with Gaussian or approximate-DP releases needs delta > 0")
     if method == "advanced":
-        return min(_linear(events, delta, paper_mode), _advanced(events, delta, paper_mode))
+        linear = _linear(events, delta, paper_mode)
+        try:
+            return min(linear, _advanced(events, delta, paper_mode))
+        except BudgetError:  # the approximate releases used all of δ: no δ′ left to trade
+            return linear
     if method == "zcdp":
         rho = total_rho(events)
         if paper_mode:
