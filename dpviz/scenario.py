@@ -1,0 +1,460 @@
+"""One run described as plain data: which estimator, on which data, with which budget.
+
+A :class:`Scenario` is JSON-able (:meth:`Scenario.to_dict` / :meth:`Scenario.from_dict`), so a
+sweep row, a solve-for-ε search and an experiment card can each record and replay a run.
+:func:`load_data` turns a scenario's ``data`` block into the rows (or graph) and the truth
+they are scored against, :func:`run_scenario` calls :func:`dpviz.run`, and :func:`score`
+reads the task's metrics (:data:`dpviz.metrics.METRICS`) by name.
+
+The ``data`` block is one of (DESIGN.md, the sweep spec):
+
+* ``{"generator": name, **params}`` — a registered generator (:data:`dpviz.data.GENERATORS`)
+  with its parameters, ``seed`` being the data seed. The ``gmm`` generator also takes
+  ``test_fraction`` (default 0): that share of the rows is held out (split with the data seed)
+  as ``truth.test_data`` for the ``test_log_likelihood`` metric and never shown to the
+  estimator.
+* ``{"dataset": name}`` — a bundled real set (:data:`dpviz.data.DATASETS`), its classes as
+  the true components.
+* ``{"csv": path}`` — rows from a CSV file (no truth: its metrics are NaN).
+* ``{"edges": path, "n": int}`` — an edge list for the ``sbm`` task (no truth).
+
+Public parameters that come with the data — a generated mixture's ``k``, a bundled set's
+number of classes, a generated SBM's ``degree`` and ``signal`` — fill the estimator's
+parameters of those names when the scenario does not give them; the public ``radius`` of
+generated data (or of ``digits``) is used when the scenario's ``params`` give none.
+
+Examples
+--------
+>>> s = Scenario.from_dict({"task": "gmm", "estimator": "dp_em",
+...                         "data": {"generator": "gmm", "n": 2000, "k": 2, "seed": 3},
+...                         "params": {"epsilon": 1.0, "delta": 1e-5}, "seed": 0})
+>>> loaded = load_data(s.data)
+>>> result = run_scenario(s, loaded)
+>>> result.ledger.total().epsilon <= 1.0 + 1e-9, sorted(score(s, result, loaded.truth,
+...                                                         ["mean_error"]))
+(True, ['mean_error'])
+>>> Scenario.from_dict(s.to_dict()) == s
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from . import limits
+from .metrics import METRICS, Truth
+from .privacy import Budget
+from .result import Result, to_json_value
+
+#: The kinds of ``data`` block, by their key.
+DATA_KINDS = ("generator", "dataset", "csv", "edges")
+#: Generators that make a graph (the ``sbm`` task) rather than rows.
+GRAPH_GENERATORS = ("sbm",)
+#: Budget parameters a scenario's ``params`` may hold besides the estimator's own.
+BUDGET_PARAMS = ("epsilon", "delta", "rho", "accounting", "radius", "paper_mode")
+#: Loaded data sets kept in memory (a sweep's jobs reuse one data set across estimators).
+LOADED_CACHE = 4
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One run: task, estimator, data, budget and parameters, and the noise seed.
+
+    Attributes
+    ----------
+    task : str
+        ``"gmm"``, ``"covariance"``, ``"sbm"``, ``"mean"`` or ``"factor_analysis"``.
+    estimator : str
+        Its registry key (``python -m dpviz list``).
+    data : mapping
+        The data block (see the module docstring).
+    params : mapping
+        The budget (``epsilon``, ``delta``, ``rho``, ``accounting``, ``radius``,
+        ``paper_mode``) and the estimator's own parameters, named as ``list`` names them.
+    seed : int or None
+        The noise seed (``None``: OS entropy, not reproducible).
+    """
+
+    task: str
+    estimator: str
+    data: Mapping[str, Any]
+    params: Mapping[str, Any]
+    seed: int | None = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``inf`` as ``"inf"``), which :meth:`from_dict` reads back."""
+        return {"task": self.task, "estimator": self.estimator,
+                "data": to_json_value(dict(self.data)),
+                "params": to_json_value(dict(self.params)), "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Scenario:
+        """Validate and normalise a scenario's JSON form.
+
+        Every value is parsed by its registry type and range (so two spellings of one
+        scenario compare equal), the budget is checked as :class:`~dpviz.privacy.Budget`
+        checks it, and the data block is checked against the task.
+
+        Raises
+        ------
+        ValueError
+            A sentence naming the bad field: an unknown task, estimator, parameter, generator
+            or data set, a value out of range, data of the wrong kind for the task.
+        """
+        from .registry import estimator as lookup
+
+        if not isinstance(d, Mapping):
+            raise ValueError(f"a scenario is a JSON object, got {type(d).__name__}")
+        unknown = set(d) - {"task", "estimator", "data", "params", "seed"}
+        if unknown:
+            raise ValueError(f"unknown scenario field(s) {', '.join(sorted(map(str, unknown)))};"
+                             " a scenario has task, estimator, data, params and seed")
+        for name in ("task", "estimator", "data"):
+            if name not in d:
+                raise ValueError(f"the scenario needs a {name!r} field")
+        task, name = str(d["task"]), str(d["estimator"])
+        entry = lookup(task, name)
+        data = normalise_data(task, d["data"])
+        params = _normalise_params(entry, d.get("params") or {})
+        seed = d.get("seed", 0)
+        if seed is not None:
+            seed = limits.check_integer(limits.SEED, seed)
+        return cls(task, name, MappingProxyType(data), MappingProxyType(params), seed)
+
+
+@dataclass(frozen=True)
+class LoadedData:
+    """A data block made concrete.
+
+    Attributes
+    ----------
+    data : object
+        What :func:`dpviz.run` takes: an n × d array, or a :class:`~dpviz.data.graphs.Graph`
+        for ``sbm``. Arrays are read-only (they are shared through the loader's cache).
+    truth : Truth or None
+        What results are scored against; ``None`` for a CSV or an edge list.
+    radius : float or None
+        The public radius that goes with generated data (``None``: the caller's).
+    description : str
+        One sentence for pages and cards.
+    public : mapping
+        Public parameters the data come with (``k``; ``degree`` and ``signal`` of a generated
+        SBM), given to an estimator that takes them when the scenario does not.
+    """
+
+    data: Any
+    truth: Truth | None
+    radius: float | None
+    description: str
+    public: Mapping[str, Any] = field(default_factory=dict)
+
+
+# --- validation ---------------------------------------------------------------------------
+
+def normalise_data(task: str, data: Any) -> dict[str, Any]:
+    """Check a data block against the task; generator parameters parsed, defaults filled.
+
+    Examples
+    --------
+    >>> normalise_data("covariance", {"generator": "zipf", "n": "1000", "d": 5})["n"]
+    1000
+    >>> normalise_data("gmm", {"edges": "e.csv", "n": 10})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: an edge list is data for the sbm task, not for gmm; give rows (a generator, ...
+    """
+    from .data import DATASETS, GENERATORS
+
+    if not isinstance(data, Mapping):
+        raise ValueError(f"the data block is a JSON object such as {{\"generator\": \"gmm\"}}, "
+                         f"got {data!r}")
+    kinds = [k for k in DATA_KINDS if k in data]
+    if len(kinds) != 1:
+        raise ValueError(f"the data block needs exactly one of {', '.join(DATA_KINDS)}; got "
+                         f"{', '.join(map(str, data)) or 'none'}")
+    kind = kinds[0]
+    graph = (kind == "edges"
+             or (kind == "generator" and str(data["generator"]) in GRAPH_GENERATORS))
+    if graph != (task == "sbm"):
+        what = ("an edge list" if kind == "edges" else
+                f"the {data[kind]!r} generator's data" if kind == "generator" else f"a {kind}")
+        need = ("a graph (the sbm generator or an edge list)" if task == "sbm" else
+                "rows (a generator, a dataset or a csv)")
+        owner = "the sbm task" if graph else "rows"
+        raise ValueError(f"{what} is data for {owner}, not for {task}; give {need}")
+    rest = {str(k): v for k, v in data.items() if k != kind}
+    if kind == "generator":
+        name = str(data["generator"])
+        if name not in GENERATORS:
+            raise ValueError(f"unknown generator {name!r}; choose one of: "
+                             f"{', '.join(GENERATORS)}")
+        fraction = rest.pop("test_fraction", 0.0)
+        out: dict[str, Any] = {"generator": name, **GENERATORS[name].resolve(rest)}
+        if fraction not in (0, 0.0, None):
+            if name != "gmm":
+                raise ValueError(f"test_fraction holds rows out of the gmm generator only, not "
+                                 f"of {name!r}")
+            out["test_fraction"] = limits.check_number(
+                limits.Limit("test_fraction", 0.0, 1.0, high_open=True), fraction)
+        return out
+    if kind == "dataset":
+        name = str(data["dataset"])
+        if name not in DATASETS:
+            raise ValueError(f"unknown data set {name!r}; choose one of: {', '.join(DATASETS)}")
+        _no_extra(rest, "a dataset")
+        return {"dataset": name}
+    if kind == "csv":
+        _no_extra(rest, "a csv")
+        return {"csv": str(data["csv"])}
+    n = rest.pop("n", None)
+    _no_extra(rest, "an edge list (besides n)")
+    if n is None:
+        raise ValueError("an edge list needs n, the number of vertices (ids are 0 … n−1)")
+    return {"edges": str(data["edges"]), "n": limits.check_integer(limits.SBM_VERTICES, n)}
+
+
+def _no_extra(rest: Mapping[str, Any], what: str) -> None:
+    if rest:
+        raise ValueError(f"{what} takes no parameters; remove {', '.join(sorted(rest))}")
+
+
+def _normalise_params(entry: Any, params: Any) -> dict[str, Any]:
+    """Budget and estimator parameters parsed; the budget checked as ``Budget`` does."""
+    from .registry import common_param
+
+    if not isinstance(params, Mapping):
+        raise ValueError(f"params is a JSON object of parameter values, got {params!r}")
+    out: dict[str, Any] = {}
+    for raw_name, value in params.items():
+        name = str(raw_name)
+        if name == "seed":
+            raise ValueError("the noise seed is the scenario's own 'seed' field, not a param")
+        if value is None:
+            out[name] = None
+        elif name == "epsilon":
+            out[name] = limits.check_epsilon(value)
+        elif name == "radius":
+            out[name] = parse_radius(value)
+        elif name in BUDGET_PARAMS:
+            out[name] = common_param(name).parse(value)
+        else:
+            out[name] = entry.param(name).parse(value)
+    Budget(epsilon=out.get("epsilon"), delta=out.get("delta") or 0.0, rho=out.get("rho"),
+           method=out.get("accounting") or "zcdp", paper_mode=bool(out.get("paper_mode")))
+    return out
+
+
+def parse_radius(value: Any) -> float | str | None:
+    """A radius: ``None``, ``"data"`` (read from the data: not private) or a number > 0.
+
+    Examples
+    --------
+    >>> parse_radius("2"), parse_radius("data"), parse_radius(None)
+    (2.0, 'data', None)
+    """
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() == "data":
+        return "data"
+    return limits.RADIUS.check(value)
+
+
+# --- loading ------------------------------------------------------------------------------
+
+def load_data(data: Mapping[str, Any]) -> LoadedData:
+    """Make a data block concrete: the data, the truth, the public radius, a description.
+
+    Cheap to call again with the same block: the last :data:`LOADED_CACHE` blocks are kept
+    (a file is read again when its size or modification time changes).
+
+    Raises
+    ------
+    ValueError
+        A bad block (see :func:`normalise_data`) or a bad file, with the reader's sentence.
+
+    Examples
+    --------
+    >>> loaded = load_data({"generator": "zipf", "n": 1000, "d": 3, "buckets": 1})
+    >>> loaded.data.shape, loaded.radius, loaded.truth.matrix.shape
+    ((1000, 3), 1.0, (3, 3))
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError(f"the data block is a JSON object, got {data!r}")
+    kind = next((k for k in DATA_KINDS if k in data), None)
+    task = "sbm" if kind == "edges" or (
+        kind == "generator" and str(data.get("generator")) in GRAPH_GENERATORS) else "rows"
+    block = normalise_data(task, data)
+    stamp: tuple[int, int] | None = None
+    if "csv" in block or "edges" in block:
+        path = Path(block.get("csv") or block["edges"])
+        if not path.is_file():
+            raise ValueError(f"no such file: {path}")
+        info = path.stat()
+        stamp = (info.st_size, info.st_mtime_ns)
+    return _load(json.dumps(to_json_value(block), sort_keys=True), stamp)
+
+
+@functools.lru_cache(maxsize=LOADED_CACHE)
+def _load(key: str, stamp: tuple[int, int] | None) -> LoadedData:
+    """The loader behind :func:`load_data`, keyed by the block's canonical JSON (and file stamp)."""
+    del stamp  # part of the cache key only: a changed file is read again
+    from .data import GENERATORS, load_dataset, read_csv, read_edges
+    from .data.graphs import Graph, as_graph
+
+    block: dict[str, Any] = json.loads(key)
+    if "generator" in block:
+        name = block.pop("generator")
+        fraction = block.pop("test_fraction", 0.0)
+        made = GENERATORS[name].generate(**block)
+        if name == "gmm":
+            test = None
+            if fraction:
+                made, held = made.split(fraction, seed=block["seed"])
+                test = held.data
+            return _frozen(LoadedData(
+                made.data, Truth.from_mixture(made, test), float(made.radius),
+                f"{made.n:,} rows from a mixture of {made.k} Gaussians in {made.d} dimensions, "
+                f"means {made.separation:g} σ apart" + (f"; {len(test):,} rows held out"
+                                                        if test is not None else "") + ".",
+                {"k": made.k}))
+        if name == "exposure_demo":
+            return _frozen(LoadedData(
+                made.data, Truth.from_labels(made.data, made.labels), float(made.radius),
+                f"The exposure demo: {len(made.data):,} people in 2-D, {made.scale} of them "
+                "alone in a far component.", {"k": made.k}))
+        if name == "zipf":
+            n, d = made.data.shape
+            return _frozen(LoadedData(
+                made.data, Truth(matrix=made.matrix), 1.0,
+                f"{n:,} rows in {d} dimensions with Zipf norms over {len(made.bucket_norms)} "
+                f"buckets (trace {made.trace:.3g}); r = 1 is the generator's public bound."))
+        graph = Graph(made.edges, made.n)
+        return _frozen(LoadedData(
+            graph, Truth(labels=made.labels), None,
+            f"A stochastic block model: {made.n:,} vertices, {len(made.edges):,} edges.",
+            {"degree": made.degree, "signal": made.signal}))
+    if "dataset" in block:
+        dataset = load_dataset(block["dataset"])
+        return _frozen(LoadedData(dataset.data, Truth.from_labels(dataset.data, dataset.labels),
+                                  dataset.radius, dataset.description, {"k": dataset.info.k}))
+    if "csv" in block:
+        rows = read_csv(block["csv"])
+        return _frozen(LoadedData(rows, None, None, f"{rows.shape[0]:,} rows × {rows.shape[1]} "
+                                                    f"columns from {Path(block['csv']).name}."))
+    graph = as_graph(read_edges(block["edges"]), block["n"])
+    return _frozen(LoadedData(graph, None, None, f"{graph.n:,} vertices and "
+                                                 f"{len(graph.edges):,} edges from "
+                                                 f"{Path(block['edges']).name}."))
+
+
+def _frozen(loaded: LoadedData) -> LoadedData:
+    """Mark every array read-only: the cache hands the same object to every caller."""
+    parts = [loaded.data, getattr(loaded.data, "edges", None)]
+    if loaded.truth is not None:
+        parts += [getattr(loaded.truth, f) for f in ("weights", "means", "covariances",
+                                                     "labels", "data", "test_data", "matrix")]
+    for part in parts:
+        if isinstance(part, np.ndarray):
+            part.flags.writeable = False
+    return loaded
+
+
+# --- running and scoring ------------------------------------------------------------------
+
+def run_scenario(s: Scenario, loaded: LoadedData | None = None) -> Result:
+    """Run the scenario: :func:`dpviz.run` on its data with its budget, parameters and seed.
+
+    The data's public radius is used when ``params`` give no ``radius``; the data's public
+    parameters (``k``, ``degree``, ``signal``) fill the estimator's when ``params`` lack them.
+
+    Parameters
+    ----------
+    s : Scenario
+    loaded : LoadedData, optional
+        ``load_data(s.data)``, when the caller has it already.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ValueError
+        Bad input, with :func:`dpviz.run`'s sentence.
+    """
+    from . import run
+    from .registry import estimator as lookup
+
+    if loaded is None:
+        loaded = load_data(s.data)
+    params = dict(s.params)
+    own = {p.name for p in lookup(s.task, s.estimator).params}
+    for name, value in loaded.public.items():
+        if name in own and params.get(name) is None:
+            params[name] = value
+    if params.get("radius") is None:
+        params["radius"] = loaded.radius
+    for name in ("delta", "accounting", "paper_mode"):
+        if params.get(name) is None:
+            params.pop(name, None)  # dpviz.run's defaults
+    return run(s.task, s.estimator, loaded.data, seed=s.seed, **params)
+
+
+def score(s: Scenario, result: Result, truth: Truth | None,
+          names: Sequence[str]) -> dict[str, float]:
+    """The metrics ``names`` of the scenario's task (:data:`dpviz.metrics.METRICS`), by name.
+
+    A metric that does not apply — a ⊥ result, no truth, an estimate without the part the
+    metric needs — is NaN, never an error, so one column does not stop a sweep.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric name (the sentence lists the task's metrics).
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Ledger
+    >>> s = Scenario("mean", "gaussian", {"csv": "x.csv"}, {"epsilon": 1.0})
+    >>> r = Result({"mean": np.array([3.0, 4.0])}, Ledger(),
+    ...            diagnostics={"true_mean": np.zeros(2)})
+    >>> score(s, r, None, ["mean_error"])
+    {'mean_error': 5.0}
+    """
+    check_metrics(s.task, names)
+    out: dict[str, float] = {}
+    for name in names:
+        try:
+            value = float(METRICS[s.task][name](result, truth))
+        except ValueError:  # the metric needs what this run or its data does not have
+            value = math.nan
+        out[name] = value
+    return out
+
+
+def check_metrics(task: str, names: Sequence[str]) -> None:
+    """Refuse a metric the task does not have, naming the ones it has.
+
+    Examples
+    --------
+    >>> check_metrics("covariance", ["overlap"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown metric 'overlap' for the covariance task; its metrics are: frobenius_error
+    """
+    known = METRICS.get(task, {})
+    for name in names:
+        if name not in known:
+            listed = ", ".join(known) or "none"
+            raise ValueError(f"unknown metric {name!r} for the {task} task; its metrics are: "
+                             f"{listed}")
+

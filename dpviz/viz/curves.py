@@ -1,0 +1,79 @@
+"""Error-vs-parameter curves of a sweep: one line per estimator with its 95% band.
+
+The statistics come from :func:`dpviz.experiments.summarise` (mean ± 1.96 standard errors
+over the repeats, a normal-approximation interval of the mean); the factory only draws them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .style import TEMPLATE, series_color
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def sweep_curves(summary: pd.DataFrame, *, x: str, metric: str,
+                 labels: Mapping[str, str] | None = None, x_title: str | None = None,
+                 log_x: bool = False) -> go.Figure:
+    """The mean of ``metric`` against ``x``, a line per estimator and a shaded 95% band.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`dpviz.experiments.summarise` of the sweep's table.
+    x, metric : str
+        The swept column and the metric (axis titles).
+    labels : mapping, optional
+        Estimator key → label for the legend.
+    x_title : str, optional
+        The x axis title (default ``x``).
+    log_x : bool
+        A logarithmic x axis (ε and n grids often span decades).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Per estimator: a band trace (``fill="toself"``, no legend entry) and a line trace
+        named by its label; ``customdata`` holds the run count and failures per point.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"estimator": ["a", "a"], "epsilon": [1.0, 2.0], "mean": [2.0, 1.0],
+    ...                   "low": [1.5, 0.8], "high": [2.5, 1.2], "count": [3, 3],
+    ...                   "failed": [0, 0]})
+    >>> fig = sweep_curves(s, x="epsilon", metric="mean_error")
+    >>> [t.name for t in fig.data], fig.data[1].y.tolist()
+    (['a (95% band)', 'a'], [2.0, 1.0])
+    """
+    labels = labels or {}
+    fig = go.Figure()
+    for i, (name, part) in enumerate(summary.groupby("estimator", sort=False)):
+        color = series_color(i)
+        label = labels.get(str(name), str(name))
+        xs = part[x].to_numpy()
+        fig.add_trace(go.Scatter(
+            x=np.concatenate([xs, xs[::-1]]),
+            y=np.concatenate([part["high"].to_numpy(), part["low"].to_numpy()[::-1]]),
+            mode="lines", fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0},
+            hoverinfo="skip", showlegend=False, name=f"{label} (95% band)",
+            legendgroup=label))
+        fig.add_trace(go.Scatter(
+            x=xs, y=part["mean"].to_numpy(), mode="lines+markers", name=label,
+            line={"color": color, "width": 2}, marker={"size": 7}, legendgroup=label,
+            customdata=np.column_stack([part["count"], part["failed"]]),
+            hovertemplate=(f"{label}<br>{x} = %{{x}}<br>{metric} = %{{y:.4g}}"
+                           "<br>%{customdata[0]} runs, %{customdata[1]} failed<extra></extra>")))
+    fig.update_layout(template=TEMPLATE, title=f"{metric} against {x_title or x} "
+                                               "(mean and 95% band over the repeats)",
+                      xaxis_title=x_title or x, yaxis_title=metric, height=460)
+    if log_x:
+        fig.update_xaxes(type="log")
+    return fig
