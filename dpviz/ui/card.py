@@ -1,0 +1,163 @@
+"""The experiment card panel of an estimator page: a link to the scenario, and the card zip.
+
+The card (:mod:`dpviz.card`) replays the page's run headless with the same numbers; the link
+reopens the page with the same widgets, since every widget is bound to the URL (issue 9,
+part 5). Building the zip draws every figure as PNG and SVG in a browser (seconds), so it
+waits for a "Prepare card" click and is kept in the session until the scenario changes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ..card import card_zip, data_path, make_card
+from ..scenario import Scenario
+from ..viz import figure_table
+from .scenarios import scenario_of_page
+from .widgets import SHOWN_FIGURES
+
+NO_CARD = ("An experiment card records data it can read again: a generator, a bundled set "
+           "or a file path. An uploaded file cannot be recorded.")
+#: The page of each task (``pages/<name>.py``, served at ``/<name>``).
+PAGES = {"gmm": "gmm", "covariance": "covariance", "sbm": "sbm"}
+
+
+def bound_params() -> dict[str, str | list[str]]:
+    """Every URL-bound widget away from its default, written as the browser writes it.
+
+    The browser keeps its address bar in step with the bound widgets, but the server's
+    ``st.query_params`` is not refreshed on a rerun of the same page, so the link is built
+    from the widgets themselves, with Streamlit's own serializers (internal API, pinned
+    Streamlit 1.67).
+    """
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    from streamlit.runtime.state.query_params import _coerce_value_for_query_url
+
+    run = get_script_run_ctx()
+    if run is None:
+        return {}
+    state = run.session_state._state
+    widgets = state._new_widget_state
+    out: dict[str, str | list[str]] = {}
+    for name, binding in sorted(state.query_params._bindings_by_param.items()):
+        metadata = widgets.widget_metadata.get(binding.widget_id)
+        if metadata is None or binding.widget_id not in widgets:
+            continue
+        value = widgets[binding.widget_id]
+        if value == metadata.deserializer(None):
+            continue
+        out[name] = _coerce_value_for_query_url(metadata.serializer(value), metadata.value_type)
+    return out
+
+
+def scenario_url(scenario: Scenario) -> str:
+    """The link that reopens the page of ``scenario`` as it is now: its path and query.
+
+    The widgets are bound to the URL, so the page's query parameters are its state
+    (:func:`bound_params`); the global seed is added when it is not there (it is left out at
+    its default), except in secure mode, where the link carries ``secure=true`` and no seed.
+    """
+    params = bound_params()
+    if scenario.seed is not None and not st.session_state.get("secure"):
+        params.setdefault("seed", str(scenario.seed))
+    base = ""
+    url = st.context.url
+    if url:
+        parts = urlsplit(url)
+        base = f"{parts.scheme}://{parts.netloc}"
+    path = PAGES.get(scenario.task, scenario.task)
+    return f"{base}/{path}?{urlencode(params, doseq=True)}"
+
+
+def _prepare(scenario: Scenario, figures: Mapping[str, go.Figure],
+             tables: Mapping[str, pd.DataFrame]) -> bytes:
+    card = make_card(scenario)
+    shown = dict(tables)
+    for name, fig in figures.items():
+        shown.setdefault(f"{name} (figure data)", figure_table(fig))
+    return card_zip(card, figures, shown)
+
+
+def card_button(scenario: Scenario | None, figures: Mapping[str, go.Figure],
+                tables: Mapping[str, pd.DataFrame], *, key: str) -> None:
+    """The scenario link, a "Prepare card" button, then the card zip's download button.
+
+    Parameters
+    ----------
+    scenario : Scenario or None
+        The page's run (``dpviz.ui.scenarios.scenario_of_page``); ``None`` when the page's
+        data cannot be recorded (an upload): the panel says so.
+    figures : mapping
+        Name → figure, as drawn on the page.
+    tables : mapping
+        Name → table of numbers shown on the page.
+    key : str
+        Prefix of the widgets' keys and of the session entry that keeps the zip.
+    """
+    if scenario is None:
+        st.caption(NO_CARD)
+        return
+    secure = bool(st.session_state.get("secure"))
+    if secure:
+        scenario = replace(scenario, seed=None)
+    url = scenario_url(scenario)
+    st.markdown(f"[Link to this scenario]({url}): it reopens this page with these settings"
+                + (" (new noise: secure randomness)." if secure else " and numbers."))
+    st.code(url, language=None)
+    fingerprint = json.dumps(scenario.to_dict(), sort_keys=True)
+    kept = st.session_state.get(f"{key}_card")
+    if st.button("Prepare card", key=f"{key}_prepare", icon=":material/inventory_2:",
+                 help="Runs the scenario again headless and draws every figure as PNG and "
+                      "SVG (a few seconds)."):
+        with st.spinner("Preparing the card: running the scenario and drawing the figures…"):
+            content = _prepare(scenario, figures, tables)
+        kept = st.session_state[f"{key}_card"] = (fingerprint, content)
+    if kept is not None and kept[0] == fingerprint:
+        st.download_button("Download the card (zip)", data=kept[1],
+                           file_name=f"dpviz-card-{scenario.task}-{scenario.estimator}.zip",
+                           mime="application/zip", key=f"{key}_download", on_click="ignore",
+                           icon=":material/download:")
+    if secure:
+        st.caption("Secure randomness: the card records the scenario but cannot reproduce "
+                   "its numbers (no seed was kept).")
+    else:
+        st.caption("The card holds the scenario (every parameter and the seed), the numbers, "
+                   "the figures (PNG, SVG) and tables (CSV), the package versions and "
+                   "`regenerate.sh`: `python -m dpviz run --card card.json` prints the same "
+                   "numbers.")
+
+
+def card_panel(page: str, *, key: str, tables: Mapping[str, pd.DataFrame] | None = None,
+               estimator: str | None = None) -> None:
+    """The card panel of a page: its scenario, the figures it has shown this run, ``tables``.
+
+    Parameters
+    ----------
+    page : {"gmm", "covariance", "sbm"}
+        The page (:func:`dpviz.ui.scenarios.scenario_of_page`).
+    key : str
+        Prefix of the panel's widget keys.
+    tables : mapping, optional
+        Tables shown on the page (each figure's data is added as CSV too).
+    estimator : str, optional
+        Which estimator the card replays on a page that runs several (the covariance page).
+    """
+    st.subheader("Experiment card")
+    try:
+        scenario: Scenario | None = scenario_of_page(page, estimator=estimator)
+    except ValueError as err:
+        st.caption(f"No card for this scenario: {err}.")
+        return
+    path = None if scenario is None else data_path(scenario)
+    if path is not None and not Path(path).is_file():
+        scenario = None  # an upload: its name is no path a later run can read
+    figures = dict(st.session_state.get(SHOWN_FIGURES, {}))
+    card_button(scenario, figures, tables or {}, key=key)
