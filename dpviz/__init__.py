@@ -71,7 +71,7 @@ def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
         seed = None  # the caller's generator: no seed replays this run
     else:
         if seed is not None:
-            seed = limits.check_integer(limits.SEED, seed)
+            seed = limits.check_integer(limits.NOISE_SEED, seed)
         rng = np.random.default_rng(seed)
     result: Result = spec.function(data, budget, rng=rng, radius=radius, **kwargs)
     return replace(result, task=task, estimator=estimator, seed=seed)

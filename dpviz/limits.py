@@ -114,6 +114,9 @@ COUNT = Limit("count", 1, 100_000)
 WEIGHT = Limit("weight", 0.0, math.inf, low_open=True, high_open=True)
 RADIUS = Limit("radius", 0.0, math.inf, low_open=True, high_open=True)
 SEED = Limit("seed", 0, 2**32 - 1)
+#: A noise seed: the seeds a person types stay below 2³², but secure randomness draws 128
+#: bits from the OS (a 32-bit seed could be found by trying them all against the output).
+NOISE_SEED = Limit("seed", 0, 2**128 - 1)
 
 # Audit sizes: enough trials for a tight Clopper-Pearson interval, few enough to stay live.
 AUDIT_TRIALS = Limit("trials", 1_000, 2_000_000)

@@ -30,7 +30,8 @@ COMMON_PARAMS: tuple[Param, ...] = (
     Param("rho", "float", None, min=0.0, help="target rho for a zCDP budget, instead of epsilon"),
     Param("accounting", "str", "zcdp", options=METHODS, choice=True,
           help="how releases are composed (delta = 0 forces linear)"),
-    Param("seed", "int", 0, min=0, max=limits.SEED.high, help="seed of the noise generator"),
+    Param("seed", "int", 0, min=0, max=limits.NOISE_SEED.high,
+          help="seed of the noise generator"),
     Param("radius", "str", None, help="public radius R of the clipping ball B(center, R); "
           "default the unit ball; 'data' reads it from the data (not private)"),
     Param("paper_mode", "bool", False, help="reproduce the paper's own accounting choices"),

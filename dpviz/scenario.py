@@ -127,7 +127,7 @@ class Scenario:
         params = _normalise_params(entry, d.get("params") or {})
         seed = d.get("seed", 0)
         if seed is not None:
-            seed = limits.check_integer(limits.SEED, seed)
+            seed = limits.check_integer(limits.NOISE_SEED, seed)
         return cls(task, name, MappingProxyType(data), MappingProxyType(params), seed)
 
 

@@ -36,6 +36,7 @@ from ..viz import covariance as cov_viz
 from ..viz import ledger_bar
 from . import widgets
 from .gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
+from .risk import risk_panel
 from .widgets import advanced, delta_input, epsilon_slider, show_chart
 
 SYNTHETIC, DIGITS, CSV = "synthetic", "digits", "csv"
@@ -135,7 +136,9 @@ def noise_seed(seed: int) -> int:
     >>> noise_seed(0) == noise_seed(0), noise_seed(0) == noise_seed(1), noise_seed(0) == 0
     (True, False, False)
     """
-    return int(np.random.SeedSequence([int(seed), 0xC0]).generate_state(1)[0])
+    # 128 bits: derived from a secure 128-bit seed, the noise seed must keep its entropy.
+    state = np.random.SeedSequence([int(seed), 0xC0]).generate_state(4, dtype=np.uint32)
+    return int.from_bytes(state.tobytes(), "little")
 
 
 @dataclass(frozen=True)
@@ -445,6 +448,7 @@ def ledger_panel(runs: Sequence[Run]) -> None:
     run = next(r for r in spending if r.name == name)
     show_chart(ledger_bar(run.result.ledger, title=f"Where {run.label}'s budget went"),
                key="cov_ledger_bar", filename=f"dpviz-covariance-ledger-{run.name}")
+    risk_panel(run.result.ledger, key="cov")
 
 
 def choices_panel(runs: Sequence[Run]) -> None:

@@ -105,13 +105,16 @@ class Comparison:
         return mean_gap(means_of(self.reference), means_of(self.private))
 
 
-def compare(scale: int, *, epsilon: float, delta: float, seed: int) -> Comparison:
-    """Run both estimators (cached) on the demo at ``scale``; the data are seeded too."""
-    demo = exposure_data(scale, seed)
-    reference = exposure_run("em", scale=scale, data_seed=seed, epsilon=math.inf, delta=0.0,
-                             seed=seed)
-    private = exposure_run("dp_em", scale=scale, data_seed=seed, epsilon=epsilon, delta=delta,
-                           seed=seed)
+def compare(scale: int, *, epsilon: float, delta: float, seed: int,
+            data_seed: int | None = None) -> Comparison:
+    """Run both estimators (cached) on the demo at ``scale``; the data are seeded too
+    (by ``data_seed``, default ``seed``: secure randomness redraws the noise, not the data)."""
+    data_seed = seed if data_seed is None else data_seed
+    demo = exposure_data(scale, data_seed)
+    reference = exposure_run("em", scale=scale, data_seed=data_seed, epsilon=math.inf,
+                             delta=0.0, seed=seed)
+    private = exposure_run("dp_em", scale=scale, data_seed=data_seed, epsilon=epsilon,
+                           delta=delta, seed=seed)
     return Comparison(scale, reference, private, demo.data[demo.lone_index])
 
 

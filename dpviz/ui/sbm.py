@@ -31,6 +31,7 @@ from ..viz import ledger_bar
 from ..viz import sbm as figures
 from . import widgets
 from .gmm import accept_option_names, choices_table
+from .risk import risk_panel
 from .widgets import advanced, delta_input, epsilon_slider, method_select, show_chart
 
 SYNTHETIC, KARATE, UPLOAD = "synthetic", "karate", "upload"
@@ -324,6 +325,7 @@ def result_panels(spec: GraphSpec, data: GraphData, result: Result, seed: int) -
                " Colours are the recovered communities (the true ones are unknown).")
     if result.ledger.releases:
         show_chart(ledger_bar(result.ledger), key="sbm_ledger", filename="dpviz-sbm-ledger")
+        risk_panel(result.ledger, key="sbm")
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
     with advanced("Choices the paper leaves open, as used", "sbm-choices"):

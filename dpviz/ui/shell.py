@@ -7,12 +7,14 @@ the part a router would.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 from .. import limits
+from .widgets import SHOWN_FIGURES
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
@@ -28,11 +30,21 @@ NAVIGATION: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
                     ("pages/factors.py", "Factor analysis", ":material/grid_view:"),
                     ("pages/covariance.py", "Covariance", ":material/grid_on:"),
                     ("pages/sbm.py", "Stochastic block model", ":material/hub:"))),
+    ("Research", (("pages/explorer.py", "Trade-off explorer", ":material/query_stats:"),
+                  ("pages/papers.py", "Papers", ":material/menu_book:"))),
 )
 
 SEED_HELP = ("Seeds every random draw on every page, so a link reopens the same numbers. "
              "Seeded noise is for teaching and research: a real release needs secure "
              "randomness.")
+TEACHING_NOTE = "Teaching randomness — reproducible, not for real releases."
+SECURE_NOTE = ("Secure randomness: not reproducible. Every rerun draws new noise from the "
+               "operating system's entropy; no seed is shown or kept.")
+SECURE_HELP = ("Draw the noise from OS entropy instead of the seed: what a real release needs "
+               "(with a production sampler, see the README). Numbers change on every rerun "
+               "and an experiment card cannot replay them.")
+#: Where the seed waits while secure mode hides its widget (Streamlit drops undrawn widgets).
+KEPT_SEED = "_kept_seed"
 PRESENTER_HELP = "Larger text and fewer controls (advanced settings hidden), for a projector."
 
 
@@ -43,13 +55,21 @@ class PageContext:
     Attributes
     ----------
     seed : int
-        The global seed.
+        The noise seed: the global seed, or in secure mode a fresh draw from OS entropy on
+        every rerun (never shown, never cached twice: the same seed would repeat the noise).
     presenter : bool
         Whether presenter mode is on.
+    secure : bool
+        Whether secure randomness is on (nothing is reproducible then).
+    data_seed : int
+        The seed of generated data: the global seed, kept while secure mode hides it, so
+        switching to secure randomness changes the noise and not the data.
     """
 
     seed: int
     presenter: bool
+    secure: bool
+    data_seed: int
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -69,6 +89,30 @@ def navigation() -> None:
                 st.page_link(script, label=label, icon=icon)
 
 
+def _randomness() -> tuple[int, int, bool]:
+    """The sidebar's randomness: the seed, or the secure switch that hides it.
+
+    Returns the noise seed, the data seed and whether secure mode is on. Streamlit drops a
+    widget's state when it is not drawn, so the seed is kept under :data:`KEPT_SEED` while
+    secure mode hides it and restored when the switch goes off.
+    """
+    secure = bool(st.toggle("Secure randomness", value=False, key="secure",
+                            bind="query-params", help=SECURE_HELP))
+    if secure:
+        st.caption(SECURE_NOTE)
+        kept = int(st.session_state.get("seed", st.session_state.get(KEPT_SEED, 0)))
+        st.session_state[KEPT_SEED] = kept
+        return secrets.randbits(128), kept, True
+    kept = st.session_state.pop(KEPT_SEED, None)
+    if kept is not None and "seed" not in st.session_state:  # back from secure mode
+        st.session_state["seed"] = kept
+    seed = int(st.number_input("Seed", min_value=int(limits.SEED.low),
+                               max_value=int(limits.SEED.high), step=1, format="%d",
+                               key="seed", bind="query-params", help=SEED_HELP))
+    st.caption(TEACHING_NOTE)
+    return seed, seed, False
+
+
 def page(title: str) -> PageContext:
     """Set up a page: config, sidebar (navigation, seed, presenter mode), style and title.
 
@@ -84,17 +128,22 @@ def page(title: str) -> PageContext:
     """
     st.set_page_config(page_title=f"{title} · dpviz", page_icon=":material/shield_lock:",
                        layout="wide", initial_sidebar_state="expanded")
+    st.session_state[SHOWN_FIGURES] = {}  # this run's figures, for the experiment card
     with st.sidebar:
         st.markdown("## dpviz")
         navigation()
         st.divider()
-        seed = st.number_input("Seed", min_value=int(limits.SEED.low),
-                               max_value=int(limits.SEED.high), value=0, step=1, format="%d",
-                               key="seed", bind="query-params", help=SEED_HELP)
-        st.caption("Teaching randomness — reproducible, not for real releases.")
+        seed, data_seed, secure = _randomness()
         presenter = st.toggle("Presenter mode", value=False, key="presenter",
                               bind="query-params", help=PRESENTER_HELP)
+        st.toggle("Predict, then reveal", value=False, key="predict", bind="query-params",
+                  help="Classroom mode: results stay hidden until you guess them (where a "
+                       "private mean lands, ε after T rounds); Reveal shows how far off you "
+                       "were. Ground truth is hidden until then.")
     css = _css("app.css") + (_css("presenter.css") if presenter else "")
     st.html(f"<style>{css}</style>")
     st.title(title)
-    return PageContext(seed=int(seed), presenter=bool(presenter))
+    if secure:
+        st.caption(SECURE_NOTE)
+    return PageContext(seed=seed, presenter=bool(presenter), secure=secure,
+                       data_seed=data_seed)

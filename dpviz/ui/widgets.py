@@ -24,6 +24,9 @@ T = TypeVar("T")
 PRESENTER_FONTS = MappingProxyType({"font_size": 17, "title_font_size": 21,
                                     "legend_font_size": 16})
 DEFAULT_HEIGHT = 450
+#: Session key of the figures this run of the page has shown, by file name (the experiment
+#: card zips them); :func:`dpviz.ui.shell.page` empties it at the start of every run.
+SHOWN_FIGURES = "_shown_figures"
 
 
 def attempt(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -94,6 +97,7 @@ def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = Non
               "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
     st.plotly_chart(fig, theme=None, width="stretch", key=key, config=config,
                     alt=alt or fig.layout.title.text)
+    st.session_state.setdefault(SHOWN_FIGURES, {})[filename] = fig  # for the experiment card
     table = figure_table(fig)
     st.download_button("Download the data (CSV)", data=lambda: table.to_csv(index=False),
                        file_name=f"{filename}.csv", mime="text/csv", key=f"{key}-csv",
