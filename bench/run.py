@@ -48,6 +48,7 @@ import dpviz  # noqa: E402
 from bench.covariance import bench_covariance  # noqa: E402
 from bench.gmm import bench_gmm  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
+from bench.sweep import bench_sweep  # noqa: E402
 from dpviz import lens  # noqa: E402
 from dpviz.privacy import (  # noqa: E402
     METHODS,
@@ -366,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     bench_gmm(b, args.quick)
     bench_covariance(b, args.quick)
     bench_sbm(b, args.quick)
+    bench_sweep(b)
 
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(b.results, indent=2, allow_nan=False) + "\n")

@@ -1,4 +1,4 @@
-"""The command line: ``python -m dpviz list | account | run`` (DESIGN.md, the command line).
+"""The command line: ``python -m dpviz list | account | run | card`` (DESIGN.md, the command line).
 
 Output is JSON on stdout (or ``--out FILE``). A bad argument or bad data prints one line to
 stderr and exits with code 2; a bug exits with 1. Warnings go to stderr.
@@ -69,27 +69,68 @@ def _build_parser() -> _Parser:
                          help="with --delta 0 (pure DP) only linear composition applies")
     account.add_argument("--paper-mode", action="store_true")
 
-    run = sub.add_parser("run", help="run one estimator on a CSV")
-    run.add_argument("task")
-    run.add_argument("estimator")
-    source = run.add_mutually_exclusive_group(required=True)
+    run = sub.add_parser("run", help="run one estimator on a CSV, or replay a card")
+    _add_run_arguments(run)
+    run.add_argument("--card", help="replay an experiment card (instead of TASK ESTIMATOR "
+                                    "and the data and budget flags)")
+    card = sub.add_parser("card", help="run one estimator and record it as an experiment card")
+    _add_run_arguments(card)
+    _add_solve_arguments(sub.add_parser("solve", help="the smallest epsilon (or n) meeting an "
+                                                      "accuracy target, on generated data"))
+    risk = sub.add_parser("risk", help="what a guarantee means: the best membership-inference "
+                                       "attack, its trade-off curve, the posterior bound")
+    _add_risk_arguments(risk)
+    _add_sweep_arguments(sub.add_parser("sweep", help="run a sweep spec (grid x repeats): one "
+                                                      "row per run, CSV or JSON lines"))
+    for command in (account, run, card, risk):
+        command.add_argument("--out", help="write the JSON here instead of stdout")
+    return parser
+
+
+def _add_run_arguments(command: argparse.ArgumentParser) -> None:
+    """The flags of ``run`` (and of the commands that take the same: ``card``).
+
+    TASK, ESTIMATOR, the data and the budget are optional here so that ``run --card`` can go
+    without them; :func:`_check_run` asks for them otherwise.
+    """
+    command.add_argument("task", nargs="?")
+    command.add_argument("estimator", nargs="?")
+    source = command.add_mutually_exclusive_group()
     source.add_argument("--data", help="CSV, one row per person")
     source.add_argument("--edges", help="CSV edge list, two integer columns (vertex ids "
                                         "0 ... n-1; give --n), for the sbm task")
-    budget = run.add_mutually_exclusive_group(required=True)
+    budget = command.add_mutually_exclusive_group()
     budget.add_argument("--epsilon", type=_epsilon)
     budget.add_argument("--rho", type=_number(limits.RHO))
-    run.add_argument("--delta", type=_number(limits.DELTA), default=0.0)
-    run.add_argument("--accounting", choices=METHODS, default="zcdp")
-    run.add_argument("--seed", type=_number(limits.SEED, integer=True), default=0)
-    run.add_argument("--radius", default=None,
-                     help="public radius of the clipping ball, or 'data' (not private)")
-    run.add_argument("--paper-mode", action="store_true")
-    run.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                     help="an estimator parameter, typed as `list` gives it")
-    for command in (account, run):
-        command.add_argument("--out", help="write the JSON here instead of stdout")
-    return parser
+    command.add_argument("--delta", type=_number(limits.DELTA), default=0.0)
+    command.add_argument("--accounting", choices=METHODS, default="zcdp")
+    command.add_argument("--seed", type=_number(limits.NOISE_SEED, integer=True), default=0)
+    command.add_argument("--radius", default=None,
+                         help="public radius of the clipping ball, or 'data' (not private)")
+    command.add_argument("--paper-mode", action="store_true")
+    command.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                         help="an estimator parameter, typed as `list` gives it")
+
+
+def _check_run(args: argparse.Namespace) -> None:
+    """TASK, ESTIMATOR, the data and the budget are required unless a card is replayed."""
+    if getattr(args, "card", None) is not None:
+        given = [flag for flag, value in ((args.task, args.task),
+                                          (args.estimator, args.estimator), ("--data", args.data),
+                                          ("--edges", args.edges), ("--epsilon", args.epsilon),
+                                          ("--rho", args.rho), ("--set", args.set))
+                 if value]
+        if given:
+            raise UsageError(f"--card replays the card as recorded; remove {', '.join(given)}")
+        return
+    if args.task is None or args.estimator is None:
+        raise UsageError(f"{args.command} needs TASK and ESTIMATOR (e.g. `{args.command} gmm "
+                         "dp_em --data X.csv --k 3 --epsilon 1`)"
+                         + (", or --card card.json" if args.command == "run" else ""))
+    if args.data is None and args.edges is None:
+        raise UsageError("one of the arguments --data --edges is required")
+    if args.epsilon is None and args.rho is None:
+        raise UsageError("one of the arguments --epsilon --rho is required")
 
 
 def _account(args: argparse.Namespace) -> dict[str, Any]:
@@ -107,11 +148,8 @@ def _account(args: argparse.Namespace) -> dict[str, Any]:
             "method": method}
 
 
-def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
-    from . import run
-    from .data import read_csv
-    from .data.graphs import read_edges
-
+def _params(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
+    """The estimator's parameters from ``--set NAME=VALUE`` and ``--name VALUE`` flags."""
     params: dict[str, Any] = {}
     for item in args.set:
         name, sep, value = item.partition("=")
@@ -127,6 +165,21 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
         if value is None:
             raise UsageError(f"{flag} needs a value")
         params[name.replace("-", "_")] = value
+    return params
+
+
+def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
+    from . import run
+    from .data import read_csv
+    from .data.graphs import read_edges
+
+    if args.card is not None:
+        from .card import read_card, run_card
+
+        if extra:
+            raise UsageError(f"--card replays the card as recorded; remove {' '.join(extra)}")
+        return run_card(read_card(args.card)).to_dict()
+    params = _params(args, extra)
     data: Any = read_edges(args.edges) if args.edges is not None else read_csv(args.data)
     raw_radius: str | None = args.radius
     radius: float | str | None = raw_radius
@@ -136,6 +189,90 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
                  rho=args.rho, accounting=args.accounting, seed=args.seed, radius=radius,
                  paper_mode=args.paper_mode, **params)
     return result.to_dict()
+
+
+def _card(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
+    """``card``: the scenario of ``run``'s flags, run and recorded (:mod:`dpviz.card`)."""
+    from .card import make_card
+    from .scenario import Scenario
+
+    params = _params(args, extra)
+    data: dict[str, Any] = {"csv": args.data}
+    if args.edges is not None:
+        data = {"edges": args.edges, "n": params.pop("n", None)}
+    budget = {"epsilon": args.epsilon, "delta": args.delta, "rho": args.rho,
+              "accounting": args.accounting, "radius": args.radius,
+              "paper_mode": args.paper_mode}
+    scenario = Scenario.from_dict({"task": args.task, "estimator": args.estimator,
+                                   "data": data, "params": {**budget, **params},
+                                   "seed": args.seed})
+    return make_card(scenario)
+
+
+def _add_solve_arguments(command: argparse.ArgumentParser) -> None:
+    """``solve``: ``run``'s flags, a generator for the simulated data, the target."""
+    _add_run_arguments(command)
+    command.add_argument("--generator", help="simulate data from this generator (`list` "
+                                             "names them); its parameters with --set-data")
+    command.add_argument("--set-data", action="append", default=[], metavar="NAME=VALUE",
+                         help="a generator parameter (n, d, k, seed, ...)")
+    command.add_argument("--dataset", help="a bundled data set instead of a generator")
+    command.add_argument("--target", required=True, metavar="METRIC=VALUE",
+                         help="e.g. mean_error=0.1 (errors: at most; overlap, adjusted_rand, "
+                              "test_log_likelihood: at least)")
+    command.add_argument("--probability", type=float, default=0.9,
+                         help="share of simulated runs that must meet the target")
+    command.add_argument("--runs", type=int, default=None, help="simulated runs per point")
+    command.add_argument("--for", dest="solve_for", choices=("epsilon", "n"),
+                         default="epsilon", help="solve for the budget (epsilon, or rho when "
+                                                 "--rho is given) or for n at that budget")
+    command.add_argument("--low", type=float, default=None, help="lower end of the search")
+    command.add_argument("--high", type=float, default=None, help="upper end of the search")
+    command.add_argument("--out", help="write the JSON here instead of stdout")
+
+
+def _solve(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
+    """``solve``: :func:`dpviz.solve.solve_epsilon` or :func:`dpviz.solve.solve_n`."""
+    from .scenario import Scenario
+    from .solve import RUNS, parse_target, solve_epsilon, solve_n
+
+    if args.task is None or args.estimator is None:
+        raise UsageError("solve needs TASK and ESTIMATOR (e.g. `solve gmm dp_em --generator "
+                         "gmm --set-data n=10000 --target mean_error=0.1`)")
+    sources = [flag for flag, value in (("--generator", args.generator),
+                                        ("--dataset", args.dataset), ("--data", args.data),
+                                        ("--edges", args.edges)) if value is not None]
+    if len(sources) != 1:
+        raise UsageError("solve needs exactly one of --generator, --dataset (or --data / "
+                         f"--edges, which it refuses), got {', '.join(sources) or 'none'}")
+    if args.set_data and args.generator is None:
+        raise UsageError("--set-data sets a generator's parameters: give --generator")
+    data: dict[str, Any] = {"dataset": args.dataset}
+    if args.generator is not None:
+        data = {"generator": args.generator}
+        for item in args.set_data:
+            name, sep, value = item.partition("=")
+            if not sep or not name.strip():
+                raise UsageError(f"--set-data takes NAME=VALUE, got {item!r}")
+            data[name.strip()] = value.strip()
+    elif args.data is not None:
+        data = {"csv": args.data}
+    elif args.edges is not None:
+        data = {"edges": args.edges, "n": 2}
+    target = parse_target(args.task, args.target)
+    epsilon = args.epsilon if args.epsilon is not None or args.rho is not None else 1.0
+    budget = {"epsilon": epsilon, "delta": args.delta, "rho": args.rho,
+              "accounting": args.accounting, "radius": args.radius,
+              "paper_mode": args.paper_mode}
+    scenario = Scenario.from_dict({"task": args.task, "estimator": args.estimator,
+                                   "data": data, "params": {**budget, **_params(args, extra)},
+                                   "seed": args.seed})
+    options = {"metric": target.metric, "target": target.value,
+               "probability": args.probability, "runs": RUNS if args.runs is None else args.runs,
+               "low": args.low, "high": args.high}
+    if args.solve_for == "n":
+        return solve_n(scenario, **options).to_dict()
+    return solve_epsilon(scenario, **options).to_dict()
 
 
 def _emit(payload: dict[str, Any], out: str | None) -> None:
@@ -149,6 +286,79 @@ def _emit(payload: dict[str, Any], out: str | None) -> None:
             raise UsageError(f"cannot write --out {out}: {err.strerror}") from None
     else:
         sys.stdout.write(text + "\n")
+
+
+def _add_risk_arguments(command: argparse.ArgumentParser) -> None:
+    """``risk``: an (ε, δ) pair, or a plan of identical Gaussian or Laplace releases."""
+    given = command.add_mutually_exclusive_group(required=True)
+    given.add_argument("--epsilon", type=_epsilon)
+    given.add_argument("--mechanism", choices=("gaussian", "laplace"))
+    command.add_argument("--sensitivity", type=_number(limits.SENSITIVITY), default=1.0)
+    noise = command.add_mutually_exclusive_group()
+    noise.add_argument("--sigma", type=_number(limits.NOISE_SCALE), help="Gaussian σ")
+    noise.add_argument("--scale", type=_number(limits.NOISE_SCALE), help="Laplace scale b")
+    command.add_argument("--count", type=_number(limits.COUNT, integer=True), default=1)
+    command.add_argument("--delta", type=_number(limits.DELTA), default=None,
+                         help="δ of the posterior bound (default 0 with --epsilon, 1e-5 "
+                              "with --mechanism)")
+
+
+def _risk(args: argparse.Namespace) -> dict[str, Any]:
+    from .privacy import risk
+
+    if args.epsilon is not None:
+        if args.sigma is not None or args.scale is not None:
+            raise UsageError("--epsilon describes the guarantee alone; drop --sigma/--scale "
+                             "or give --mechanism instead of --epsilon")
+        return risk.risk_of_epsilon(args.epsilon, args.delta or 0.0).to_dict()
+    scale = args.sigma if args.mechanism == "gaussian" else args.scale
+    if scale is None:
+        raise UsageError(f"--mechanism {args.mechanism} needs "
+                         + ("--sigma" if args.mechanism == "gaussian" else "--scale"))
+    delta = 1e-5 if args.delta is None else args.delta
+    return risk.risk_of_plan(args.mechanism, args.sensitivity, scale, args.count,
+                             delta).to_dict()
+
+
+def _add_sweep_arguments(command: argparse.ArgumentParser) -> None:
+    """``sweep``: the spec file, where the table goes, where the runs go."""
+    command.add_argument("spec", help="the sweep spec, JSON (DESIGN.md, the sweep spec)")
+    command.add_argument("--out", help="results.csv for CSV; any other name gets JSON lines "
+                                       "(default: JSON lines on stdout)")
+    command.add_argument("--jobs", type=_number(limits.Limit("--jobs", 1, 256), integer=True),
+                         default=1, help="local processes")
+    command.add_argument("--scheduler", help="tcp://HOST:PORT of a Dask distributed scheduler")
+    command.add_argument("--cache-dir", help="where finished runs are kept (default "
+                                             "$DPVIZ_CACHE_DIR or ~/.cache/dpviz/sweeps)")
+
+
+def _sweep(args: argparse.Namespace) -> None:
+    """``sweep``: :func:`dpviz.experiments.run_sweep`, progress on stderr."""
+    from .experiments import SweepSpec, progress_line, run_sweep, write_table
+
+    try:
+        raw = json.loads(Path(args.spec).read_text())
+    except OSError as err:
+        raise UsageError(f"cannot read the sweep spec {args.spec}: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise UsageError(f"the sweep spec {args.spec} is not JSON: {err}") from None
+    spec = SweepSpec.from_dict(raw)
+    shown = [-1]
+
+    def progress(done: int, total: int, elapsed: float) -> None:
+        step = done * 20 // max(total, 1)  # a line every 5%
+        if step != shown[0]:
+            shown[0] = step
+            sys.stderr.write(f"dpviz: {progress_line(done, total, elapsed)}\n")
+
+    table = run_sweep(spec, jobs=args.jobs, scheduler=args.scheduler,
+                      cache_dir=args.cache_dir, progress=progress)
+    try:
+        text = write_table(table, args.out)
+    except OSError as err:
+        raise UsageError(f"cannot write --out {args.out}: {err.strerror}") from None
+    if args.out is None:
+        sys.stdout.write(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -166,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always")  # shown on stderr, never raised, whatever -W says
             warnings.showwarning = show_warning
             args, extra = parser.parse_known_args(argv)
-            if args.command != "run" and extra:
+            if args.command not in ("run", "card", "solve") and extra:
                 raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
             if args.command == "list":
                 from .registry import describe
@@ -174,7 +384,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _emit(describe(), None)
             elif args.command == "account":
                 _emit(_account(args), args.out)
+            elif args.command == "risk":
+                _emit(_risk(args), args.out)
+            elif args.command == "card":
+                _check_run(args)
+                _emit(_card(args, extra), args.out)
+            elif args.command == "solve":
+                _emit(_solve(args, extra), args.out)
+            elif args.command == "sweep":
+                _sweep(args)
             else:
+                _check_run(args)
                 _emit(_run(args, extra), args.out)
     except (UsageError, ValueError) as err:
         sys.stderr.write(f"dpviz: {err}\n")

@@ -3,6 +3,8 @@
 import streamlit as st
 
 from dpviz import ui, viz
+from dpviz.ui import predict
+from dpviz.ui.risk import risk_panel_for
 
 ctx = ui.page("Privacy budget")
 st.markdown("Build a plan of private releases and pick a target (ε, δ): the budget solver "
@@ -32,9 +34,11 @@ with rounds_panel:
         ui.engine.budget_curves, spec, target.epsilon, target.delta, target.paper_mode, held)
     fig = viz.epsilon_by_rounds_chart(rounds, by_rounds, target_epsilon=target.epsilon,
                                       planned_rounds=ui.engine.rounds_of(spec), held_by=held)
-    ui.show_chart(fig, key="budget_rounds_chart", filename="dpviz-epsilon-by-rounds")
+    if predict.rounds_gate(rounds, by_rounds, held, target.delta):
+        ui.show_chart(fig, key="budget_rounds_chart", filename="dpviz-epsilon-by-rounds")
     ui.show_chart(viz.allocation_bar(solutions[held], method=held), key="budget_bar",
                   filename="dpviz-budget-bar")
+    risk_panel_for(target.epsilon, target.delta, key="budget")
 
 delta_panel, reading = st.columns(2, gap="large")
 with delta_panel:

@@ -3,7 +3,10 @@
 import streamlit as st
 
 from dpviz import ui
+from dpviz.ui import audit
 from dpviz.ui import covariance as cov
+from dpviz.ui.card import card_panel
+from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Covariance")
 st.markdown("The second-moment matrix Σ = XᵀX/n of rows in the unit ball, released under "
@@ -17,7 +20,7 @@ with paper:  # first: a stopped live tab (bad input) must not hide the saved fig
 with live:
     controls, figures = st.columns([2, 3], gap="large")
     with controls:
-        spec = cov.data_controls(ctx.seed)
+        spec = cov.data_controls(ctx.data_seed)
         data = ui.attempt(cov.covariance_data, spec)
         settings = cov.estimator_controls(spec, data)
     with figures:
@@ -44,7 +47,14 @@ with live:
     cov.ledger_panel(runs)
     with st.expander("Choices the paper leaves open, as used", icon=":material/rule:"):
         cov.choices_panel(runs)
+    card_panel("covariance", key="cov_card")
+    with st.expander("Audit this estimator", icon=":material/policy:"):
+        audit.audit_picker("covariance", [name for name, _ in settings.params],
+                           epsilon=settings.epsilon, delta=settings.delta, rho=settings.rho,
+                           key="cov_audit", seed=ctx.data_seed)
+    solve_expander("covariance", key="cov_solve")
     if not ctx.presenter:
         st.caption(f"Engine time of this rerun: {1000 * seconds:.0f} ms (cached runs cost "
-                   f"nothing); noise seed {cov.noise_seed(ctx.seed)}, derived from the "
-                   "global seed, so a link reopens the same noise.")
+                   "nothing); " + ("secure randomness: not reproducible." if ctx.secure else
+                                   f"noise seed {cov.noise_seed(ctx.seed)}, derived from the "
+                                   "global seed, so a link reopens the same noise."))

@@ -4,21 +4,24 @@ import streamlit as st
 
 from dpviz import ui, viz
 from dpviz.ui import exposure
+from dpviz.ui.risk import risk_panel
 
 ctx = ui.page("Privacy exposure: one person alone")
 st.markdown(exposure.INTRO)
 
 settings = exposure.controls()
 shown = ui.attempt(exposure.compare, settings.scale, epsilon=settings.epsilon,
-                   delta=settings.delta, seed=ctx.seed)
+                   delta=settings.delta, seed=ctx.seed,
+                   data_seed=ctx.data_seed)
 other_scale = exposure.SCALES[0] if settings.scale != exposure.SCALES[0] else exposure.SCALES[1]
 other = ui.attempt(exposure.compare, other_scale, epsilon=settings.epsilon,
-                   delta=settings.delta, seed=ctx.seed)
+                   delta=settings.delta, seed=ctx.seed,
+                   data_seed=ctx.data_seed)
 if shown.private.failed:
     st.error(f"DP-EM gave no answer (⊥): {shown.private.failed}", icon=":material/error:")
     st.stop()
 
-demo = ui.engine.exposure_data(settings.scale, ctx.seed)
+demo = ui.engine.exposure_data(settings.scale, ctx.data_seed)
 size = f"{len(demo.data):,} people"
 fig = viz.exposure_figure(demo.data, shown.lone, exposure.means_of(shown.reference),
                           exposure.means_of(shown.private),
@@ -36,3 +39,4 @@ st.caption("Both fits start from the same data-independent point (the global see
 if shown.private.ledger.releases:
     ui.show_chart(viz.ledger_bar(shown.private.ledger), key="exposure_ledger",
                   filename="dpviz-exposure-ledger")
+    risk_panel(shown.private.ledger, settings.delta, key="exposure")

@@ -3,7 +3,8 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import factors
+from dpviz.ui import audit, factors
+from dpviz.ui.risk import risk_panel
 
 ctx = ui.page("Private factor analysis")
 st.markdown(factors.INTRO)
@@ -41,3 +42,7 @@ st.caption(f"One release: the pixels' second-moment matrix (1,797 digits) with s
 if private.ledger.releases:
     ui.show_chart(viz.ledger_bar(private.ledger), key="factors_ledger",
                   filename="dpviz-factor-analysis-ledger")
+    risk_panel(private.ledger, key="factors")
+with st.expander("Audit this estimator", icon=":material/policy:"):
+    audit.audit_button("factor_analysis", "dp_fa", epsilon=settings.epsilon,
+                       delta=settings.delta, key="factors_audit", seed=ctx.data_seed)

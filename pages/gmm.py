@@ -3,7 +3,10 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import gmm
+from dpviz.ui import audit, gmm, predict
+from dpviz.ui.card import card_panel
+from dpviz.ui.risk import risk_panel
+from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Gaussian mixtures")
 st.markdown("A mixture of Gaussians fitted under differential privacy. Move ε and watch the "
@@ -12,7 +15,7 @@ st.markdown("A mixture of Gaussians fitted under differential privacy. Move ε a
 
 controls, figures = st.columns([2, 3], gap="large")
 with controls:
-    spec = gmm.data_controls(ctx.seed)
+    spec = gmm.data_controls(ctx.data_seed)
     settings = gmm.estimator_controls(spec)
 
 with figures:
@@ -50,7 +53,10 @@ with figures:
                              true_covariances=data.truth.covariances,
                              private_covariances=shown.covariances, cloud=cloud, axes=axes,
                              axis_names=data.names, title=title)
-    ui.show_chart(fig, key="gmm_figure", filename="dpviz-gaussian-mixtures")
+    if predict.mixture_gate(fig, ctx, scenario=(spec, settings), rows=data.data[data.drawn],
+                            private_means=shown.means, true_means=data.truth.means,
+                            axes=axes, names=data.names):
+        ui.show_chart(fig, key="gmm_figure", filename="dpviz-gaussian-mixtures")
     n = len(data.data)
     drawn = (f"Drawing a random {len(data.drawn):,} of the {n:,} rows (for speed); "
              "the estimators use all of them." if len(data.drawn) < n else
@@ -73,10 +79,17 @@ with figures:
     if result.ledger.releases:
         ui.show_chart(viz.ledger_bar(result.ledger), key="gmm_ledger",
                       filename="dpviz-gmm-ledger")
+        risk_panel(result.ledger, settings.delta, key="gmm")
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
     with st.expander("Choices the paper leaves open", icon=":material/rule:"):
         st.dataframe(gmm.choices_table(result.choices), hide_index=True, key="gmm_choices")
+    card_panel("gmm", key="gmm_card", tables={"errors after matching": table})
+    with st.expander("Audit this estimator", icon=":material/policy:"):
+        audit.audit_button("gmm", settings.estimator, epsilon=args["epsilon"],
+                           delta=args["delta"], accounting=args["accounting"],
+                           key="gmm_audit", seed=ctx.data_seed)
+    solve_expander("gmm", key="gmm_solve")
 
 st.divider()
 with st.expander("Reproduce the DP-EM paper", icon=":material/science:"):

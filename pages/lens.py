@@ -3,6 +3,8 @@
 import streamlit as st
 
 from dpviz import ui, viz
+from dpviz.ui import audit as audit_ui
+from dpviz.ui.risk import risk_panel
 
 ctx = ui.page("Privacy lens")
 st.markdown("Two datasets that differ in one person's row, one query, one mechanism. "
@@ -26,3 +28,7 @@ with figures:
     ui.show_chart(viz.audit_chart(audit), key="lens_audit", filename="dpviz-lens-audit")
     ui.lens.verdict(audit)
     ui.show_chart(viz.ledger_bar(view.ledger), key="lens_ledger", filename="dpviz-lens-ledger")
+    risk_panel(view.ledger, settings.delta, key="lens")
+
+with st.expander("Audit gallery: variants broken on purpose", icon=":material/bug_report:"):
+    audit_ui.broken_gallery("lens_gallery", epsilon=settings.epsilon, seed=ctx.data_seed)

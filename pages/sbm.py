@@ -3,7 +3,9 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import sbm
+from dpviz.ui import audit, sbm
+from dpviz.ui.card import card_panel
+from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Stochastic block model")
 st.markdown("A graph with two hidden communities: edges are likelier inside a community "
@@ -13,7 +15,7 @@ st.markdown("A graph with two hidden communities: edges are likelier inside a co
 
 controls, figures = st.columns([2, 3], gap="large")
 with controls:
-    spec = sbm.graph_controls(ctx.seed)
+    spec = sbm.graph_controls(ctx.data_seed)
     settings = sbm.estimator_controls()
 
 with figures:
@@ -32,7 +34,13 @@ with figures:
         st.error(f"The algorithm gave no answer (⊥): {result.failed}", icon=":material/error:")
         st.stop()
     sbm.result_metrics(result, data.labels)
-    sbm.result_panels(spec, data, result, ctx.seed)
+    sbm.result_panels(spec, data, result, ctx.data_seed)
+    card_panel("sbm", key="sbm_card")
+    with st.expander("Audit this estimator", icon=":material/policy:"):
+        audit.audit_button("sbm", settings.estimator, epsilon=settings.epsilon,
+                           delta=settings.delta, accounting=settings.accounting,
+                           key="sbm_audit", seed=ctx.data_seed)
+    solve_expander("sbm", key="sbm_solve")
 
 st.divider()
 st.subheader("Error against ε and n, and where recovery succeeds")
