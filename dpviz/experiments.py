@@ -672,3 +672,66 @@ def summarise(table: pd.DataFrame, x: str, metric: str) -> pd.DataFrame:
     order = {name: i for i, name in enumerate(dict.fromkeys(table["estimator"]))}
     return out.sort_values(["estimator", x], key=lambda c: c.map(order) if c.name ==
                            "estimator" else c, kind="stable").reset_index(drop=True)
+
+
+# --- compare: every estimator on the same data and budget -----------------------------------
+
+#: The metrics of the Gaussian mixtures page's compare view, in the order drawn.
+COMPARE_METRICS = ("mean_error", "weight_error", "covariance_error", "nicv")
+
+
+def compare_spec(scenario: Scenario, estimators: Sequence[str], *, repeats: int,
+                 metrics: Sequence[str] = COMPARE_METRICS) -> SweepSpec:
+    """A sweep with no grid: ``estimators`` on the scenario's one data draw and budget.
+
+    The data block keeps its seed, so every estimator and every repeat sees the same rows;
+    the repeats differ in their noise only (seeds derived from the scenario's noise seed).
+    A budget or parameter an estimator does not take is not passed to it.
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"task": "gmm", "estimator": "dp_em",
+    ...     "data": {"generator": "gmm", "n": 500, "seed": 3},
+    ...     "params": {"epsilon": 1.0, "delta": 1e-5}, "seed": 7})
+    >>> spec = compare_spec(s, ["dp_em", "dplloyd"], repeats=2)
+    >>> spec.runs, spec.data["seed"], spec.seed
+    (4, 3, 7)
+    """
+    fixed = {k: v for k, v in scenario.params.items() if v is not None}
+    return SweepSpec.from_dict({
+        "task": scenario.task, "estimators": list(estimators), "data": dict(scenario.data),
+        "fixed": fixed, "grid": {}, "repeats": repeats,
+        "seed": 0 if scenario.seed is None else scenario.seed, "metrics": list(metrics),
+        "description": "every estimator on the same data and budget"})
+
+
+def compare_summary(table: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Per estimator: each metric's mean with its 95% band, the success rate, the run time.
+
+    Failed runs (an honest ⊥, or a refused input) count against the success rate and are
+    left out of the metrics. Columns: ``estimator, runs, succeeded, success_rate, seconds``
+    (median) and ``<metric>, <metric>_low, <metric>_high`` for each metric.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"estimator": ["a", "a", "b"], "err": [1.0, 3.0, float("nan")],
+    ...                   "failed": ["", "", "⊥"], "seconds": [0.1, 0.3, 0.2]})
+    >>> s = compare_summary(t, ["err"])
+    >>> s[["estimator", "success_rate", "err"]].values.tolist()
+    [['a', 1.0, 2.0], ['b', 0.0, nan]]
+    """
+    point = table.assign(_point=0)
+    out = pd.DataFrame({"estimator": list(dict.fromkeys(table["estimator"]))})
+    grouped = point.groupby("estimator", sort=False)
+    runs = grouped.size()
+    succeeded = grouped["failed"].apply(lambda f: int((f == "").sum()))
+    out["runs"] = out["estimator"].map(runs).astype(int)
+    out["succeeded"] = out["estimator"].map(succeeded).astype(int)
+    out["success_rate"] = out["succeeded"] / out["runs"]
+    out["seconds"] = out["estimator"].map(grouped["seconds"].median())
+    for metric in metrics:
+        bands = summarise(point, "_point", metric).set_index("estimator")
+        out[metric] = out["estimator"].map(bands["mean"])
+        out[f"{metric}_low"] = out["estimator"].map(bands["low"])
+        out[f"{metric}_high"] = out["estimator"].map(bands["high"])
+    return out

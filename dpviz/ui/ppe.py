@@ -1,7 +1,7 @@
 """The Private Populous Estimator's sample-size calculator panel (Arbas 2023; ALGORITHMS.md §5).
 
 Self-contained: the lead places :func:`sample_size_calculator` on the Gaussian mixtures page.
-Every widget key starts with ``gmm_ppe_``; the engine does the arithmetic
+Every widget key starts with ``gmm_ppecalc_``; the engine does the arithmetic
 (:mod:`dpviz.gmm.sample_size`) and the figure comes from :mod:`dpviz.viz.ppe`.
 """
 
@@ -51,24 +51,24 @@ def sample_size_calculator(n: int | None = None, *, d: int = 2, k: int = 3) -> N
                 "These numbers are huge: showing them honestly is the lesson.")
     left, middle, right = st.columns(3)
     epsilon = left.number_input("ε (total)", min_value=0.01, max_value=50.0, value=1.0,
-                                step=0.1, key="gmm_ppe_epsilon", bind="query-params")
+                                step=0.1, key="gmm_ppecalc_epsilon", bind="query-params")
     delta = left.number_input("δ (total)", min_value=1e-15, max_value=0.5, value=1e-6,
-                              format="%.1e", key="gmm_ppe_delta", bind="query-params")
+                              format="%.1e", key="gmm_ppecalc_delta", bind="query-params")
     dim = middle.number_input("d", min_value=1, max_value=50, value=d, step=1,
-                              key="gmm_ppe_d", bind="query-params")
+                              key="gmm_ppecalc_d", bind="query-params")
     comps = middle.number_input("k", min_value=1, max_value=int(limits.Limit("k", 1, 50).high),
-                                value=k, step=1, key="gmm_ppe_k", bind="query-params")
+                                value=k, step=1, key="gmm_ppecalc_k", bind="query-params")
     alpha = right.number_input("α (accuracy)", min_value=0.001, max_value=3.0, value=0.1,
-                               step=0.01, format="%.3f", key="gmm_ppe_alpha",
+                               step=0.01, format="%.3f", key="gmm_ppecalc_alpha",
                                bind="query-params")
     beta = right.number_input("β (failure probability)", min_value=1e-6, max_value=0.5,
-                              value=0.05, format="%.2g", key="gmm_ppe_beta",
+                              value=0.05, format="%.2g", key="gmm_ppecalc_beta",
                               bind="query-params")
     w_min = left.number_input("w_min (smallest weight)", min_value=1e-4, max_value=1.0,
                               value=round(1.0 / int(comps), 4), format="%.4f",
-                              key="gmm_ppe_w_min", bind="query-params")
+                              key="gmm_ppecalc_w_min", bind="query-params")
     rows = n if n is not None else int(middle.number_input(
-        "n at hand", min_value=1, value=10_000, step=1000, key="gmm_ppe_n",
+        "n at hand", min_value=1, value=10_000, step=1000, key="gmm_ppecalc_n",
         bind="query-params"))
     plan, sweep = attempt(_plans, float(epsilon), float(delta), int(comps), int(dim),
                           float(alpha), float(beta), float(w_min))
@@ -78,8 +78,8 @@ def sample_size_calculator(n: int | None = None, *, d: int = 2, k: int = 3) -> N
     a.metric("t (chunks)", f"{plan.t:,}")
     b.metric("r (masking radius)", f"{plan.radius:.2g}")
     c.metric("n needed", f"{float(plan.n):.2g}")
-    st.dataframe(pd.DataFrame(plan_table(plan)), hide_index=True, key="gmm_ppe_plan")
-    show_chart(sample_size_figure(sweep, sample_at_hand=float(rows)), key="gmm_ppe_figure",
+    st.dataframe(pd.DataFrame(plan_table(plan)), hide_index=True, key="gmm_ppecalc_plan")
+    show_chart(sample_size_figure(sweep, sample_at_hand=float(rows)), key="gmm_ppecalc_figure",
                filename="ppe_sample_size")
     (st.success if at_hand.alpha is not None else st.warning)(at_hand.sentence())
     st.caption("Orders of magnitude from ALGORITHMS.md §5, computed from the public inputs "

@@ -124,12 +124,17 @@ def param_widget(key: str, param: Param, label: str | None = None) -> Any:
         options = tuple(param.options)
         return st.selectbox(label, options, index=options.index(param.default), key=key,
                             bind="query-params", help=param.help)
+    automatic = param.default is None  # "automatic": the estimator picks it (say how in help)
+    placeholder = "automatic" if automatic else None
     if param.type == "int":
-        return int(st.number_input(label, min_value=int(param.min or 0),
-                                   max_value=None if param.max is None else int(param.max),
-                                   value=int(param.default), step=1, format="%d", key=key,
-                                   bind="query-params", help=param.help))
-    return float(st.number_input(label, min_value=param.min, max_value=param.max,
-                                 value=float(param.default), format="%g", key=key,
-                                 bind="query-params", help=param.help))
-
+        value = st.number_input(label, min_value=int(param.min or 0),
+                                max_value=None if param.max is None else int(param.max),
+                                value=None if automatic else int(param.default), step=1,
+                                format="%d", key=key, bind="query-params", help=param.help,
+                                placeholder=placeholder)
+        return None if value is None else int(value)
+    value = st.number_input(label, min_value=param.min, max_value=param.max,
+                            value=None if automatic else float(param.default), format="%g",
+                            key=key, bind="query-params", help=param.help,
+                            placeholder=placeholder)
+    return None if value is None else float(value)
