@@ -3,9 +3,10 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import audit, gmm, predict
+from dpviz.ui import audit, gmm, gmm_compare, predict
 from dpviz.ui.card import card_panel
 from dpviz.ui.risk import risk_panel
+from dpviz.ui.scenarios import scenario_of_page
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Gaussian mixtures")
@@ -18,6 +19,16 @@ with controls:
     spec = gmm.data_controls(ctx.data_seed)
     settings = gmm.estimator_controls(spec)
 
+st.divider()
+with st.container():  # filled before the run, so a ⊥ run's stop cannot hide it
+    with st.expander("Compare every estimator on this data and budget",
+                     icon=":material/compare_arrows:"):
+        gmm_compare.compare_section(ui.attempt(scenario_of_page, "gmm"))
+    with st.expander("Reproduce the DP-EM paper", icon=":material/science:"):
+        gmm.paper_section()
+    with st.expander("DP-EM against the peers", icon=":material/leaderboard:"):
+        gmm.peers_section()
+
 with figures:
     data = ui.attempt(ui.engine.gmm_data, spec)
     st.caption(data.description)
@@ -29,6 +40,7 @@ with figures:
                    "does, but this run gives no privacy guarantee.", icon=":material/warning:")
     if result.failed:
         st.error(f"The estimator gave no answer (⊥): {result.failed}", icon=":material/error:")
+        gmm_compare.story(result, data)
         st.stop()
 
     axes = gmm.projection_controls(data.data.shape[1], data.names)
@@ -75,6 +87,7 @@ with figures:
                "Frobenius distance — in the data's units, — where the estimator does not "
                "estimate that parameter. The reference row shows what the data allow "
                "without privacy.")
+    gmm_compare.story(result, data)
 
     if result.ledger.releases:
         ui.show_chart(viz.ledger_bar(result.ledger), key="gmm_ledger",
@@ -90,9 +103,3 @@ with figures:
                            delta=args["delta"], accounting=args["accounting"],
                            key="gmm_audit", seed=ctx.data_seed)
     solve_expander("gmm", key="gmm_solve")
-
-st.divider()
-with st.expander("Reproduce the DP-EM paper", icon=":material/science:"):
-    gmm.paper_section()
-with st.expander("DP-EM against the peers", icon=":material/leaderboard:"):
-    gmm.peers_section()
