@@ -254,6 +254,12 @@ def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.]+", "-", plain).strip("-") or "figure"
 
 
+def image_export_available() -> bool:
+    """Whether kaleido has a browser to draw PNG and SVG with (``BROWSER_PATH`` or chromium)."""
+    path = os.environ.get("BROWSER_PATH")
+    return Path(path).is_file() if path else CHROMIUM.is_file()
+
+
 def figure_images(figures: Mapping[str, go.Figure]) -> tuple[dict[str, bytes], str | None]:
     """Each figure as PNG and SVG through kaleido, in one browser session.
 

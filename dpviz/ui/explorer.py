@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ..card import figure_images
+from ..card import figure_images, image_export_available
 from ..data import GENERATORS
 from ..experiments import SweepSpec, progress_line, run_sweep, summarise, write_table
 from ..metrics import METRICS
@@ -228,11 +228,18 @@ def export_panel(spec: SweepSpec, table: pd.DataFrame, fig: Any) -> None:
                             file_name="results.jsonl", mime="application/json",
                             key="explorer_jsonl", on_click="ignore",
                             icon=":material/download:")
-    for col, fmt in zip(cols[2:], ("png", "svg"), strict=True):
-        col.download_button(f"Figure ({fmt.upper()})", data=_image_maker(fig, fmt),
-                            file_name=f"sweep.{fmt}", mime=f"image/{fmt}",
-                            key=f"explorer_{fmt}", on_click="ignore",
-                            icon=":material/image:")
+    if image_export_available():
+        for col, fmt in zip(cols[2:], ("png", "svg"), strict=True):
+            col.download_button(f"Figure ({fmt.upper()})", data=_image_maker(fig, fmt),
+                                file_name=f"sweep.{fmt}", mime=f"image/{fmt}",
+                                key=f"explorer_{fmt}", on_click="ignore",
+                                icon=":material/image:")
+    else:
+        cols[2].download_button("Figure (HTML)", data=lambda: fig.to_html(include_plotlyjs=True),
+                                file_name="sweep.html", mime="text/html", key="explorer_html",
+                                on_click="ignore", icon=":material/image:")
+        cols[3].caption("PNG and SVG need chromium on the server (kaleido draws with it); "
+                        "the chart's camera icon saves a PNG in your browser.")
     text = json.dumps(spec.to_dict(), indent=2)
     st.markdown("**Copy as command** — the same sweep, headless:")
     st.code("python -m dpviz sweep spec.json --jobs 2 --out results.csv", language="bash")
@@ -242,12 +249,11 @@ def export_panel(spec: SweepSpec, table: pd.DataFrame, fig: Any) -> None:
 
 
 def _image_maker(fig: Any, fmt: str) -> Callable[[], bytes]:
-    """Draws the figure as PNG or SVG through kaleido when the button is clicked.
-
-    Without a browser for kaleido the file holds the figure's Plotly JSON instead.
-    """
+    """Draws the figure as PNG or SVG through kaleido when the button is clicked."""
     def make() -> bytes:
-        files, _ = figure_images({"sweep": fig})
-        return files.get(f"figures/sweep.{fmt}") or fig.to_json().encode()
+        files, reason = figure_images({"sweep": fig})
+        if f"figures/sweep.{fmt}" not in files:
+            return f"kaleido could not draw the figure: {reason}".encode()
+        return files[f"figures/sweep.{fmt}"]
 
     return make
