@@ -45,6 +45,7 @@ bench: $(VENV)/.dev
 figures: $(VENV)/.dev
 	$(PY) bench/covariance.py
 	$(PY) bench/sbm.py --save > /dev/null
+	$(PY) -m dpviz sweep assets/sweeps/chen_overlap.json --jobs 2 --out assets/results/chen_overlap.csv
 
 clean:
 	rm -rf $(VENV) .pytest_cache
