@@ -1,0 +1,46 @@
+"""The Gaussian mixtures page's compare view and the new estimators' stories."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .app_helpers import charts, open_page
+
+
+@pytest.fixture()
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPVIZ_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_compare_view_runs_every_chosen_estimator_on_the_same_data(cache_dir):
+    at = open_page("gmm")
+    at.multiselect(key="gmm_compare_estimators").set_value(["dp_em", "dplloyd", "em"]).run()
+    at.number_input(key="gmm_compare_repeats").set_value(3).run()
+    at.button(key="gmm_compare_run").click().run()
+    assert not at.exception, at.exception
+    figure = charts(at)["gmm_compare_figure"]
+    bars = [t for t in figure["data"] if t["type"] == "bar"]
+    assert {t["name"] for t in bars} == {"dp_em", "dplloyd", "em"}
+    table = next(d.value for d in at.dataframe if "success_rate" in d.value.columns)
+    assert list(table["success_rate"]) == [1.0, 1.0, 1.0]
+    errors = dict(zip(table["estimator"], table["mean_error"], strict=True))
+    em = next(v for k, v in errors.items() if "EM" in k and "DP" not in k)
+    assert all(v >= em * 0.5 for v in errors.values())  # privacy costs accuracy
+    assert list(cache_dir.glob("*.jsonl"))  # the runs went through the sweep cache
+
+
+@pytest.mark.parametrize("estimator, title", [
+    ("ppe", "The noisy test"),
+    ("stability", "The stability test"),
+    ("sample_aggregate", "Chunk estimates and the private aggregate"),
+])
+def test_new_estimators_tell_their_story_even_when_they_return_bottom(estimator, title):
+    at = open_page("gmm")
+    at.selectbox(key="gmm_estimator").set_value(estimator).run()
+    assert not at.exception, at.exception
+    titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "")
+              for c in at.get("plotly_chart")]
+    assert any(t.startswith(title) for t in titles), titles
