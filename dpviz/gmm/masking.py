@@ -236,6 +236,10 @@ class MaskingPlan:
         return out
 
 
+#: The largest per-part ε the weight (Lemma 5.1.1) and covariance (Lemma 5.3.2) masks cover.
+LEMMA_EPSILON = 1 - 1e-9
+
+
 def _plan_for_split(epsilon: float, delta: float, k: int, d: int, alpha: float, beta: float,
                     composition: str) -> MaskingPlan:
     if composition == "basic":
@@ -253,21 +257,17 @@ def _plan_for_split(epsilon: float, delta: float, k: int, d: int, alpha: float, 
     if math.isinf(eps_p):
         gamma_w = gamma_mu = gamma_cov = math.inf
     else:
-        gamma_w = alpha_b * eps_p / (2 * math.sqrt(2) * log_d * math.sqrt(1 + log_b))
-        gamma_mu = eps_p * alpha_mu / (24 * log_d * math.sqrt(d + log_b))
-        gamma_cov = min(math.sqrt(eps_p / (2 * d * (d + 1 / eta_cov**2))),
-                        eps_p / (8 * d * math.sqrt(log_d)), eps_p / (8 * log_d),
-                        eps_p * eta_cov / (12 * math.sqrt(d) * math.sqrt(log_d)))
+        # The weight and covariance lemmas hold for epsilon_part < 1 only. Above it, mask at
+        # the largest epsilon they cover: (eps', delta)-DP with eps' < eps is (eps, delta)-DP,
+        # so the guarantee stays proved at the cost of a smaller radius r.
+        eps_l = min(eps_p, LEMMA_EPSILON)
+        gamma_w = alpha_b * eps_l / (2 * math.sqrt(2) * log_d * math.sqrt(1 + log_b))
+        gamma_mu = eps_l * alpha_mu / (24 * log_d * math.sqrt(d + log_b))
+        gamma_cov = min(math.sqrt(eps_l / (2 * d * (d + 1 / eta_cov**2))),
+                        eps_l / (8 * d * math.sqrt(log_d)), eps_l / (8 * log_d),
+                        eps_l * eta_cov / (12 * math.sqrt(d) * math.sqrt(log_d)))
     gamma_mu = min(RADIUS_CAP, gamma_mu)
     failed: dict[str, str] = {}
-    if eps_p >= 1 and not math.isinf(eps_p):
-        failed["weights: epsilon_part < 1"] = (
-            f"the weight mask is the classic Gaussian mechanism (Lemma 5.1.1), which needs "
-            f"epsilon_part < 1; here epsilon_part = {eps_p:.4g}")
-    if eps_p > 1 and not math.isinf(eps_p):
-        failed["covariances: epsilon_part <= 1"] = (
-            f"the covariance mask (Lemma 5.3.2) needs epsilon_part <= 1; here epsilon_part = "
-            f"{eps_p:.4g}")
     if alpha_b > 1:
         failed["alpha <= 2z"] = (
             f"dist_COMP's triangle inequality is 1-restricted: alpha/(2z) = {alpha_b:.4g} must be "

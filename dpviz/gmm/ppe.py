@@ -321,7 +321,7 @@ def private_populous_estimator(
 
     order = rng.permutation(n)
     fitted = fit_chunks(x, order, t, k, max_iter=max_iter)
-    choices["learner failures"] = fitted.failed_fits
+    diagnostics["learner failures"] = fitted.failed_fits  # a count of the data: not released
     q, within = agreement_scores(fitted, r / (2 * Z))
     exact_q = float(q.mean())
     parts = Ledger(budget.with_method("linear"))

@@ -84,10 +84,14 @@ def chunk_estimates(points: NDArray[np.float64], chunks: int, k: int
     means, weights = [], []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # a chunk's fit is never released
-        for block in np.array_split(points, chunks):
-            fit = GaussianMixture(n_components=k, random_state=0).fit(block)
-            means.append(fit.means_)
-            weights.append(fit.weights_)
+        for block in np.array_split(clip_to_ball(points, np.zeros(d), 1.0), chunks):
+            try:  # a chunk the learner cannot fit votes for a fixed, public placeholder
+                fit = GaussianMixture(n_components=k, random_state=0).fit(block)
+                means.append(fit.means_)
+                weights.append(fit.weights_)
+            except (ValueError, np.linalg.LinAlgError):
+                means.append(np.zeros((k, d)))
+                weights.append(np.full(k, 1 / k))
     stacked = clip_to_ball(np.concatenate(means), np.zeros(d), 1.0)
     return stacked, np.concatenate(weights), np.repeat(np.arange(chunks), k)
 

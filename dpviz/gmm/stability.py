@@ -103,7 +103,9 @@ KINK_RANGE = limits.Limit("kink", 0.0, 0.9)
 THRESHOLD_RANGE = limits.Limit("threshold", 0.0, 1.0, low_open=True)
 BIN_RANGE = limits.Limit("bin_width", 0.0, 2.0, low_open=True)
 JL_RANGE = limits.Limit("jl_dimension", 1, 50)
-TOLERANCE_RANGE = limits.Limit("tolerance", 0.0, 1.0, low_open=True)
+#: At or above 0.05 the solver certified every shape tried within its iteration cap: a tighter
+#: tolerance would make "certified or not" depend on the private subsample.
+TOLERANCE_RANGE = limits.Limit("tolerance", 0.05, 1.0)
 CALIBRATIONS = ("proved", "row-local")
 LIPSCHITZ = 10.0
 LABEL = ("Stability learner — heuristic (degree-2 SDP surrogate of the paper's "
@@ -412,7 +414,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                   help="JL target dimension (no projection when d is at most this)"),
             Param("bin_width", "float", 0.25, min=0.0, max=2.0, choice=True,
                   help="histogram cell width (fraction of the radius)"),
-            Param("tolerance", "float", 0.1, min=0.0, max=1.0, choice=True,
+            Param("tolerance", "float", 0.1, min=0.05, max=1.0, choice=True,
                   help="solver certificate as a fraction of the matrix sensitivity sqrt(3(m-1))"),
             Param("calibration", "str", "proved", options=CALIBRATIONS, choice=True,
                   help="proved: private, rejects at feasible m; row-local: heuristic, "

@@ -9,6 +9,7 @@ import pytest
 import dpviz
 from dpviz import cli, metrics
 from dpviz.data.mixtures import gaussian_mixture
+from dpviz.gmm.masking import masking_radius
 from dpviz.gmm.ppe import ChunkMixtures, agreement_scores, private_populous_estimator
 from dpviz.gmm.sample_size import agreement_threshold, minimum_chunks, ppe_budget
 from dpviz.privacy import METHODS, Budget, BudgetError, PrivacyLeakWarning, audit
@@ -129,13 +130,20 @@ def test_the_default_scenario_refuses_and_says_why():
     assert set(result.choices["failed conditions"]) == {"utility: t", "utility: chunk size"}
 
 
-def test_a_large_budget_flags_the_masking_lemmas():
-    with pytest.warns(UserWarning) as record:
+def test_a_large_budget_masks_within_the_lemmas_hypotheses():
+    """Above epsilon_part = 1 the masks use the largest epsilon the lemmas cover (review fix):
+    the guarantee stays proved, no lemma is used beyond its hypotheses, the radius stops
+    growing."""
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
         result = private_populous_estimator(SMALL, Budget(epsilon=20.0, delta=1e-3), k=1,
                                             chunks=5, rng=np.random.default_rng(0))
-    assert any(issubclass(w.category, PrivacyLeakWarning) and "epsilon_part" in str(w.message)
-               for w in record)
-    assert "masking: weights: epsilon_part < 1" in result.choices["failed conditions"]
+    assert not any(issubclass(w.category, PrivacyLeakWarning) for w in record)
+    assert result.not_private is None
+    assert not any(name.startswith("masking: weights") or name.startswith("masking: cov")
+                   for name in result.choices.get("failed conditions", {}))
+    assert masking_radius(20.0, 1e-6, k=1, d=2, alpha=0.1, beta=0.05) == pytest.approx(
+        masking_radius(12.0, 1e-6, k=1, d=2, alpha=0.1, beta=0.05), rel=0.5)
 
 
 def test_same_seed_same_result():
@@ -206,3 +214,10 @@ def test_too_few_rows_per_chunk_is_an_honest_refusal():
                                             chunks=10, rng=np.random.default_rng(0))
     assert "nothing was computed" in result.failed
     assert result.ledger.releases == ()
+
+
+def test_the_learner_failure_count_is_never_released():
+    """Review finding: the number of chunks the learner failed on is a count of the data."""
+    result = run(SMALL, Budget(epsilon=1.0, delta=1e-6), k=2, chunks=10,
+                 rng=np.random.default_rng(1))
+    assert "learner failures" not in result.to_dict()["choices"]

@@ -203,3 +203,16 @@ def test_audit_of_the_aggregator_stays_below_its_epsilon(monkeypatch):
                    delta=1e-5, trials=2_000, seed=0)
     assert result.passed, result.verdict()
     assert result.epsilon_lower > 1.0
+
+
+def test_an_extreme_row_cannot_crash_the_learner():
+    """Review finding: a row at 1e300 made GaussianMixture raise on one neighbour only (1e100 here:
+    1e300 overflows the norm, which numpy warns about)."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(0, 0.1, size=(600, 2))
+    far = x.copy()
+    far[0] = 1e100
+    for data in (x, far):
+        result = dpviz.run("gmm", "sample_aggregate", data, k=2, epsilon=1.0, delta=1e-5,
+                           seed=0, radius=1.0)
+        assert result.ledger.releases
