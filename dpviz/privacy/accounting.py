@@ -222,11 +222,13 @@ def _pld_distribution(events: Sequence[PrivacyEvent]) -> Any:
 
 @functools.lru_cache(maxsize=32)
 def _pld_composed(events: tuple[PrivacyEvent, ...]) -> Any:
-    """:func:`_pld_distribution`, memoised: a page's ε(δ) profile, its total and its risk
-    panel ask for the same composition several times per rerun, and composing is the slow
-    part (about half a second for a DP-EM ledger). The cache is bounded, keyed by the frozen
-    events only, and the distributions it holds are never mutated (``compose`` and
-    ``self_compose`` return new ones)."""
+    """:func:`_pld_distribution`, memoised.
+
+    A page's ε(δ) profile, its total and its risk panel ask for the same composition several
+    times per rerun, and composing is the slow part (about half a second for a DP-EM ledger).
+    The cache is bounded, keyed by the frozen events only, and the distributions it holds are
+    never mutated (``compose`` and ``self_compose`` return new ones).
+    """
     from dp_accounting.pld import common
     from dp_accounting.pld import privacy_loss_distribution as pld
 

@@ -107,8 +107,11 @@ class Comparison:
 
 def compare(scale: int, *, epsilon: float, delta: float, seed: int,
             data_seed: int | None = None) -> Comparison:
-    """Run both estimators (cached) on the demo at ``scale``; the data are seeded too
-    (by ``data_seed``, default ``seed``: secure randomness redraws the noise, not the data)."""
+    """Run both estimators (cached) on the demo at ``scale``, the data seeded too.
+
+    The data use ``data_seed`` (default ``seed``): secure randomness redraws the noise, not
+    the data.
+    """
     data_seed = seed if data_seed is None else data_seed
     demo = exposure_data(scale, data_seed)
     reference = exposure_run("em", scale=scale, data_seed=data_seed, epsilon=math.inf,

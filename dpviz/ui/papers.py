@@ -126,8 +126,8 @@ def section(index: int) -> None:
 
 
 #: The thesis example ALGORITHMS.md §5 measured (β and w_min as the calculator reproduces it).
-PPE_EXAMPLE = {"epsilon": 1.0, "delta": 1e-6, "k": 2, "d": 2, "alpha": 0.1, "beta": 0.05,
-               "w_min": 0.5}
+PPE_EXAMPLE: dict[str, Any] = {"epsilon": 1.0, "delta": 1e-6, "k": 2, "d": 2, "alpha": 0.1,
+                               "beta": 0.05, "w_min": 0.5}
 
 
 def ppe_verdict(plan: SampleSizePlan, at_hand: SampleAtHand, n: int) -> str:
