@@ -133,8 +133,8 @@ def param_widget(key: str, param: Param, label: str | None = None) -> Any:
                                 format="%d", key=key, bind="query-params", help=param.help,
                                 placeholder=placeholder)
         return None if value is None else int(value)
-    value = st.number_input(label, min_value=param.min, max_value=param.max,
-                            value=None if automatic else float(param.default), format="%g",
-                            key=key, bind="query-params", help=param.help,
-                            placeholder=placeholder)
-    return None if value is None else float(value)
+    number = st.number_input(label, min_value=param.min, max_value=param.max,
+                             value=None if automatic else float(param.default), format="%g",
+                             key=key, bind="query-params", help=param.help,
+                             placeholder=placeholder)
+    return None if number is None else float(number)
