@@ -444,3 +444,7 @@ def bench_gmm(b: Any, quick: bool) -> None:
     bench_page(b)
     bench_mean_error(b, quick)
     bench_paper(b, quick)
+    if not quick:  # issue 7's table: every estimator by separation and ε (minutes)
+        from bench.gmm_table import bench_gmm_table
+
+        bench_gmm_table(b)
