@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -53,7 +55,7 @@ class Limit:
 
 
 def _fmt(value: float) -> str:
-    if float(value).is_integer() and abs(value) < 1e16:
+    if isinstance(value, int) or (float(value).is_integer() and abs(value) < 1e16):
         return str(int(value))
     return f"{value:g}"
 
@@ -93,7 +95,24 @@ def check_epsilon(value: object) -> float:
 
 
 def check_integer(limit: Limit, value: object) -> int:
-    """Validate a whole number against ``limit``."""
+    """Validate a whole number against ``limit``, exactly (a 128-bit seed stays exact).
+
+    Examples
+    --------
+    >>> check_integer(NOISE_SEED, 2**128 - 1) == 2**128 - 1
+    True
+    >>> check_integer(SEED, "7")
+    7
+    """
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        value = int(value)
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        exact = int(value)
+        too_low = exact <= limit.low if limit.low_open else exact < limit.low
+        too_high = exact >= limit.high if limit.high_open else exact > limit.high
+        if too_low or too_high:
+            raise ValueError(f"{limit.name} must be {limit.describe()}, got {value}")
+        return exact
     number = check_number(limit, value)
     if number != int(number):
         raise ValueError(f"{limit.name} must be a whole number, got {value}")

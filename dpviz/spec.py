@@ -14,6 +14,8 @@ from typing import Any, Literal
 from . import limits
 
 ParamType = Literal["float", "int", "bool", "str"]
+#: How ``--set NAME=…`` asks for a parameter whose default is "the estimator picks it".
+AUTOMATIC = ("none", "auto", "automatic")
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,9 @@ class Param:
         ...
         ValueError: iterations must be >= 1 and <= 500, got 0
         """
+        if (self.default is None and not self.required
+                and (value is None or str(value).strip().lower() in AUTOMATIC)):
+            return None  # "automatic": the estimator picks it
         if self.type == "bool":
             if isinstance(value, bool):
                 return value

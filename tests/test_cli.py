@@ -87,7 +87,7 @@ def test_list_describes_the_mean_parameters(capsys):
     assert params["accounting"]["options"] == list(METHODS)
     assert params["accounting"]["choice"] is True
     assert params["epsilon"]["max"] == "inf"  # ε = ∞ is allowed, written as in the run JSON
-    assert params["seed"]["max"] == 2**32 - 1
+    assert params["seed"]["max"] == 2**128 - 1  # secure randomness draws 128-bit seeds
 
 
 def test_list_params_parse_as_list_says(capsys, csv_path):
