@@ -44,8 +44,9 @@ SEED_BASE = 1000
 
 FIGURE_JS = """(i) => {
   const plots = document.querySelectorAll('.js-plotly-plot');
-  if (plots.length <= i || !plots[i].data) return null;
-  return JSON.stringify(plots[i].data.map(t => ({name: t.name || '',
+  if (plots.length <= i || !plots[i]._fullData) return null;
+  // _fullData: plotly decodes the base64 arrays Streamlit sends (data keeps them encoded)
+  return JSON.stringify(plots[i]._fullData.map(t => ({name: t.name || '',
     x: Array.from(t.x || []), y: Array.from(t.y || [])})));
 }"""
 RUNNING_JS = "() => !!document.querySelector('[data-testid=\"stStatusWidget\"]')"
