@@ -68,6 +68,7 @@ from .one_cluster import (
     OneCluster,
     PreconditionWarning,
     RoundAllocations,
+    bottom_if_a_round_failed,
     good_radius_slack,
     histogram_budget,
     one_cluster,
@@ -382,11 +383,10 @@ def private_pca_clustering(data: ArrayLike, budget: Budget, *, rng: np.random.Ge
         "sigma_min": sigma_min, "sigma_max": sigma_max, "beta": beta,
         "preconditions": conditions,
     }
-    failed = [r.failed for r in rounds if r.failed]
-    if failed:
-        return Result(estimate={"weights": None, "means": None, "covariances": None},
-                      ledger=ledger, choices=choices, not_private=ball.not_private,
-                      failed="; ".join(failed), diagnostics=diagnostics)
+    bottom = bottom_if_a_round_failed(rounds, ledger=ledger, choices=choices,
+                                      not_private=ball.not_private, diagnostics=diagnostics)
+    if bottom is not None:
+        return bottom
 
     centres = np.stack([subspace @ r.centre for r in rounds if r.centre is not None])
     orthogonal = sigma_max * (math.sqrt(d - p) + math.sqrt(2 * math.log(2 * n / beta)))

@@ -42,8 +42,9 @@ The round's releases go through :mod:`dpviz.privacy`; the caller plans them with
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -61,6 +62,7 @@ from ..privacy import (
     stable_histogram,
 )
 from ..privacy.ledger import Release
+from ..result import Result
 
 GOOD_RADIUS = "good radius"
 HISTOGRAM = "cell histogram"
@@ -423,6 +425,22 @@ class HistogramBudget:
     solve: Budget
     histogram_delta: float
     note: str
+
+
+def bottom_if_a_round_failed(rounds: Sequence[OneCluster], *, ledger: Ledger,
+                             choices: Mapping[str, Any], not_private: str | None,
+                             diagnostics: Mapping[str, Any]) -> Result | None:
+    """The honest ⊥ of a clustering whose private 1-cluster rounds did not all succeed.
+
+    Everything spent so far stays in the ledger; nothing is estimated. ``None`` when every
+    round found its ball.
+    """
+    failed = [r.failed for r in rounds if r.failed]
+    if not failed:
+        return None
+    return Result(estimate={"weights": None, "means": None, "covariances": None},
+                  ledger=ledger, choices=choices, not_private=not_private,
+                  failed="; ".join(failed), diagnostics=diagnostics)
 
 
 def histogram_budget(budget: Budget, histograms: int, *, estimator: str,

@@ -46,6 +46,7 @@ from .one_cluster import (
     OneCluster,
     PreconditionWarning,
     RoundAllocations,
+    bottom_if_a_round_failed,
     good_radius_slack,
     grouped_stable_histogram,
     histogram_budget,
@@ -245,11 +246,10 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
                    "(1/k when none is kept), normalised",
         "preconditions": conditions,
     }
-    failed = [r.failed for r in rounds if r.failed]
-    if failed:
-        return Result(estimate={"weights": None, "means": None, "covariances": None},
-                      ledger=ledger, choices=choices, not_private=ball.not_private,
-                      failed="; ".join(failed), diagnostics=diagnostics)
+    bottom = bottom_if_a_round_failed(rounds, ledger=ledger, choices=choices,
+                                      not_private=ball.not_private, diagnostics=diagnostics)
+    if bottom is not None:
+        return bottom
     counts = weight_histogram_counts(voters, candidate_weights, alpha)
     kept = grouped_stable_histogram(counts, epsilon=float(solved[WEIGHT_HISTOGRAM].epsilon or 0),
                                     delta=accounting.histogram_delta, group_size=k, rng=rng,
