@@ -45,13 +45,17 @@ with live:
         st.subheader("How AdaptiveCov chose its clip radius")
         cov.adaptive_panel(adaptive[0])
     cov.ledger_panel(runs)
-    with st.expander("Choices the paper leaves open, as used", icon=":material/rule:"):
-        cov.choices_panel(runs)
+    ui.lazy_expander("Choices the paper leaves open, as used",
+                     lambda: cov.choices_panel(runs), key="cov_choices_open",
+                     icon=":material/rule:")
     card_panel("covariance", key="cov_card")
-    with st.expander("Audit this estimator", icon=":material/policy:"):
-        audit.audit_picker("covariance", [name for name, _ in settings.params],
-                           epsilon=settings.epsilon, delta=settings.delta, rho=settings.rho,
-                           key="cov_audit", seed=ctx.data_seed)
+    ui.lazy_expander("Audit this estimator",
+                     lambda: audit.audit_picker("covariance",
+                                                [name for name, _ in settings.params],
+                                                epsilon=settings.epsilon, delta=settings.delta,
+                                                rho=settings.rho, key="cov_audit",
+                                                seed=ctx.data_seed),
+                     key="cov_audit_open", icon=":material/policy:")
     solve_expander("covariance", key="cov_solve")
     if not ctx.presenter:
         st.caption(f"Engine time of this rerun: {1000 * seconds:.0f} ms (cached runs cost "

@@ -43,6 +43,8 @@ if private.ledger.releases:
     ui.show_chart(viz.ledger_bar(private.ledger), key="factors_ledger",
                   filename="dpviz-factor-analysis-ledger")
     risk_panel(private.ledger, key="factors")
-with st.expander("Audit this estimator", icon=":material/policy:"):
-    audit.audit_button("factor_analysis", "dp_fa", epsilon=settings.epsilon,
-                       delta=settings.delta, key="factors_audit", seed=ctx.data_seed)
+ui.lazy_expander("Audit this estimator",
+                 lambda: audit.audit_button("factor_analysis", "dp_fa",
+                                            epsilon=settings.epsilon, delta=settings.delta,
+                                            key="factors_audit", seed=ctx.data_seed),
+                 key="factors_audit_open", icon=":material/policy:")

@@ -21,13 +21,13 @@ with controls:
 
 st.divider()
 with st.container():  # filled before the run, so a ⊥ run's stop cannot hide it
-    with st.expander("Compare every estimator on this data and budget",
-                     icon=":material/compare_arrows:"):
-        gmm_compare.compare_section(ui.attempt(scenario_of_page, "gmm"))
-    with st.expander("Reproduce the DP-EM paper", icon=":material/science:"):
-        gmm.paper_section()
-    with st.expander("DP-EM against the peers", icon=":material/leaderboard:"):
-        gmm.peers_section()
+    ui.lazy_expander("Compare every estimator on this data and budget",
+                     lambda: gmm_compare.compare_section(ui.attempt(scenario_of_page, "gmm")),
+                     key="gmm_compare_open", icon=":material/compare_arrows:")
+    ui.lazy_expander("Reproduce the DP-EM paper", gmm.paper_section, key="gmm_paper_open",
+                     icon=":material/science:")
+    ui.lazy_expander("DP-EM against the peers", gmm.peers_section, key="gmm_peers_open",
+                     icon=":material/leaderboard:")
 
 with figures:
     data = ui.attempt(ui.engine.gmm_data, spec)
@@ -95,11 +95,15 @@ with figures:
         risk_panel(result.ledger, settings.delta, key="gmm")
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
-    with st.expander("Choices the paper leaves open", icon=":material/rule:"):
-        st.dataframe(gmm.choices_table(result.choices), hide_index=True, key="gmm_choices")
+    ui.lazy_expander("Choices the paper leaves open",
+                     lambda: st.dataframe(gmm.choices_table(result.choices), hide_index=True,
+                                          key="gmm_choices"),
+                     key="gmm_choices_open", icon=":material/rule:")
     card_panel("gmm", key="gmm_card", tables={"errors after matching": table})
-    with st.expander("Audit this estimator", icon=":material/policy:"):
-        audit.audit_button("gmm", settings.estimator, epsilon=args["epsilon"],
-                           delta=args["delta"], accounting=args["accounting"],
-                           key="gmm_audit", seed=ctx.data_seed)
+    ui.lazy_expander("Audit this estimator",
+                     lambda: audit.audit_button("gmm", settings.estimator,
+                                                epsilon=args["epsilon"], delta=args["delta"],
+                                                accounting=args["accounting"], key="gmm_audit",
+                                                seed=ctx.data_seed),
+                     key="gmm_audit_open", icon=":material/policy:")
     solve_expander("gmm", key="gmm_solve")

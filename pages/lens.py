@@ -30,5 +30,7 @@ with figures:
     ui.show_chart(viz.ledger_bar(view.ledger), key="lens_ledger", filename="dpviz-lens-ledger")
     risk_panel(view.ledger, settings.delta, key="lens")
 
-with st.expander("Audit gallery: variants broken on purpose", icon=":material/bug_report:"):
-    audit_ui.broken_gallery("lens_gallery", epsilon=settings.epsilon, seed=ctx.data_seed)
+ui.lazy_expander("Audit gallery: variants broken on purpose",
+                 lambda: audit_ui.broken_gallery("lens_gallery", epsilon=settings.epsilon,
+                                                 seed=ctx.data_seed),
+                 key="lens_gallery_open", icon=":material/bug_report:")

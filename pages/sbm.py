@@ -36,10 +36,12 @@ with figures:
     sbm.result_metrics(result, data.labels)
     sbm.result_panels(spec, data, result, ctx.data_seed)
     card_panel("sbm", key="sbm_card")
-    with st.expander("Audit this estimator", icon=":material/policy:"):
-        audit.audit_button("sbm", settings.estimator, epsilon=settings.epsilon,
-                           delta=settings.delta, accounting=settings.accounting,
-                           key="sbm_audit", seed=ctx.data_seed)
+    ui.lazy_expander("Audit this estimator",
+                     lambda: audit.audit_button("sbm", settings.estimator,
+                                                epsilon=settings.epsilon, delta=settings.delta,
+                                                accounting=settings.accounting,
+                                                key="sbm_audit", seed=ctx.data_seed),
+                     key="sbm_audit_open", icon=":material/policy:")
     solve_expander("sbm", key="sbm_solve")
 
 st.divider()

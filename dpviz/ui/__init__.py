@@ -6,9 +6,17 @@ figures from :mod:`dpviz.viz` with :func:`show_chart`.
 
 from . import budget, engine, home, lens
 from .shell import PageContext, navigation, page
-from .widgets import advanced, attempt, delta_input, epsilon_slider, method_select, show_chart
+from .widgets import (
+    advanced,
+    attempt,
+    delta_input,
+    epsilon_slider,
+    lazy_expander,
+    method_select,
+    show_chart,
+)
 
 __all__ = [
     "PageContext", "advanced", "attempt", "budget", "delta_input", "engine", "epsilon_slider",
-    "home", "lens", "method_select", "navigation", "page", "show_chart",
+    "home", "lazy_expander", "lens", "method_select", "navigation", "page", "show_chart",
 ]

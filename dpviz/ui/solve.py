@@ -20,7 +20,7 @@ from ..scenario import Scenario
 from ..solve import RUNS, Solution, solve_epsilon, synthetic_twin
 from ..viz.solve import solve_figure
 from .scenarios import budget_widget, scenario_of_page
-from .widgets import show_chart
+from .widgets import lazy_expander, show_chart
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,7 @@ def show_solution(solution: Solution, *, key: str, budget_key: str | None = None
 
 def solve_expander(page: str, *, key: str) -> None:
     """The "Solve for ε" expander of a page (its scenario, budget widget and panel)."""
-    with st.expander("Solve for ε: the accuracy I need", icon=":material/target:"):
+    def body() -> None:
         try:
             scenario = scenario_of_page(page)
         except ValueError as err:
@@ -212,3 +212,6 @@ def solve_expander(page: str, *, key: str) -> None:
             return
         budget_key, options = budget_widget(page)
         solve_panel(scenario, key=key, budget_key=budget_key, budget_options=options)
+
+    lazy_expander("Solve for ε: the accuracy I need", body, key=f"{key}_open",
+                  icon=":material/target:")

@@ -52,6 +52,23 @@ def advanced(label: str, key: str) -> DeltaGenerator:
     return st.container(key=f"advanced-{key}").expander(label, icon=":material/tune:")
 
 
+def lazy_expander(label: str, body: Callable[[], object], *, key: str,
+                  icon: str | None = None) -> None:
+    """An expander whose ``body`` runs only while it is open.
+
+    A closed section costs nothing on a rerun: no engine work, no figure is built or sent
+    to the browser. Opening it reruns the page (Streamlit's ``on_change="rerun"``) and its
+    open state is the session's ``st.session_state[key]``. Pages put every optional panel
+    (audit, solve, paper reproductions, comparisons) in one, so moving ε redraws only what
+    ε changes: the load test of thirty students on one server (``bench/load_test.py``)
+    measures why.
+    """
+    box = st.expander(label, icon=icon, key=key, on_change="rerun")
+    if box.open:
+        with box:
+            body()
+
+
 def epsilon_slider(key: str, *, value: float = 1.0, label: str = "ε (target)") -> float:
     """The ε slider, over :data:`dpviz.limits.EPSILON_UI`."""
     return float(st.slider(
@@ -98,8 +115,9 @@ def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = Non
     st.plotly_chart(fig, theme=None, width="stretch", key=key, config=config,
                     alt=alt or fig.layout.title.text)
     st.session_state.setdefault(SHOWN_FIGURES, {})[filename] = fig  # for the experiment card
-    table = figure_table(fig)
-    st.download_button("Download the data (CSV)", data=lambda: table.to_csv(index=False),
+    # deferred: the table is built on a click, not on every rerun (15 ms a figure)
+    st.download_button("Download the data (CSV)",
+                       data=lambda: figure_table(fig).to_csv(index=False),
                        file_name=f"{filename}.csv", mime="text/csv", key=f"{key}-csv",
                        on_click="ignore", icon=":material/download:", type="tertiary")
 

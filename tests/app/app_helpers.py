@@ -23,6 +23,12 @@ def open_page(page: str | None = None) -> AppTest:
     return at
 
 
+def open_section(at: AppTest, key: str) -> AppTest:
+    """Open a :func:`dpviz.ui.lazy_expander` (its body runs only while open) and rerun."""
+    at.session_state[key] = True
+    return at.run()
+
+
 def charts(at: AppTest) -> dict[str, dict[str, Any]]:
     """The page's plotly figures by chart key."""
     out = {}

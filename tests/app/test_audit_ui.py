@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from .app_helpers import charts, errors, open_page
+from .app_helpers import charts, errors, open_page, open_section
 
 
 def test_the_audit_button_on_the_sbm_page_shows_a_verdict():
     at = open_page("sbm")
     assert not at.exception
+    assert "sbm_audit" not in [b.key for b in at.button]  # a closed section runs nothing
+    open_section(at, "sbm_audit_open")
     assert "sbm_audit_chart" not in charts(at)
     at.button(key="sbm_audit").click().run()
     assert not at.exception, at.exception
@@ -25,7 +27,7 @@ def test_the_audit_button_on_the_sbm_page_shows_a_verdict():
 
 @pytest.mark.slow
 def test_the_gallery_on_the_lens_page_catches_every_variant():
-    at = open_page("lens")
+    at = open_section(open_page("lens"), "lens_gallery_open")
     at.button(key="lens_gallery").click().run()
     assert not at.exception, at.exception
     caught = [e.value for e in at.error if "privacy violation caught" in e.value]
@@ -36,6 +38,7 @@ def test_the_gallery_on_the_lens_page_catches_every_variant():
 
 def test_a_non_private_estimator_says_there_is_nothing_to_audit():
     at = open_page("gmm")
-    at.selectbox(key="gmm_estimator").set_value("em").run()
+    at.selectbox(key="gmm_estimator").set_value("em")
+    open_section(at, "gmm_audit_open")
     assert not at.exception, at.exception
     assert any("no claim to audit" in i.value for i in at.info)

@@ -11,7 +11,7 @@ from dpviz.covariance import reproduction
 from dpviz.registry import TASKS
 from dpviz.ui import covariance as cov_ui
 
-from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, values
+from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, open_section, values
 
 LIVE_CHARTS = ["cov_spectra", "cov_ellipses", "cov_heatmaps", "cov_errors", "cov_adaptive",
                "cov_ledger_bar"]
@@ -295,7 +295,8 @@ def test_engine_time_at_the_defaults_is_measured(cov):
 def test_a_labelled_choice_reaches_the_run(cov):
     key = "cov_adaptive_compat_released_code"
     assert cov.toggle(key=key).value is False
-    cov.toggle(key=key).set_value(True).run()
+    cov.toggle(key=key).set_value(True)
+    open_section(cov, "cov_choices_open")
     assert not cov.exception and not errors(cov)
     choices = next(d.value for d in cov.dataframe if "choice" in d.value.columns)
     assert not choices.empty and set(choices["estimator"]) == {

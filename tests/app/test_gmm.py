@@ -10,7 +10,7 @@ from dpviz import experiments, registry
 from dpviz.registry import TASKS
 from dpviz.ui import gmm as gmm_ui
 
-from .app_helpers import charts, errors, open_page, values
+from .app_helpers import charts, errors, open_page, open_section, values
 
 
 @pytest.fixture
@@ -37,7 +37,10 @@ def test_page_draws_everything(gmm):
     assert gmm.toggle(key="gmm_dp_em_joint_release").value is False
     default_j = registry.estimator("gmm", "dp_em").param("iterations").default
     assert gmm.slider(key="gmm_iteration").value == default_j == 5
-    assert list(charts(gmm)) == ["gmm_figure", "gmm_ledger", "gmm_paper", "gmm_peers"]
+    # the paper, peers, compare, choices, audit and solve sections stay closed and unrun
+    assert list(charts(gmm)) == ["gmm_figure", "gmm_ledger"]
+    assert [e.label for e in gmm.expander if e.label.startswith(("Reproduce", "DP-EM against"))
+            ] == ["Reproduce the DP-EM paper", "DP-EM against the peers"]
     names = [t["name"] for t in charts(gmm)["gmm_figure"]["data"]]
     assert names == ["data (rows drawn)", "true 1σ ellipses", "true 2σ ellipses",
                      "private 1σ ellipses", "private 2σ ellipses", "true means",
@@ -115,7 +118,7 @@ def test_real_dataset_with_projection_and_not_private_warning(gmm):
 def test_non_private_reference_has_no_budget(gmm):
     gmm.selectbox(key="gmm_estimator").set_value("sklearn_gmm").run()
     assert not gmm.exception and not errors(gmm)
-    assert list(charts(gmm)) == ["gmm_figure", "gmm_paper", "gmm_peers"]
+    assert list(charts(gmm)) == ["gmm_figure"]
     assert "gmm_iteration" not in [s.key for s in gmm.slider]
 
 
@@ -211,7 +214,8 @@ def _markdown(at: AppTest, start: str) -> str:
 def test_paper_section_draws_the_saved_curves_with_claim_and_verdict(gmm):
     from dpviz.ui import engine
 
-    assert {"gmm_paper", "gmm_peers"} <= set(charts(gmm))
+    assert "gmm_paper" not in charts(gmm)
+    open_section(gmm, "gmm_paper_open")
     fig = charts(gmm)["gmm_paper"]
     assert "dpviz defaults" in fig["layout"]["title"]["text"]
     legend = [t["name"] for t in fig["data"] if t.get("showlegend") is not False]
@@ -234,6 +238,7 @@ def test_paper_section_draws_the_saved_curves_with_claim_and_verdict(gmm):
 
 
 def test_paper_mode_toggle_switches_the_curves(gmm):
+    open_section(gmm, "gmm_paper_open")
     before = charts(gmm)["gmm_paper"]["data"]
     gmm.toggle(key="gmm_paper_mode").set_value(True).run()
     assert not gmm.exception and not errors(gmm)
@@ -247,6 +252,7 @@ def test_peers_section_reads_the_saved_errors(gmm):
     from dpviz.ui import engine
 
     medians = experiments.mean_error_medians(engine.saved_table(str(engine.ERRORS_CSV)))
+    open_section(gmm, "gmm_peers_open")
     fig = charts(gmm)["gmm_peers"]
     assert [t["name"] for t in fig["data"]] == list(gmm_ui.PEERS.values())
     assert all(len(values(t["y"])) == 20 for t in fig["data"])

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .app_helpers import charts, open_page
+from .app_helpers import charts, open_page, open_section
 
 
 @pytest.fixture()
@@ -16,7 +16,7 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def test_compare_view_runs_every_chosen_estimator_on_the_same_data(cache_dir):
-    at = open_page("gmm")
+    at = open_section(open_page("gmm"), "gmm_compare_open")
     at.multiselect(key="gmm_compare_estimators").set_value(["dp_em", "dplloyd", "em"]).run()
     at.number_input(key="gmm_compare_repeats").set_value(3).run()
     at.button(key="gmm_compare_run").click().run()

@@ -10,12 +10,16 @@ from dpviz.ui.scenarios import gmm_scenario
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors
 
+SOLVE_KEYS = {"gmm": "gmm_solve", "sbm": "sbm_solve", "covariance": "cov_solve"}
+
 
 def open_page(page: str, **params: str) -> AppTest:
+    """The page with ``params`` in its link and its "Solve for ε" section open."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not at.exception, at.exception
     at.switch_page(f"pages/{page}.py")
     at.query_params.update(params)
+    at.session_state[f"{SOLVE_KEYS[page]}_open"] = True
     return at.run()
 
 
