@@ -7,6 +7,11 @@ contexts in Debian's chromium (Playwright, asyncio), gives each its own seed thr
 
 - the redraw time (key press → the mixture figure's data changed and Streamlit stopped
   running), p50 / p95 / max over every move of every student;
+- the server's share of it: its turnaround of each rerun, from the request arriving to the
+  run's "script finished" leaving, logged by the server itself (``bench/timed_server.py``),
+  so the thirty browsers' rendering on the same cores is not counted in it (Chromium's
+  DevTools frame times were tried first: they are stamped on each renderer's busy main
+  thread and read 300 ms above the server's own times with one student);
 - the server's peak resident memory (``VmHWM`` of the server process, sampled from ``/proc``);
 - isolation: every student's seed box shows their own seed; their data (the scatter trace)
   never changes when ε moves; and the private means shown at a given ε are the same on every
@@ -23,11 +28,13 @@ import argparse
 import asyncio
 import hashlib
 import json
+import math
 import os
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections import defaultdict
@@ -58,6 +65,8 @@ class Student:
 
     seed: int
     redraws: list[float] = field(default_factory=list)
+    #: wall-clock time the timed moves began (the server log's reruns before it are loads)
+    moving_since: float = math.inf
     data_hash: str | None = None
     #: ε (as the URL shows it) → hashes of the private means shown at that ε.
     means: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -109,6 +118,7 @@ async def _student(browser: Any, url: str, student: Student, seconds: float) -> 
         await page.goto(f"{url}/gmm?seed={student.seed}", timeout=600_000)
         await page.wait_for_selector(".js-plotly-plot .main-svg", timeout=600_000)
         await _settle(page, 600.0)
+        student.moving_since = time.time()  # the server's log is read from here on
         before = await page.evaluate(FIGURE_JS, 0)
         student.data_hash, means = _split(before)
         slider = page.get_by_role("slider", name="ε")
@@ -182,6 +192,18 @@ def _isolation(students: list[Student]) -> list[str]:
     return found
 
 
+def _server_times(log: Path, students: list[Student]) -> list[float]:
+    """The server's turnarounds of the students' timed moves (not their first loads)."""
+    since = {f"seed={s.seed}": s.moving_since for s in students}
+    times = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        seed = next((q for q in entry["query"].split("&") if q.startswith("seed=")), None)
+        if seed in since and entry["wall"] >= since[seed]:
+            times.append(float(entry["seconds"]))
+    return times
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
@@ -192,8 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     port = _free_port()
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1"}
+    server_log = tempfile.mkstemp(prefix="dpviz-load-", suffix=".jsonl")[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+        [sys.executable, str(ROOT / "bench" / "timed_server.py"), server_log,
+         "--server.port", str(port),
          "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
@@ -219,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
 
     redraws = [t for s in students for t in s.redraws]
     problems = [f"seed {s.seed}: {p}" for s in students for p in s.problems]
+    server_times = _server_times(Path(server_log), students)
+    if not server_times:
+        problems.append("the server logged no rerun turnaround (bench/timed_server.py)")
     collisions = _isolation(students)
     report = {
         "students": args.students, "seconds_each": args.seconds, "wall_seconds": round(wall, 1),
@@ -228,6 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         "redraw_p50_s": round(statistics.median(redraws), 3) if redraws else None,
         "redraw_p95_s": round(_percentile(redraws, 0.95), 3) if redraws else None,
         "redraw_max_s": round(max(redraws), 3) if redraws else None,
+        "server_reruns": len(server_times),
+        "server_turnaround_p50_s": round(statistics.median(server_times), 3)
+        if server_times else None,
+        "server_turnaround_p95_s": round(_percentile(server_times, 0.95), 3)
+        if server_times else None,
         "server_rss_before_mib": round(baseline_kib / 1024, 1),
         "server_peak_rss_mib": round(peak_kib / 1024, 1),
         "every_session_redrew": all(s.redraws for s in students),
