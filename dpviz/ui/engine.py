@@ -129,8 +129,10 @@ def lens_audit(values: tuple[float, ...], row: int, new_value: float, *, query: 
 
 #: ``("synthetic", k, d, n, separation, weights, covariance, seed)`` or ``("dataset", name)``.
 DataSpec = tuple
-#: At most this many rows are drawn in the scatter (the estimators use all of them).
-DRAW_ROWS = 3000
+#: At most this many rows are drawn in the scatter (the estimators use all of them). Redrawing
+#: the points is most of a browser's work on an ε move: 1 500 rows take 0.45–0.55 s of a
+#: headless Chromium's main thread per move against 0.62–0.70 s for 3 000 (bench/load_test.py).
+DRAW_ROWS = 1500
 
 
 @dataclass(frozen=True)

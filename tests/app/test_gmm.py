@@ -48,7 +48,7 @@ def test_page_draws_everything(gmm):
     table = gmm.dataframe[0].value
     assert list(table["estimator"]) == ["DP-EM", "EM, non-private (same start)"]
     assert list(table.columns)[1:] == ["mean error", "weight error", "covariance error"]
-    assert any("3,000 of the 10,000 rows" in c.value for c in gmm.caption)
+    assert any("1,500 of the 10,000 rows" in c.value for c in gmm.caption)
 
 
 def test_epsilon_moves_the_private_means_and_errors(gmm):
