@@ -36,6 +36,12 @@ measured runs a side cannot resolve much more than that). The Gaussian-based est
 the run count, not a weak pair. Iterative estimators (DP-EM, DP-Lloyd) spread ε over many
 small releases, each far below the whole; their whole-ledger bound stays near 0 too.
 
+Each audit reports that ceiling for its own ledger (``EstimatorAudit.attainable``: what the
+best statistic typically shows at this run count if the releases are exactly as private as
+the ledger's PLD trade-off curve says), and the page draws it beside the bound. The curve
+can be tighter than the claim: a Laplace mean given ε = 1, δ = 10⁻⁵ under zCDP accounting
+spends a pure ε of 0.25, so about 0.06 is all a perfect audit of 1 000 runs would show.
+
 The claimed ε and δ are read from the run's own ledger (its composed total). A run that
 answers ⊥ (``Result.failed``) counts as the statistic 0 — a fixed value, so still
 post-processing. Estimators that release nothing private (``notion == "none"``) and
@@ -59,8 +65,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import limits
-from .privacy import AuditResult, audit
+from .privacy import AuditResult, attainable_lower_bound, audit
 from .privacy.ledger import Total
+from .privacy.risk import risk_of_events
 from .result import Result
 
 Statistic = Callable[[Result], float]
@@ -118,6 +125,11 @@ class EstimatorAudit:
         The statistic used and how D and D′ differ.
     outputs, outputs_neighbour : ndarray
         The statistic on each run on D and on D′ (for the histograms).
+    attainable : float
+        The bound a perfect audit typically shows at this many runs if the ledger's releases
+        are exactly as private as its own PLD trade-off curve says
+        (:func:`dpviz.privacy.attainable_lower_bound`): a correct estimator's bound is read
+        against it, not against the claim.
     broken : str or None
         For a broken-on-purpose variant, its flaw.
     seconds : float
@@ -133,6 +145,7 @@ class EstimatorAudit:
     neighbours: str
     outputs: NDArray[np.float64] = field(repr=False, compare=False)
     outputs_neighbour: NDArray[np.float64] = field(repr=False, compare=False)
+    attainable: float = math.nan
     broken: str | None = None
     seconds: float = field(default=0.0, compare=False)
 
@@ -164,9 +177,12 @@ class EstimatorAudit:
         upper = "∞" if math.isinf(r.epsilon_upper) else f"{r.epsilon_upper:.2f}"
         verdict = ("consistent with the claim" if self.passed else
                    "privacy violation caught" if self.broken else "privacy violation")
+        reach = ("" if math.isnan(self.attainable) else
+                 f"; a perfect audit of this ledger typically shows about "
+                 f"{self.attainable:.2f} at {self.runs:,} runs")
         return (f"measured ε ≥ {r.epsilon_lower:.2f} (95% interval {r.epsilon_lower:.2f} – "
                 f"{upper}, point estimate {r.epsilon_estimate:.2f}) against the claimed "
-                f"{r.claimed_epsilon:.2f}: {verdict}.")
+                f"{r.claimed_epsilon:.2f}{reach}: {verdict}.")
 
 
 def project(key: str, direction: NDArray[np.float64]) -> Statistic:
@@ -406,7 +422,8 @@ def audit_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: s
     runs = limits.check_integer(limits.AUDIT_TRIALS, runs)
     seed = limits.check_integer(limits.SEED, seed)
     start = time.perf_counter()
-    claim: Total = run_once(pair.data, np.random.default_rng(seed)).ledger.total()
+    ledger = run_once(pair.data, np.random.default_rng(seed)).ledger
+    claim: Total = ledger.total()
     if claim.epsilon is None or not math.isfinite(claim.epsilon):
         raise ValueError(f"{label} claims no finite epsilon (its ledger's total is epsilon = "
                          f"{claim.epsilon}); give a finite epsilon, or delta > 0 with rho")
@@ -425,10 +442,13 @@ def audit_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: s
 
     measured = audit(sampler, pair.data, pair.neighbour, claimed_epsilon=claim.epsilon,
                      delta=claim.delta, trials=runs, seed=seed)
+    fpr, tpr = risk_of_events(ledger.events_by_part(), claim.delta).curve()
     return EstimatorAudit(
         task=task, name=name, label=label, result=measured, claimed_delta=claim.delta,
         statistic=pair.statistic_label, neighbours=pair.description, outputs=samples[0],
-        outputs_neighbour=samples[1], broken=broken, seconds=time.perf_counter() - start)
+        outputs_neighbour=samples[1],
+        attainable=attainable_lower_bound(fpr, tpr, trials=runs, delta=claim.delta),
+        broken=broken, seconds=time.perf_counter() - start)
 
 
 def audit_estimator(task: str, name: str, *, epsilon: float | None, delta: float = 0.0,

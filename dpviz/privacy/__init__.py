@@ -4,7 +4,7 @@ Every private release in dpviz goes through this package (ALGORITHMS.md §1).
 """
 
 from .accounting import METHOD_LABELS, METHODS, PrivacyEvent, compose, compose_parts, total_rho
-from .audit import AuditResult, audit, clopper_pearson, repeat
+from .audit import AuditResult, attainable_lower_bound, audit, clopper_pearson, repeat
 from .bounds import Ball, clip_to_ball, resolve_ball
 from .budget import Budget
 from .errors import BudgetError, PrivacyLeakWarning
@@ -30,7 +30,7 @@ from .solver import Allocation, PlannedRelease, compare_methods, solve
 __all__ = [
     "METHODS", "METHOD_LABELS", "Allocation", "AuditResult", "Ball", "Budget", "BudgetError",
     "Ledger", "PlannedRelease", "PrivacyEvent", "PrivacyLeakWarning", "Release", "Total",
-    "above_threshold", "audit", "clip_to_ball", "clopper_pearson", "compare_methods", "compose",
+    "above_threshold", "attainable_lower_bound", "audit", "clip_to_ball", "clopper_pearson", "compare_methods", "compose",
     "compose_parts", "draw_noise", "exponential", "exponential_on_sphere", "flip_probability",
     "gaussian", "laplace", "randomized_response", "release", "repeat", "resolve_ball",
     "simulate", "solve", "stable_histogram", "symmetric_gaussian", "symmetric_laplace",

@@ -51,6 +51,53 @@ def _epsilon_bound(p: float, q: float, delta: float) -> float:
     return max(0.0, math.log((p - delta) / q))
 
 
+def attainable_lower_bound(fpr: NDArray[np.float64], tpr: NDArray[np.float64], *,
+                           trials: int, delta: float = 0.0) -> float:
+    """The bound a perfect :func:`audit` typically shows against a tight claim.
+
+    If the mechanism were exactly as private as the trade-off curve ``(fpr, tpr)`` says (the
+    best test between ``D`` and ``D′`` reaches each of its points) and the audit's statistic
+    were that test, the measured half of the runs (``trials − trials // 2`` a side) hitting
+    at the expected rates would give the best over the curve of ``ln((p_lo − δ)/q_hi)``.
+    A correct estimator's bound is read against this, not against the claim: with few runs
+    even a perfect audit stays far below a tight claim. It is a typical value, not a cap: a
+    lucky sample can show more (at most the claim, but for the 5% the interval allows).
+
+    Parameters
+    ----------
+    fpr, tpr : ndarray
+        The claim's trade-off curve (e.g. :meth:`dpviz.privacy.risk.Risk.curve`).
+    trials : int
+        Runs on each dataset, as given to :func:`audit`.
+    delta : float
+        δ of the claim.
+
+    Examples
+    --------
+    The pure ε = 1 curve, ``tpr = min(e·fpr, 1 − e^{-1}·(1 − fpr))``, audited with 1 000
+    runs a side; a curve with no privacy at all gives the most 500 runs can show:
+
+    >>> f = np.linspace(0, 1, 2001)
+    >>> round(attainable_lower_bound(f, np.minimum(math.e * f, 1 - (1 - f) / math.e),
+    ...                              trials=1_000), 2)
+    0.8
+    >>> round(attainable_lower_bound(np.array([0.0]), np.array([1.0]), trials=1_000), 2)
+    4.91
+    """
+    m = trials - trials // 2
+    hits_d = np.round(np.clip(np.asarray(tpr, dtype=float), 0, 1) * m)
+    hits_n = np.round(np.clip(np.asarray(fpr, dtype=float), 0, 1) * m)
+    # the set S and its complement (the test that rejects the other way)
+    first = np.concatenate([hits_d, m - hits_n])
+    second = np.concatenate([hits_n, m - hits_d])
+    # one-sided ends of the 95% Clopper–Pearson intervals, as clopper_pearson gives them
+    p_lo = np.where(first > 0, beta.ppf(0.025, np.maximum(first, 1), m - first + 1), 0.0)
+    q_hi = np.where(second < m, beta.ppf(0.975, second + 1, np.maximum(m - second, 1)), 1.0)
+    return max((_epsilon_bound(float(a), float(b), delta) for a, b in zip(p_lo, q_hi,
+                                                                            strict=True)),
+               default=0.0)
+
+
 @dataclass(frozen=True)
 class AuditResult:
     """What an audit measured.

@@ -31,14 +31,18 @@ def audit_comparison(audits: Sequence[EstimatorAudit], *,
         each measured point estimate with asymmetric error bars to the interval's ends
         (trace 1; an infinite end is drawn to the axis edge, its hover says ∞). A dot is
         "true"-coloured when the lower end does not exceed the claim, "private"-coloured
-        (a violation) otherwise.
+        (a violation) otherwise. Then, where known, a ``Scatter`` of ticks at the bound a
+        perfect audit of that ledger typically shows at the same run count (trace 2,
+        :attr:`dpviz.auditing.EstimatorAudit.attainable`): a correct Gaussian estimator's
+        bound near 0 sits beside a tick near 0, not far below its claim for nothing.
     """
     names = [a.label for a in audits]
     lows = [a.result.epsilon_lower for a in audits]
     estimates = [a.result.epsilon_estimate for a in audits]
     highs = [a.result.epsilon_upper for a in audits]
     claims = [a.claimed_epsilon for a in audits]
-    finite = [v for v in (*lows, *estimates, *highs, *claims) if math.isfinite(v)]
+    finite = [v for v in (*lows, *estimates, *highs, *claims, *(a.attainable for a in audits))
+              if math.isfinite(v)]
     edge = 1.2 * max(finite, default=1.0) or 1.0
     shown_estimates = [e if math.isfinite(e) else edge for e in estimates]
     shown_highs = [h if math.isfinite(h) else edge for h in highs]
@@ -60,6 +64,16 @@ def audit_comparison(audits: Sequence[EstimatorAudit], *,
                     for lo, e, h, a in zip(lows, estimates, highs, audits, strict=True)],
         hovertemplate=("measured ε ≥ %{customdata[0]:.3f} (estimate %{customdata[1]}, "
                        "upper end %{customdata[2]}): %{customdata[3]}<extra></extra>")))
+    reach = [(a.label, a.attainable, a.runs) for a in audits if math.isfinite(a.attainable)]
+    if reach:
+        fig.add_trace(go.Scatter(
+            x=[x for _, x, _ in reach], y=[name for name, _, _ in reach], mode="markers",
+            name="a perfect audit, typically (same runs)",
+            marker={"symbol": "line-ns-open", "size": 22, "color": COLORS["true"],
+                    "line": {"width": 3}},
+            customdata=[runs for _, _, runs in reach],
+            hovertemplate=("a perfect test at %{customdata:,} runs typically shows "
+                           "ε ≥ %{x:.2f} if the ledger is tight<extra></extra>")))
     fig.update_layout(template=TEMPLATE, title=title, height=140 + 60 * len(audits),
                       **legend_on_top())
     fig.update_xaxes(title_text="ε", range=[0, edge * 1.05])
