@@ -30,7 +30,8 @@ from .solver import Allocation, PlannedRelease, compare_methods, solve
 __all__ = [
     "METHODS", "METHOD_LABELS", "Allocation", "AuditResult", "Ball", "Budget", "BudgetError",
     "Ledger", "PlannedRelease", "PrivacyEvent", "PrivacyLeakWarning", "Release", "Total",
-    "above_threshold", "attainable_lower_bound", "audit", "clip_to_ball", "clopper_pearson", "compare_methods", "compose",
+    "above_threshold", "attainable_lower_bound", "audit", "clip_to_ball", "clopper_pearson",
+    "compare_methods", "compose",
     "compose_parts", "draw_noise", "exponential", "exponential_on_sphere", "flip_probability",
     "gaussian", "laplace", "randomized_response", "release", "repeat", "resolve_ball",
     "simulate", "solve", "stable_histogram", "symmetric_gaussian", "symmetric_laplace",
