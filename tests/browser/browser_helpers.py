@@ -25,10 +25,17 @@ def settle(tab) -> None:
 
 
 def figure_data(tab, index: int = 0) -> str:
-    """The plotted data of the ``index``-th plotly chart on the page, as JSON text."""
+    """The plotted data of the ``index``-th plotly chart on the page, as JSON text.
+
+    Plotly sends numpy arrays base64-encoded (``{dtype, bdata}``); those are compared by their
+    encoded text, which changes exactly when the numbers do.
+    """
     return tab.evaluate(
-        """(i) => JSON.stringify(document.querySelectorAll('.js-plotly-plot')[i].data.map(
-            t => ({x: Array.from(t.x || []), y: Array.from(t.y || [])})))""", index)
+        """(i) => {
+            const values = a => a == null ? [] : (a.bdata !== undefined ? a.bdata : Array.from(a));
+            return JSON.stringify(document.querySelectorAll('.js-plotly-plot')[i].data.map(
+                t => ({x: values(t.x), y: values(t.y)})));
+        }""", index)
 
 
 def wait_for_change(tab, before: str, index: int = 0, timeout: float = 20.0) -> str:
