@@ -114,9 +114,10 @@ class Bench:
             meets: bool | None = None, note: str = "",
             detail: dict[str, Any] | None = None) -> None:
         # numpy scalars (a verdict's np.bool_, a median's np.float64) as plain JSON values
-        value = float(value)
+        # a cell where every run failed has no value: JSON null, not NaN (invalid JSON)
+        value = float(value) if math.isfinite(float(value)) else None
         baseline = None if baseline is None else float(baseline)
-        ratio = value / baseline if baseline else None
+        ratio = value / baseline if baseline and value is not None else None
         self.results[name] = {
             "value": value, "unit": unit, "baseline": baseline, "ratio": ratio,
             "target": target, "meets_target": None if meets is None else bool(meets),
@@ -125,8 +126,8 @@ class Bench:
         }
         if detail is not None:
             self.results[name]["detail"] = detail
-        shown = f"{name}: {value:.4g} {unit}"
-        if baseline:
+        shown = f"{name}: {'no value' if value is None else f'{value:.4g}'} {unit}"
+        if baseline and ratio is not None:
             shown += f" (baseline {baseline:.4g}, ratio {ratio:.3g})"
         print(shown, file=sys.stderr, flush=True)
 
