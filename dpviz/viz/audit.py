@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from ..auditing import EstimatorAudit
-from .style import BAND_COLOR, COLORS, DATASET_COLORS, TEMPLATE, legend_on_top
+from .style import BAND_COLOR, COLORS, DATASET_COLORS, TEMPLATE, legend_on_top, wrapped
 
 
 def audit_comparison(audits: Sequence[EstimatorAudit], *,
@@ -74,7 +74,7 @@ def audit_comparison(audits: Sequence[EstimatorAudit], *,
             customdata=[runs for _, _, runs in reach],
             hovertemplate=("a perfect test at %{customdata:,} runs typically shows "
                            "ε ≥ %{x:.2f} if the ledger is tight<extra></extra>")))
-    fig.update_layout(template=TEMPLATE, title=title, height=140 + 60 * len(audits),
+    fig.update_layout(template=TEMPLATE, title=title, height=180 + 60 * len(audits),
                       **legend_on_top())
     fig.update_xaxes(title_text="ε", range=[0, edge * 1.05])
     fig.update_yaxes(autorange="reversed", automargin=True)
@@ -107,6 +107,6 @@ def audit_histograms(audit: EstimatorAudit) -> go.Figure:
                       title=f"The statistic on {r.trials:,} runs on each dataset",
                       yaxis2={"overlaying": "y", "range": [0, 1], "visible": False},
                       **legend_on_top())
-    fig.update_xaxes(title_text=audit.statistic)
+    fig.update_xaxes(title_text=wrapped(audit.statistic))
     fig.update_yaxes(title_text="runs")
     return fig

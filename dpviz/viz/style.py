@@ -6,7 +6,9 @@ value, shown as ground truth) and "private" (a released value) look the same on 
 
 from __future__ import annotations
 
+import textwrap
 from types import MappingProxyType
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -74,11 +76,39 @@ TEMPLATE = go.layout.Template(
 )
 
 
-def legend_on_top() -> dict[str, dict]:
-    """Layout for short figures (a single bar or dot): the legend between title and plot."""
+def legend_on_top() -> dict[str, Any]:
+    """Layout for short figures (a single bar or dot): the legend between title and plot.
+
+    The title is pinned to the figure's top edge and reserves its own margin
+    (``yref="container"``, ``automargin``); the legend, just above the plot, pushes the plot
+    down by as many rows as it wraps to, so a legend of long names never runs over the title
+    in a narrow column.
+
+    Examples
+    --------
+    >>> fig = go.Figure(layout={"template": TEMPLATE})
+    >>> _ = fig.update_layout(title="Where the budget went", **legend_on_top())
+    >>> fig.layout.title.text, fig.layout.title.yref, fig.layout.legend.y
+    ('Where the budget went', 'container', 1.02)
+    """
     return {"legend": {"yref": "paper", "yanchor": "bottom", "y": 1.02, "xanchor": "left",
                        "x": 0},
-            "margin": {"t": 90, "b": 50}}
+            "title_yref": "container", "title_y": 1, "title_yanchor": "top",
+            "title_automargin": True, "title_pad": {"t": 10},
+            "margin": {"t": 10, "b": 50}}
+
+
+def wrapped(text: str, width: int = 55) -> str:
+    """``text`` broken into Plotly lines (``<br>``) of at most ``width`` characters.
+
+    Axis titles do not wrap by themselves; a long one is cut off at the figure's edge.
+
+    Examples
+    --------
+    >>> wrapped("the mixture's mean projected on u", width=20)
+    "the mixture's mean<br>projected on u"
+    """
+    return "<br>".join(textwrap.wrap(text, width)) or text
 
 
 def log_ticks(low: float = 1e-4, high: float = 1e4) -> dict[str, list]:

@@ -63,4 +63,4 @@ def test_histograms_show_both_samples_and_the_threshold(audits):
     np.testing.assert_array_equal(d_prime.x, good.outputs_neighbour)
     assert d.marker.color == DATASET_COLORS["D"] and d_prime.marker.color == DATASET_COLORS["D′"]
     assert list(line.x) == [good.result.threshold] * 2
-    assert fig.layout.xaxis.title.text == good.statistic
+    assert fig.layout.xaxis.title.text.replace("<br>", " ") == good.statistic
