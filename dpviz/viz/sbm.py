@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from plotly.subplots import make_subplots
 
 from .papers import _band_color
-from .style import COLORS, TEMPLATE, series_color
+from .style import COLORS, TEMPLATE, series_color, wrapped
 
 #: The two communities (label +1, label −1) and the ring around a misplaced node.
 COMMUNITY_COLORS = ("#1f6feb", "#0ca678")
@@ -135,7 +135,8 @@ def adjacency_figure(edges: ArrayLike, n: int, panels: Sequence[tuple[str, Array
         matrices.append((name, ordered_adjacency(edges, n, community_order(labels), size),
                          int((labels == 1).sum())))
     top = max(float(m.max()) for _, m, _ in matrices) or 1.0
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[p[0] for p in panels],
+    fig = make_subplots(rows=1, cols=len(panels),
+                        subplot_titles=[wrapped(p[0], 24) for p in panels],
                         horizontal_spacing=0.06)
     positions = np.arange(0, n, size)
     what = "edge" if size == 1 else f"share of the {size} × {size} pairs joined"
@@ -160,8 +161,8 @@ def adjacency_figure(edges: ArrayLike, n: int, panels: Sequence[tuple[str, Array
         fig.update_layout({f"yaxis{suffix}": {"scaleanchor": f"x{suffix}", "scaleratio": 1}})
     if size > 1:
         title = f"{title} ({size} × {size} blocks of pairs per pixel)"
-    fig.update_layout(template=TEMPLATE, title=title, height=470,
-                      margin={"l": 50, "r": 20, "t": 90, "b": 40})
+    fig.update_layout(template=TEMPLATE, title=title, height=380,
+                      margin={"l": 50, "r": 20, "t": 100, "b": 40})
     return fig
 
 
@@ -389,7 +390,8 @@ def phase_figure(panels: Sequence[tuple[str, pd.DataFrame]], *, degree: float,
     """
     if not panels:
         raise ValueError("phase_figure needs at least one panel")
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[p[0] for p in panels],
+    fig = make_subplots(rows=1, cols=len(panels),
+                        subplot_titles=[wrapped(p[0], 40) for p in panels],
                         shared_yaxes=True, horizontal_spacing=0.05)
     threshold = kesten_stigum_signal(degree)
     for col, (name, table) in enumerate(panels, start=1):
