@@ -67,6 +67,7 @@ def exposure_figure(data: ArrayLike, lone: ArrayLike, nonprivate_means: ArrayLik
         centres = np.asarray(means, dtype=float)
         fig.add_trace(go.Scatter(
             x=centres[:, 0], y=centres[:, 1], mode="markers", name=name,
+            cliponaxis=False,  # a mean clipped to the data bound sits on the frame: draw it whole
             marker={"color": COLORS[who], "size": 13, "symbol": symbol,
                     "line": {"color": "white", "width": 1.5}},
             hovertemplate=f"{name}: (%{{x:.3g}}, %{{y:.3g}})<extra></extra>"),
