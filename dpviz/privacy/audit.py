@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.stats import beta
 
 from .. import limits
@@ -36,10 +36,25 @@ def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tu
     >>> round(lo, 4), round(hi, 4)
     (0.3983, 0.6017)
     """
+    lo, hi = clopper_pearson_bounds(successes, trials, confidence)
+    return float(lo), float(hi)
+
+
+def clopper_pearson_bounds(successes: ArrayLike, trials: int, confidence: float = 0.95
+                           ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`clopper_pearson` for many success counts at once (the same ``trials``).
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson_bounds([0, 50, 100], 100)
+    >>> lo.round(4).tolist(), hi.round(4).tolist()
+    ([0.0, 0.3983, 0.9638], [0.0362, 0.6017, 1.0])
+    """
+    k = np.asarray(successes, dtype=float)
     alpha = 1 - confidence
-    lo = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, trials - successes + 1))
-    hi = 1.0 if successes == trials else float(
-        beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
+    with np.errstate(invalid="ignore"):  # the ends np.where replaces
+        lo = np.where(k > 0, beta.ppf(alpha / 2, k, trials - k + 1), 0.0)
+        hi = np.where(k < trials, beta.ppf(1 - alpha / 2, k + 1, trials - k), 1.0)
     return lo, hi
 
 
@@ -90,9 +105,9 @@ def attainable_lower_bound(fpr: NDArray[np.float64], tpr: NDArray[np.float64], *
     # the set S and its complement (the test that rejects the other way)
     first = np.concatenate([hits_d, m - hits_n])
     second = np.concatenate([hits_n, m - hits_d])
-    # one-sided ends of the 95% Clopper–Pearson intervals, as clopper_pearson gives them
-    p_lo = np.where(first > 0, beta.ppf(0.025, np.maximum(first, 1), m - first + 1), 0.0)
-    q_hi = np.where(second < m, beta.ppf(0.975, second + 1, np.maximum(m - second, 1)), 1.0)
+    # the ends of the 95% Clopper–Pearson intervals that audit() reads
+    p_lo = clopper_pearson_bounds(first, m)[0]
+    q_hi = clopper_pearson_bounds(second, m)[1]
     return max((_epsilon_bound(float(a), float(b), delta) for a, b in zip(p_lo, q_hi,
                                                                             strict=True)),
                default=0.0)
