@@ -67,7 +67,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import limits
 from .privacy import AuditResult, attainable_lower_bound, audit
 from .privacy.ledger import Total
-from .privacy.risk import risk_of_events
+from .privacy.risk import risk_of_ledger
 from .result import Result
 
 Statistic = Callable[[Result], float]
@@ -442,7 +442,7 @@ def audit_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: s
 
     measured = audit(sampler, pair.data, pair.neighbour, claimed_epsilon=claim.epsilon,
                      delta=claim.delta, trials=runs, seed=seed)
-    fpr, tpr = risk_of_events(ledger.events_by_part(), claim.delta).curve()
+    fpr, tpr = risk_of_ledger(ledger, claim.delta).curve()
     return EstimatorAudit(
         task=task, name=name, label=label, result=measured, claimed_delta=claim.delta,
         statistic=pair.statistic_label, neighbours=pair.description, outputs=samples[0],

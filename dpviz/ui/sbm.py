@@ -32,7 +32,7 @@ from ..viz import sbm as figures
 from . import widgets
 from .gmm import accept_option_names, choices_table
 from .risk import risk_panel
-from .widgets import advanced, delta_input, epsilon_slider, method_select, show_chart
+from .widgets import advanced, delta_input, epsilon_slider, lazy_expander, method_select, show_chart
 
 SYNTHETIC, KARATE, UPLOAD = "synthetic", "karate", "upload"
 SOURCES = {SYNTHETIC: "Synthetic SBM", KARATE: "Zachary's karate club",
@@ -328,10 +328,13 @@ def result_panels(spec: GraphSpec, data: GraphData, result: Result, seed: int) -
         risk_panel(result.ledger, key="sbm")
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
-    with advanced("Choices the paper leaves open, as used", "sbm-choices"):
+    def choices() -> None:
         st.dataframe(choices_table(result.choices), hide_index=True, key="sbm_choices")
         if "guarantee" in result.diagnostics:
             st.caption(f"Guarantee: {result.diagnostics['guarantee']}.")
+
+    lazy_expander("Choices the paper leaves open, as used", choices, key="sbm_choices_open",
+                  icon=":material/rule:")
 
 
 def summarise(frame: pd.DataFrame, by: str, metric: str) -> pd.DataFrame:

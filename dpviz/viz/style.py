@@ -108,7 +108,7 @@ def wrapped(text: str, width: int = 55) -> str:
     >>> wrapped("the mixture's mean projected on u", width=20)
     "the mixture's mean<br>projected on u"
     """
-    return "<br>".join(textwrap.wrap(text, width)) or text
+    return "<br>".join(textwrap.wrap(text, width))
 
 
 def log_ticks(low: float = 1e-4, high: float = 1e4) -> dict[str, list]:

@@ -10,7 +10,7 @@ from dpviz.registry import TASKS
 from dpviz.sbm import curves
 from dpviz.ui import sbm as sbm_ui
 
-from .app_helpers import ROOT, TIMEOUT, charts, errors, values
+from .app_helpers import ROOT, TIMEOUT, charts, errors, open_section, values
 
 #: Small graphs keep the page fast under AppTest (the defaults are n = 1000).
 SMALL = {"sbm_n": "300"}
@@ -68,7 +68,9 @@ def test_page_draws_everything(sbm):
     assert float(metric(sbm, "Certificate τ_C/n")) > 0
     captions = " ".join(c.value for c in sbm.caption)
     assert "p_in = (1 + ε_s)·d/n = 0.5, p_out = (1 − ε_s)·d/n = 0.167" in captions
-    assert "Kesten–Stigum" in captions and "Guarantee: (2, 1e-06)-edge-DP." in captions
+    assert "Kesten–Stigum" in captions and "Guarantee:" not in captions  # choices closed
+    captions = " ".join(c.value for c in open_section(sbm, "sbm_choices_open").caption)
+    assert "Guarantee: (2, 1e-06)-edge-DP." in captions
 
 
 def test_epsilon_changes_the_recovery_but_not_the_projection(sbm):
@@ -166,7 +168,8 @@ def test_a_deep_link_reopens_the_scenario():
     assert at.slider(key="sbm_epsilon").value == 3.5
     assert at.selectbox(key="sbm_estimator").value == "randomized_response"
     assert values(charts(at)["sbm_adjacency"]["data"][0]["z"]).shape == (200, 200)
-    assert any("Guarantee: 3.5-edge-DP" in c.value for c in at.caption)
+    assert any("Guarantee: 3.5-edge-DP" in c.value
+               for c in open_section(at, "sbm_choices_open").caption)
 
 
 def test_curves_are_computed_live_on_click_for_small_graphs():

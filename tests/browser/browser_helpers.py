@@ -27,15 +27,12 @@ def settle(tab) -> None:
 def figure_data(tab, index: int = 0) -> str:
     """The plotted data of the ``index``-th plotly chart on the page, as JSON text.
 
-    Plotly sends numpy arrays base64-encoded (``{dtype, bdata}``); those are compared by their
-    encoded text, which changes exactly when the numbers do.
+    Read from Plotly's ``_fullData``: there numpy arrays (sent base64-encoded as
+    ``{dtype, bdata}``) are already decoded into typed arrays, so the numbers are compared.
     """
     return tab.evaluate(
-        """(i) => {
-            const values = a => a == null ? [] : (a.bdata !== undefined ? a.bdata : Array.from(a));
-            return JSON.stringify(document.querySelectorAll('.js-plotly-plot')[i].data.map(
-                t => ({x: values(t.x), y: values(t.y)})));
-        }""", index)
+        """(i) => JSON.stringify(document.querySelectorAll('.js-plotly-plot')[i]._fullData.map(
+            t => ({x: Array.from(t.x || []), y: Array.from(t.y || [])})))""", index)
 
 
 def wait_for_change(tab, before: str, index: int = 0, timeout: float = 20.0) -> str:
