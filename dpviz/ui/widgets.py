@@ -6,6 +6,9 @@ so a copied link reopens the scenario.
 
 from __future__ import annotations
 
+import logging
+import re
+import string
 from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -27,18 +30,64 @@ DEFAULT_HEIGHT = 450
 #: Session key of the figures this run of the page has shown, by file name (the experiment
 #: card zips them); :func:`dpviz.ui.shell.page` empties it at the start of every run.
 SHOWN_FIGURES = "_shown_figures"
+#: Every ASCII punctuation character: CommonMark lets each be backslash-escaped, and escaping
+#: all of them also defuses GFM autolinks (``http:``, ``www.``, ``a@b.c``), Streamlit's
+#: ``:color[...]`` and ``:material/...:`` directives and KaTeX's ``$``.
+_MARKDOWN_PUNCTUATION = re.compile(f"([{re.escape(string.punctuation)}])")
+#: What a page says when something other than a bad input went wrong (the trace goes to the
+#: server's log, never to the browser).
+INTERNAL_ERROR = ("Something went wrong on the server while drawing this page. The details "
+                  "are in the server's log; try other settings or reload the page.")
+LOG = logging.getLogger("dpviz")
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` as Markdown that renders literally, for ``st.error``, ``st.caption`` and kin.
+
+    Every ASCII punctuation character is backslash-escaped (CommonMark, section 2.4), so
+    links, images, emphasis, headings, code, tables, HTML tags, GFM autolinks and
+    Streamlit's directives show as the characters they are. Runs of white space (newlines
+    included) become one space, so a value cannot open a block (an indented code block, a
+    list or a new paragraph); Markdown shows them as one space anyway.
+
+    Parameters
+    ----------
+    text : object
+        Any value; ``str(text)`` is escaped.
+
+    Returns
+    -------
+    str
+        Markdown whose rendering is ``text``'s characters.
+    """
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def show_failure(err: Exception) -> None:
+    """Show what went wrong as one sentence, never a trace or a server path.
+
+    A ``ValueError`` is the engine's sentence about a bad input (``"epsilon must be > 0,
+    got 0"``): shown escaped, since it may quote what the user typed. Anything else is a
+    bug: its trace goes to the server's log (logger ``"dpviz"``) and the page shows
+    :data:`INTERNAL_ERROR`.
+    """
+    if isinstance(err, ValueError):
+        st.error(escape_markdown(err), icon=":material/error:")
+    else:
+        LOG.error("page failed", exc_info=err)
+        st.error(INTERNAL_ERROR, icon=":material/error:")
 
 
 def attempt(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Call the engine; on a ``ValueError`` show its sentence and stop the page there.
+    """Call the engine; on an exception show a sentence (:func:`show_failure`) and stop.
 
-    The engine says what is wrong in one sentence (``"epsilon must be > 0, got 0"``); the
-    page shows exactly that with ``st.error`` and draws nothing that depends on the call.
+    The page draws nothing that depends on the failed call. Streamlit's own control flow
+    (``st.stop``, reruns) raises ``BaseException`` subclasses, which pass through.
     """
     try:
         return function(*args, **kwargs)
-    except ValueError as err:
-        st.error(str(err), icon=":material/error:")
+    except Exception as err:  # the page's error boundary
+        show_failure(err)
         st.stop()
         raise  # st.stop() raises; this line is for type checkers
 
