@@ -4,6 +4,12 @@ A fixed seed is *teaching randomness*: anyone who knows it redraws the noise. A
 :class:`SecureGenerator` is seeded from :mod:`secrets` (OS entropy) and is never shown; the
 mechanisms of :mod:`dpviz.privacy.mechanisms` draw its Laplace and Gaussian noise with
 OpenDP's float-safe samplers instead of numpy's floating-point ones (Mironov, CCS 2012).
+
+Its other draws (a random start, randomized response's flips, the exponential mechanism's
+proposals) come from numpy's Philox, a counter-based generator keyed with the 128 secret bits:
+unlike PCG64, whose state can be recovered from its outputs (Bouillaguet et al., 2020), no
+attack recovers its key from what a page shows — but it is not a proven cryptographic
+generator. OpenDP draws its own bits from the operating system's CSPRNG.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ class SecureGenerator(np.random.Generator):
 
 
 def secure_generator(entropy: int | None = None) -> SecureGenerator:
-    """A secure generator: ``PCG64`` seeded from ``entropy``, fresh OS entropy by default.
+    """A secure generator: ``Philox`` keyed from ``entropy``, fresh OS entropy by default.
 
     ``entropy`` exists so a test can build two identical secure generators; a caller that
     passes it must keep it secret, as it recomputes every non-OpenDP draw.
@@ -43,7 +49,7 @@ def secure_generator(entropy: int | None = None) -> SecureGenerator:
         entropy = secrets.randbits(ENTROPY_BITS)
     elif isinstance(entropy, bool) or not isinstance(entropy, int) or entropy < 0:
         raise ValueError(f"entropy must be a non-negative integer, got {entropy!r}")
-    return SecureGenerator(np.random.PCG64(entropy))
+    return SecureGenerator(np.random.Philox(entropy))
 
 
 def is_secure(rng: object) -> bool:
