@@ -314,7 +314,7 @@ SBM_EDGE = (0, 1)
 
 def _sbm_pair(**params: Any) -> NeighbourPair:
     u, v = SBM_EDGE
-    kept = np.array([[v, 2]])  # D′ needs an edge: community recovery refuses an empty graph
+    kept = np.array([[v, 2]])  # in both: the toggled edge is one of two, not the graph
     return NeighbourPair(
         np.vstack([[SBM_EDGE], kept]), kept, f"a {SBM_VERTICES}-vertex path; the edge "
         f"({u}, {v}) is present in D and absent in D′ (edge DP: one edge toggled), in a graph "

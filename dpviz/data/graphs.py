@@ -245,13 +245,20 @@ def as_graph(data: Any, n: Any = None) -> Graph:
     ------
     ValueError
         A sentence naming the problem: non-integer or text ids, ids below 0 or at least n,
-        a self-loop, an edge listed twice (or as both (i, j) and (j, i)), no edges, a
-        directed or multi-graph, too many vertices.
+        a self-loop, an edge listed twice (or as both (i, j) and (j, i)), a directed or
+        multi-graph, too many vertices.
+
+    Notes
+    -----
+    The graph with no edges is valid: it is one edge away from a one-edge graph, so refusing
+    it would tell those edge-neighbours apart with certainty (no edge-DP estimator may).
 
     Examples
     --------
     >>> as_graph([[1, 0], [1, 2]], n=3).edges.tolist()
     [[0, 1], [1, 2]]
+    >>> as_graph([], n=3).edges.shape
+    (0, 2)
     >>> as_graph([[0, 1], [1, 0]], n=2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -275,8 +282,8 @@ def as_graph(data: Any, n: Any = None) -> Graph:
         except (TypeError, ValueError):
             raise ValueError("the edge list has text where a vertex id should be; ids must be "
                              "whole numbers 0 … n−1") from None
-    if raw.size == 0:
-        raise ValueError("the graph has no edges; community recovery needs at least one")
+    if raw.size == 0 and raw.ndim == 1:  # [] is the empty graph (see the Notes)
+        raw = raw.reshape(0, 2)
     if raw.ndim != 2 or raw.shape[1] != 2:
         raise ValueError(f"an edge list is a table with two columns, got shape {raw.shape}")
     if raw.dtype.kind == "f" and not np.all(np.isfinite(raw)):
@@ -340,8 +347,6 @@ def _from_networkx(graph: Any, n: Any) -> Graph:
             ordered = nodes
         index = {v: i for i, v in enumerate(ordered)}
     ids = np.array([[index[u], index[v]] for u, v in graph.edges()], dtype=np.int64)
-    if ids.size == 0:
-        raise ValueError("the graph has no edges; community recovery needs at least one")
     return Graph(edges=_canonical(ids.reshape(-1, 2), count), n=count)
 
 

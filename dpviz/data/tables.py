@@ -9,7 +9,6 @@ import csv
 import io
 import math
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -155,13 +154,14 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
     return as_matrix(values, min_rows=min_rows, name="the CSV")
 
 
-def validate_mixture_data(x: Any, k: Any, *, columns: Sequence[str] | None = None,
-                          name: str = "data") -> NDArray[np.float64]:
+def validate_mixture_data(x: Any, k: Any, *, name: str = "data") -> NDArray[np.float64]:
     """Check that ``x`` can hold a mixture of ``k`` components; return it as a float matrix.
 
     Everything :func:`as_matrix` checks (numbers only, no missing or infinite values, at
     most 200 columns), and: ``k`` is a whole number from 1 to 100, at most the number of
-    rows, with at least two rows per component, and no column is constant.
+    rows, with at least two rows per component. These depend on ``n`` and ``k`` only, both
+    public under replace-one neighbours; nothing here looks at the values (a constant column
+    is accepted: refusing it would tell apart two datasets that differ in one row).
 
     Parameters
     ----------
@@ -169,23 +169,20 @@ def validate_mixture_data(x: Any, k: Any, *, columns: Sequence[str] | None = Non
         The rows (n × d), e.g. from :func:`read_csv`.
     k : int
         The number of components asked for.
-    columns : sequence of str, optional
-        Column names (a CSV's header), used to name a constant column.
     name : str
         What to call the data in messages.
 
     Raises
     ------
     ValueError
-        A sentence naming the problem and, for a constant column, the column.
+        A sentence naming the problem.
 
     Examples
     --------
-    >>> validate_mixture_data([[0.0, 1.0], [1.0, 1.0], [2.0, 1.0], [3.0, 1.0]], 2,
-    ...                       columns=["x", "y"])  # doctest: +ELLIPSIS
+    >>> validate_mixture_data([[0.0, 1.0], [1.0, 1.0], [2.0, 1.0]], 2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: data's column 2 ('y') is constant (every row is 1); a constant column ...
+    ValueError: data has 3 rows, too few for k = 2 components: at least 4 are needed ...
     """
     k = limits.check_integer(limits.COMPONENTS, k)
     arr = as_matrix(x, min_rows=1, name=name)
@@ -197,19 +194,4 @@ def validate_mixture_data(x: Any, k: Any, *, columns: Sequence[str] | None = Non
     if n < per * k:
         raise ValueError(f"{name} has {n} rows, too few for k = {k} components: at least "
                          f"{per * k} are needed ({per} per component)")
-    constant = np.flatnonzero(np.ptp(arr, axis=0) == 0)
-    if constant.size:
-        def label(j: int) -> str:
-            title = str(columns[j]).strip() if columns is not None and j < len(columns) else ""
-            return f"{j + 1} ({title!r})" if title else f"{j + 1}"
-
-        if constant.size == 1:
-            j = int(constant[0])
-            raise ValueError(f"{name}'s column {label(j)} is constant (every row is "
-                             f"{arr[0, j]:g}); a constant column says nothing about the "
-                             "components: remove it")
-        listed = ", ".join(label(int(j)) for j in constant[:10])
-        more = f" and {constant.size - 10} more" if constant.size > 10 else ""
-        raise ValueError(f"{name}'s columns {listed}{more} are constant; a constant column "
-                         "says nothing about the components: remove them")
     return arr
