@@ -58,7 +58,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 
 from .. import limits
-from ..privacy import Ledger, Release, draw_noise
+from ..privacy import Ledger, Release, draw_noise, sampler_of
 from .semimetric import Z, dist_cov_from_eigenvalues
 
 ALPHA = limits.Limit("alpha", 0.0, 2 * Z, low_open=True)
@@ -467,5 +467,5 @@ def mask_gmm(weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, *, ep
         ledger.record(Release(
             f"mask: {name}", "composite", plan.radius, "dist_COMP", eta,
             epsilon=plan.epsilon_part, delta=plan.delta_part, count=k, part=part,
-            theorem=THEOREMS[name]))
+            theorem=THEOREMS[name], sampler=sampler_of(rng, eta)))
     return MaskedMixture(masked_w, masked_means, masked_cov, order.astype(np.intp), raw, plan)

@@ -59,6 +59,7 @@ from ..privacy import (
     PlannedRelease,
     above_threshold,
     release,
+    sampler_of,
     stable_histogram,
 )
 from ..privacy.ledger import Release
@@ -223,7 +224,8 @@ def grouped_stable_histogram(counts: dict[Hashable, int], *, epsilon: float, del
                             ledger=Ledger(), name=name, part=part)
     scale = 0.0 if math.isinf(epsilon) else 2 * group_size / epsilon
     ledger.record(Release(name, "stable_histogram", 2.0 * group_size, "L1", scale,
-                          epsilon=epsilon, delta=delta, part=part))
+                          epsilon=epsilon, delta=delta, part=part,
+                          sampler=sampler_of(rng, scale)))
     return kept
 
 

@@ -11,6 +11,7 @@ from .errors import BudgetError, PrivacyLeakWarning
 from .ledger import Ledger, Release, Total
 from .mechanisms import (
     above_threshold,
+    add_noise,
     draw_noise,
     exponential,
     exponential_on_sphere,
@@ -19,21 +20,23 @@ from .mechanisms import (
     laplace,
     randomized_response,
     release,
+    sampler_of,
     simulate,
     stable_histogram,
     symmetric_gaussian,
     symmetric_laplace,
     truncated_laplace,
 )
+from .randomness import is_secure, secure_generator
 from .solver import Allocation, PlannedRelease, compare_methods, solve
 
 __all__ = [
     "METHODS", "METHOD_LABELS", "Allocation", "AuditResult", "Ball", "Budget", "BudgetError",
     "Ledger", "PlannedRelease", "PrivacyEvent", "PrivacyLeakWarning", "Release", "Total",
-    "above_threshold", "attainable_lower_bound", "audit", "clip_to_ball", "clopper_pearson",
-    "compare_methods", "compose",
-    "compose_parts", "draw_noise", "exponential", "exponential_on_sphere", "flip_probability",
-    "gaussian", "laplace", "randomized_response", "release", "repeat", "resolve_ball",
+    "above_threshold", "add_noise", "attainable_lower_bound", "audit", "clip_to_ball",
+    "clopper_pearson", "compare_methods", "compose", "compose_parts", "draw_noise", "exponential",
+    "exponential_on_sphere", "flip_probability", "gaussian", "is_secure", "laplace",
+    "randomized_response", "release", "repeat", "resolve_ball", "sampler_of", "secure_generator",
     "simulate", "solve", "stable_histogram", "symmetric_gaussian", "symmetric_laplace",
     "total_rho", "truncated_laplace",
 ]

@@ -43,6 +43,9 @@ class Release:
         For ``composite`` rows: the theorem whose guarantee is recorded.
     components : tuple of Release
         For ``composite`` rows: the releases it covers, for display only.
+    sampler : str or None
+        What drew the noise: ``"opendp"`` (OpenDP's float-safe samplers, secure randomness),
+        ``"numpy"`` (numpy's floating-point draws) or ``None`` (nothing drawn).
     """
 
     name: str
@@ -57,6 +60,7 @@ class Release:
     part: str | None = None
     theorem: str | None = None
     components: tuple[Release, ...] = ()
+    sampler: str | None = None
 
     def event(self) -> PrivacyEvent:
         """Describe the release in the accountants' vocabulary."""
@@ -79,6 +83,7 @@ class Release:
             "name": self.name, "mechanism": self.mechanism, "sensitivity": self.sensitivity,
             "norm": self.norm, "scale": self.scale, "epsilon": self.epsilon,
             "delta": self.delta, "rho": self.rho, "count": self.count, "part": self.part,
+            "sampler": self.sampler,
         }
         if self.theorem is not None:
             out["theorem"] = self.theorem

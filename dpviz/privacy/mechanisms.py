@@ -3,9 +3,18 @@
 Each takes a ``numpy.random.Generator``, draws its noise, and records the release in the
 caller's :class:`~dpviz.privacy.ledger.Ledger`. Nothing private leaves dpviz any other way.
 
-Floating-point note: these samplers are for teaching and research. A floating-point Laplace
-or Gaussian leaks through the low bits of its output (Mironov, CCS 2012); a production
-release would use a discrete (snapping or discrete Gaussian / Laplace) sampler.
+Floating-point note. ``value + numpy_noise`` leaks through the low bits of its output: the
+set of floats it can produce depends on ``value`` (Mironov, CCS 2012). With a secure generator
+(:func:`~dpviz.privacy.randomness.is_secure`) every Laplace and Gaussian release — scalars,
+vectors, the symmetric matrix mechanisms, AboveThreshold, the stable histogram — and the
+exponential mechanism's selection are made by OpenDP's float-safe measurements at the same
+scale: OpenDP adds discrete Laplace or discrete Gaussian noise on the grid ``2^-1074`` to the
+exact value and rounds the exact sum once (Canonne, Kamath & Steinke 2020; OpenDP's proofs),
+so the *value* is handed to OpenDP, never noise added in numpy. Its privacy maps at that
+granularity are exactly ours (``ε = Δ₁/b``, ``ρ = Δ₂²/(2σ²)``). With a seeded generator the
+noise is numpy's, reproducible: teaching randomness. Each ledger row says which
+(``sampler``). Still on numpy floats in both modes: the truncated Laplace, the Bingham sampler
+and randomized response's flips (OpenDP has no float-safe version of them).
 """
 
 from __future__ import annotations
@@ -15,11 +24,19 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from opendp import domains, measurements, measures, metrics
+from opendp.mod import enable_features
 from scipy.optimize import brentq
 
 from .. import limits
 from .ledger import Ledger, Release
+from .randomness import is_secure
 from .solver import Allocation
+
+#: The ledger's ``sampler`` of a release: OpenDP's float-safe one, or numpy's floats.
+OPENDP = "opendp"
+NUMPY = "numpy"
+NOISES = ("laplace", "gaussian")
 
 
 def _check_scale(scale: float) -> float:
@@ -29,20 +46,73 @@ def _check_scale(scale: float) -> float:
     return scale
 
 
+def sampler_of(rng: np.random.Generator, scale: float) -> str | None:
+    """The ledger's ``sampler`` of a Laplace, Gaussian or exponential release at ``scale``.
+
+    ``None`` when nothing is drawn (scale 0 or ∞: ε = ∞, the exact answer).
+    """
+    if scale == 0 or math.isinf(scale):
+        return None
+    return OPENDP if is_secure(rng) else NUMPY
+
+
+def _numpy_noise(mechanism: str, scale: float, rng: np.random.Generator,
+                 shape: int | tuple[int, ...]) -> NDArray[np.float64]:
+    """The Laplace or Gaussian draw of numpy (seeded generators: teaching randomness)."""
+    if mechanism == "laplace":
+        return rng.laplace(0.0, scale, size=shape)
+    return rng.normal(0.0, scale, size=shape)
+
+
+def _opendp_release(mechanism: str, values: NDArray[np.float64],
+                    scale: float) -> NDArray[np.float64]:
+    """``values`` (finite, 1-D) released by OpenDP's float-safe Laplace or Gaussian at ``scale``.
+
+    ``make_laplace`` / ``make_gaussian`` on a vector of floats at the default granularity
+    (``k = -1074``, every float on the grid): exact discrete noise, one rounding of the exact
+    sum. OpenDP draws its bits from the operating system's CSPRNG, not from ``rng``.
+    """
+    enable_features("contrib")
+    domain = domains.vector_domain(domains.atom_domain(T=float, nan=False))
+    if mechanism == "laplace":
+        measurement = measurements.make_laplace(domain, metrics.l1_distance(T=float),
+                                                scale=scale)
+    else:
+        measurement = measurements.make_gaussian(domain, metrics.l2_distance(T=float),
+                                                 scale=scale)
+    return np.asarray(measurement(values.tolist()), dtype=np.float64)
+
+
+def add_noise(mechanism: str, value: ArrayLike, scale: float,
+              rng: np.random.Generator) -> NDArray[np.float64]:
+    """``value`` plus independent Laplace (``b = scale``) or Gaussian (``σ = scale``) noise.
+
+    The one place Laplace and Gaussian noise is added. From a secure generator the value is
+    released through OpenDP (:func:`_opendp_release`; non-finite entries stay as they are,
+    as ``inf + noise`` would); from a seeded one numpy's draw is added.
+    """
+    if mechanism not in NOISES:
+        raise ValueError(f"noise is laplace or gaussian, got {mechanism!r}")
+    arr = np.array(value, dtype=float)
+    if scale == 0:
+        return arr
+    if not is_secure(rng):
+        return arr + _numpy_noise(mechanism, scale, rng, arr.shape)
+    finite = np.isfinite(arr)
+    if finite.any():
+        arr[finite] = _opendp_release(mechanism, arr[finite], scale)
+    return arr
+
+
 def draw_noise(mechanism: str, scale: float, rng: np.random.Generator,
                shape: int | tuple[int, ...]) -> NDArray[np.float64]:
     """Independent Laplace (``b = scale``) or Gaussian (``σ = scale``) noise of a shape.
 
-    The one place Laplace and Gaussian noise is drawn: releases add it, and audits use it to
-    simulate many independent runs of an allocated release.
+    Noise on its own, for a mechanism that transforms it before adding (the masking
+    mechanism) and for audits that simulate many runs; from a secure generator it is
+    OpenDP's release of zeros. A release of a value uses :func:`add_noise`.
     """
-    if scale == 0:
-        return np.zeros(shape)
-    if mechanism == "laplace":
-        return rng.laplace(0.0, scale, size=shape)
-    if mechanism == "gaussian":
-        return rng.normal(0.0, scale, size=shape)
-    raise ValueError(f"draw_noise takes laplace or gaussian, got {mechanism!r}")
+    return add_noise(mechanism, np.zeros(shape), scale, rng)
 
 
 def simulate(value: float, allocation: Allocation, rng: np.random.Generator,
@@ -52,7 +122,8 @@ def simulate(value: float, allocation: Allocation, rng: np.random.Generator,
     Nothing is released and nothing is recorded: this is what an auditor observes when the
     mechanism is run many times on the same data.
     """
-    return value + draw_noise(allocation.release.mechanism, allocation.scale, rng, size)
+    return add_noise(allocation.release.mechanism, np.full(size, float(value)), allocation.scale,
+                     rng)
 
 
 def laplace(value: ArrayLike, *, sensitivity: float, scale: float, rng: np.random.Generator,
@@ -70,12 +141,11 @@ def laplace(value: ArrayLike, *, sensitivity: float, scale: float, rng: np.rando
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     scale = _check_scale(scale)
-    arr = np.asarray(value, dtype=float)
-    noisy = arr + draw_noise("laplace", scale, rng, arr.shape)
+    noisy = add_noise("laplace", value, scale, rng)
     eps = math.inf if scale == 0 else sensitivity / scale
     ledger.record(Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
-                          rho=eps * eps / 2, part=part))
-    return noisy if arr.ndim else float(noisy)
+                          rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale)))
+    return noisy if noisy.ndim else float(noisy)
 
 
 def gaussian(value: ArrayLike, *, sensitivity: float, sigma: float, rng: np.random.Generator,
@@ -88,12 +158,11 @@ def gaussian(value: ArrayLike, *, sensitivity: float, sigma: float, rng: np.rand
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     sigma = _check_scale(sigma)
-    arr = np.asarray(value, dtype=float)
-    noisy = arr + draw_noise("gaussian", sigma, rng, arr.shape)
+    noisy = add_noise("gaussian", value, sigma, rng)
     rho = math.inf if sigma == 0 else sensitivity**2 / (2 * sigma**2)
     ledger.record(Release(name, "gaussian", sensitivity, "L2", sigma, epsilon=epsilon,
-                          delta=delta, rho=rho, part=part))
-    return noisy if arr.ndim else float(noisy)
+                          delta=delta, rho=rho, part=part, sampler=sampler_of(rng, sigma)))
+    return noisy if noisy.ndim else float(noisy)
 
 
 def _square(matrix: ArrayLike) -> NDArray[np.float64]:
@@ -103,16 +172,19 @@ def _square(matrix: ArrayLike) -> NDArray[np.float64]:
     return arr
 
 
-def _mirrored(mechanism: str, scale: float, rng: np.random.Generator,
-              d: int) -> NDArray[np.float64]:
-    """Noise drawn on the entries ``i ≤ j`` (row by row) and mirrored: ``d(d + 1)/2`` draws."""
-    noise = np.zeros((d, d))
-    if scale > 0:
-        upper = np.triu_indices(d)
-        draws = draw_noise(mechanism, scale, rng, upper[0].size)
-        noise[upper] = draws
-        noise.T[upper] = draws
-    return noise
+def _mirrored(mechanism: str, matrix: NDArray[np.float64], scale: float,
+              rng: np.random.Generator) -> NDArray[np.float64]:
+    """Noise added to the entries ``i ≤ j`` (row by row, ``d(d + 1)/2`` draws), then mirrored.
+
+    The upper triangle is released as one vector (:func:`add_noise`), so a secure run's
+    entries go through OpenDP with the matrix values, not as noise added afterwards.
+    """
+    upper = np.triu_indices(matrix.shape[0])
+    out = np.array(matrix, dtype=float)
+    released = add_noise(mechanism, out[upper], scale, rng)
+    out[upper] = released
+    out.T[upper] = released
+    return out
 
 
 def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
@@ -125,12 +197,11 @@ def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     sigma = _check_scale(sigma)
-    arr = _square(matrix)
-    noise = _mirrored("gaussian", sigma, rng, arr.shape[0])
+    noisy = _mirrored("gaussian", _square(matrix), sigma, rng)
     rho = math.inf if sigma == 0 else sensitivity**2 / (2 * sigma**2)
     ledger.record(Release(name, "symmetric_gaussian", sensitivity, "Frobenius", sigma,
-                          rho=rho, part=part))
-    return arr + noise
+                          rho=rho, part=part, sampler=sampler_of(rng, sigma)))
+    return noisy
 
 
 def symmetric_laplace(matrix: ArrayLike, *, sensitivity: float, scale: float,
@@ -151,12 +222,11 @@ def symmetric_laplace(matrix: ArrayLike, *, sensitivity: float, scale: float,
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     scale = _check_scale(scale)
-    arr = _square(matrix)
-    noise = _mirrored("laplace", scale, rng, arr.shape[0])
+    noisy = _mirrored("laplace", _square(matrix), scale, rng)
     eps = math.inf if scale == 0 else sensitivity / scale
     ledger.record(Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
-                          rho=eps * eps / 2, part=part))
-    return arr + noise
+                          rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale)))
+    return noisy
 
 
 def release(value: ArrayLike, allocation: Allocation, *, rng: np.random.Generator,
@@ -209,7 +279,7 @@ def truncated_laplace(value: ArrayLike, *, sensitivity: float, epsilon: float, d
     sign = np.where(rng.random(size=arr.shape) < 0.5, -1.0, 1.0)
     noisy = arr + sign * magnitude
     ledger.record(Release(name, "truncated_laplace", sensitivity, "L1", b, epsilon=epsilon,
-                          delta=delta, part=part))
+                          delta=delta, part=part, sampler=NUMPY))
     return noisy if arr.ndim else float(noisy)
 
 
@@ -228,23 +298,41 @@ def exponential(utilities: ArrayLike, *, sensitivity: float, epsilon: float,
     u = np.asarray(utilities, dtype=float)
     if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
         raise ValueError("the exponential mechanism needs a non-empty list of finite utilities")
-    scale = _record_exponential(sensitivity, epsilon, ledger, name, part)
+    scale = _record_exponential(sensitivity, epsilon, ledger, name, part,
+                                OPENDP if is_secure(rng) else NUMPY)
     if math.isinf(scale):
         return int(np.argmax(u))
+    if is_secure(rng):
+        return _opendp_select(u, scale)
     return int(np.argmax(u / scale + rng.gumbel(size=u.shape)))
 
 
+def _opendp_select(utilities: NDArray[np.float64], scale: float) -> int:
+    """The arg max of ``utilities`` plus Gumbel noise of ``scale``, by OpenDP's noisy max.
+
+    ``make_noisy_max`` under zCDP is report-noisy-max with Gumbel noise, the exponential
+    mechanism itself (McSherry & Talwar 2007), drawn with exact arithmetic instead of
+    floating-point Gumbels.
+    """
+    enable_features("contrib")
+    measurement = measurements.make_noisy_max(
+        domains.vector_domain(domains.atom_domain(T=float, nan=False)),
+        metrics.linf_distance(T=float), measures.zero_concentrated_divergence(), scale=scale)
+    return int(measurement(utilities.tolist()))
+
+
 def _record_exponential(sensitivity: float, epsilon: float, ledger: Ledger, name: str,
-                        part: str | None) -> float:
+                        part: str | None, sampler: str) -> float:
     """Validate and record an exponential-mechanism release; return its scale ``2Δᵤ/ε``.
 
-    ∞ at ε = ∞: no randomness, the arg max.
+    ∞ at ε = ∞: no randomness, the arg max (no sampler).
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     epsilon = limits.check_epsilon(epsilon)
     scale = 2 * sensitivity / epsilon
     ledger.record(Release(name, "exponential", sensitivity, "utility", scale, epsilon=epsilon,
-                          delta=0.0, rho=epsilon**2 / 2, part=part))
+                          delta=0.0, rho=epsilon**2 / 2, part=part,
+                          sampler=None if math.isinf(epsilon) else sampler))
     return math.inf if math.isinf(epsilon) else scale
 
 
@@ -290,7 +378,7 @@ def exponential_on_sphere(matrix: ArrayLike, *, sensitivity: float, epsilon: flo
     At ε = ∞ the top eigenvector.
     """
     values, vectors = np.linalg.eigh(_square(matrix))
-    scale = _record_exponential(sensitivity, epsilon, ledger, name, part)
+    scale = _record_exponential(sensitivity, epsilon, ledger, name, part, NUMPY)
     if math.isinf(scale):
         return np.asarray(vectors[:, -1], dtype=np.float64)
     w = sample_bingham((values[-1] - values) / scale, rng)
@@ -319,7 +407,8 @@ def randomized_response(epsilon: float, *, ledger: Ledger, name: str,
     epsilon = limits.check_epsilon(epsilon)
     p = flip_probability(epsilon)
     ledger.record(Release(name, "randomized_response", 1.0, "bits", p, epsilon=epsilon,
-                          delta=0.0, rho=epsilon * epsilon / 2, part=part))
+                          delta=0.0, rho=epsilon * epsilon / 2, part=part,
+                          sampler=NUMPY if p > 0 else None))
     return p
 
 
@@ -333,11 +422,12 @@ def above_threshold(queries: Sequence[float] | NDArray[np.float64], *, threshold
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     epsilon = limits.check_epsilon(epsilon)
     q = np.asarray(queries, dtype=float)
-    ledger.record(Release(name, "above_threshold", sensitivity, "utility",
-                          2 * sensitivity / epsilon, epsilon=epsilon, delta=0.0,
-                          rho=epsilon**2 / 2, part=part))
-    noisy_threshold = threshold + rng.laplace(0.0, 2 * sensitivity / epsilon)
-    noisy = q + rng.laplace(0.0, 4 * sensitivity / epsilon, size=q.shape)
+    scale = 2 * sensitivity / epsilon
+    ledger.record(Release(name, "above_threshold", sensitivity, "utility", scale,
+                          epsilon=epsilon, delta=0.0, rho=epsilon**2 / 2, part=part,
+                          sampler=sampler_of(rng, scale)))
+    noisy_threshold = float(add_noise("laplace", threshold, scale, rng))
+    noisy = add_noise("laplace", q, 2 * scale, rng)
     hits = np.flatnonzero(noisy >= noisy_threshold)
     return int(hits[0]) if hits.size else None
 
@@ -353,8 +443,9 @@ def stable_histogram(counts: Mapping[Hashable, int], *, epsilon: float, delta: f
     delta = limits.DELTA_POSITIVE.check(delta)
     keys = [k for k, c in counts.items() if c > 0]
     values = np.array([counts[k] for k in keys], dtype=float)
-    noisy = values + rng.laplace(0.0, 2 / epsilon, size=values.shape)
+    scale = 2 / epsilon
+    noisy = add_noise("laplace", values, scale, rng)
     cut = 1 + 2 * math.log(2 / delta) / epsilon
-    ledger.record(Release(name, "stable_histogram", 2.0, "L1", 2 / epsilon, epsilon=epsilon,
-                          delta=delta, part=part))
+    ledger.record(Release(name, "stable_histogram", 2.0, "L1", scale, epsilon=epsilon,
+                          delta=delta, part=part, sampler=sampler_of(rng, scale)))
     return {k: float(v) for k, v in zip(keys, noisy, strict=True) if v >= cut}

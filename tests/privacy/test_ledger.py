@@ -159,7 +159,9 @@ def test_to_dict_is_json_safe(rng):
     back = json.loads(text)
     assert len(back["releases"]) == 7
     assert set(back["releases"][0]) == {"name", "mechanism", "sensitivity", "norm", "scale",
-                                        "epsilon", "delta", "rho", "count", "part"}
+                                        "epsilon", "delta", "rho", "count", "part",
+                                        "sampler"}
+    assert back["releases"][-1]["sampler"] == "numpy"  # a seeded generator's draws
     assert back["releases"][-1]["rho"] is None  # approximate DP has no ρ
     assert back["total"]["method"] == "pld" and back["total"]["rho"] is None
     assert back["total"]["epsilon"] == pytest.approx(ledger.total().epsilon)
