@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from .. import limits
-from .widgets import SHOWN_FIGURES
+from .widgets import SHOWN_FIGURES, show_failure
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
@@ -113,8 +114,30 @@ def _randomness() -> tuple[int, int, bool]:
     return seed, seed, False
 
 
+def _page_failed(err: Exception) -> bool:
+    """The page's error boundary: a sentence in the page, the trace in the server's log.
+
+    Streamlit calls it (its ``on_script_error`` hook) for an exception the page did not
+    catch, after it has logged the trace; returning ``True`` keeps its own exception box,
+    with type and trace, out of the browser.
+    """
+    show_failure(err)
+    return True
+
+
+def error_boundary() -> None:
+    """Make every uncaught exception of this run of the page end in one sentence.
+
+    Hooks :func:`_page_failed` into this session's script-run context (per session, set
+    again on every run); outside a Streamlit run there is nothing to hook.
+    """
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is not None:
+        ctx.on_script_error = _page_failed
+
+
 def page(title: str) -> PageContext:
-    """Set up a page: config, sidebar (navigation, seed, presenter mode), style and title.
+    """Set up a page: error boundary, config, sidebar (navigation, seed, presenter mode), style.
 
     Parameters
     ----------
@@ -126,6 +149,7 @@ def page(title: str) -> PageContext:
     PageContext
         The seed and presenter mode chosen in the sidebar.
     """
+    error_boundary()
     st.set_page_config(page_title=f"{title} · dpviz", page_icon=":material/shield_lock:",
                        layout="wide", initial_sidebar_state="expanded")
     st.session_state[SHOWN_FIGURES] = {}  # this run's figures, for the experiment card

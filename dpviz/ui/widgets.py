@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import re
-import string
 from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -30,10 +29,17 @@ DEFAULT_HEIGHT = 450
 #: Session key of the figures this run of the page has shown, by file name (the experiment
 #: card zips them); :func:`dpviz.ui.shell.page` empties it at the start of every run.
 SHOWN_FIGURES = "_shown_figures"
-#: Every ASCII punctuation character: CommonMark lets each be backslash-escaped, and escaping
-#: all of them also defuses GFM autolinks (``http:``, ``www.``, ``a@b.c``), Streamlit's
-#: ``:color[...]`` and ``:material/...:`` directives and KaTeX's ``$``.
-_MARKDOWN_PUNCTUATION = re.compile(f"([{re.escape(string.punctuation)}])")
+#: Characters that open Markdown (or Streamlit, KaTeX) syntax anywhere in a line.
+_ALWAYS = frozenset("\\`*[]~|$")
+#: Characters that open a block only at the start of a line (``#`` heading, ``>`` quote,
+#: ``-``/``+``/``=`` list or rule).
+_LINE_START = frozenset("#>+-=")
+#: Word joiner (U+2060): invisible, and it breaks the patterns Streamlit's renderer matches on
+#: the *decoded* text, where a backslash escape no longer shows (GFM autolinks ``http://``,
+#: ``www.``, ``a@b.c``; emoji ``:name:``; the ``:material/`` icon rewrite).
+_JOINER = "\u2060"
+_WWW = re.compile(r"(?i)(www)(?=\.)")
+_ORDERED = re.compile(r"\d+[.)]")
 #: What a page says when something other than a bad input went wrong (the trace goes to the
 #: server's log, never to the browser).
 INTERNAL_ERROR = ("Something went wrong on the server while drawing this page. The details "
@@ -42,13 +48,25 @@ LOG = logging.getLogger("dpviz")
 
 
 def escape_markdown(text: object) -> str:
-    """``text`` as Markdown that renders literally, for ``st.error``, ``st.caption`` and kin.
+    r"""``text`` as Markdown that renders literally, for ``st.error``, ``st.caption`` and kin.
 
-    Every ASCII punctuation character is backslash-escaped (CommonMark, section 2.4), so
-    links, images, emphasis, headings, code, tables, HTML tags, GFM autolinks and
-    Streamlit's directives show as the characters they are. Runs of white space (newlines
-    included) become one space, so a value cannot open a block (an indented code block, a
-    list or a new paragraph); Markdown shows them as one space anyway.
+    What a user typed, uploaded or put in a link reaches messages through this, so a value
+    such as ``![p](http://host/pixel.png)`` shows as those characters instead of fetching an
+    image. Only what could start Markdown is touched, so an ordinary sentence comes back
+    unchanged (``"epsilon must be > 0, got -1"``):
+
+    - backslash-escaped (CommonMark, section 2.4): ``\ ` * [ ] ~ | $`` everywhere; ``_``
+      unless inside a word; ``<`` before a tag or autolink; ``&`` before an entity;
+      ``# > + - =`` and ``1.`` at the start;
+    - a word joiner (U+2060, invisible) after a ``:`` followed by a non-space, after ``@``
+      and inside ``www.``: Streamlit's renderer finds GFM autolinks, emoji and its
+      ``:material/`` icons in the decoded text, where escapes no longer count, and its
+      ``:color[...]`` directives need ``:`` right before the name;
+    - runs of white space (newlines included) become one space, so no value opens a block.
+
+    Streamlit still draws its typographic arrows and relations (`` <= `` as ≤, `` -> `` as
+    →) between spaces. A browser check of every construct above is in
+    ``tests/browser/test_probes_browser.py``.
 
     Parameters
     ----------
@@ -58,9 +76,40 @@ def escape_markdown(text: object) -> str:
     Returns
     -------
     str
-        Markdown whose rendering is ``text``'s characters.
+        Markdown whose rendering is ``text``'s characters (plus invisible joiners).
+
+    Examples
+    --------
+    >>> escape_markdown("[Log in](http://host/x)")
+    '\\[Log in\\](http:\u2060//host/x)'
+    >>> escape_markdown("gmm_radius must be > 0, got -1")
+    'gmm_radius must be > 0, got -1'
     """
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+    line = _WWW.sub(rf"\1{_JOINER}", " ".join(str(text).split()))
+    ordered = _ORDERED.match(line)
+    marker = ordered.end() - 1 if ordered else 0  # "1." would start a list
+    out = []
+    for i, char in enumerate(line):
+        before = line[i - 1] if i else ""
+        after = line[i + 1] if i + 1 < len(line) else ""
+        if (char in _ALWAYS or (i == 0 and char in _LINE_START) or (ordered and i == marker)
+                or _opens_inline(char, before, after)):
+            out.append("\\" + char)
+        elif char == "@" or (char == ":" and after and not after.isspace()):
+            out.append(char + _JOINER)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _opens_inline(char: str, before: str, after: str) -> bool:
+    """Whether ``char`` between ``before`` and ``after`` can open emphasis, a tag or an entity."""
+    letter = after.isascii() and after.isalpha()
+    if char == "_":  # inside a word (snake_case) it cannot (CommonMark, section 6.2)
+        return not (before.isalnum() and after.isalnum())
+    if char == "<":
+        return letter or after in ("/", "!", "?")
+    return char == "&" and (letter or after == "#")
 
 
 def show_failure(err: Exception) -> None:
