@@ -7,9 +7,11 @@ Examples
 --------
 >>> import dpviz, numpy as np
 >>> x = np.random.default_rng(0).uniform(0, 1, size=(1000, 2))
->>> result = dpviz.run("mean", "gaussian", x, epsilon=1.0, delta=1e-6, seed=0)
->>> round(result.ledger.total().epsilon, 6)
-1.0
+>>> result = dpviz.run("mean", "gaussian", x, epsilon=1.0, delta=1e-6)
+>>> round(result.ledger.total().epsilon, 6), result.seed  # noise from OS entropy, not shown
+(1.0, None)
+>>> dpviz.run("mean", "gaussian", x, epsilon=1.0, delta=1e-6, seed=3).choices["randomness"]
+'teaching randomness: the noise can be recomputed from the seed — not a private release'
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ from typing import Any
 import numpy as np
 
 from .privacy import Budget
-from .result import Result
+from .result import TEACHING_RANDOMNESS, Result
 
 __version__ = "0.1.0"
 
 
 def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
         delta: float = 0.0, rho: float | None = None, accounting: str = "zcdp",
-        seed: int | None = 0, radius: float | str | None = None, paper_mode: bool = False,
+        seed: int | None = None, radius: float | str | None = None, paper_mode: bool = False,
         rng: np.random.Generator | None = None, **params: Any) -> Result:
     """Run one registered estimator: the entry point of the CLI, the pages and the sweeps.
 
@@ -40,12 +42,16 @@ def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
     epsilon, delta, rho, accounting, paper_mode
         The budget (see :class:`dpviz.privacy.Budget`).
     seed : int or None
-        Seeds the noise; ``None`` draws from OS entropy (not reproducible).
+        ``None`` (the default): the noise comes from OS entropy through
+        :func:`~dpviz.privacy.randomness.secure_generator` and the seed is never shown. A
+        fixed seed is teaching randomness: anyone who knows it recomputes the noise, so the
+        result's ``choices["randomness"]`` says it is not a private release
+        (:data:`~dpviz.result.TEACHING_RANDOMNESS`).
     radius : float, "data" or None
         The public bound (ALGORITHMS.md §1.3).
     rng : numpy.random.Generator, optional
-        A generator to draw from instead of one seeded with ``seed`` (the result's ``seed``
-        is then ``None``: nothing replays it).
+        A generator to draw from instead of one made from ``seed`` (the result's ``seed`` is
+        then ``None``). One that is not a secure generator is teaching randomness too.
     **params
         The estimator's own parameters, named as ``list`` names them.
 
@@ -60,21 +66,29 @@ def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
         Any bad input, with a sentence naming it.
     """
     from . import limits
-    from .registry import common_param
+    from .privacy.randomness import is_secure, secure_generator
+    from .registry import check_data, common_param
     from .registry import estimator as lookup
 
     spec = lookup(task, estimator)
+    check_data(task, data)
     budget = Budget(epsilon=epsilon, delta=delta, rho=rho, method=accounting,
                     paper_mode=common_param("paper_mode").parse(paper_mode))
     kwargs = spec.resolve(params)
     if rng is not None:
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         seed = None  # the caller's generator: no seed replays this run
-    else:
-        if seed is not None:
-            seed = limits.check_integer(limits.NOISE_SEED, seed)
+    elif seed is not None:
+        seed = limits.check_integer(limits.NOISE_SEED, seed)
         rng = np.random.default_rng(seed)
+    else:
+        rng = secure_generator()
     result: Result = spec.function(data, budget, rng=rng, radius=radius, **kwargs)
-    return replace(result, task=task, estimator=estimator, seed=seed)
+    choices = dict(result.choices)
+    if not is_secure(rng):
+        choices["randomness"] = TEACHING_RANDOMNESS
+    return replace(result, task=task, estimator=estimator, seed=seed, choices=choices)
 
 
 __all__ = ["Budget", "Result", "__version__", "run"]

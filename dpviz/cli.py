@@ -1,12 +1,16 @@
 """The command line: ``python -m dpviz list | account | run | card`` (DESIGN.md, the command line).
 
-Output is JSON on stdout (or ``--out FILE``). A bad argument or bad data prints one line to
-stderr and exits with code 2; a bug exits with 1. Warnings go to stderr.
+Output is JSON on stdout (or ``--out FILE``). A bad argument or bad data — input nested too
+deeply or too large for memory included — prints one line to stderr and exits with code 2; a
+bug exits with 1. Warnings go to stderr. Noise comes from OS entropy unless ``--seed N`` asks
+for teaching randomness (and the JSON says so in ``choices``); an entropy seed is never
+printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import re
 import sys
@@ -104,7 +108,10 @@ def _add_run_arguments(command: argparse.ArgumentParser) -> None:
     budget.add_argument("--rho", type=_number(limits.RHO))
     command.add_argument("--delta", type=_number(limits.DELTA), default=0.0)
     command.add_argument("--accounting", choices=METHODS, default="zcdp")
-    command.add_argument("--seed", type=_number(limits.NOISE_SEED, integer=True), default=0)
+    command.add_argument("--seed", type=_number(limits.NOISE_SEED, integer=True), default=None,
+                         help="a fixed noise seed: teaching randomness, the noise can be "
+                              "recomputed from it (not a private release); default fresh OS "
+                              "entropy, never printed")
     command.add_argument("--radius", default=None,
                          help="public radius of the clipping ball, or 'data' (not private)")
     command.add_argument("--paper-mode", action="store_true")
@@ -129,6 +136,11 @@ def _check_run(args: argparse.Namespace) -> None:
                          + (", or --card card.json" if args.command == "run" else ""))
     if args.data is None and args.edges is None:
         raise UsageError("one of the arguments --data --edges is required")
+    if args.edges is not None and args.task != "sbm":
+        raise UsageError(f"--edges is an edge list, data for the sbm task; {args.task} reads "
+                         "rows: give --data X.csv")
+    if args.data is not None and args.task == "sbm":
+        raise UsageError("--data is rows; the sbm task reads a graph: give --edges E.csv")
     if args.epsilon is None and args.rho is None:
         raise UsageError("one of the arguments --epsilon --rho is required")
 
@@ -149,7 +161,16 @@ def _account(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _params(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
-    """The estimator's parameters from ``--set NAME=VALUE`` and ``--name VALUE`` flags."""
+    """The estimator's parameters from ``--set NAME=VALUE`` and ``--name VALUE`` flags.
+
+    A budget parameter (``seed``, ``epsilon`` …) has its own flag and is refused here, as
+    are the names of :func:`dpviz.run`'s other arguments (``task``, ``data``, ``rng`` …).
+    """
+    from . import run
+    from .registry import COMMON_PARAMS
+
+    flags = {p.name: "--" + p.name.replace("_", "-") + ("" if p.type == "bool" else " {}")
+             for p in COMMON_PARAMS}
     params: dict[str, Any] = {}
     for item in args.set:
         name, sep, value = item.partition("=")
@@ -165,6 +186,13 @@ def _params(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
         if value is None:
             raise UsageError(f"{flag} needs a value")
         params[name.replace("-", "_")] = value
+    for name, value in params.items():
+        if name in flags:
+            raise UsageError(f"{name} is not an estimator parameter: give it as "
+                             f"{flags[name].format(value)}")
+        if name in inspect.signature(run).parameters:
+            raise UsageError(f"{name} is not an estimator parameter (`python -m dpviz list` "
+                             "names them)")
     return params
 
 
@@ -398,6 +426,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _emit(_run(args, extra), args.out)
     except (UsageError, ValueError) as err:
         sys.stderr.write(f"dpviz: {err}\n")
+        return 2
+    except RecursionError:  # JSON nested deeper than Python's stack: the input's doing
+        sys.stderr.write("dpviz: the input is nested too deeply to read (JSON objects or lists "
+                         "inside each other hundreds of levels deep)\n")
+        return 2
+    except MemoryError:  # the job's size: the input's doing
+        sys.stderr.write("dpviz: out of memory: this job is too large for this machine; make "
+                         "it smaller (fewer rows, dimensions or components) or run it as a "
+                         "sweep on a Dask cluster (sweep --scheduler)\n")
         return 2
     except Exception as err:  # a bug: say so, exit 1
         sys.stderr.write(f"dpviz: internal error ({type(err).__name__}): {err}\n")

@@ -430,6 +430,40 @@ def cache_directory(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     return Path(chosen).expanduser()
 
 
+def _make_cache(directory: Path) -> None:
+    """Create the cache folder; a sentence when it is a file or cannot be made."""
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"the cache folder {directory} is a file, not a folder; give a folder "
+                         "for the finished runs (--cache-dir)")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"cannot make the cache folder {directory}: {err.strerror}") from None
+
+
+def worker_count(jobs: int, runs: int) -> int:
+    """Local processes for ``runs`` runs: ``jobs``, but at most one per run and per core.
+
+    Warns (``UserWarning``) when it gives fewer than ``jobs``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     worker_count(256, 1), str(caught[0].message)[:27]
+    (1, 'jobs = 256 capped at 1: the')
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = max(cores or 1, 1)
+    workers = max(min(jobs, runs, cores), 1)
+    if workers < jobs:
+        warnings.warn(f"jobs = {jobs} capped at {workers}: the sweep has {runs} run"
+                      f"{'s' if runs != 1 else ''} to do and this machine {cores} "
+                      f"core{'s' if cores != 1 else ''}", UserWarning, stacklevel=3)
+    return workers
+
+
 def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     if not path.is_file():
@@ -462,10 +496,12 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
     ----------
     spec : SweepSpec
     jobs : int
-        Local processes (joblib's loky backend, one BLAS thread each); 1 runs here.
+        Local processes (joblib's loky backend, one BLAS thread each); 1 runs here. At most
+        one per run to do and per core (:func:`worker_count` warns when it caps them).
     scheduler : str, optional
         ``"tcp://HOST:PORT"`` of a running Dask distributed scheduler: the runs go to its
-        workers (joblib's dask backend) instead of local processes.
+        workers (joblib's dask backend) instead of local processes
+        (:func:`check_scheduler`).
     cache_dir : path, optional
         See :func:`cache_directory`.
     progress : callable, optional
@@ -484,8 +520,10 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
     jobs = limits.check_integer(JOBS, jobs)
     started = time.perf_counter()
     plan = _plan(spec)
+    if scheduler is not None:
+        check_scheduler(scheduler)
     directory = cache_directory(cache_dir)
-    directory.mkdir(parents=True, exist_ok=True)
+    _make_cache(directory)
     path = directory / f"{spec.digest()}.jsonl"
     cached = _read_cache(path)
     rows: dict[int, dict[str, Any]] = {}
@@ -500,7 +538,13 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
     total = len(plan)
     if progress is not None:
         progress(len(rows), total, time.perf_counter() - started)
-    with path.open("a") as out:
+    if scheduler is None and todo:
+        jobs = worker_count(jobs, len(todo))
+    try:
+        out = path.open("a")
+    except OSError as err:
+        raise ValueError(f"cannot write in the cache folder {directory}: {err.strerror}") from None
+    with out:
         for index, key, row in _results(todo, jobs, scheduler):
             rows[index] = row
             out.write(json.dumps({"key": key, "row": to_json_value(row)}) + "\n")
@@ -512,6 +556,28 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
     table = pd.DataFrame([rows[i] for i in sorted(rows)], columns=spec.columns)
     table.attrs["cached"] = from_disk
     return table
+
+
+def check_scheduler(address: str) -> None:
+    """Refuse a scheduler address that is not ``tcp://HOST:PORT`` or ``tls://HOST:PORT``.
+
+    Checked before a Dask client is made: a client built on a malformed address fails, and its
+    destructor then waits and prints a traceback.
+
+    Examples
+    --------
+    >>> check_scheduler("tcp://10.0.0.5:8786")
+    >>> check_scheduler("notaurl")
+    Traceback (most recent call last):
+    ...
+    ValueError: --scheduler must be tcp://HOST:PORT (or tls://HOST:PORT), got 'notaurl'
+    """
+    scheme, _, rest = str(address).partition("://")
+    host, _, port = rest.rpartition(":")
+    if (scheme not in ("tcp", "tls") or not host.strip("[]") or not port.isdigit()
+            or not 0 < int(port) < 65536 or any(c.isspace() or c in "/?#@" for c in rest)):
+        raise ValueError(f"--scheduler must be tcp://HOST:PORT (or tls://HOST:PORT), got "
+                         f"{address!r}")
 
 
 def _results(todo: list[_Run], jobs: int,

@@ -10,7 +10,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+import networkx as nx
+
 from . import covariance, data, factor_analysis, gmm, limits, mean, metrics, sbm
+from .data.graphs import Graph
 from .privacy import METHODS
 from .spec import Estimator, Param
 
@@ -30,8 +33,9 @@ COMMON_PARAMS: tuple[Param, ...] = (
     Param("rho", "float", None, min=0.0, help="target rho for a zCDP budget, instead of epsilon"),
     Param("accounting", "str", "zcdp", options=METHODS, choice=True,
           help="how releases are composed (delta = 0 forces linear)"),
-    Param("seed", "int", 0, min=0, max=limits.NOISE_SEED.high,
-          help="seed of the noise generator"),
+    Param("seed", "int", None, min=0, max=limits.NOISE_SEED.high,
+          help="a fixed noise seed: teaching randomness, the noise can be recomputed from it "
+               "(not a private release); default fresh OS entropy, never shown"),
     Param("radius", "str", None, help="public radius R of the clipping ball B(center, R); "
           "default the unit ball; 'data' reads it from the data (not private)"),
     Param("paper_mode", "bool", False, help="reproduce the paper's own accounting choices"),
@@ -44,13 +48,41 @@ def common_param(name: str) -> Param:
 
 
 def estimator(task: str, name: str) -> Estimator:
-    """Look up an estimator; a ``ValueError`` lists what exists."""
+    """Look up an estimator; a ``ValueError`` lists what exists.
+
+    Examples
+    --------
+    >>> estimator(["gmm"], "dp_em")
+    Traceback (most recent call last):
+    ...
+    ValueError: task must be a name such as 'gmm', got a list
+    """
+    for what, value, example in (("task", task, "gmm"), ("estimator", name, "dp_em")):
+        if not isinstance(value, str):
+            raise ValueError(f"{what} must be a name such as {example!r}, got a "
+                             f"{type(value).__name__}")
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; the tasks are: {', '.join(TASKS)}")
     if name not in TASKS[task]:
         raise ValueError(f"unknown estimator {name!r} for task {task!r}; choose one of: "
                          f"{', '.join(TASKS[task])}")
     return TASKS[task][name]
+
+
+def check_data(task: str, data: Any) -> None:
+    """Refuse a graph given as rows: only the ``sbm`` task reads a graph.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> check_data("gmm", nx.karate_club_graph())
+    Traceback (most recent call last):
+    ...
+    ValueError: a graph is data for the sbm task, not for gmm; give rows (an n × d array)
+    """
+    if task != "sbm" and isinstance(data, Graph | nx.Graph):
+        raise ValueError(f"a graph is data for the sbm task, not for {task}; give rows (an "
+                         "n × d array)")
 
 
 def describe() -> dict[str, Any]:

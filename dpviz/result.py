@@ -10,6 +10,11 @@ import numpy as np
 
 from .privacy.ledger import Ledger, json_number
 
+#: What ``choices["randomness"]`` says of a run whose noise comes from a known seed (or any
+#: generator that is not :func:`~dpviz.privacy.randomness.secure_generator`'s).
+TEACHING_RANDOMNESS = ("teaching randomness: the noise can be recomputed from the seed — not a "
+                       "private release")
+
 
 def to_json_value(value: Any) -> Any:
     """Arrays to lists, ``inf`` to ``"inf"``, NaN to ``None``, recursively."""
@@ -36,7 +41,8 @@ class Result:
     ledger : Ledger
         Every release and its spend.
     choices : mapping
-        The constants the paper leaves open, as used, and how the bound was set.
+        The constants the paper leaves open, as used, and how the bound was set;
+        ``randomness`` is :data:`TEACHING_RANDOMNESS` when the noise came from a known seed.
     not_private : str or None
         Why the guarantee does not hold (e.g. the bound was read from the data).
     failed : str or None
@@ -54,7 +60,7 @@ class Result:
     diagnostics: Mapping[str, Any] = field(default_factory=dict)
     task: str = ""
     estimator: str = ""
-    seed: int | None = None
+    seed: int | None = None  # None: OS entropy, never shown
 
     def to_dict(self) -> dict[str, Any]:
         """Exactly the JSON of ``python -m dpviz run``."""

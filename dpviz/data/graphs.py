@@ -215,6 +215,8 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
 
 def _integer_ids(table: NDArray[Any]) -> IntArray:
     if table.dtype.kind in "iu":
+        if table.dtype.kind == "u" and table.max(initial=0) > np.iinfo(np.int64).max:
+            raise ValueError("the edge list has a vertex id too large to be exact")  # not -1
         return table.astype(np.int64)
     bad = np.argwhere(table != np.round(table))
     if bad.size:
