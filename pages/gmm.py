@@ -31,15 +31,16 @@ with st.container():  # filled before the run, so a ⊥ run's stop cannot hide i
 
 with figures:
     data = ui.attempt(ui.engine.gmm_data, spec)
-    st.caption(data.description)
+    st.caption(ui.escape_markdown(data.description))
     args = settings.engine_args(data.radius)
     result = ui.attempt(ui.engine.gmm_run, spec, settings.estimator, k=data.k, seed=ctx.seed,
                         **args)
     if result.not_private:
-        st.warning(f"Not private: {result.not_private}. The picture shows what the estimator "
-                   "does, but this run gives no privacy guarantee.", icon=":material/warning:")
+        st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
+                   "what the estimator does, but this run gives no privacy guarantee.", icon=":material/warning:")
     if result.failed:
-        st.error(f"The estimator gave no answer (⊥): {result.failed}", icon=":material/error:")
+        st.error(f"The estimator gave no answer (⊥): {ui.escape_markdown(result.failed)}",
+                 icon=":material/error:")
         gmm_compare.story(result, data)
         st.stop()
 
@@ -52,7 +53,9 @@ with figures:
                            value=False, key="gmm_cloud", bind="query-params",
                            help="Runs the estimator R more times with seeds derived from the "
                                 "global seed (R is in the advanced settings): how far the "
-                                "private means wander at this ε.")
+                                "private means wander at this ε. Each run is another private "
+                                "release of the same data, so the budget bar and the risk "
+                                "panel then charge all 1 + R runs.")
     cloud = None
     if show_cloud:
         cloud = ui.attempt(ui.engine.gmm_cloud, spec, settings.estimator, k=data.k,
@@ -63,7 +66,8 @@ with figures:
     assert data.truth.means is not None
     fig = viz.mixture_figure(data.data[data.drawn], data.truth.means, shown.means,
                              true_covariances=data.truth.covariances,
-                             private_covariances=shown.covariances, cloud=cloud, axes=axes,
+                             private_covariances=shown.covariances,
+                             cloud=None if cloud is None else cloud.means, axes=axes,
                              axis_names=data.names, title=title)
     if predict.mixture_gate(fig, ctx, scenario=(spec, settings), rows=data.data[data.drawn],
                             private_means=shown.means, true_means=data.truth.means,
@@ -89,10 +93,13 @@ with figures:
                "without privacy.")
     gmm_compare.story(result, data)
 
-    if result.ledger.releases:
-        ui.show_chart(viz.ledger_bar(result.ledger), key="gmm_ledger",
+    charged = result.ledger if cloud is None else cloud.ledger  # what the figure drew
+    if charged.releases:
+        if cloud is not None:
+            st.caption(gmm.cloud_charge(cloud, result.ledger))
+        ui.show_chart(viz.ledger_bar(charged, title=gmm.ledger_title(cloud)), key="gmm_ledger",
                       filename="dpviz-gmm-ledger")
-        risk_panel(result.ledger, settings.delta, key="gmm")
+        risk_panel(charged, settings.delta if cloud is None else None, key="gmm")
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
     ui.lazy_expander("Choices the paper leaves open",

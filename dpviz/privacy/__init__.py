@@ -8,7 +8,7 @@ from .audit import AuditResult, attainable_lower_bound, audit, clopper_pearson, 
 from .bounds import Ball, clip_to_ball, resolve_ball
 from .budget import Budget
 from .errors import BudgetError, PrivacyLeakWarning
-from .ledger import Ledger, Release, Total
+from .ledger import Ledger, Release, Total, compose_runs
 from .mechanisms import (
     above_threshold,
     add_noise,
@@ -34,8 +34,8 @@ __all__ = [
     "METHODS", "METHOD_LABELS", "Allocation", "AuditResult", "Ball", "Budget", "BudgetError",
     "Ledger", "PlannedRelease", "PrivacyEvent", "PrivacyLeakWarning", "Release", "Total",
     "above_threshold", "add_noise", "attainable_lower_bound", "audit", "clip_to_ball",
-    "clopper_pearson", "compare_methods", "compose", "compose_parts", "draw_noise", "exponential",
-    "exponential_on_sphere", "flip_probability", "gaussian", "is_secure", "laplace",
+    "clopper_pearson", "compare_methods", "compose", "compose_parts", "compose_runs", "draw_noise",
+    "exponential", "exponential_on_sphere", "flip_probability", "gaussian", "is_secure", "laplace",
     "randomized_response", "release", "repeat", "resolve_ball", "sampler_of", "secure_generator",
     "simulate", "solve", "stable_histogram", "symmetric_gaussian", "symmetric_laplace",
     "total_rho", "truncated_laplace",

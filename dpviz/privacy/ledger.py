@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .accounting import PrivacyEvent, compose_parts, total_rho
@@ -195,3 +196,48 @@ class Ledger:
         """JSON-ready form: ``{"releases": [...], "total": {...}}``."""
         return {"releases": [r.to_dict() for r in self._releases],
                 "total": self.total().to_dict()}
+
+
+def compose_runs(ledgers: Sequence[Ledger]) -> Ledger:
+    """One ledger for independent runs on the same data: every release of every run.
+
+    Each run's releases are charged again (sequential composition), so the ledger's total is
+    the guarantee of all the runs together. Parts (parallel composition) are dropped: each
+    run splits the data afresh, so a person may be in a different part in every run, and
+    every release is charged to everyone (an upper bound). The budget is the first run's;
+    its δ is kept, except that approximate-DP releases (stable histograms, truncated Laplace,
+    theorem-level composites) spend a fixed δ each, which adds up: a plan with them is
+    composed at ``len(ledgers)·δ``.
+
+    Raises
+    ------
+    BudgetError
+        With no ledger, or when the runs' δ add up to 1 or more (no guarantee is left).
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Budget, laplace
+    >>> import numpy as np
+    >>> runs = []
+    >>> for seed in range(3):
+    ...     runs.append(Ledger(Budget(epsilon=0.5)))
+    ...     _ = laplace(0.0, sensitivity=1.0, scale=2.0, rng=np.random.default_rng(seed),
+    ...                 ledger=runs[-1], name="count")
+    >>> compose_runs(runs).total().epsilon
+    1.5
+    """
+    if not ledgers:
+        raise BudgetError("compose_runs needs at least one ledger")
+    budget = ledgers[0].budget
+    releases = [replace(r, part=None) for ledger in ledgers for r in ledger.releases]
+    if budget is not None and any(r.event().kind == "approximate" for r in releases):
+        spent = len(ledgers) * budget.delta
+        if spent >= 1:
+            raise BudgetError(f"{len(ledgers)} runs at delta = {budget.delta:g} spend delta = "
+                              f"{spent:.3g} in all, at least 1: no guarantee is left; run "
+                              "fewer or lower delta")
+        budget = replace(budget, delta=spent)
+    out = Ledger(budget)
+    for r in releases:
+        out.record(r)
+    return out

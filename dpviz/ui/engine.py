@@ -26,7 +26,7 @@ from ..data.tables import validate_mixture_data
 from ..factor_analysis import digits_factor_images
 from ..mean import Mechanism
 from ..metrics import Truth
-from ..privacy import AuditResult, Budget, PlannedRelease
+from ..privacy import AuditResult, Budget, Ledger, PlannedRelease, compose_runs
 from ..privacy.plans import Plan, epsilon_by_delta, epsilon_by_rounds, solve_methods
 from ..result import Result
 
@@ -223,19 +223,47 @@ def cloud_seeds(seed: int, repeats: int) -> tuple[int, ...]:
     return tuple(int.from_bytes(row.tobytes(), "little") for row in state.reshape(-1, 4))
 
 
+@dataclass(frozen=True)
+class Cloud:
+    """R more private fits of the page's data, and what they cost with the page's own run.
+
+    Attributes
+    ----------
+    means : ndarray
+        The private means of the R runs (rows × d; a ⊥ run adds none).
+    ledger : Ledger
+        Every release of the 1 + R runs (:func:`dpviz.privacy.compose_runs`): the ledger a
+        page drawing the cloud must show.
+    repeats : int
+        R.
+    """
+
+    means: NDArray[np.float64]
+    ledger: Ledger
+    repeats: int
+
+
 @st.cache_data(max_entries=8, show_spinner="Running the estimator again and again…")
 def gmm_cloud(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
               accounting: str, seed: int, radius: float | str,
-              params: tuple[tuple[str, Any], ...], repeats: int) -> NDArray[np.float64]:
-    """The private means of ``repeats`` runs with seeds from :func:`cloud_seeds` (rows × d)."""
+              params: tuple[tuple[str, Any], ...], repeats: int) -> Cloud:
+    """``repeats`` more runs with seeds from :func:`cloud_seeds`, charged with :func:`gmm_run`'s.
+
+    Each run is another private release of the same data, so the cloud's ledger composes
+    the page's run (same arguments, ``seed``) and all R runs, ⊥ runs included.
+    """
+    args: dict[str, Any] = {"k": k, "epsilon": epsilon, "delta": delta,
+                            "accounting": accounting, "radius": radius, "params": params}
+    ledgers = [gmm_run(spec, estimator, seed=seed, **args).ledger]
     means = []
     for s in cloud_seeds(seed, repeats):
-        result = _run_gmm(spec, estimator, k=k, epsilon=epsilon, delta=delta,
-                          accounting=accounting, seed=s, radius=radius, params=params)
+        result = _run_gmm(spec, estimator, seed=s, **args)
+        ledgers.append(result.ledger)
         if result.failed is None and result.estimate.get("means") is not None:
             means.append(np.asarray(result.estimate["means"], dtype=float))
     d = gmm_data(spec).data.shape[1]
-    return np.concatenate(means) if means else np.empty((0, d))
+    return Cloud(np.concatenate(means) if means else np.empty((0, d)), compose_runs(ledgers),
+                 int(repeats))
 
 
 # --- CSV upload on the Gaussian mixtures page ----------------------------------------------

@@ -15,12 +15,21 @@ from numpy.typing import NDArray
 from .. import experiments, limits, viz
 from ..data import DATASETS
 from ..metrics import METRICS, Truth, match_components
+from ..privacy import Ledger
 from ..registry import TASKS
 from ..result import Result
 from ..spec import Estimator, Param
 from . import engine, widgets
 from .engine import DataSpec
-from .widgets import advanced, attempt, delta_input, epsilon_slider, method_select, show_chart
+from .widgets import (
+    advanced,
+    attempt,
+    delta_input,
+    epsilon_slider,
+    escape_markdown,
+    method_select,
+    show_chart,
+)
 
 SYNTHETIC = "synthetic"
 CSV = "csv"
@@ -67,6 +76,27 @@ class RunSettings:
         return {"epsilon": self.epsilon if private else math.inf,
                 "delta": self.delta if private else 0.0,
                 "accounting": self.accounting, "radius": radius, "params": self.params}
+
+
+def _spend(ledger: Ledger) -> str:
+    total = ledger.total()
+    if total.epsilon is None:
+        return f"ρ = {total.rho:.3g}"
+    return f"ε = {total.epsilon:.3g}" + (f", δ = {total.delta:.2g}" if total.delta else "")
+
+
+def cloud_charge(cloud: engine.Cloud, run: Ledger) -> str:
+    """One sentence: the cloud's R runs are charged with the page's run, and the totals."""
+    return (f"The cloud is R = {cloud.repeats} more private fits of the same data, so the "
+            f"budget bar and the risk panel charge all {cloud.repeats + 1} runs: "
+            f"{_spend(cloud.ledger)} in all, against {_spend(run)} for the run drawn alone.")
+
+
+def ledger_title(cloud: engine.Cloud | None) -> str:
+    """The budget bar's title: one run, or the run and the cloud's R runs."""
+    if cloud is None:
+        return "Where the budget went"
+    return f"Where the budget went: this run and the cloud's {cloud.repeats} runs"
 
 
 def _source_label(source: str) -> str:
@@ -216,7 +246,8 @@ def projection_controls(d: int, names: Sequence[str]) -> tuple[int, int]:
                     key="gmm_axis_x", bind="query-params")
     j = b.selectbox("Vertical axis", options, index=1, format_func=lambda j: names[j],
                     key="gmm_axis_y", bind="query-params")
-    st.caption(f"Projection: coordinates {names[int(i)]} and {names[int(j)]} (public: a "
+    st.caption(f"Projection: coordinates {escape_markdown(names[int(i)])} and "
+               f"{escape_markdown(names[int(j)])} (public: a "
                f"fixed choice of axes, not computed from the data).")
     return (int(i), int(j))
 
