@@ -28,7 +28,7 @@ with noise:
     ui.show_chart(viz.noise_bars(solutions), key="budget_noise", filename="dpviz-noise")
     st.dataframe(ui.budget.noise_table(solutions), hide_index=True, key="budget_table")
     for sentence in ui.budget.failures(solutions):
-        st.caption(sentence)
+        st.caption(ui.escape_markdown(sentence))
 with rounds_panel:
     rounds, by_rounds, deltas, by_delta = ui.attempt(
         ui.engine.budget_curves, spec, target.epsilon, target.delta, target.paper_mode, held)

@@ -24,11 +24,12 @@ with live:
         data = ui.attempt(cov.covariance_data, spec)
         settings = cov.estimator_controls(spec, data)
     with figures:
-        st.caption(f"{data.description} Budget: {settings.budget_text()}.")
+        st.caption(f"{ui.escape_markdown(data.description)} Budget: {settings.budget_text()}.")
         runs, seconds = ui.attempt(cov.run_all, spec, settings, cov.noise_seed(ctx.seed))
         for run in runs:
             if run.result.not_private:
-                st.warning(f"{run.label} is not private: {run.result.not_private}",
+                st.warning(f"{run.label} is not private: "
+                           f"{ui.escape_markdown(run.result.not_private)}",
                            icon=":material/warning:")
         clipped = max(int(r.result.diagnostics.get("rows_clipped", 0)) for r in runs)
         if clipped:

@@ -18,7 +18,8 @@ other = ui.attempt(exposure.compare, other_scale, epsilon=settings.epsilon,
                    delta=settings.delta, seed=ctx.seed,
                    data_seed=ctx.data_seed)
 if shown.private.failed:
-    st.error(f"DP-EM gave no answer (⊥): {shown.private.failed}", icon=":material/error:")
+    st.error(f"DP-EM gave no answer (⊥): {ui.escape_markdown(shown.private.failed)}",
+             icon=":material/error:")
     st.stop()
 
 demo = ui.engine.exposure_data(settings.scale, ctx.data_seed)

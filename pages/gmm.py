@@ -37,7 +37,8 @@ with figures:
                         **args)
     if result.not_private:
         st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
-                   "what the estimator does, but this run gives no privacy guarantee.", icon=":material/warning:")
+                   "what the estimator does, but this run gives no privacy guarantee.",
+                   icon=":material/warning:")
     if result.failed:
         st.error(f"The estimator gave no answer (⊥): {ui.escape_markdown(result.failed)}",
                  icon=":material/error:")

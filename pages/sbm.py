@@ -24,14 +24,15 @@ with figures:
                 icon=":material/upload_file:")
         st.stop()
     data = ui.attempt(sbm.graph_data, spec)
-    st.caption(data.description)
+    st.caption(ui.escape_markdown(data.description))
     result = ui.attempt(sbm.run, spec, settings, ctx.seed)
     if result.not_private:
-        st.warning(f"Not private: {result.not_private}. The picture shows what the algorithm "
-                   "does, but this run gives no privacy guarantee.",
+        st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
+                   "what the algorithm does, but this run gives no privacy guarantee.",
                    icon=":material/warning:")
     if result.failed:
-        st.error(f"The algorithm gave no answer (⊥): {result.failed}", icon=":material/error:")
+        st.error(f"The algorithm gave no answer (⊥): {ui.escape_markdown(result.failed)}",
+                 icon=":material/error:")
         st.stop()
     sbm.result_metrics(result, data.labels)
     sbm.result_panels(spec, data, result, ctx.data_seed)

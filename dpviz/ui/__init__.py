@@ -11,6 +11,7 @@ from .widgets import (
     attempt,
     delta_input,
     epsilon_slider,
+    escape_markdown,
     lazy_expander,
     method_select,
     show_chart,
@@ -18,5 +19,6 @@ from .widgets import (
 
 __all__ = [
     "PageContext", "advanced", "attempt", "budget", "delta_input", "engine", "epsilon_slider",
-    "home", "lazy_expander", "lens", "method_select", "navigation", "page", "show_chart",
+    "escape_markdown", "home", "lazy_expander", "lens", "method_select", "navigation", "page",
+    "show_chart",
 ]

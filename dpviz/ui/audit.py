@@ -11,7 +11,7 @@ from ..auditing import AUDIT_RUNS, EstimatorAudit, audit_estimator, audit_unavai
 from ..broken_variants import BROKEN_LABEL, audit_gallery
 from ..registry import estimator
 from ..viz.audit import audit_comparison, audit_histograms
-from .widgets import attempt, show_chart
+from .widgets import attempt, escape_markdown, show_chart
 
 KEPT = 6  # audits remembered per widget and user
 
@@ -39,7 +39,7 @@ def _with_progress(text: str, work: Callable[[Callable[[float], None]], Any]) ->
 
 def _verdict(audit: EstimatorAudit) -> None:
     sentence = audit.sentence()
-    sentence = sentence[0].upper() + sentence[1:]
+    sentence = escape_markdown(sentence[0].upper() + sentence[1:])
     if audit.passed:
         st.success(sentence, icon=":material/verified:")
     else:
@@ -56,7 +56,7 @@ def audit_button(task: str, estimator: str, *, epsilon: float | None, delta: flo
     """
     reason = audit_unavailable(task, estimator)
     if reason is not None:
-        st.info(reason, icon=":material/info:")
+        st.info(escape_markdown(reason), icon=":material/info:")
         return None
     st.caption(f"Runs the estimator {AUDIT_RUNS:,} times on each of two neighbouring "
                "datasets — the worst case of its sensitivity proof — and bounds the ε it "
@@ -79,8 +79,9 @@ def audit_button(task: str, estimator: str, *, epsilon: float | None, delta: flo
                key=f"{key}_chart", filename=f"dpviz-audit-{task}-{estimator}")
     show_chart(audit_histograms(audit), key=f"{key}_histograms",
                filename=f"dpviz-audit-{task}-{estimator}-runs")
-    st.caption(f"Neighbours: {audit.neighbours}. Statistic: {audit.statistic}. "
-               f"{audit.runs:,} runs on each dataset in {audit.seconds:.1f} s, seed {seed}.")
+    st.caption(f"Neighbours: {escape_markdown(audit.neighbours)}. Statistic: "
+               f"{escape_markdown(audit.statistic)}. {audit.runs:,} runs on each dataset in "
+               f"{audit.seconds:.1f} s, seed {seed}.")
     return audit
 
 
@@ -118,7 +119,9 @@ def broken_gallery(key: str, *, epsilon: float = 1.0, seed: int = 0
     for audit in audits:
         caught = "caught" if not audit.passed else "NOT caught"
         with st.container(border=True):
-            st.markdown(f"**{audit.label}** — {caught}. The flaw: {audit.broken}.")
+            st.markdown(f"**{escape_markdown(audit.label)}** — {caught}. The flaw: "
+                        f"{escape_markdown(audit.broken)}.")
             _verdict(audit)
-            st.caption(f"Neighbours: {audit.neighbours}. Statistic: {audit.statistic}.")
+            st.caption(f"Neighbours: {escape_markdown(audit.neighbours)}. Statistic: "
+                       f"{escape_markdown(audit.statistic)}.")
     return audits

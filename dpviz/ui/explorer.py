@@ -23,7 +23,7 @@ from ..experiments import SweepSpec, progress_line, run_sweep, summarise, write_
 from ..metrics import METRICS
 from ..registry import TASKS
 from ..viz.curves import sweep_curves
-from .widgets import advanced, show_chart
+from .widgets import advanced, escape_markdown, show_chart
 
 #: Per task: the data block, the estimators ticked, the swept key and its values, the budget.
 DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
@@ -212,7 +212,8 @@ def results_panel(spec: SweepSpec, table: pd.DataFrame) -> None:
     failed = int((table["failed"] != "").sum())
     if failed:
         st.warning(f"{failed} of {len(table)} runs failed; they are left out of the curves "
-                   f"(first reason: {table.loc[table['failed'] != '', 'failed'].iloc[0]})",
+                   "(first reason: "
+                   f"{escape_markdown(table.loc[table['failed'] != '', 'failed'].iloc[0])})",
                    icon=":material/warning:")
     st.dataframe(summary, key="explorer_summary", hide_index=True)
     export_panel(spec, table, fig)

@@ -92,9 +92,9 @@ def sbm_section() -> None:
         spec = SweepSpec.from_dict(json.loads(CHEN_SPEC.read_text(encoding="utf-8")))
         table = experiments.read_table(CHEN_TABLE)
         exact = sbm_curves.load_saved("exact_recovery")
-    except (OSError, ValueError) as err:
-        st.info(f"The saved block-model sweep is missing ({err}): `make figures` writes it.",
-                icon=":material/info:")
+    except (OSError, ValueError):  # its text names a server path: not for the browser
+        st.info("The saved block-model sweep is missing or unreadable: `make figures` writes "
+                "it.", icon=":material/info:")
         return
     st.markdown(f"**The paper's claim:** {CHEN_CLAIM}.")
     st.markdown(sbm_verdict(table, exact, spec.data))

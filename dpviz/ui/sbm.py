@@ -32,7 +32,15 @@ from ..viz import sbm as figures
 from . import widgets
 from .gmm import accept_option_names, choices_table
 from .risk import risk_panel
-from .widgets import advanced, delta_input, epsilon_slider, lazy_expander, method_select, show_chart
+from .widgets import (
+    advanced,
+    delta_input,
+    epsilon_slider,
+    escape_markdown,
+    lazy_expander,
+    method_select,
+    show_chart,
+)
 
 SYNTHETIC, KARATE, UPLOAD = "synthetic", "karate", "upload"
 SOURCES = {SYNTHETIC: "Synthetic SBM", KARATE: "Zachary's karate club",
@@ -449,7 +457,7 @@ def curves_section(spec: GraphSpec, data: GraphData, settings: RunSettings) -> N
             try:
                 st.session_state["sbm_curves"] = (key, live_curves(*key, LIVE_SEEDS, bar=bar))
             except ValueError as err:
-                st.error(str(err), icon=":material/error:")
+                st.error(escape_markdown(err), icon=":material/error:")
                 return
             bar.empty()
         remembered = st.session_state.get("sbm_curves")
@@ -460,7 +468,8 @@ def curves_section(spec: GraphSpec, data: GraphData, settings: RunSettings) -> N
         try:
             shown = saved_curves()
         except ValueError as err:
-            st.info(f"The curves for this graph come from saved runs, and {err}.",
+            st.info(f"The curves for this graph come from saved runs, and "
+                    f"{escape_markdown(err)}.",
                     icon=":material/info:")
             return
     curves_charts(shown)

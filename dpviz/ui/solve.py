@@ -20,7 +20,7 @@ from ..scenario import Scenario
 from ..solve import RUNS, Solution, solve_epsilon, synthetic_twin
 from ..viz.solve import solve_figure
 from .scenarios import budget_widget, scenario_of_page
-from .widgets import lazy_expander, show_chart
+from .widgets import escape_markdown, lazy_expander, show_chart
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def solve_panel(scenario: Scenario, *, key: str, budget_key: str | None = None,
     try:
         synthetic_twin(scenario)
     except ValueError as err:
-        st.info(f"{str(err)[0].upper()}{str(err)[1:]}.", icon=":material/info:")
+        st.info(escape_markdown(f"{str(err)[0].upper()}{str(err)[1:]}."), icon=":material/info:")
         return
     if TASKS[scenario.task][scenario.estimator].notion == "none":
         st.info("This estimator is a non-private reference: its accuracy does not depend on "
@@ -172,7 +172,7 @@ def solve_panel(scenario: Scenario, *, key: str, budget_key: str | None = None,
                                   runs=runs, progress=report)
         except ValueError as err:
             bar.empty()
-            st.error(str(err), icon=":material/error:")
+            st.error(escape_markdown(err), icon=":material/error:")
             return
         bar.empty()
         st.session_state[f"{key}_solution"] = (inputs, found)
@@ -189,16 +189,16 @@ def show_solution(solution: Solution, *, key: str, budget_key: str | None = None
                   budget_options: Sequence[float] | None = None) -> None:
     """The answer in words, the button applying it, the notes and the searched curve."""
     if solution.value is None:
-        st.warning(solution.sentence(), icon=":material/block:")
+        st.warning(escape_markdown(solution.sentence()), icon=":material/block:")
     else:
-        st.success(solution.sentence(), icon=":material/check_circle:")
+        st.success(escape_markdown(solution.sentence()), icon=":material/check_circle:")
         value = applied_value(solution.value, budget_options)
         if budget_key is not None and value is not None:
             symbol = "ρ" if solution.parameter == "rho" else "ε"
             st.button(f"Use {symbol} = {value:g} on this page", key=f"{key}_apply",
                       on_click=_apply, args=(budget_key, value), icon=":material/done:")
     for note in solution.notes:
-        st.caption(f"Note: {note}.")
+        st.caption(f"Note: {escape_markdown(note)}.")
     show_chart(solve_figure(solution), key=f"{key}_figure", filename="dpviz-solve-epsilon")
 
 
@@ -208,7 +208,7 @@ def solve_expander(page: str, *, key: str) -> None:
         try:
             scenario = scenario_of_page(page)
         except ValueError as err:
-            st.info(str(err), icon=":material/info:")
+            st.info(escape_markdown(err), icon=":material/info:")
             return
         budget_key, options = budget_widget(page)
         solve_panel(scenario, key=key, budget_key=budget_key, budget_options=options)
