@@ -1,14 +1,20 @@
 """Experiment cards: one run recorded so that anyone can replay it and get the same numbers.
 
 A card is JSON: the :class:`~dpviz.scenario.Scenario` (every parameter and the noise seed),
-the SHA-256 of a data file it reads, the run's own JSON (:meth:`dpviz.result.Result.to_dict`),
-the package versions, the dpviz version, the headless command that replays it and the time it
-was made. ``python -m dpviz card …`` writes one, ``python -m dpviz run --card card.json`` replays
-it (issue 9, part 5), and the pages export it as a zip with their figures and tables
-(:func:`card_zip`).
+the SHA-256 of the data file it reads or of the uploaded file it was made from, the run's
+own JSON (:meth:`dpviz.result.Result.to_dict`), the package versions, the dpviz version, the
+headless command that replays it and the time it was made. ``python -m dpviz card …`` writes
+one, ``python -m dpviz run --card card.json`` replays it (issue 9, part 5), and the pages
+export it as a zip with their figures and tables (:func:`card_zip`).
 
 A run with secure randomness (``seed=None``: noise from OS entropy) cannot be replayed, and its
 card says so: it records the scenario but no numbers, and :func:`run_card` refuses it.
+
+Data files: a card's data path is read relative to the card's folder and only inside it
+(:func:`dpviz.data.files.read_file`), its SHA-256 checked on the bytes read, which are the
+bytes parsed. A card of an uploaded file records the file's name and SHA-256 but not its
+rows (they are the user's private data): it replays only when given the same file
+(``python -m dpviz run --card card.json --data FILE``).
 
 Examples
 --------
@@ -25,12 +31,12 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
 import platform
 import re
+import shlex
 import tempfile
 import warnings
 import zipfile
@@ -40,8 +46,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .data.files import read_file, sha256
 from .result import Result, to_json_value
-from .scenario import Scenario, run_scenario
+from .scenario import Scenario, load_data, run_scenario
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +58,8 @@ if TYPE_CHECKING:
 CARD_VERSION = 1
 #: The command that replays a card saved as ``card.json``.
 COMMAND = "python -m dpviz run --card card.json"
+#: The command that replays a card of an uploaded file (the card does not hold its rows).
+UPLOAD_COMMAND = COMMAND + " --data FILE"
 #: Packages whose versions a card records (distribution names).
 PACKAGES = ("numpy", "scipy", "scikit-learn", "networkx", "pandas", "dp-accounting", "plotly",
             "streamlit", "kaleido")
@@ -83,25 +92,14 @@ def versions() -> dict[str, str | None]:
     return out
 
 
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """The SHA-256 of a file, in hex (a sentence if it cannot be read)."""
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as err:
-        raise ValueError(f"cannot read the data file {path}: {err.strerror}") from None
-    return digest.hexdigest()
-
-
 def data_path(scenario: Scenario) -> str | None:
     """The file a scenario reads (a CSV or an edge list), or ``None``."""
     path = scenario.data.get("csv") or scenario.data.get("edges")
     return None if path is None else str(path)
 
 
-def make_card(scenario: Scenario) -> dict[str, Any]:
+def make_card(scenario: Scenario, *, content: bytes | None = None,
+              base: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Run a scenario and record it as a card.
 
     Parameters
@@ -109,31 +107,51 @@ def make_card(scenario: Scenario) -> dict[str, Any]:
     scenario : Scenario
         What to run; ``seed=None`` (secure randomness) makes a card that records the scenario
         only and says it cannot be reproduced.
+    content : bytes, optional
+        The data's bytes: required for an ``upload`` scenario (they must match its
+        ``sha256``); for a CSV or edge list, the bytes already read (the path is then the
+        name the card records); else the file is read from ``base``.
+    base : path, optional
+        The folder a data path is read from (and only inside it); ``None``: the working
+        folder.
 
     Returns
     -------
     dict
         The card's JSON: ``dpviz_card`` (the format version), ``scenario``, ``data_file``
-        (``{"path", "sha256"}`` of a CSV or edge list, else ``None``), ``result`` (the run's
-        JSON, ``None`` for a secure run), ``reproducible``, ``note``, ``versions``,
-        ``dpviz_version``, ``command`` and ``created`` (UTC, ISO 8601).
+        (``{"path", "sha256"}`` of a CSV or edge list, ``{"upload", "sha256"}`` of an uploaded
+        file, else ``None``), ``result`` (the run's JSON, ``None`` for a secure run),
+        ``reproducible``, ``note``, ``versions``, ``dpviz_version``, ``command`` and
+        ``created`` (UTC, ISO 8601). The data's rows are never in it.
 
     Raises
     ------
     ValueError
-        Bad input, with the engine's sentence.
+        Bad input, with the engine's sentence; an upload without its bytes or with other ones.
     """
     from . import __version__
 
     path = data_path(scenario)
-    data_file = None if path is None else {"path": path, "sha256": file_sha256(path)}
+    if path is not None and content is None:
+        content = read_file(path, base=base, inside=base is not None)
+    loaded = load_data(scenario.data, content=content)
+    data_file = _data_file(scenario, None if content is None else sha256(content))
     reproducible = scenario.seed is not None
-    result = _json(run_scenario(scenario).to_dict()) if reproducible else None
+    result = _json(run_scenario(scenario, loaded).to_dict()) if reproducible else None
     return {"dpviz_card": CARD_VERSION, "scenario": _json(scenario.to_dict()),
             "data_file": data_file, "result": result, "reproducible": reproducible,
             "note": None if reproducible else SECURE_NOTE, "versions": versions(),
-            "dpviz_version": __version__, "command": COMMAND,
+            "dpviz_version": __version__,
+            "command": UPLOAD_COMMAND if "upload" in scenario.data else COMMAND,
             "created": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
+def _data_file(scenario: Scenario, digest: str | None) -> dict[str, str] | None:
+    """A card's ``data_file`` for ``scenario``: what its data are read from, and their hash."""
+    if "upload" in scenario.data:
+        return {"upload": scenario.data["upload"], "sha256": scenario.data["sha256"]}
+    path = data_path(scenario)
+    return None if path is None or digest is None else {"path": path, "sha256": digest}
 
 
 def _json(value: Any) -> Any:
@@ -170,16 +188,35 @@ result, reproducible, note, versions, dpviz_version, command and created
             raise ValueError(f"the card has no {name!r} field; a card has "
                              f"{', '.join(FIELDS[:-1])} and {FIELDS[-1]}")
     out = dict(card)
-    out["scenario"] = _json(Scenario.from_dict(card["scenario"]).to_dict())
-    data_file = card["data_file"]
-    if data_file is not None and not (isinstance(data_file, Mapping)
-                                      and isinstance(data_file.get("path"), str)
-                                      and isinstance(data_file.get("sha256"), str)):
-        raise ValueError("the card's data_file must be null or {\"path\": …, \"sha256\": …}, "
-                         f"got {data_file!r}")
+    scenario = Scenario.from_dict(card["scenario"])
+    out["scenario"] = _json(scenario.to_dict())
+    _check_data_file(scenario, card["data_file"])
+    if not isinstance(card["reproducible"], bool):
+        raise ValueError("the card's reproducible must be true or false")
+    if not isinstance(card["versions"], Mapping):
+        raise ValueError("the card's versions must be a JSON object of package versions")
     if card["reproducible"] and not isinstance(card["result"], Mapping):
         raise ValueError("the card says it is reproducible but records no result")
     return out
+
+
+def _check_data_file(scenario: Scenario, data_file: Any) -> None:
+    """Refuse a ``data_file`` that is not the one the scenario reads (a tampered card)."""
+    if "upload" in scenario.data:
+        if data_file != _data_file(scenario, None):
+            raise ValueError("the card's data_file must be {\"upload\": …, \"sha256\": …} "
+                             "with the label and SHA-256 of its scenario's uploaded file")
+        return
+    path = data_path(scenario)
+    if path is None:
+        if data_file is not None:
+            raise ValueError("the card's data_file must be null: its scenario reads no file")
+        return
+    if not (isinstance(data_file, Mapping) and set(data_file) == {"path", "sha256"}
+            and data_file["path"] == path and isinstance(data_file["sha256"], str)
+            and re.fullmatch(r"[0-9a-f]{64}", data_file["sha256"]) is not None):
+        raise ValueError(f"the card's data_file must be {{\"path\": {path!r}, \"sha256\": …}}: "
+                         "the file its scenario reads and that file's SHA-256")
 
 
 def read_card(source: str | os.PathLike[str] | bytes) -> dict[str, Any]:
@@ -188,49 +225,70 @@ def read_card(source: str | os.PathLike[str] | bytes) -> dict[str, Any]:
     Raises
     ------
     ValueError
-        The file cannot be read, is not JSON, or is not a valid card (:func:`check_card`).
+        The file cannot be read (:func:`dpviz.data.files.read_file`: a regular file of at most
+        50 MB), is not JSON, or is not a valid card (:func:`check_card`).
     """
     if isinstance(source, bytes):
-        text, name = source.decode("utf-8", errors="replace"), "the uploaded card"
+        raw, name = source, "the uploaded card"
     else:
-        name = f"the card {source}"
-        try:
-            text = Path(source).read_text(encoding="utf-8")
-        except OSError as err:
-            raise ValueError(f"cannot read {name}: {err.strerror}") from None
+        raw, name = read_file(source, what="the card"), f"the card {os.fspath(source)}"
     try:
-        card = json.loads(text)
+        card = json.loads(raw.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as err:
         raise ValueError(f"{name} is not JSON (line {err.lineno}, column {err.colno}: "
                          f"{err.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{name} is nested too deeply to be a card") from None
     return check_card(card)
 
 
-def run_card(card: Mapping[str, Any]) -> Result:
+def run_card(card: Mapping[str, Any], *, base: str | os.PathLike[str] | None = None,
+             content: bytes | None = None) -> Result:
     """Replay a card: the same scenario, data and seed, so the same numbers.
 
     Warns (``UserWarning``) when the numbers differ from the card's recorded result, naming
     the package versions that differ (another numpy may draw differently).
 
+    Parameters
+    ----------
+    card : mapping
+        The card's JSON (:func:`read_card`).
+    base : path, optional
+        The card's folder: its data path is read from there, and only inside it (the command
+        line gives the card file's folder); ``None``: the working folder.
+    content : bytes, optional
+        The uploaded file, for a card made from an upload (which does not hold its rows);
+        refused for any other card.
+
     Raises
     ------
     ValueError
-        An invalid card; a card of a secure run (nothing to replay); a data file that
-        changed since the card was made (its SHA-256 differs).
+        An invalid card (a ``data_file`` that is not the scenario's is one); a card of a
+        secure run (nothing to replay); a data file that cannot be read or changed since the
+        card was made (its SHA-256 differs); an upload's card without the file, or with
+        another. No message quotes the data.
     """
     card = check_card(card)
     if not card["reproducible"]:
         raise ValueError("this card records a run with secure randomness (no seed): the noise "
                          "was not kept, so it cannot be reproduced")
     scenario = Scenario.from_dict(card["scenario"])
-    data_file = card["data_file"]
-    if data_file is not None:
-        now = file_sha256(data_file["path"])
-        if now != data_file["sha256"]:
-            raise ValueError(f"the data file {data_file['path']} changed since the card was "
-                             f"made (SHA-256 {now[:12]}… instead of {data_file['sha256'][:12]}…);"
-                             " restore the original file to reproduce the card")
-    result = run_scenario(scenario)
+    path = data_path(scenario)
+    if "upload" in scenario.data:
+        if content is None:
+            raise ValueError(f"this card was made from an uploaded file, "
+                             f"{scenario.data['upload']!r}, which a card does not keep: give "
+                             f"that file to replay it ({UPLOAD_COMMAND})")
+    elif content is not None:
+        raise ValueError("a file is given only to replay a card made from an upload; this "
+                         "card " + ("reads its own data file" if path else "needs no file"))
+    elif path is not None:
+        content = read_file(path, base=base, inside=base is not None)
+        if sha256(content) != card["data_file"]["sha256"]:
+            raise ValueError(f"the data file {path} changed since the card was made (its SHA-256 "
+                             "differs from the card's); restore the original file to reproduce "
+                             "the card")
+    result = run_scenario(scenario, load_data(scenario.data, content=content))
     if _json(result.to_dict()) != card["result"]:
         changed = {name: (was, now) for name, now in versions().items()
                    if (was := card["versions"].get(name)) != now}
@@ -338,12 +396,23 @@ def card_zip(card: Mapping[str, Any], figures: Mapping[str, go.Figure],
 
 
 def _script(card: Mapping[str, Any]) -> str:
+    """``regenerate.sh``: the replay command, run from anywhere (a card reads beside itself)."""
+    upload = "upload" in card["scenario"]["data"]
     head = ("#!/bin/sh\n# Replays this experiment card headless, where dpviz is installed:\n"
-            f"#   {COMMAND}\n# (PYTHON=path/to/python picks the interpreter.)\n")
+            f"#   {UPLOAD_COMMAND if upload else COMMAND}\n"
+            "# (PYTHON=path/to/python picks the interpreter.)\n")
     if not card["reproducible"]:
-        return (head + f"echo 'This card cannot be replayed: {card['note']}.' >&2\nexit 1\n")
-    return (head + "set -e\ncd \"$(dirname \"$0\")\"\n"
-            f"{COMMAND.replace('python', '${PYTHON:-python}', 1)} > result.json\n"
+        note = shlex.quote(f"This card cannot be replayed: {card['note']}.")
+        return head + f"echo {note} >&2\nexit 1\n"
+    run = '${PYTHON:-python} -m dpviz run --card "$here/card.json"'
+    if upload:
+        head += ("# The card was made from an uploaded file and does not hold its rows: give "
+                 "that file,\n#   sh regenerate.sh FILE\n"
+                 'if [ "$#" -ne 1 ]; then\n'
+                 "  echo 'Give the uploaded file this card was made from: sh regenerate.sh "
+                 "FILE' >&2\n  exit 2\nfi\n")
+        run += ' --data "$1"'
+    return (head + 'set -e\nhere=$(dirname "$0")\n' + run + ' > "$here/result.json"\n'
             "echo 'result.json holds the same JSON as the card’s \"result\".'\n")
 
 
@@ -354,7 +423,7 @@ def _readme(card: Mapping[str, Any], figures: Mapping[str, Any], reason: str | N
              "card.json      the scenario (every parameter and the seed), the run's numbers "
              "and the versions",
              "versions.txt   Python and package versions",
-             "regenerate.sh  the headless command: " + COMMAND,
+             "regenerate.sh  the headless command: " + card["command"],
              "tables/        the numbers shown, as CSV"]
     if figures:
         lines.append("figures/       the figures, as "
@@ -363,6 +432,16 @@ def _readme(card: Mapping[str, Any], figures: Mapping[str, Any], reason: str | N
     if reason is not None and figures:
         lines += ["", f"PNG and SVG are missing: no browser could draw them ({reason}). "
                       "Open the HTML files in a browser to see and save the figures."]
+    data = scenario["data"]
+    if "upload" in data:
+        lines += ["", f"Made from an uploaded file, {data['upload']!r} (SHA-256 {data['sha256']}). "
+                      "The card keeps its name and hash, not its rows: they are the data the "
+                      "privacy guarantee protects. To replay, give the same file: "
+                      f"{UPLOAD_COMMAND} (or sh regenerate.sh FILE); another file is refused."]
+    elif card["data_file"] is not None:
+        lines += ["", f"The card reads its data from {card['data_file']['path']}, relative to "
+                      "the folder of card.json (and only inside it); put the file there to "
+                      "replay. Its SHA-256 is checked."]
     if not card["reproducible"]:
         lines += ["", f"Not reproducible: {card['note']}."]
     return "\n".join(lines) + "\n"

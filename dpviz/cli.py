@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
 import re
 import sys
 import warnings
@@ -100,7 +101,8 @@ def _add_run_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("task", nargs="?")
     command.add_argument("estimator", nargs="?")
     source = command.add_mutually_exclusive_group()
-    source.add_argument("--data", help="CSV, one row per person")
+    source.add_argument("--data", help="CSV, one row per person (with --card: the uploaded "
+                                       "file a card of an upload was made from)")
     source.add_argument("--edges", help="CSV edge list, two integer columns (vertex ids "
                                         "0 ... n-1; give --n), for the sbm task")
     budget = command.add_mutually_exclusive_group()
@@ -122,10 +124,13 @@ def _add_run_arguments(command: argparse.ArgumentParser) -> None:
 def _check_run(args: argparse.Namespace) -> None:
     """TASK, ESTIMATOR, the data and the budget are required unless a card is replayed."""
     if getattr(args, "card", None) is not None:
+        if args.edges is not None:
+            raise UsageError("--card takes the uploaded file of a card made from an upload as "
+                             "--data FILE, an edge list too; remove --edges")
         given = [flag for flag, value in ((args.task, args.task),
-                                          (args.estimator, args.estimator), ("--data", args.data),
-                                          ("--edges", args.edges), ("--epsilon", args.epsilon),
-                                          ("--rho", args.rho), ("--set", args.set))
+                                          (args.estimator, args.estimator),
+                                          ("--epsilon", args.epsilon), ("--rho", args.rho),
+                                          ("--seed", args.seed is not None), ("--set", args.set))
                  if value]
         if given:
             raise UsageError(f"--card replays the card as recorded; remove {', '.join(given)}")
@@ -198,7 +203,7 @@ def _params(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     from . import run
-    from .data import read_csv
+    from .data import read_csv, read_file
     from .data.graphs import read_edges
 
     if args.card is not None:
@@ -206,7 +211,13 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
 
         if extra:
             raise UsageError(f"--card replays the card as recorded; remove {' '.join(extra)}")
-        return run_card(read_card(args.card)).to_dict()
+        card = read_card(args.card)
+        if args.data is not None and "upload" not in card["scenario"]["data"]:
+            raise UsageError("--data gives the uploaded file of a card made from an upload; "
+                             "this card reads its data itself: remove --data")
+        content = None if args.data is None else read_file(args.data)
+        folder = os.path.dirname(os.path.abspath(args.card))  # the card reads beside itself
+        return run_card(card, base=folder, content=content).to_dict()
     params = _params(args, extra)
     data: Any = read_edges(args.edges) if args.edges is not None else read_csv(args.data)
     raw_radius: str | None = args.radius
@@ -222,19 +233,42 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
 def _card(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     """``card``: the scenario of ``run``'s flags, run and recorded (:mod:`dpviz.card`)."""
     from .card import make_card
+    from .data import read_file
     from .scenario import Scenario
 
     params = _params(args, extra)
-    data: dict[str, Any] = {"csv": args.data}
+    given = args.data if args.edges is None else args.edges
+    content = read_file(given)  # read once: the card's hash is of the bytes it runs on
+    path = _card_data_path(given, args.out)
+    data: dict[str, Any] = {"csv": path}
     if args.edges is not None:
-        data = {"edges": args.edges, "n": params.pop("n", None)}
+        data = {"edges": path, "n": params.pop("n", None)}
     budget = {"epsilon": args.epsilon, "delta": args.delta, "rho": args.rho,
               "accounting": args.accounting, "radius": args.radius,
               "paper_mode": args.paper_mode}
     scenario = Scenario.from_dict({"task": args.task, "estimator": args.estimator,
                                    "data": data, "params": {**budget, **params},
                                    "seed": args.seed})
-    return make_card(scenario)
+    return make_card(scenario, content=content)
+
+
+def _card_data_path(given: str, out: str | None) -> str:
+    """The data path a card records: relative to its folder, where ``run --card`` reads it.
+
+    Without ``--out`` (the card on stdout) the path as typed. A file outside the card's folder
+    is recorded by its name, with a warning to copy it beside the card.
+    """
+    if out is None:
+        return given
+    folder = os.path.dirname(os.path.abspath(out))
+    where = os.path.abspath(given)
+    if os.path.commonpath([folder, where]) == folder:
+        return os.path.relpath(where, folder)
+    name = os.path.basename(where)
+    warnings.warn(f"the data file {given} is outside the card's folder, and run --card reads "
+                  f"data only there: copy it beside the card as {name} to replay it",
+                  UserWarning, stacklevel=2)
+    return name
 
 
 def _add_solve_arguments(command: argparse.ArgumentParser) -> None:
@@ -362,15 +396,16 @@ def _add_sweep_arguments(command: argparse.ArgumentParser) -> None:
 
 def _sweep(args: argparse.Namespace) -> None:
     """``sweep``: :func:`dpviz.experiments.run_sweep`, progress on stderr."""
+    from .data import read_file
     from .experiments import SweepSpec, progress_line, run_sweep, write_table
 
+    text = read_file(args.spec, what="the sweep spec").decode("utf-8", errors="replace")
     try:
-        raw = json.loads(Path(args.spec).read_text())
-    except OSError as err:
-        raise UsageError(f"cannot read the sweep spec {args.spec}: {err.strerror}") from None
+        raw = json.loads(text)
     except json.JSONDecodeError as err:
         raise UsageError(f"the sweep spec {args.spec} is not JSON: {err}") from None
-    spec = SweepSpec.from_dict(raw)
+    # its data paths are read from its folder, and only inside it
+    spec = SweepSpec.from_dict(raw, base=os.path.dirname(os.path.abspath(args.spec)))
     shown = [-1]
 
     def progress(done: int, total: int, elapsed: float) -> None:

@@ -26,10 +26,12 @@ import numpy as np
 import pandas as pd
 
 from . import limits
+from .data.files import read_file, resolve
 from .metrics import METRICS
 from .result import to_json_value
 from .scenario import (
     BUDGET_PARAMS,
+    FILE_KINDS,
     Scenario,
     check_metrics,
     load_data,
@@ -158,6 +160,9 @@ class SweepSpec:
         The task's metrics (``python -m dpviz list``).
     description : str
         Free text (a title for pages and cards).
+    base : str or None
+        The folder a ``csv`` or ``edges`` path is read from, and then only inside it (the spec
+        file's folder); ``None``: the working folder.
     """
 
     task: str
@@ -169,16 +174,28 @@ class SweepSpec:
     seed: int
     metrics: tuple[str, ...]
     description: str = ""
+    base: str | None = None
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SweepSpec:
+    def from_dict(cls, d: Mapping[str, Any], *,
+                  base: str | os.PathLike[str] | None = None) -> SweepSpec:
         """Validate a spec's JSON form: every run's scenario is checked before any runs.
+
+        Parameters
+        ----------
+        d : mapping
+            The spec's JSON.
+        base : path, optional
+            The spec file's folder: a data path is read from there, and only inside it;
+            ``None``: the working folder.
 
         Raises
         ------
         ValueError
             A sentence naming the bad field: unknown task, estimator, metric or grid key, a
-            value out of range, an empty grid list, too many runs.
+            value out of range, an empty grid list, too many runs; a data file that cannot be
+            read (:func:`dpviz.data.files.read_file`: outside ``base``, not a regular file,
+            over 50 MB), never quoting it.
 
         Examples
         --------
@@ -215,6 +232,13 @@ class SweepSpec:
         data = normalise_data(task, d["data"])
         if "seed" not in d["data"]:
             data.pop("seed", None)  # derived per run
+        folder = None if base is None else os.path.abspath(base)
+        if "upload" in data:
+            raise ValueError("a sweep reads its data itself: give a generator, a dataset or a "
+                             "file path (csv, edges), not an upload")
+        path = data.get("csv") or data.get("edges")
+        if path is not None:  # refused now, not run by run
+            read_file(path, base=folder, inside=folder is not None)
         fixed = d.get("fixed") or {}
         if not isinstance(fixed, Mapping):
             raise ValueError(f"fixed must be a JSON object of parameter values, got {fixed!r}")
@@ -236,6 +260,8 @@ class SweepSpec:
                     except ValueError as err:
                         raise ValueError(f"unknown grid key {key!r}: {err}" if "unknown" in
                                          str(err) else f"grid {key!r}: {err}") from None
+                    if key[5:] in FILE_KINDS:
+                        read_file(value, base=folder, inside=folder is not None)
             else:
                 _check_param_key(key, entries, "grid")
             grid.append((key, tuple(values)))
@@ -247,7 +273,7 @@ class SweepSpec:
         check_metrics(task, metrics)
         spec = cls(task, estimators, MappingProxyType(data),
                    MappingProxyType({str(k): v for k, v in fixed.items()}), tuple(grid),
-                   repeats, seed, metrics, str(d.get("description") or ""))
+                   repeats, seed, metrics, str(d.get("description") or ""), folder)
         if spec.runs > MAX_RUNS:
             raise ValueError(f"the sweep has {spec.runs:,} runs; dpviz runs at most "
                              f"{MAX_RUNS:,} in one sweep: shorten the grid or the repeats")
@@ -284,10 +310,13 @@ class SweepSpec:
                 for values in itertools.product(*(v for _, v in self.grid))]
 
     def digest(self) -> str:
-        """A hash of the spec and the dpviz version: the name of its cache file."""
+        """A hash of the spec, the file it reads and the dpviz version: its cache file's name."""
         from . import __version__
 
-        text = json.dumps({"spec": self.to_dict(), "dpviz": __version__}, sort_keys=True)
+        path = self.data.get("csv") or self.data.get("edges")
+        where = None if path is None else str(resolve(path, base=self.base))
+        text = json.dumps({"spec": self.to_dict(), "dpviz": __version__, "file": where},
+                          sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -362,6 +391,7 @@ class _Run:
     row: dict[str, Any]
     scenario: dict[str, Any]
     metrics: tuple[str, ...]
+    base: str | None = None  # the spec's folder (SweepSpec.base)
 
 
 def _plan(spec: SweepSpec) -> list[_Run]:
@@ -377,7 +407,7 @@ def _plan(spec: SweepSpec) -> list[_Run]:
                        "seed": noise_seed, "data_seed": scenario["data"].get("seed", data_seed)}
                 key = hashlib.sha256(json.dumps([scenario, list(spec.metrics)],
                                                 sort_keys=True).encode()).hexdigest()
-                runs.append(_Run(index, key, row, scenario, spec.metrics))
+                runs.append(_Run(index, key, row, scenario, spec.metrics, spec.base))
                 index += 1
     return runs
 
@@ -388,11 +418,11 @@ def _execute(run: _Run) -> tuple[int, str, dict[str, Any]]:
     row = dict(run.row)
     seconds = 0.0
     try:
-        loaded = load_data(scenario.data)
+        loaded = load_data(scenario.data, base=run.base)
         radius = scenario.params.get("radius") or loaded.radius
         if scenario.task == "covariance" and isinstance(radius, float):
             block = json.dumps(to_json_value(dict(scenario.data)), sort_keys=True)
-            loaded = replace(loaded, data=_prepared_rows(block, radius))
+            loaded = replace(loaded, data=_prepared_rows(block, radius, run.base))
         with warnings.catch_warnings():  # the result says not_private; a sweep row cannot
             warnings.simplefilter("ignore")
             start = time.perf_counter()
@@ -400,8 +430,8 @@ def _execute(run: _Run) -> tuple[int, str, dict[str, Any]]:
             seconds = time.perf_counter() - start
         values = score(scenario, result, loaded.truth, run.metrics)
         failed = result.failed or ""
-    except ValueError as err:  # a bad combination (e.g. k > n): the row says why
-        values = dict.fromkeys(run.metrics, math.nan)
+    except ValueError as err:  # a bad combination (e.g. k > n): the row says why (no message
+        values = dict.fromkeys(run.metrics, math.nan)  # quotes a data file's content)
         failed = str(err)
     row.update(values)
     row["seconds"] = seconds
@@ -410,14 +440,14 @@ def _execute(run: _Run) -> tuple[int, str, dict[str, Any]]:
 
 
 @functools.lru_cache(maxsize=2)
-def _prepared_rows(block: str, radius: float) -> Any:
+def _prepared_rows(block: str, radius: float, base: str | None) -> Any:
     """A covariance data block clipped to ``B(0, radius)``, ``XᵀX`` formed once per process.
 
     Every estimator and budget of a sweep on those rows reuses it.
     """
     from .covariance import prepare
 
-    return prepare(load_data(json.loads(block)).data, radius)
+    return prepare(load_data(json.loads(block), base=base).data, radius)
 
 
 def cache_directory(cache_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -643,7 +673,7 @@ def replay(spec: SweepSpec, row: Mapping[str, Any]) -> dict[str, Any]:
     base = {"task": spec.task, "estimator": scenario.estimator, **point,
             "repeat": int(row["repeat"]), "seed": scenario.seed,
             "data_seed": int(row["data_seed"])}
-    return _execute(_Run(0, "", base, scenario.to_dict(), spec.metrics))[2]
+    return _execute(_Run(0, "", base, scenario.to_dict(), spec.metrics, spec.base))[2]
 
 
 def write_table(table: pd.DataFrame, path: str | os.PathLike[str] | None) -> str:

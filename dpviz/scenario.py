@@ -17,6 +17,13 @@ The ``data`` block is one of (DESIGN.md, the sweep spec):
   the true components.
 * ``{"csv": path}`` — rows from a CSV file (no truth: its metrics are NaN).
 * ``{"edges": path, "n": int}`` — an edge list for the ``sbm`` task (no truth).
+* ``{"upload": label, "sha256": hex}`` — the rows of an uploaded file, named by ``label``
+  (the file's name: a label, never a path) and identified by the SHA-256 of its bytes; for the
+  ``sbm`` task an edge list, with ``"n"``. The block does not hold the bytes: whoever loads
+  it gives them (:func:`load_data`'s ``content``), and they must match the hash.
+
+A path (``csv``, ``edges``) is read by :func:`dpviz.data.files.read_file`: relative to the
+working folder, or to a card's or spec's folder (``base``), and then only inside it.
 
 Public parameters that come with the data — a generated mixture's ``k``, a bundled set's
 number of classes, a generated SBM's ``degree`` and ``signal`` — fill the estimator's
@@ -42,6 +49,8 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,12 +60,19 @@ from typing import Any
 import numpy as np
 
 from . import limits
+from .data.files import read_file, sha256
 from .metrics import METRICS, Truth
 from .privacy import Budget
 from .result import Result, to_json_value
 
 #: The kinds of ``data`` block, by their key.
-DATA_KINDS = ("generator", "dataset", "csv", "edges")
+DATA_KINDS = ("generator", "dataset", "csv", "edges", "upload")
+#: Kinds that read a file named by a path.
+FILE_KINDS = ("csv", "edges")
+#: Kinds holding a user's own data (no truth; no synthetic twin to simulate on).
+USER_KINDS = ("csv", "edges", "upload")
+#: The longest upload label (a file name) a block takes.
+MAX_LABEL = 255
 #: Generators that make a graph (the ``sbm`` task) rather than rows.
 GRAPH_GENERATORS = ("sbm",)
 #: Budget parameters a scenario's ``params`` may hold besides the estimator's own.
@@ -182,7 +198,7 @@ def normalise_data(task: str, data: Any) -> dict[str, Any]:
         raise ValueError(f"the data block needs exactly one of {', '.join(DATA_KINDS)}; got "
                          f"{', '.join(map(str, data)) or 'none'}")
     kind = kinds[0]
-    graph = (kind == "edges"
+    graph = (kind == "edges" or (kind == "upload" and task == "sbm")
              or (kind == "generator" and str(data["generator"]) in GRAPH_GENERATORS))
     if graph != (task == "sbm"):
         what = ("an edge list" if kind == "edges" else
@@ -212,14 +228,41 @@ def normalise_data(task: str, data: Any) -> dict[str, Any]:
             raise ValueError(f"unknown data set {name!r}; choose one of: {', '.join(DATASETS)}")
         _no_extra(rest, "a dataset")
         return {"dataset": name}
+    if kind == "upload":
+        return _upload_block(data["upload"], rest, graph)
+    path = os.fspath(data[kind]) if isinstance(data[kind], os.PathLike) else data[kind]
+    if not isinstance(path, str) or not path.strip():
+        raise ValueError(f"{kind} is a file path, got {path!r}")
     if kind == "csv":
         _no_extra(rest, "a csv")
-        return {"csv": str(data["csv"])}
+        return {"csv": path}
+    return {"edges": path, "n": _vertices(rest, "an edge list")}
+
+
+def _vertices(rest: dict[str, Any], what: str) -> int:
+    """The ``n`` of an edge list's block (popped from ``rest``); nothing else may be left."""
     n = rest.pop("n", None)
-    _no_extra(rest, "an edge list (besides n)")
+    _no_extra(rest, f"{what} (besides n)")
     if n is None:
-        raise ValueError("an edge list needs n, the number of vertices (ids are 0 … n−1)")
-    return {"edges": str(data["edges"]), "n": limits.check_integer(limits.SBM_VERTICES, n)}
+        raise ValueError(f"{what} needs n, the number of vertices (ids are 0 … n−1)")
+    return limits.check_integer(limits.SBM_VERTICES, n)
+
+
+def _upload_block(label: Any, rest: dict[str, Any], graph: bool) -> dict[str, Any]:
+    """An upload's block: its label, the SHA-256 of its bytes, and ``n`` for an edge list."""
+    if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL:
+        raise ValueError(f"an upload's label is its file name, a text of 1 to {MAX_LABEL} "
+                         "characters")
+    digest = rest.pop("sha256", None)
+    if not isinstance(digest, str) or re.fullmatch(r"[0-9a-fA-F]{64}", digest) is None:
+        raise ValueError("an upload block needs sha256, the SHA-256 of the uploaded bytes "
+                         "(64 hexadecimal digits)")
+    out: dict[str, Any] = {"upload": label, "sha256": digest.lower()}
+    if graph:
+        out["n"] = _vertices(rest, "an uploaded edge list")
+    else:
+        _no_extra(rest, "an uploaded file of rows (besides sha256)")
+    return out
 
 
 def _no_extra(rest: Mapping[str, Any], what: str) -> None:
@@ -270,43 +313,93 @@ def parse_radius(value: Any) -> float | str | None:
 
 # --- loading ------------------------------------------------------------------------------
 
-def load_data(data: Mapping[str, Any]) -> LoadedData:
-    """Make a data block concrete: the data, the truth, the public radius, a description.
+def load_data(data: Mapping[str, Any], *, base: str | os.PathLike[str] | None = None,
+              content: bytes | None = None) -> LoadedData:
+    r"""Make a data block concrete: the data, the truth, the public radius, a description.
 
     Cheap to call again with the same block: the last :data:`LOADED_CACHE` blocks are kept
-    (a file is read again when its size or modification time changes).
+    (a file is read again each time, and parsed again when its bytes changed).
+
+    Parameters
+    ----------
+    data : mapping
+        The data block (see the module docstring).
+    base : path, optional
+        The folder a ``csv`` or ``edges`` path is read from (a card's or a spec's), and then
+        only inside it; ``None``: the working folder, anywhere.
+    content : bytes, optional
+        The data's bytes: required for an ``upload`` block (checked against its
+        ``sha256``); for a ``csv`` or ``edges`` block, the file's bytes already read (a card
+        checks their hash first), parsed instead of reading the path.
 
     Raises
     ------
     ValueError
-        A bad block (see :func:`normalise_data`) or a bad file, with the reader's sentence.
+        A bad block (see :func:`normalise_data`), a file that cannot be read
+        (:func:`dpviz.data.files.read_file`), an upload without its bytes or with other
+        bytes, or bad content, with the reader's sentence (never quoting the content).
 
     Examples
     --------
     >>> loaded = load_data({"generator": "zipf", "n": 1000, "d": 3, "buckets": 1})
     >>> loaded.data.shape, loaded.radius, loaded.truth.matrix.shape
     ((1000, 3), 1.0, (3, 3))
+    >>> rows = b"1,2\n3,4\n"
+    >>> load_data({"upload": "rows.csv", "sha256": sha256(rows)}, content=rows).data.tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
     """
     if not isinstance(data, Mapping):
         raise ValueError(f"the data block is a JSON object, got {data!r}")
     kind = next((k for k in DATA_KINDS if k in data), None)
-    task = "sbm" if kind == "edges" or (
-        kind == "generator" and str(data.get("generator")) in GRAPH_GENERATORS) else "rows"
-    block = normalise_data(task, data)
-    stamp: tuple[int, int] | None = None
-    if "csv" in block or "edges" in block:
-        path = Path(block.get("csv") or block["edges"])
-        if not path.is_file():
-            raise ValueError(f"no such file: {path}")
-        info = path.stat()
-        stamp = (info.st_size, info.st_mtime_ns)
-    return _load(json.dumps(to_json_value(block), sort_keys=True), stamp)
+    graph = (kind == "edges" or (kind == "upload" and "n" in data)
+             or (kind == "generator" and str(data.get("generator")) in GRAPH_GENERATORS))
+    block = normalise_data("sbm" if graph else "rows", data)
+    if kind in FILE_KINDS:
+        if content is None:
+            content = read_file(block[kind], base=base, inside=base is not None)
+    elif kind == "upload":
+        if content is None:
+            raise ValueError("an uploaded file's data block holds its name and hash, not its "
+                             "bytes: give the file's bytes to load it (a card of an upload "
+                             "replays with `python -m dpviz run --card card.json --data FILE`)")
+        if sha256(content) != block["sha256"]:
+            raise ValueError("the bytes given are not the uploaded file's: their SHA-256 "
+                             "differs from the one recorded; give the file the run was made "
+                             "from")
+    elif content is not None:
+        raise ValueError(f"content is the bytes of a file or an upload; a {kind} data block "
+                         "takes none")
+    return _load(json.dumps(to_json_value(block), sort_keys=True),
+                 None if content is None else _Content(content))
+
+
+class _Content:
+    """File bytes keyed by their SHA-256 in the loader's cache, which keeps them no longer.
+
+    Equal and hashed by the digest, so a cached parse of the same bytes is found again;
+    :meth:`take` hands the bytes to the parser and drops them, so the cache's key holds the
+    digest only.
+    """
+
+    __slots__ = ("digest", "raw")
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw, self.digest = raw, sha256(raw)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Content) and other.digest == self.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def take(self) -> bytes:
+        raw, self.raw = self.raw, b""
+        return raw
 
 
 @functools.lru_cache(maxsize=LOADED_CACHE)
-def _load(key: str, stamp: tuple[int, int] | None) -> LoadedData:
-    """The loader behind :func:`load_data`, keyed by the block's canonical JSON (and file stamp)."""
-    del stamp  # part of the cache key only: a changed file is read again
+def _load(key: str, content: _Content | None) -> LoadedData:
+    """The loader behind :func:`load_data`, keyed by the block's canonical JSON (and bytes)."""
     from .data import GENERATORS, load_dataset, read_csv, read_edges
     from .data.graphs import Graph, as_graph
 
@@ -346,14 +439,17 @@ def _load(key: str, stamp: tuple[int, int] | None) -> LoadedData:
         dataset = load_dataset(block["dataset"])
         return _frozen(LoadedData(dataset.data, Truth.from_labels(dataset.data, dataset.labels),
                                   dataset.radius, dataset.description, {"k": dataset.info.k}))
-    if "csv" in block:
-        rows = read_csv(block["csv"])
+    assert content is not None  # load_data gives the bytes of a file or an upload
+    raw = content.take()
+    source = ("the uploaded file " + block["upload"] if "upload" in block else
+              Path(block.get("csv") or block["edges"]).name)
+    if "n" not in block:
+        rows = read_csv(raw)
         return _frozen(LoadedData(rows, None, None, f"{rows.shape[0]:,} rows × {rows.shape[1]} "
-                                                    f"columns from {Path(block['csv']).name}."))
-    graph = as_graph(read_edges(block["edges"]), block["n"])
+                                                    f"columns from {source}."))
+    graph = as_graph(read_edges(raw), block["n"])
     return _frozen(LoadedData(graph, None, None, f"{graph.n:,} vertices and "
-                                                 f"{len(graph.edges):,} edges from "
-                                                 f"{Path(block['edges']).name}."))
+                                                 f"{len(graph.edges):,} edges from {source}."))
 
 
 def _frozen(loaded: LoadedData) -> LoadedData:

@@ -34,7 +34,15 @@ from scipy import stats
 from . import limits
 from .metrics import METRICS
 from .privacy.calibration import zcdp_epsilon_bun_steinke
-from .scenario import LoadedData, Scenario, check_metrics, load_data, run_scenario, score
+from .scenario import (
+    USER_KINDS,
+    LoadedData,
+    Scenario,
+    check_metrics,
+    load_data,
+    run_scenario,
+    score,
+)
 
 Direction = Literal["at_most", "at_least"]
 Progress = Callable[[int, int], None]
@@ -345,8 +353,8 @@ def synthetic_twin(scenario: Scenario) -> None:
     ValueError
         For a CSV or an edge list.
     """
-    if "csv" in scenario.data or "edges" in scenario.data:
-        what = "CSV file" if "csv" in scenario.data else "edge list"
+    if any(kind in scenario.data for kind in USER_KINDS):
+        what = "edge list" if scenario.task == "sbm" else "CSV file"
         generator = "the sbm generator" if scenario.task == "sbm" else "a generator"
         raise ValueError(
             f"solve needs a synthetic twin: simulating runs on your {what} would use the "

@@ -15,7 +15,7 @@ import pytest
 
 from dpviz import card as cards
 from dpviz import cli
-from dpviz.data import stochastic_block_model
+from dpviz.data import sha256, stochastic_block_model
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,9 @@ def test_card_then_run_card_prints_the_recorded_numbers(gmm_card, csv_path, caps
     card = json.loads(gmm_card.read_text())
     assert card["scenario"]["params"]["k"] == 2 and card["scenario"]["params"]["iterations"] == 3
     assert card["scenario"]["seed"] == 4
-    assert card["data_file"] == {"path": str(csv_path), "sha256": cards.file_sha256(csv_path)}
+    # the path is relative to the card's folder, where `run --card` reads it
+    assert card["scenario"]["data"] == {"csv": "x.csv"}
+    assert card["data_file"] == {"path": "x.csv", "sha256": sha256(csv_path.read_bytes())}
     code, stdout, err = main(["run", "--card", gmm_card], capsys)
     assert code == 0, err
     assert json.loads(stdout) == card["result"]
@@ -67,11 +69,11 @@ def test_an_edge_list_card_replays(tmp_path, capsys):
     np.savetxt(edges, graph.edges, fmt="%d", delimiter=",")
     out = tmp_path / "card.json"
     code, _, err = main(["card", "sbm", "randomized_response", "--edges", edges, "--n", "60",
-                         "--epsilon", "2", "--degree", "20", "--signal", "0.8", "--out", out],
-                        capsys)
+                         "--epsilon", "2", "--degree", "20", "--signal", "0.8", "--seed", "3",
+                         "--out", out], capsys)
     assert code == 0, err
     card = json.loads(out.read_text())
-    assert card["scenario"]["data"] == {"edges": str(edges), "n": 60}
+    assert card["scenario"]["data"] == {"edges": "e.csv", "n": 60}
     code, stdout, err = main(["run", "--card", out], capsys)
     assert code == 0, err
     assert json.loads(stdout) == card["result"]
@@ -118,15 +120,18 @@ def test_a_secure_card_cannot_be_run(tmp_path, capsys):
     assert code == 2 and "secure randomness" in err
 
 
-def test_the_zip_script_regenerates_the_numbers(gmm_card, tmp_path):
+def test_the_zip_script_regenerates_the_numbers(gmm_card, csv_path, tmp_path):
     card = cards.read_card(gmm_card)
     content = cards.card_zip(card, {}, {})
     with zipfile.ZipFile(io.BytesIO(content)) as archive:
         archive.extractall(tmp_path / "unzipped")
+        readme = archive.read("README.txt").decode()
+    assert "reads its data from x.csv, relative to the folder of card.json" in readme
+    (tmp_path / "unzipped" / "x.csv").write_bytes(csv_path.read_bytes())  # as README says
     script = tmp_path / "unzipped" / "regenerate.sh"
     env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(["sh", str(script)], capture_output=True, text=True, env=env,
-                          timeout=120, check=False)
+                          timeout=120, check=False, cwd=ROOT)  # run from another folder
     assert done.returncode == 0, done.stderr
     result = json.loads((tmp_path / "unzipped" / "result.json").read_text())
     assert result == card["result"]

@@ -1,6 +1,7 @@
-"""Data in: validation of arrays, CSV files and edge lists; the generators; bundled real sets."""
+"""Data in: checked file reads, arrays, CSV files and edge lists; generators; bundled sets."""
 
 from .datasets import DATASETS, Dataset, DatasetInfo, load_dataset
+from .files import read_file, sha256
 from .generators import GENERATORS, GeneratorSpec
 from .graphs import karate_club, read_edges, stochastic_block_model
 from .mixtures import ExposureDemo, Mixture, exposure_demo, gaussian_mixture, mixture_radius
@@ -9,5 +10,5 @@ from .zipf import zipf_norm_data
 
 __all__ = ["DATASETS", "GENERATORS", "Dataset", "DatasetInfo", "ExposureDemo", "GeneratorSpec",
            "Mixture", "as_matrix", "exposure_demo", "gaussian_mixture", "karate_club",
-           "load_dataset", "mixture_radius", "read_csv", "read_edges", "stochastic_block_model",
-           "validate_mixture_data", "zipf_norm_data"]
+           "load_dataset", "mixture_radius", "read_csv", "read_edges", "read_file", "sha256",
+           "stochastic_block_model", "validate_mixture_data", "zipf_norm_data"]

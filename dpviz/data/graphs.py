@@ -194,17 +194,23 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
     Raises
     ------
     ValueError
-        A file over 50 MB, text in a cell, not two columns, an id that is not a whole number
-        (the rest — ids out of range, self-loops, repeats — is :func:`as_graph`'s).
+        A file over 50 MB, a cell that is not a number, not two columns, an id that is not a
+        whole number (the rest — ids out of range, self-loops, repeats — is
+        :func:`as_graph`'s). No message quotes a cell.
+
+    Notes
+    -----
+    A path is one the user typed, read from the working folder by
+    :func:`dpviz.data.files.read_file`; an upload comes as its bytes.
 
     Examples
     --------
     >>> read_edges(b"source,target\n0,1\n1,2\n").tolist()
     [[0, 1], [1, 2]]
-    >>> read_edges(b"0,1.5\n")
+    >>> read_edges(b"0,1.5\n")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: the edge list's row 1 has vertex id 1.5; ids must be whole numbers 0 … n−1
+    ValueError: the edge list's row 1, column 2 is not a whole number; ids must be ...
     """
     table = read_csv(source, min_rows=1)
     if table.shape[1] != 2:
@@ -221,8 +227,8 @@ def _integer_ids(table: NDArray[Any]) -> IntArray:
     bad = np.argwhere(table != np.round(table))
     if bad.size:
         row, col = bad[0]
-        raise ValueError(f"the edge list's row {row + 1} has vertex id {table[row, col]:g}; "
-                         "ids must be whole numbers 0 … n−1")
+        raise ValueError(f"the edge list's row {row + 1}, column {col + 1} is not a whole "
+                         "number; ids must be whole numbers 0 … n−1")  # never the cell
     if np.abs(table).max(initial=0) > 2**53:
         raise ValueError("the edge list has a vertex id too large to be exact")
     return table.astype(np.int64)

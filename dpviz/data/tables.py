@@ -9,13 +9,13 @@ import csv
 import io
 import math
 import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .. import limits
+from .files import read_file, too_big
 
 
 def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
@@ -65,12 +65,6 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
     return arr
 
 
-def _too_big(size: int) -> str:
-    cap = limits.MAX_UPLOAD_BYTES
-    return (f"the CSV is {size:,} bytes, over the {cap // 2**20} MB ({cap:,} bytes) that dpviz "
-            "takes")
-
-
 def _is_number(cell: str) -> bool:
     try:
         float(cell)
@@ -85,15 +79,17 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
     Parameters
     ----------
     source : path or bytes
-        A file path, or the bytes of an upload.
+        The bytes of an upload, or a path typed by the user (read from the working folder by
+        :func:`dpviz.data.files.read_file`: a regular file of at most 50 MB).
     min_rows : int
         Fewest rows accepted.
 
     Raises
     ------
     ValueError
-        With the row and column of the first problem: a file over 50 MB, text in a cell,
-        a ragged row, a missing or infinite value, too few rows, too many columns.
+        With the row and column of the first problem: a file over 50 MB, a cell that is not
+        a number, a ragged row, a missing or infinite value, too few rows, too many columns.
+        No message quotes a cell.
 
     Examples
     --------
@@ -102,19 +98,11 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
     >>> read_csv(b"1,2\n3,abc\n")
     Traceback (most recent call last):
     ...
-    ValueError: the CSV has text 'abc' in row 2, column 2; every cell must be a number
+    ValueError: the CSV's row 2, column 2 is not a number; every cell must be a number
     """
-    if isinstance(source, bytes):
-        raw = source
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise ValueError(f"no such file: {path}")
-        if path.stat().st_size > limits.MAX_UPLOAD_BYTES:
-            raise ValueError(_too_big(path.stat().st_size))
-        raw = path.read_bytes()
+    raw = source if isinstance(source, bytes) else read_file(source, what="the CSV")
     if len(raw) > limits.MAX_UPLOAD_BYTES:
-        raise ValueError(_too_big(len(raw)))
+        raise ValueError(too_big(len(raw)))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -145,9 +133,10 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
             try:
                 values[i, j] = float(cell)
             except ValueError:
-                what = "an empty cell" if not cell else f"text {cell!r}"
-                raise ValueError(f"the CSV has {what} in row {i + first_line}, column {j + 1}; "
-                                 "every cell must be a number") from None
+                place = f"row {i + first_line}, column {j + 1}"
+                problem = (f"the CSV has an empty cell in {place}" if not cell else
+                           f"the CSV's {place} is not a number")  # never the cell's text
+                raise ValueError(f"{problem}; every cell must be a number") from None
             if not math.isfinite(values[i, j]):
                 raise ValueError(f"the CSV has a missing or infinite value in row "
                                  f"{i + first_line}, column {j + 1}")

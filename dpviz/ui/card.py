@@ -4,6 +4,9 @@ The card (:mod:`dpviz.card`) replays the page's run headless with the same numbe
 reopens the page with the same widgets, since every widget is bound to the URL (issue 9,
 part 5). Building the zip draws every figure as PNG and SVG in a browser (seconds), so it
 waits for a "Prepare card" click and is kept in the session until the scenario changes.
+
+A card of an uploaded file is made from the upload's bytes — its name is a label, never a
+path the server reads — and records their SHA-256 and the name, not the rows.
 """
 
 from __future__ import annotations
@@ -11,21 +14,21 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ..card import card_zip, data_path, make_card
+from ..card import card_zip, make_card
 from ..scenario import Scenario
 from ..viz import figure_table
-from .scenarios import scenario_of_page
-from .widgets import SHOWN_FIGURES
+from .scenarios import page_upload, scenario_of_page
+from .widgets import SHOWN_FIGURES, escape_markdown
 
-NO_CARD = ("An experiment card records data it can read again: a generator, a bundled set "
-           "or a file path. An uploaded file cannot be recorded.")
+UPLOAD_NOTE = ("The card keeps the uploaded file's name and fingerprint (SHA-256), not its "
+               "rows: to replay it, give the same file — `python -m dpviz run --card card.json "
+               "--data FILE`.")
 #: The page of each task (``pages/<name>.py``, served at ``/<name>``).
 PAGES = {"gmm": "gmm", "covariance": "covariance", "sbm": "sbm"}
 
@@ -77,34 +80,34 @@ def scenario_url(scenario: Scenario) -> str:
     return f"{base}/{path}?{urlencode(params, doseq=True)}"
 
 
-def _prepare(scenario: Scenario, figures: Mapping[str, go.Figure],
+def _prepare(scenario: Scenario, content: bytes | None, figures: Mapping[str, go.Figure],
              tables: Mapping[str, pd.DataFrame]) -> bytes:
-    card = make_card(scenario)
+    card = make_card(scenario, content=content)
     shown = dict(tables)
     for name, fig in figures.items():
         shown.setdefault(f"{name} (figure data)", figure_table(fig))
     return card_zip(card, figures, shown)
 
 
-def card_button(scenario: Scenario | None, figures: Mapping[str, go.Figure],
-                tables: Mapping[str, pd.DataFrame], *, key: str) -> None:
+def card_button(scenario: Scenario, figures: Mapping[str, go.Figure],
+                tables: Mapping[str, pd.DataFrame], *, key: str,
+                content: bytes | None = None) -> None:
     """The scenario link, a "Prepare card" button, then the card zip's download button.
 
     Parameters
     ----------
-    scenario : Scenario or None
-        The page's run (``dpviz.ui.scenarios.scenario_of_page``); ``None`` when the page's
-        data cannot be recorded (an upload): the panel says so.
+    scenario : Scenario
+        The page's run (``dpviz.ui.scenarios.scenario_of_page``).
     figures : mapping
         Name → figure, as drawn on the page.
     tables : mapping
         Name → table of numbers shown on the page.
     key : str
         Prefix of the widgets' keys and of the session entry that keeps the zip.
+    content : bytes, optional
+        The uploaded file's bytes, for a scenario run on an upload: the card is made from
+        them (their SHA-256 is the scenario's).
     """
-    if scenario is None:
-        st.caption(NO_CARD)
-        return
     secure = bool(st.session_state.get("secure"))
     if secure:
         scenario = replace(scenario, seed=None)
@@ -118,13 +121,15 @@ def card_button(scenario: Scenario | None, figures: Mapping[str, go.Figure],
                  help="Runs the scenario again headless and draws every figure as PNG and "
                       "SVG (a few seconds)."):
         with st.spinner("Preparing the card: running the scenario and drawing the figures…"):
-            content = _prepare(scenario, figures, tables)
-        kept = st.session_state[f"{key}_card"] = (fingerprint, content)
+            zipped = _prepare(scenario, content, figures, tables)
+        kept = st.session_state[f"{key}_card"] = (fingerprint, zipped)
     if kept is not None and kept[0] == fingerprint:
         st.download_button("Download the card (zip)", data=kept[1],
                            file_name=f"dpviz-card-{scenario.task}-{scenario.estimator}.zip",
                            mime="application/zip", key=f"{key}_download", on_click="ignore",
                            icon=":material/download:")
+    if "upload" in scenario.data:
+        st.caption(UPLOAD_NOTE)
     if secure:
         st.caption("Secure randomness: the card records the scenario but cannot reproduce "
                    "its numbers (no seed was kept).")
@@ -152,12 +157,11 @@ def card_panel(page: str, *, key: str, tables: Mapping[str, pd.DataFrame] | None
     """
     st.subheader("Experiment card")
     try:
-        scenario: Scenario | None = scenario_of_page(page, estimator=estimator)
+        scenario = scenario_of_page(page, estimator=estimator)
     except ValueError as err:
-        st.caption(f"No card for this scenario: {err}.")
+        st.caption(f"No card for this scenario: {escape_markdown(err)}.")
         return
-    path = None if scenario is None else data_path(scenario)
-    if path is not None and not Path(path).is_file():
-        scenario = None  # an upload: its name is no path a later run can read
+    # an upload's card is made from its bytes: its name is a label, never a path
+    content = page_upload(page) if "upload" in scenario.data else None
     figures = dict(st.session_state.get(SHOWN_FIGURES, {}))
-    card_button(scenario, figures, tables or {}, key=key)
+    card_button(scenario, figures, tables or {}, key=key, content=content)

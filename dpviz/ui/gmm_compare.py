@@ -23,7 +23,7 @@ from ..scenario import Scenario
 from ..viz import kssu, ppe, stability
 from ..viz.compare import compare_figure
 from .engine import MixtureData
-from .widgets import show_chart
+from .widgets import escape_markdown, show_chart
 
 #: Estimators with a story of their own, and the sentence that introduces it.
 STORIES = {
@@ -117,7 +117,7 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
     repeats = int(st.number_input("Repeats", 2, 50, COMPARE_REPEATS, key=f"{key}_repeats",
                                   help="Noise draws per estimator (the error bars are the "
                                        "95% band of the mean over the successful ones)."))
-    if "csv" in scenario.data:
+    if "upload" in scenario.data:
         st.info("The compare view needs data it can describe in a sweep: a generated mixture "
                 "or a bundled data set, not an upload.", icon=":material/info:")
         return
@@ -134,7 +134,7 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
             try:
                 st.session_state[key] = (text, _compare(text), time.perf_counter() - started)
             except ValueError as err:
-                st.error(str(err), icon=":material/error:")
+                st.error(escape_markdown(err), icon=":material/error:")
                 return
     remembered = st.session_state.get(key)
     if remembered is None or remembered[0] != text:

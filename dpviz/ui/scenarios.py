@@ -3,8 +3,9 @@
 Solve-for-ε and experiment cards both need "the run this page shows" as plain data; this
 module reads it from ``st.session_state`` (the widget keys of :mod:`dpviz.ui.gmm`,
 :mod:`dpviz.ui.covariance` and :mod:`dpviz.ui.sbm`) and the sidebar's seed. A widget not
-drawn yet reads as the page's default. An uploaded file is described by its name only
-(``{"csv": name}`` or ``{"edges": name, "n": n}``): not a path any later run can read.
+drawn yet reads as the page's default. An uploaded file is bytes with a name: its block is
+``{"upload": name, "sha256": hash of the bytes}`` (with ``"n"`` for an edge list), its name a
+label and never a path; :func:`page_upload` gives the bytes to whoever runs the scenario.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any, cast
 
 import streamlit as st
 
+from ..data.files import sha256
 from ..registry import TASKS
-from ..scenario import Scenario
+from ..scenario import MAX_LABEL, Scenario
 from . import covariance as cov_ui
 from . import gmm as gmm_ui
 from . import sbm as sbm_ui
@@ -39,9 +41,32 @@ def _own_params(state: Mapping[str, Any], prefix: str, task: str, estimator: str
             if p.name not in skip and f"{prefix}_{estimator}_{p.name}" in state}
 
 
-def _upload_name(state: Mapping[str, Any], key: str) -> str:
+#: The session key of each page's file uploader.
+UPLOADS = {"gmm": "gmm_upload", "covariance": "cov_upload", "sbm": "sbm_upload"}
+
+
+def _bytes(state: Mapping[str, Any], key: str) -> bytes:
+    """The uploaded file's bytes, or a sentence while there is none."""
     upload = state.get(key)
-    return str(getattr(upload, "name", "uploaded file"))
+    if upload is None:
+        raise ValueError("upload a file first: the scenario is the run on its rows")
+    return bytes(upload.getvalue())
+
+
+def _upload(state: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The data block of an upload: its name as a label, the SHA-256 of its bytes."""
+    label = str(getattr(state.get(key), "name", "")).strip()[:MAX_LABEL] or "uploaded file"
+    return {"upload": label, "sha256": sha256(_bytes(state, key))}
+
+
+def page_upload(page: str) -> bytes | None:
+    """The bytes of the file uploaded on ``page`` (``None``: none is).
+
+    What an ``upload`` scenario of the page runs on: its block holds their SHA-256.
+    """
+    state = cast(Mapping[str, Any], st.session_state)
+    key = UPLOADS.get(page)
+    return None if key is None or state.get(key) is None else _bytes(state, key)
 
 
 def _budget(state: Mapping[str, Any], task: str, estimator: str, prefix: str,
@@ -67,7 +92,7 @@ def gmm_scenario(state: Mapping[str, Any]) -> Scenario:
                 "weights": state.get("gmm_weights", "equal"),
                 "covariance": state.get("gmm_covariance", "spherical"), "seed": data_seed}
     elif source == gmm_ui.CSV:
-        data = {"csv": _upload_name(state, "gmm_upload")}
+        data = _upload(state, "gmm_upload")
         params["k"] = state.get("gmm_csv_k", 3)
     else:
         data = {"dataset": source}
@@ -97,7 +122,7 @@ def covariance_scenario(state: Mapping[str, Any], estimator: str | None = None) 
     elif source == cov_ui.DIGITS:
         data = {"dataset": cov_ui.DIGITS}
     else:
-        data = {"csv": _upload_name(state, "cov_upload")}
+        data = _upload(state, "cov_upload")
         radius = float(state.get("cov_radius", cov_ui.UNIT_RADIUS))
     params = _own_params(state, "cov", "covariance", name)
     if state.get("cov_budget", cov_ui.RHO) == cov_ui.RHO:
@@ -130,7 +155,7 @@ def sbm_scenario(state: Mapping[str, Any]) -> Scenario:
     signal = float(state.get("sbm_signal", 0.5))
     data: dict[str, Any]
     if source == sbm_ui.UPLOAD:
-        data = {"edges": _upload_name(state, "sbm_upload"), "n": n}
+        data = {**_upload(state, "sbm_upload"), "n": n}
         params.update(degree=degree, signal=signal)
     else:
         data = {"generator": "sbm", "n": n, "degree": degree, "signal": signal,

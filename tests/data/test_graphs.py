@@ -83,7 +83,7 @@ def test_the_empty_graph_is_a_graph():
 
 
 @pytest.mark.parametrize(("data", "n", "sentence"), [
-    ([[0, 1.5]], 3, "row 1 has vertex id 1.5; ids must be whole numbers"),
+    ([[0, 1.5]], 3, "row 1, column 2 is not a whole number; ids must be whole numbers"),
     ([[0, 5]], 3, "row 1 has vertex id 5, but n = 3 vertices have ids 0 … 2"),
     ([[-1, 2]], 3, "row 1 has vertex id -1; ids must be >= 0"),
     ([[0, 1], [2, 2]], 3, r"row 2 is a self-loop \(2, 2\)"),
@@ -115,7 +115,7 @@ def test_networkx_refusals():
 
 def test_read_edges_sentences(tmp_path):
     assert read_edges(b"u,v\n0,1\n2,1\n").tolist() == [[0, 1], [2, 1]]
-    with pytest.raises(ValueError, match="text 'x' in row 2, column 2"):
+    with pytest.raises(ValueError, match=r"^the CSV's row 2, column 2 is not a number"):
         read_edges(b"0,1\n1,x\n")
     with pytest.raises(ValueError, match="two columns"):
         read_edges(b"0,1,2\n")
