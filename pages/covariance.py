@@ -33,8 +33,7 @@ with live:
                            icon=":material/warning:")
         clipped = max(int(r.result.diagnostics.get("rows_clipped", 0)) for r in runs)
         if clipped:
-            st.info(f"{clipped:,} rows had a norm above r = {settings.radius:g} and were "
-                    "clipped to it before any release.", icon=":material/content_cut:")
+            st.info(cov.clipped_note(clipped, settings.radius), icon=":material/content_cut:")
         cov.spectra_panel(runs)
         cov.ellipses_panel(runs, data.names)
 

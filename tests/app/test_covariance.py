@@ -223,7 +223,10 @@ def test_csv_upload_clips_and_says_how_many(cov):
     clipped = int((np.linalg.norm(np.round(rows, 6), axis=1) > 1).sum())
     assert clipped >= 7
     assert cov.info[0].value.startswith(f"{clipped:,} rows had a norm above r = 1")
-    assert set(table(cov)["rows clipped"]) == {clipped}
+    assert "This count is not private (a teaching diagnostic)" in cov.info[0].value
+    assert set(table(cov)["rows clipped (not private)"]) == {clipped}
+    assert any("rows clipped (not private: a teaching diagnostic)" in c.value
+               for c in cov.caption)
     assert any("400 rows × 3 columns from the uploaded file mine.csv" in c.value
                for c in cov.caption)
     cov.number_input(key="cov_radius").set_value(100.0).run()
