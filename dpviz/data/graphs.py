@@ -59,11 +59,15 @@ class LabelledGraph(Graph):
         ``d``, the model's average degree (public).
     signal : float
         ``ε_s``, the model's signal: ``p_in = (1 + ε_s)d/n``, ``p_out = (1 − ε_s)d/n``.
+    not_private : str or None
+        Why ``degree`` and ``signal`` are not public inputs (read off this very graph), or
+        ``None`` when they are (a generator's parameters).
     """
 
     labels: IntArray
     degree: float
     signal: float
+    not_private: str | None = None
 
 
 def adjacency_matrix(edges: IntArray, n: int) -> sp.csr_matrix:
@@ -159,12 +163,19 @@ def stochastic_block_model(n: int = 1000, degree: float = 100.0, signal: float =
                          signal=signal)
 
 
+#: Why a run on the karate club with its own d and ε_s has no privacy guarantee.
+KARATE_NOT_PRIVATE = ("the model parameters d and ε_s were read off this very graph (its mean "
+                      "degree and its edge counts within and across the factions), not given "
+                      "as public inputs, so the sensitivity proof's assumption fails")
+
+
 def karate_club() -> LabelledGraph:
     """Zachary's karate club (networkx), factions from the node attribute ``club`` as ±1.
 
     ``degree`` and ``signal`` are the values a two-block SBM fitted to this very graph
     would have (mean degree 4.59; ε_s from the within/across edge counts). They are read
-    off the graph, so a page that uses them as the public parameters must say so.
+    off the graph, so ``not_private`` says so (:data:`KARATE_NOT_PRIVATE`): a run that uses
+    them as the public parameters has no guarantee (ALGORITHMS.md §7).
 
     Examples
     --------
@@ -185,7 +196,8 @@ def karate_club() -> LabelledGraph:
     p_in, p_out = same.sum() / pairs_in, (~same).sum() / (plus * (n - plus))
     return LabelledGraph(edges=edges, n=n, labels=labels,
                          degree=float(2 * len(edges) / n),
-                         signal=float((p_in - p_out) / (p_in + p_out)))
+                         signal=float((p_in - p_out) / (p_in + p_out)),
+                         not_private=KARATE_NOT_PRIVATE)
 
 
 def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
@@ -370,5 +382,5 @@ SBM_PARAMS: tuple[Param, ...] = (
           help="seed of the graph generator (the same seed gives the same graph)"),
 )
 
-__all__ = ["SBM_PARAMS", "Graph", "LabelledGraph", "adjacency_matrix", "as_graph",
-           "balanced_labels", "karate_club", "read_edges", "stochastic_block_model"]
+__all__ = ["KARATE_NOT_PRIVATE", "SBM_PARAMS", "Graph", "LabelledGraph", "adjacency_matrix",
+           "as_graph", "balanced_labels", "karate_club", "read_edges", "stochastic_block_model"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import networkx as nx
@@ -61,13 +61,18 @@ GraphSpec = tuple
 
 @dataclass(frozen=True)
 class GraphData:
-    """The graph a page runs on, its public model parameters and its true labels if known."""
+    """The graph a page runs on, its model parameters and its true labels if known.
+
+    ``not_private`` says why the model parameters are not public (read off the graph), or is
+    ``None``; :func:`run` puts it on every private run's result.
+    """
 
     graph: Graph
     labels: NDArray[np.int64] | None
     degree: float
     signal: float
     description: str
+    not_private: str | None = None
 
 
 @dataclass(frozen=True)
@@ -161,7 +166,8 @@ def graph_data(spec: GraphSpec) -> GraphData:
                          f"Zachary's karate club: {karate.n} members, {len(karate.edges)} "
                          "friendships, split into two factions (17 / 17). Its d = "
                          f"{karate.degree:.3g} and ε_s = {karate.signal:.3g} are read off "
-                         "this very graph, so treat them as public only for the lesson.")
+                         "this very graph, so treat them as public only for the lesson.",
+                         karate.not_private)
     if spec[0] == UPLOAD:
         _, name, content, n, degree, signal = spec
         graph = as_graph(read_edges(bytes(content)), int(n))
@@ -234,9 +240,13 @@ def run(spec: GraphSpec, settings: RunSettings, seed: int) -> Result:
         graph = prepared(spec, float(fraction))
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
-        return dpviz.run("sbm", settings.estimator, graph, epsilon=epsilon, delta=delta,
-                         accounting=settings.accounting, seed=seed, degree=data.degree,
-                         signal=data.signal, **params)
+        result = dpviz.run("sbm", settings.estimator, graph, epsilon=epsilon, delta=delta,
+                           accounting=settings.accounting, seed=seed, degree=data.degree,
+                           signal=data.signal, **params)
+    if settings.private and data.not_private:
+        reasons = "; ".join(r for r in (result.not_private, data.not_private) if r)
+        result = replace(result, not_private=reasons)
+    return result
 
 
 @dataclass(frozen=True)

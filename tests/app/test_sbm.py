@@ -90,6 +90,9 @@ def test_karate_club_is_one_click_away(sbm):
     captions = " ".join(c.value for c in sbm.caption)
     assert "Zachary's karate club: 34 members, 78 friendships" in captions
     assert "read off this very graph" in captions
+    # the default (private) estimator runs with d and ε_s read off the graph: no guarantee
+    assert sbm.warning[0].value.startswith("Not private: ")
+    assert "the model parameters d and ε_s were read off this very graph" in sbm.warning[0].value
     graph = charts(sbm)["sbm_graph"]["data"]
     assert graph[3]["name"].endswith("of 34)")
     assert values(charts(sbm)["sbm_adjacency"]["data"][0]["z"]).shape == (34, 34)

@@ -9,6 +9,7 @@ from scipy.stats import binom
 
 from dpviz import limits
 from dpviz.data.graphs import (
+    KARATE_NOT_PRIVATE,
     Graph,
     as_graph,
     karate_club,
@@ -63,6 +64,9 @@ def test_karate_club_factions():
     assert (g.labels == 1).sum() == 17 and (g.labels == -1).sum() == 17
     assert g.labels[0] == 1 and g.labels[33] == -1  # Mr. Hi and the officer
     assert g.degree == pytest.approx(156 / 34)
+    # d and ε_s are read off the graph: not public inputs, and the graph says so
+    assert g.not_private == KARATE_NOT_PRIVATE and "read off this very graph" in g.not_private
+    assert stochastic_block_model(40, 4.0, 0.5, seed=0).not_private is None
 
 
 def test_networkx_input_matches_edge_array():
