@@ -40,7 +40,7 @@ def test_weak_recovery_prints_labels(edges_csv):
     ("0,1\n1,1\n", "row 2 is a self-loop (1, 1)"),
     ("0,1\n1,0\n", "listed twice, once as (1, 0)"),
     ("0,1\n0,99\n", "vertex id 99, but n = 60"),
-    ("0,1\n0,x\n", "text 'x' in row 2, column 2"),
+    ("0,1\n0,x\n", "row 2, column 2 is not a number"),
 ])
 def test_bad_edge_list_exits_2(tmp_path, capsys, rows, sentence):
     path = tmp_path / "bad.csv"
