@@ -37,6 +37,11 @@ from .solver import Allocation
 OPENDP = "opendp"
 NUMPY = "numpy"
 NOISES = ("laplace", "gaussian")
+#: OpenDP's input space: vectors of non-NaN floats, with the three metrics used (immutable;
+#: built once, as building them costs more than a small release).
+_FLOATS = domains.vector_domain(domains.atom_domain(T=float, nan=False))
+_METRICS = {"laplace": metrics.l1_distance(T=float), "gaussian": metrics.l2_distance(T=float),
+            "select": metrics.linf_distance(T=float)}
 
 
 def _check_scale(scale: float) -> float:
@@ -73,13 +78,8 @@ def _opendp_release(mechanism: str, values: NDArray[np.float64],
     sum. OpenDP draws its bits from the operating system's CSPRNG, not from ``rng``.
     """
     enable_features("contrib")
-    domain = domains.vector_domain(domains.atom_domain(T=float, nan=False))
-    if mechanism == "laplace":
-        measurement = measurements.make_laplace(domain, metrics.l1_distance(T=float),
-                                                scale=scale)
-    else:
-        measurement = measurements.make_gaussian(domain, metrics.l2_distance(T=float),
-                                                 scale=scale)
+    make = measurements.make_laplace if mechanism == "laplace" else measurements.make_gaussian
+    measurement = make(_FLOATS, _METRICS[mechanism], scale=scale)
     return np.asarray(measurement(values.tolist()), dtype=np.float64)
 
 
@@ -316,8 +316,7 @@ def _opendp_select(utilities: NDArray[np.float64], scale: float) -> int:
     """
     enable_features("contrib")
     measurement = measurements.make_noisy_max(
-        domains.vector_domain(domains.atom_domain(T=float, nan=False)),
-        metrics.linf_distance(T=float), measures.zero_concentrated_divergence(), scale=scale)
+        _FLOATS, _METRICS["select"], measures.zero_concentrated_divergence(), scale=scale)
     return int(measurement(utilities.tolist()))
 
 

@@ -1,0 +1,173 @@
+"""Secure randomness draws every Laplace and Gaussian release through OpenDP (issue 23, item 5).
+
+Every registered private estimator runs once on small data with ``rng=secure_generator()``:
+the OpenDP entry points of :mod:`dpviz.privacy.mechanisms` are spied on, numpy's noise draw
+and the secure generator's own Laplace and Gumbel samplers must never run, and every
+Laplace-or-Gaussian row of the ledger says ``sampler: opendp`` and matches a spied call at
+its scale. A seeded run of the same estimator makes no OpenDP call at all.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from opendp import measurements, measures, metrics
+from opendp.mod import enable_features
+
+import dpviz
+from dpviz.data.graphs import stochastic_block_model
+from dpviz.privacy import Release, mechanisms
+from dpviz.privacy.randomness import SecureGenerator, is_secure, secure_generator
+from dpviz.registry import TASKS
+
+PRIVATE = [(task, name) for task, ests in TASKS.items() for name, est in ests.items()
+           if est.notion != "none"]
+
+#: Mechanisms whose noise is Laplace or Gaussian (AboveThreshold and the stable histogram
+#: are Laplace noise on queries and counts).
+NOISE_MECHANISMS = {"laplace", "gaussian", "symmetric_gaussian", "above_threshold",
+                    "stable_histogram"}
+
+#: Small settings under which each estimator makes its releases quickly.
+PARAMS: dict[tuple[str, str], dict[str, Any]] = {
+    ("gmm", "dp_em"): {"k": 2, "iterations": 2},
+    ("gmm", "dplloyd"): {"k": 2, "iterations": 2},
+    ("gmm", "private_pca_clustering"): {"k": 2},
+    ("gmm", "ppe"): {"k": 1, "chunks": 5, "max_iter": 5},
+    ("gmm", "sample_aggregate"): {"k": 1, "chunks": 2},
+    ("gmm", "stability"): {"k": 1, "subsample": 10, "rows": 5},
+    ("factor_analysis", "dp_fa"): {"factors": 1, "iterations": 2},
+}
+#: 12 vertices: the exponential mechanism enumerates every labelling (no Metropolis chain).
+SBM = {"degree": 6.0, "signal": 0.9}
+
+
+def _data(task: str) -> Any:
+    if task == "sbm":
+        return stochastic_block_model(12, SBM["degree"], SBM["signal"], seed=0)
+    rng = np.random.default_rng(7)
+    centres = np.array([[-0.4, 0.0, 0.1], [0.4, 0.1, -0.1]])
+    return centres[rng.integers(0, 2, 400)] + 0.05 * rng.standard_normal((400, 3))
+
+
+def _run(task: str, name: str, **randomness: Any) -> dpviz.Result:
+    notion = TASKS[task][name].notion
+    budget = {"epsilon": 2.0, "delta": 0.0 if notion == "pure" else 1e-6}
+    extra = SBM if task == "sbm" else PARAMS.get((task, name), {})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return dpviz.run(task, name, _data(task), **budget, **extra, **randomness)
+
+
+def _rows(releases: tuple[Release, ...]) -> list[Release]:
+    """Every ledger row, composite rows' components included."""
+    out: list[Release] = []
+    for r in releases:
+        out.append(r)
+        out.extend(_rows(r.components))
+    return out
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    """Record OpenDP's releases and selections; fail on any numpy draw of noise."""
+    calls: list[tuple[str, float, int]] = []
+    release, select = mechanisms._opendp_release, mechanisms._opendp_select
+
+    def spied_release(mechanism, values, scale):
+        calls.append((mechanism, scale, len(values)))
+        return release(mechanism, values, scale)
+
+    def spied_select(utilities, scale):
+        calls.append(("select", scale, len(utilities)))
+        return select(utilities, scale)
+
+    def numpy_noise(mechanism, scale, rng, shape):
+        assert not is_secure(rng), f"numpy drew {mechanism} noise from a secure generator"
+        calls.append(("numpy", scale, int(np.prod(shape))))
+        return np.zeros(shape)
+
+    def forbidden(self, *args, **kwargs):
+        raise AssertionError("a secure generator's own Laplace or Gumbel sampler ran")
+
+    monkeypatch.setattr(mechanisms, "_opendp_release", spied_release)
+    monkeypatch.setattr(mechanisms, "_opendp_select", spied_select)
+    monkeypatch.setattr(mechanisms, "_numpy_noise", numpy_noise)
+    monkeypatch.setattr(SecureGenerator, "laplace", forbidden, raising=False)
+    monkeypatch.setattr(SecureGenerator, "gumbel", forbidden, raising=False)
+    return calls
+
+
+@pytest.mark.parametrize(("task", "name"), PRIVATE)
+def test_a_secure_run_draws_every_laplace_and_gaussian_through_opendp(spy, task, name):
+    result = _run(task, name, rng=secure_generator())
+    assert result.seed is None
+    rows = _rows(result.ledger.releases)
+    noisy = [r for r in rows if r.mechanism in NOISE_MECHANISMS and 0 < r.scale < math.inf]
+    assert not [c for c in spy if c[0] == "numpy"]
+    for r in noisy:
+        assert r.sampler == "opendp", r
+        # AboveThreshold records 2Δ/ε and draws the queries' noise at twice that
+        assert any(math.isclose(scale, r.scale) for _, scale, _ in spy), r
+    drawn = [r for r in rows if r.sampler is not None]
+    if drawn and all(r.sampler == "opendp" for r in drawn):
+        assert spy, "the ledger says OpenDP, but OpenDP was never called"
+    if task == "sbm" and name == "exponential":
+        assert [c for c in spy if c[0] == "select"]  # the exponential mechanism's choice
+    # every estimator but the zero baseline releases something with noise here (a run that
+    # released nothing would prove nothing)
+    assert noisy or drawn or (task, name) == ("covariance", "zero"), rows
+
+
+@pytest.mark.parametrize(("task", "name"), PRIVATE)
+def test_a_seeded_run_never_calls_opendp(spy, task, name):
+    result = _run(task, name, seed=3)
+    assert not [c for c in spy if c[0] != "numpy"]
+    assert all(r.sampler in (None, "numpy") for r in _rows(result.ledger.releases))
+
+
+def test_opendp_charges_what_the_ledger_records():
+    """OpenDP's own privacy maps at our scales give the ledger's ε and ρ (k = -1074)."""
+    enable_features("contrib")
+    floats = mechanisms._FLOATS
+    for sensitivity, scale in ((1.0, 1.0), (0.3, 2.5), (2.0, 0.01)):
+        lap = measurements.make_laplace(floats, metrics.l1_distance(T=float), scale=scale)
+        assert lap.map(sensitivity) == pytest.approx(sensitivity / scale, rel=1e-12)
+        gau = measurements.make_gaussian(floats, metrics.l2_distance(T=float), scale=scale)
+        assert gau.map(sensitivity) == pytest.approx(sensitivity**2 / (2 * scale**2),
+                                                     rel=1e-12)
+        # the exponential mechanism at scale 2Δ/ε is ε-DP, i.e. ε²/8-zCDP (bounded range)
+        pick = measurements.make_noisy_max(floats, metrics.linf_distance(T=float),
+                                           measures.zero_concentrated_divergence(),
+                                           scale=scale)
+        epsilon = 2 * sensitivity / scale
+        assert pick.map(sensitivity) == pytest.approx(epsilon**2 / 8, rel=1e-12)
+
+
+def test_a_secure_release_is_a_float_safe_rounding_of_the_value():
+    """OpenDP releases the value: huge values keep their magnitude, NaN and ∞ pass through."""
+    rng = secure_generator()
+    out = mechanisms.add_noise("gaussian", [1e15, np.nan, np.inf, -2.0], 1.0, rng)
+    assert abs(out[0] - 1e15) < 50 and np.isnan(out[1]) and out[2] == np.inf
+    assert abs(out[3] + 2.0) < 10
+    scalar = mechanisms.add_noise("laplace", 3.0, 1e-9, rng)
+    assert scalar.shape == () and abs(float(scalar) - 3.0) < 1e-6
+
+
+def test_secure_generators_stay_secure_when_copied_and_spawned():
+    import copy
+    import pickle
+
+    rng = secure_generator()
+    assert is_secure(copy.deepcopy(rng)) and is_secure(pickle.loads(pickle.dumps(rng)))
+    assert all(is_secure(child) for child in rng.spawn(2))
+    assert not is_secure(np.random.default_rng(0))
+    a, b = secure_generator(5), secure_generator(5)
+    assert a.random() == b.random()
+    assert secure_generator().random() != secure_generator().random()
+    with pytest.raises(ValueError, match="entropy"):
+        secure_generator(-1)
