@@ -130,6 +130,28 @@ def test_the_default_scenario_refuses_and_says_why():
     assert set(result.choices["failed conditions"]) == {"utility: t", "utility: chunk size"}
 
 
+def test_a_failed_accuracy_condition_warns_about_accuracy_not_privacy(monkeypatch):
+    # alpha/(2z) > 1 breaks only the accuracy argument (dist_COMP's restricted triangle
+    # inequality); the privacy guarantee holds for any alpha, so no PrivacyLeakWarning.
+    # (alpha's range stops at 2z, so the condition is reached by widening it here.)
+    from dpviz import limits
+    from dpviz.gmm import masking, ppe
+
+    wide = limits.Limit("alpha", 0.0, 10.0, low_open=True)
+    monkeypatch.setattr(masking, "ALPHA", wide)
+    monkeypatch.setattr(ppe, "ALPHA", wide)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = private_populous_estimator(SMALL, Budget(epsilon=1.0, delta=1e-5), k=1,
+                                            chunks=5, alpha=4.0, rng=np.random.default_rng(0))
+    assert "masking: alpha <= 2z" in result.choices["failed conditions"]
+    assert not any(issubclass(w.category, PrivacyLeakWarning) for w in record)
+    accuracy = [w for w in record if "accuracy guarantee does not hold" in str(w.message)]
+    assert len(accuracy) == 1 and accuracy[0].category is UserWarning
+    assert "for the accuracy argument" in str(accuracy[0].message)
+    assert result.not_private is None
+
+
 def test_a_large_budget_masks_within_the_lemmas_hypotheses():
     """Above epsilon_part = 1 the masks use the largest epsilon the lemmas cover (review fix):
     the guarantee stays proved, no lemma is used beyond its hypotheses, the radius stops
