@@ -58,7 +58,8 @@ def test_gauss_adjacency_noise_scale(monkeypatch):
     seen = []
     monkeypatch.setattr(baselines, "top_eigenvector_dense",
                         lambda m: (seen.append(m), np.ones(m.shape[0]))[1])
-    result = dpviz.run("sbm", "gauss_adjacency", GRAPH, epsilon=1.0, delta=1e-6, **MODEL)
+    result = dpviz.run("sbm", "gauss_adjacency", GRAPH, epsilon=1.0, delta=1e-6, seed=0,
+                       **MODEL)
     sigma = 1 / analytic_gaussian_mu(1.0, 1e-6)
     assert result.diagnostics["noise_scale"] == pytest.approx(sigma, rel=1e-9)
     centred = Graph(edges=GRAPH.edges, n=60).adjacency().toarray() - 20.0 / 60
