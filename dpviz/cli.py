@@ -388,7 +388,8 @@ def _add_sweep_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--out", help="results.csv for CSV; any other name gets JSON lines "
                                        "(default: JSON lines on stdout)")
     command.add_argument("--jobs", type=_number(limits.Limit("--jobs", 1, 256), integer=True),
-                         default=1, help="local processes")
+                         default=1, help="local processes (at most one per run to do and "
+                                         "per core: more are capped, with a warning)")
     command.add_argument("--scheduler", help="tcp://HOST:PORT of a Dask distributed scheduler")
     command.add_argument("--cache-dir", help="where finished runs are kept (default "
                                              "$DPVIZ_CACHE_DIR or ~/.cache/dpviz/sweeps)")
