@@ -8,9 +8,16 @@ import zipfile
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpviz import card as cards
+from dpviz import scenario as scenario_module
+from dpviz.data import files, sha256
+from dpviz.ui import covariance as cov_ui
+from dpviz.ui import gmm as gmm_ui
+from dpviz.ui import sbm as sbm_ui
+from dpviz.ui import scenarios as page_scenarios
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, values
 
@@ -89,3 +96,68 @@ def test_a_changed_scenario_drops_the_prepared_card():
     count = len(at.get("download_button"))
     at.slider(key="gmm_epsilon").set_value(3.0).run()
     assert len(at.get("download_button")) == count - 1
+
+
+# --- uploads: the name is a label, the card is made from the bytes (issue 23, S1) -----------
+
+class Upload:
+    """What ``st.file_uploader`` keeps in the session: a name and the bytes."""
+
+    def __init__(self, name: str, content: bytes) -> None:
+        self.name, self._content = name, content
+
+    def getvalue(self) -> bytes:
+        return self._content
+
+
+def csv_bytes(seed: int) -> bytes:
+    rows = np.random.default_rng(seed).uniform(-0.5, 0.5, size=(80, 3))
+    return ("x,y,z\n" + "".join(",".join(f"{v:.17g}" for v in row) + "\n"
+                                for row in rows)).encode()
+
+
+@pytest.fixture
+def no_server_read(monkeypatch):
+    def refuse(*args, **kwargs):
+        pytest.fail(f"a server file was read: {args}")
+
+    for module in (cards, scenario_module, files):
+        monkeypatch.setattr(module, "read_file", refuse)
+    monkeypatch.chdir(ROOT)  # where requirements.txt and app.py are
+
+
+@pytest.mark.parametrize("name", ["requirements.txt", "../app.py", str(ROOT / "app.py"),
+                                  "/etc/passwd"])
+@pytest.mark.parametrize("page", ["gmm", "covariance"])
+def test_a_page_scenario_records_an_upload_by_its_bytes(page, name, no_server_read):
+    content = csv_bytes(1)
+    if page == "gmm":
+        state = {"gmm_source": gmm_ui.CSV, "gmm_upload": Upload(name, content),
+                 "gmm_csv_k": 2, "gmm_estimator": "dp_em", "seed": 4}
+        scenario = page_scenarios.gmm_scenario(state)
+    else:
+        state = {"cov_source": cov_ui.CSV, "cov_upload": Upload(name, content), "seed": 4}
+        scenario = page_scenarios.covariance_scenario(state)
+    assert dict(scenario.data) == {"upload": name, "sha256": sha256(content)}
+    card = cards.make_card(scenario, content=content)
+    assert card["data_file"] == {"upload": name, "sha256": sha256(content)}
+    assert cards.run_card(card, content=content).to_dict() == card["result"]
+    server = (ROOT / "requirements.txt").read_bytes()
+    assert sha256(server) not in json.dumps(card)
+
+
+def test_an_sbm_upload_named_like_a_server_file(no_server_read):
+    content = b"0,1\n1,2\n2,3\n3,0\n0,2\n"
+    state = {"sbm_source": sbm_ui.UPLOAD, "sbm_upload": Upload("requirements.txt", content),
+             "sbm_n": 4, "sbm_degree": 2.0, "sbm_estimator": "randomized_response",
+             "seed": 2}
+    scenario = page_scenarios.sbm_scenario(state)
+    assert dict(scenario.data) == {"upload": "requirements.txt", "sha256": sha256(content),
+                                   "n": 4}
+    card = cards.make_card(scenario, content=content)
+    assert card["data_file"]["sha256"] == sha256(content)
+
+
+def test_no_upload_yet_is_a_sentence():
+    with pytest.raises(ValueError, match="upload a file first"):
+        page_scenarios.gmm_scenario({"gmm_source": gmm_ui.CSV})
