@@ -180,6 +180,80 @@ def _loss_tail(mechanism: str, a: float, b: float, scale: float, epsilon: float)
     return float(norm.sf((epsilon - mu * mu / 2) / mu))
 
 
+@dataclass(frozen=True)
+class TwoReleases:
+    """Two private releases of one mean at two ε, and what the two-ε attack makes of them.
+
+    Attributes
+    ----------
+    epsilons : tuple of float
+        ε₁ and ε₂.
+    scales : tuple of float
+        b₁ and b₂: the noise scale (Laplace b or Gaussian σ) each release's ledger prints.
+    released : tuple of float
+        o₁ and o₂, the two private means.
+    recovered : float
+        The attack's answer ``(b₂·o₁ − b₁·o₂)/(b₂ − b₁)``: exact when both noises are one
+        standard draw times their scale.
+    true_mean : float
+        The clipped data's mean: ground truth for the lesson, not a release.
+    shared_seed : bool
+        Whether both releases were drawn from one seed (teaching randomness).
+    """
+
+    epsilons: tuple[float, float]
+    scales: tuple[float, float]
+    released: tuple[float, float]
+    recovered: float
+    true_mean: float
+    shared_seed: bool
+
+    @property
+    def error(self) -> float:
+        """How far the attack's answer is from the true mean."""
+        return abs(self.recovered - self.true_mean)
+
+
+def two_release_attack(values: ArrayLike, *, mechanism: Mechanism, epsilons: tuple[float, float],
+                       delta: float, lo: float, hi: float, accounting: str = "linear",
+                       seed: int | None) -> TwoReleases:
+    """Release the mean of ``values`` (clipped to ``[lo, hi]``) at two ε, then attack it.
+
+    Each release is the registered ``mean`` estimator (``dpviz.run``). With ``seed=N`` both
+    are drawn from that seed — teaching randomness, as a page's smooth ε slider does — so
+    their noise is one standard draw z times each release's scale: ``oᵢ = m + bᵢz``. Two
+    equations, two unknowns: ``(b₂·o₁ − b₁·o₂)/(b₂ − b₁) = m`` exactly, from the outputs and
+    the printed scales alone, without the seed. With ``seed=None`` each release draws fresh
+    OS entropy (secure randomness): the noises are independent and the same arithmetic
+    returns ``m + b₁b₂(z₁ − z₂)/(b₂ − b₁)``, no better than either release.
+
+    Raises
+    ------
+    ValueError
+        Equal ε (the attack needs two scales), or what ``dpviz.run`` refuses.
+
+    Examples
+    --------
+    >>> shared = two_release_attack([0.1, 0.5, 0.9], mechanism="laplace", epsilons=(1.0, 2.0),
+    ...                             delta=0.0, lo=0.0, hi=1.0, seed=3)
+    >>> shared.error < 1e-12, round(shared.true_mean, 6)
+    (True, 0.5)
+    """
+    first, second = (float(e) for e in epsilons)
+    if first == second:
+        raise ValueError(f"the two releases need two different epsilons, got {first:g} twice")
+    releases = []
+    for epsilon in (first, second):
+        result = run_estimator("mean", mechanism, as_matrix(values, min_rows=1),
+                               epsilon=epsilon, delta=delta, accounting=accounting, seed=seed,
+                               radius=(hi - lo) / 2, center=(lo + hi) / 2)
+        releases.append((float(result.estimate["mean"][0]), result.ledger.releases[0].scale,
+                         float(result.diagnostics["true_mean"][0])))
+    (o1, b1, truth), (o2, b2, _) = releases
+    return TwoReleases((first, second), (b1, b2), (o1, o2), (b2 * o1 - b1 * o2) / (b2 - b1),
+                       truth, seed is not None)
+
+
 def audit_view(view: LensView, *, epsilon: float, delta: float, trials: int = 200_000,
                seed: int = 0) -> AuditResult:
     """Empirically audit the lens's release on its two datasets."""

@@ -4,6 +4,7 @@ import streamlit as st
 
 from dpviz import ui, viz
 from dpviz.ui import audit as audit_ui
+from dpviz.ui import noise_reuse
 from dpviz.ui.risk import risk_panel
 
 ctx = ui.page("Privacy lens")
@@ -34,3 +35,6 @@ ui.lazy_expander("Audit gallery: variants broken on purpose",
                  lambda: audit_ui.broken_gallery("lens_gallery", epsilon=settings.epsilon,
                                                  seed=ctx.data_seed),
                  key="lens_gallery_open", icon=":material/bug_report:")
+ui.lazy_expander("Noise reuse: two releases on one seed give the exact mean away",
+                 lambda: noise_reuse.lesson(settings, ctx.data_seed), key="lens_reuse_open",
+                 icon=":material/lock_open:")

@@ -8,6 +8,7 @@ from .exposure import exposure_figure
 from .factors import factor_images
 from .lens import audit_chart, output_densities, privacy_loss
 from .mixtures import ellipse, mixture_figure
+from .noise_reuse import two_release_figure
 from .papers import dp_em_paper_figure, mean_error_boxes
 from .privacy import (
     allocation_bar,
@@ -23,5 +24,5 @@ __all__ = [
     "COLORS", "DATASET_COLORS", "METHOD_COLORS", "TEMPLATE", "allocation_bar", "audit_chart",
     "dp_em_paper_figure", "ellipse", "epsilon_by_delta_chart", "epsilon_by_rounds_chart",
     "exposure_figure", "factor_images", "figure_table", "ledger_bar", "mean_error_boxes",
-    "mixture_figure", "noise_bars", "output_densities", "privacy_loss",
+    "mixture_figure", "noise_bars", "output_densities", "privacy_loss", "two_release_figure",
 ]
