@@ -31,7 +31,9 @@ from .privacy import (
     Budget,
     Ledger,
     PlannedRelease,
+    Total,
     audit,
+    compose_runs,
     release,
     simulate,
     solve,
@@ -199,6 +201,9 @@ class TwoReleases:
         The clipped data's mean: ground truth for the lesson, not a release.
     shared_seed : bool
         Whether both releases were drawn from one seed (teaching randomness).
+    spent : Total
+        What the two releases cost together (:func:`dpviz.privacy.compose_runs` of their
+        ledgers) — a guarantee only when their noise is secure (``shared_seed`` false).
     """
 
     epsilons: tuple[float, float]
@@ -207,6 +212,7 @@ class TwoReleases:
     recovered: float
     true_mean: float
     shared_seed: bool
+    spent: Total
 
     @property
     def error(self) -> float:
@@ -242,16 +248,15 @@ def two_release_attack(values: ArrayLike, *, mechanism: Mechanism, epsilons: tup
     first, second = (float(e) for e in epsilons)
     if first == second:
         raise ValueError(f"the two releases need two different epsilons, got {first:g} twice")
-    releases = []
-    for epsilon in (first, second):
-        result = run_estimator("mean", mechanism, as_matrix(values, min_rows=1),
-                               epsilon=epsilon, delta=delta, accounting=accounting, seed=seed,
-                               radius=(hi - lo) / 2, center=(lo + hi) / 2)
-        releases.append((float(result.estimate["mean"][0]), result.ledger.releases[0].scale,
-                         float(result.diagnostics["true_mean"][0])))
-    (o1, b1, truth), (o2, b2, _) = releases
+    results = [run_estimator("mean", mechanism, as_matrix(values, min_rows=1),
+                             epsilon=epsilon, delta=delta, accounting=accounting, seed=seed,
+                             radius=(hi - lo) / 2, center=(lo + hi) / 2)
+               for epsilon in (first, second)]
+    (o1, o2), (b1, b2) = ((float(r.estimate["mean"][0]) for r in results),
+                          (r.ledger.releases[0].scale for r in results))
     return TwoReleases((first, second), (b1, b2), (o1, o2), (b2 * o1 - b1 * o2) / (b2 - b1),
-                       truth, seed is not None)
+                       float(results[0].diagnostics["true_mean"][0]), seed is not None,
+                       compose_runs([r.ledger for r in results]).total())
 
 
 def audit_view(view: LensView, *, epsilon: float, delta: float, trials: int = 200_000,

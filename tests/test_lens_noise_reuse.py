@@ -36,10 +36,17 @@ def test_independent_noise_defeats_the_attack(mechanism, delta, epsilons):
         assert not attack.shared_seed
         assert attack.scales == shared.scales  # the same releases, only the noise differs
         assert attack.error > 1e-6
+        assert attack.spent.epsilon == pytest.approx(shared.spent.epsilon)
     # the answer's error is the noise b₁b₂(z₁ − z₂)/(b₂ − b₁): as large as a release's
     b1, b2 = shared.scales
     typical = b1 * b2 / (b2 - b1)
     assert np.median([a.error for a in attacks]) > 1e-3 * typical
+
+
+def test_the_two_releases_are_charged_together():
+    attack = two_release_attack(VALUES, mechanism="laplace", epsilons=(0.5, 2.0), delta=0.0,
+                                lo=0.0, hi=1.0, seed=None)
+    assert attack.spent.epsilon == pytest.approx(2.5) and attack.spent.delta == 0.0
 
 
 def test_the_attack_needs_two_epsilons():

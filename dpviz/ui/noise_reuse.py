@@ -26,20 +26,29 @@ INTRO = (
 OUTRO = (
     "With **secure randomness** every release draws fresh noise from the operating system: "
     "the two releases carry two independent draws, and the same arithmetic gives an answer "
-    "that is off by b₁b₂(z₁ − z₂)/(b₂ − b₁), no better than either release. Both rows use "
-    "this page's data, public range, mechanism and δ, at ε₁ = the page's ε and ε₂ = 2ε₁; "
-    "the secure row is drawn afresh on every rerun.")
+    "that is off by b₁b₂(z₁ − z₂)/(b₂ − b₁), no better than either release — and the two "
+    "releases together cost what their ledgers compose to, more than either alone. Both rows "
+    "use this page's data, public range, mechanism, δ and accounting, at ε₁ = the page's ε "
+    "and ε₂ = 2ε₁; the secure row is drawn afresh on every rerun.")
+
+
+def _cost(attack: TwoReleases) -> str:
+    if attack.shared_seed:
+        return "no guarantee: the seed gives the noise away"
+    delta = f", δ = {attack.spent.delta:.2g}" if attack.spent.delta else ""
+    return f"ε = {attack.spent.epsilon:.3g}{delta}"
 
 
 def attack_table(attacks: Sequence[TwoReleases]) -> pd.DataFrame:
-    """One row per attack: the two releases, their scales, the answer and its error."""
+    """One row per attack: the releases, their scales and cost, the answer and its error."""
     return pd.DataFrame([
         {"randomness": row_label(a),
          "release o₁ (ε₁)": f"{a.released[0]:.6g}", "release o₂ (ε₂)": f"{a.released[1]:.6g}",
          "noise scales b₁, b₂": f"{a.scales[0]:.4g}, {a.scales[1]:.4g}",
          "attacker's answer": f"{a.recovered:.12g}",
          "true mean (not released)": f"{a.true_mean:.12g}",
-         "attacker's error": f"{a.error:.2g}"} for a in attacks])
+         "attacker's error": f"{a.error:.2g}",
+         "what both releases cost": _cost(a)} for a in attacks])
 
 
 def lesson(settings: LensSettings, seed: int) -> None:

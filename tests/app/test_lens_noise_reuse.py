@@ -34,6 +34,9 @@ def test_open_the_attack_recovers_the_mean_only_with_one_seed(lens):
     assert float(secure["attacker's error"]) > 1e-6  # independent noise: no exact answer
     # the two releases at ε₁ = 1 and ε₂ = 2: Laplace b = Δ/ε with Δ = (hi − lo)/n = 1/8
     assert teaching["noise scales b₁, b₂"] == "0.125, 0.0625"
+    # the secure releases are charged together (linear: ε₁ + ε₂); the teaching ones are not
+    assert secure["what both releases cost"] == "ε = 3, δ = 1e-05"
+    assert teaching["what both releases cost"].startswith("no guarantee")
     figure = charts(lens)["lens_reuse"]
     assert [t["name"] for t in figure["data"]] == [
         "release at ε₁ = 1", "release at ε₂ = 2",
