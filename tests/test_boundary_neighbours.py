@@ -45,10 +45,10 @@ RELATION: dict[tuple[str, str], str] = {
     ("mean", "gaussian"): REPLACE_ONE,
     ("gmm", "dp_em"): REPLACE_ONE,  # ALGORITHMS.md §2, dp_em.py: replace-one neighbours
     ("gmm", "dplloyd"): REPLACE_ONE,  # dplloyd.py: 2(d + 1) is the replace-one sensitivity
-    ("gmm", "private_pca_clustering"): REPLACE_ONE,  # ALGORITHMS.md §3 (the page's notation)
+    ("gmm", "private_pca_clustering"): REPLACE_ONE,  # kssu.py: "a replaced row leaves …"
     ("gmm", "ppe"): REPLACE_ONE,  # ppe.py: replace-one sensitivity 2(t − 1)/t²
     ("gmm", "sample_aggregate"): REPLACE_ONE,  # one_cluster.py: replace-one neighbours
-    ("gmm", "stability"): REPLACE_ONE,  # ALGORITHMS.md's notation
+    ("gmm", "stability"): REPLACE_ONE,  # stability.py: "replace row r of the subsample"
     ("factor_analysis", "dp_fa"): REPLACE_ONE,  # factor_analysis.py: replace-one, √2/n
     **{("covariance", name): REPLACE_ONE  # covariance/common.py: replace one row, n public
        for name in ("gauss", "separate", "adaptive", "emcov", "zero")},
