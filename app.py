@@ -12,7 +12,7 @@ with text:
         st.markdown(sentence)
     st.page_link("pages/lens.py", label="Open the privacy lens", icon=":material/arrow_forward:")
 with picture:
-    fig = viz.output_densities(ui.home.example(ctx.seed), show_release=False,
+    fig = viz.output_densities(ui.home.example(ctx.seed, ctx.secure), show_release=False,
                                title="One person changed: the outputs barely move (ε = 1)")
     ui.show_chart(fig, key="home_densities", filename="dpviz-neighbouring-outputs")
 

@@ -25,7 +25,8 @@ with live:
         settings = cov.estimator_controls(spec, data)
     with figures:
         st.caption(f"{ui.escape_markdown(data.description)} Budget: {settings.budget_text()}.")
-        runs, seconds = ui.attempt(cov.run_all, spec, settings, cov.noise_seed(ctx.seed))
+        runs, seconds = ui.attempt(cov.run_all, spec, settings, cov.noise_seed(ctx.seed),
+                                   ctx.secure)
         for run in runs:
             if run.result.not_private:
                 st.warning(f"{run.label} is not private: "

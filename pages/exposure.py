@@ -12,11 +12,11 @@ st.markdown(exposure.INTRO)
 settings = exposure.controls()
 shown = ui.attempt(exposure.compare, settings.scale, epsilon=settings.epsilon,
                    delta=settings.delta, seed=ctx.seed,
-                   data_seed=ctx.data_seed)
+                   data_seed=ctx.data_seed, secure=ctx.secure)
 other_scale = exposure.SCALES[0] if settings.scale != exposure.SCALES[0] else exposure.SCALES[1]
 other = ui.attempt(exposure.compare, other_scale, epsilon=settings.epsilon,
                    delta=settings.delta, seed=ctx.seed,
-                   data_seed=ctx.data_seed)
+                   data_seed=ctx.data_seed, secure=ctx.secure)
 if shown.private.failed:
     st.error(f"DP-EM gave no answer (⊥): {ui.escape_markdown(shown.private.failed)}",
              icon=":material/error:")

@@ -12,7 +12,7 @@ st.info(factors.LIMITS, icon=":material/info:")
 
 settings = factors.controls()
 (reference, reference_images), (private, private_images) = ui.attempt(factors.runs, settings,
-                                                                      ctx.seed)
+                                                                      ctx.seed, ctx.secure)
 label = f"ε = {settings.epsilon:g}"
 fig = viz.factor_images([("non-private (ε = ∞)", reference_images), (label, private_images)],
                         title=f"The first {settings.factors} columns of W as 8 × 8 images: "

@@ -34,7 +34,7 @@ with figures:
     st.caption(ui.escape_markdown(data.description))
     args = settings.engine_args(data.radius)
     result = ui.attempt(ui.engine.gmm_run, spec, settings.estimator, k=data.k, seed=ctx.seed,
-                        **args)
+                        secure=ctx.secure, **args)
     if result.not_private:
         st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
                    "what the estimator does, but this run gives no privacy guarantee.",
@@ -60,7 +60,8 @@ with figures:
     cloud = None
     if show_cloud:
         cloud = ui.attempt(ui.engine.gmm_cloud, spec, settings.estimator, k=data.k,
-                           seed=ctx.seed, repeats=int(st.session_state["gmm_repeats"]), **args)
+                           seed=ctx.seed, repeats=int(st.session_state["gmm_repeats"]),
+                           secure=ctx.secure, **args)
     title = "The data, the true means and the private means"
     if iteration is not None and iteration < steps:
         title += f" — after {iteration} of {steps} iterations"
@@ -83,7 +84,7 @@ with figures:
 
     st.subheader("Errors after matching components")
     reference = ui.attempt(ui.engine.gmm_reference, spec, k=data.k, seed=ctx.seed,
-                           radius=args["radius"])
+                           radius=args["radius"], secure=ctx.secure)
     table = gmm.error_table([(settings.label, result), ("EM, non-private (same start)", reference)],
                             data.truth)
     st.dataframe(table, hide_index=True, key="gmm_errors")

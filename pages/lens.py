@@ -17,15 +17,16 @@ with controls:
     settings = ui.lens.controls()
     st.caption("The table edits the dataset text above, so the link keeps it.")
 with figures:
-    view = ui.attempt(ui.engine.lens_view, **settings.engine_args(), seed=ctx.seed)
-    ui.lens.metrics(view, ctx.seed)
+    view = ui.attempt(ui.engine.lens_view, **settings.engine_args(), seed=ctx.seed,
+                      secure=ctx.secure)
+    ui.lens.metrics(view, None if ctx.secure else ctx.seed)
     ui.show_chart(viz.output_densities(view), key="lens_densities",
                   filename="dpviz-lens-densities")
     ui.show_chart(viz.privacy_loss(view, settings.epsilon), key="lens_loss",
                   filename="dpviz-lens-privacy-loss")
     st.caption(ui.lens.loss_caption(view, settings.epsilon, settings.delta))
     audit = ui.attempt(ui.engine.lens_audit, **settings.engine_args(), seed=ctx.seed,
-                       trials=settings.trials)
+                       trials=settings.trials, secure=ctx.secure)
     ui.show_chart(viz.audit_chart(audit), key="lens_audit", filename="dpviz-lens-audit")
     ui.lens.verdict(audit)
     ui.show_chart(viz.ledger_bar(view.ledger), key="lens_ledger", filename="dpviz-lens-ledger")

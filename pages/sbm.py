@@ -25,7 +25,7 @@ with figures:
         st.stop()
     data = ui.attempt(sbm.graph_data, spec)
     st.caption(ui.escape_markdown(data.description))
-    result = ui.attempt(sbm.run, spec, settings, ctx.seed)
+    result = ui.attempt(sbm.run, spec, settings, ctx.seed, ctx.secure)
     if result.not_private:
         st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
                    "what the algorithm does, but this run gives no privacy guarantee.",

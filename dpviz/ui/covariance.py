@@ -35,6 +35,7 @@ from ..spec import Estimator, Param
 from ..viz import covariance as cov_viz
 from ..viz import ledger_bar
 from . import widgets
+from .engine import run_randomness
 from .gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
 from .risk import risk_panel
 from .widgets import advanced, delta_input, epsilon_slider, show_chart
@@ -116,14 +117,14 @@ def prepared_data(spec: DataSpec, radius: float) -> PreparedRows:
 @st.cache_data(max_entries=64, show_spinner=False)
 def covariance_run(spec: DataSpec, estimator: str, *, rho: float | None,
                    epsilon: float | None, delta: float, seed: int, radius: float,
-                   params: tuple[tuple[str, Any], ...]) -> Result:
+                   params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
     """One run of a registered covariance estimator (same inputs and seed, same run)."""
     data = prepared_data(spec, radius)
     with warnings.catch_warnings():  # a bound read from the data: not_private says it
         warnings.simplefilter("ignore")
         return dpviz.run("covariance", estimator, data, rho=rho, epsilon=epsilon,
-                         delta=0.0 if rho is not None else delta, seed=seed, radius=radius,
-                         **dict(params))
+                         delta=0.0 if rho is not None else delta, radius=radius,
+                         **run_randomness(seed, secure), **dict(params))
 
 
 def noise_seed(seed: int) -> int:
@@ -319,12 +320,13 @@ def estimator_controls(spec: DataSpec, data: CovarianceData) -> RunSettings:
                        tuple((n, tuple(sorted(params[n].items()))) for n in chosen))
 
 
-def run_all(spec: DataSpec, settings: RunSettings, seed: int) -> tuple[tuple[Run, ...], float]:
+def run_all(spec: DataSpec, settings: RunSettings, seed: int,
+            secure: bool = False) -> tuple[tuple[Run, ...], float]:
     """Every chosen estimator's (cached) run, and the engine time they took in seconds."""
     start = time.perf_counter()
     runs = tuple(Run(name, short_label(name), covariance_run(
         spec, name, rho=settings.rho, epsilon=settings.epsilon, delta=settings.delta,
-        seed=seed, radius=settings.radius, params=params))
+        seed=seed, radius=settings.radius, params=params, secure=secure))
         for name, params in settings.params)
     return runs, time.perf_counter() - start
 

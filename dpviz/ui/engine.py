@@ -8,6 +8,7 @@ tuples only; bad input raises the engine's ``ValueError`` (never cached) for
 from __future__ import annotations
 
 import math
+import secrets
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from ..mean import Mechanism
 from ..metrics import Truth
 from ..privacy import AuditResult, Budget, Ledger, PlannedRelease, compose_runs
 from ..privacy.plans import Plan, epsilon_by_delta, epsilon_by_rounds, solve_methods
+from ..privacy.randomness import secure_generator
 from ..result import Result
 
 #: ``("DP-EM", scenario, rounds, k)`` or ``("free", rounds, ((mechanism, count, weight), ...))``.
@@ -35,6 +37,22 @@ PlanSpec = tuple
 
 ROUND_POINTS = 16
 DELTAS: tuple[float, ...] = tuple(float(d) for d in np.logspace(-12, -2, 11))
+
+
+def noise_rng(seed: int, secure: bool) -> np.random.Generator:
+    """A page run's noise generator: seeded (teaching), or secure, keyed by ``seed``.
+
+    Under secure randomness ``seed`` is the rerun's fresh OS entropy (the sidebar's, never
+    shown): it keys a secure generator, so one rerun's calls share it (non-private EM starts
+    where DP-EM starts) and the next rerun's cache key and noise are new; the Laplace and
+    Gaussian noise itself comes from OpenDP (:mod:`dpviz.privacy.mechanisms`).
+    """
+    return secure_generator(int(seed)) if secure else np.random.default_rng(int(seed))
+
+
+def run_randomness(seed: int, secure: bool) -> dict[str, Any]:
+    """``dpviz.run``'s randomness arguments: ``seed`` (teaching) or a secure ``rng``."""
+    return {"rng": noise_rng(seed, True)} if secure else {"seed": int(seed)}
 
 
 def rounds_of(spec: PlanSpec) -> int:
@@ -105,24 +123,30 @@ def budget_curves(spec: PlanSpec, epsilon: float, delta: float, paper_mode: bool
 @st.cache_data(max_entries=64, show_spinner=False)
 def lens_view(values: tuple[float, ...], row: int, new_value: float, *, query: str,
               mechanism: str, epsilon: float, delta: float, method: str, lo: float, hi: float,
-              threshold: float, seed: int) -> lens.LensView:
+              threshold: float, seed: int, secure: bool = False) -> lens.LensView:
     """The lens of one query on D and its neighbour (row ``row`` replaced by ``new_value``)."""
     neighbour = lens.neighbour(values, int(row), float(new_value))
     budget = Budget(epsilon=epsilon, delta=delta, method=method)
     return lens.look(values, neighbour, query=cast(lens.Query, query),
                      mechanism=cast(Mechanism, mechanism), budget=budget,
-                     lo=lo, hi=hi, threshold=threshold, rng=np.random.default_rng(seed))
+                     lo=lo, hi=hi, threshold=threshold, rng=noise_rng(seed, secure))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def lens_audit(values: tuple[float, ...], row: int, new_value: float, *, query: str,
                mechanism: str, epsilon: float, delta: float, method: str, lo: float,
-               hi: float, threshold: float, seed: int, trials: int) -> AuditResult:
-    """The empirical audit of the lens's release (fixed seed, ``trials`` runs per dataset)."""
+               hi: float, threshold: float, seed: int, trials: int,
+               secure: bool = False) -> AuditResult:
+    """The empirical audit of the lens's release (``trials`` simulated runs per dataset).
+
+    Seeded by ``seed`` in teaching mode; under secure randomness by fresh entropy of its own,
+    so the simulated runs it draws say nothing of the rerun's key.
+    """
     view = lens_view(values, row, new_value, query=query, mechanism=mechanism,
                      epsilon=epsilon, delta=delta, method=method, lo=lo, hi=hi,
-                     threshold=threshold, seed=seed)
-    return lens.audit_view(view, epsilon=epsilon, delta=delta, trials=trials, seed=seed)
+                     threshold=threshold, seed=seed, secure=secure)
+    return lens.audit_view(view, epsilon=epsilon, delta=delta, trials=trials,
+                           seed=secrets.randbits(128) if secure else seed)
 
 
 # --- Gaussian mixtures page ---------------------------------------------------------------
@@ -185,28 +209,30 @@ def gmm_data(spec: DataSpec) -> MixtureData:
 
 def _run_gmm(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
              accounting: str, seed: int, radius: float | str,
-             params: tuple[tuple[str, Any], ...]) -> Result:
+             params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
     data = gmm_data(spec).data
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
         return dpviz.run("gmm", estimator, data, k=k, epsilon=epsilon, delta=delta,
-                         accounting=accounting, seed=seed, radius=radius, **dict(params))
+                         accounting=accounting, radius=radius,
+                         **run_randomness(seed, secure), **dict(params))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def gmm_run(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
             accounting: str, seed: int, radius: float | str,
-            params: tuple[tuple[str, Any], ...]) -> Result:
+            params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
     """One run of a registered mixture estimator on the page's data (same inputs, same run)."""
     return _run_gmm(spec, estimator, k=k, epsilon=epsilon, delta=delta, accounting=accounting,
-                    seed=seed, radius=radius, params=params)
+                    seed=seed, radius=radius, params=params, secure=secure)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def gmm_reference(spec: DataSpec, *, k: int, seed: int, radius: float | str) -> Result:
+def gmm_reference(spec: DataSpec, *, k: int, seed: int, radius: float | str,
+                  secure: bool = False) -> Result:
     """Non-private EM from the same start, without noise: the error table's reference."""
     return _run_gmm(spec, "em", k=k, epsilon=math.inf, delta=0.0, accounting="zcdp",
-                    seed=seed, radius=radius, params=())
+                    seed=seed, radius=radius, params=(), secure=secure)
 
 
 def cloud_seeds(seed: int, repeats: int) -> tuple[int, ...]:
@@ -246,14 +272,16 @@ class Cloud:
 @st.cache_data(max_entries=8, show_spinner="Running the estimator again and again…")
 def gmm_cloud(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
               accounting: str, seed: int, radius: float | str,
-              params: tuple[tuple[str, Any], ...], repeats: int) -> Cloud:
+              params: tuple[tuple[str, Any], ...], repeats: int,
+              secure: bool = False) -> Cloud:
     """``repeats`` more runs with seeds from :func:`cloud_seeds`, charged with :func:`gmm_run`'s.
 
     Each run is another private release of the same data, so the cloud's ledger composes
     the page's run (same arguments, ``seed``) and all R runs, ⊥ runs included.
     """
     args: dict[str, Any] = {"k": k, "epsilon": epsilon, "delta": delta,
-                            "accounting": accounting, "radius": radius, "params": params}
+                            "accounting": accounting, "radius": radius, "params": params,
+                            "secure": secure}
     ledgers = [gmm_run(spec, estimator, seed=seed, **args).ledger]
     means = []
     for s in cloud_seeds(seed, repeats):
@@ -319,13 +347,13 @@ def exposure_data(scale: int, seed: int) -> ExposureDemo:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def exposure_run(estimator: str, *, scale: int, data_seed: int, epsilon: float, delta: float,
-                 seed: int) -> Result:
+                 seed: int, secure: bool = False) -> Result:
     """EM (``epsilon=inf``) or DP-EM on the exposure demo, radius 1 (public by construction)."""
     demo = exposure_data(scale, data_seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return dpviz.run("gmm", estimator, demo.data, k=EXPOSURE_K, epsilon=epsilon,
-                         delta=delta, seed=seed, radius=demo.radius)
+                         delta=delta, radius=demo.radius, **run_randomness(seed, secure))
 
 
 # --- Private factor analysis --------------------------------------------------------------
@@ -340,11 +368,12 @@ def digits_data() -> tuple[NDArray[np.float64], float]:
 
 @st.cache_data(max_entries=24, show_spinner="Fitting the factors…")
 def factor_run(*, epsilon: float, delta: float, factors: int, iterations: int,
-               seed: int) -> tuple[Result, NDArray[np.float64]]:
+               seed: int, secure: bool = False) -> tuple[Result, NDArray[np.float64]]:
     """Private factor analysis of the digits (``epsilon=inf``: non-private), with W as images."""
     data, radius = digits_data()
     result = dpviz.run("factor_analysis", "dp_fa", data, factors=factors, epsilon=epsilon,
-                       delta=delta, seed=seed, radius=radius, iterations=iterations)
+                       delta=delta, radius=radius, iterations=iterations,
+                       **run_randomness(seed, secure))
     return result, digits_factor_images(result.estimate["loadings"])
 
 

@@ -106,7 +106,7 @@ class Comparison:
 
 
 def compare(scale: int, *, epsilon: float, delta: float, seed: int,
-            data_seed: int | None = None) -> Comparison:
+            data_seed: int | None = None, secure: bool = False) -> Comparison:
     """Run both estimators (cached) on the demo at ``scale``, the data seeded too.
 
     The data use ``data_seed`` (default ``seed``): secure randomness redraws the noise, not
@@ -115,9 +115,9 @@ def compare(scale: int, *, epsilon: float, delta: float, seed: int,
     data_seed = seed if data_seed is None else data_seed
     demo = exposure_data(scale, data_seed)
     reference = exposure_run("em", scale=scale, data_seed=data_seed, epsilon=math.inf,
-                             delta=0.0, seed=seed)
+                             delta=0.0, seed=seed, secure=secure)
     private = exposure_run("dp_em", scale=scale, data_seed=data_seed, epsilon=epsilon,
-                           delta=delta, seed=seed)
+                           delta=delta, seed=seed, secure=secure)
     return Comparison(scale, reference, private, demo.data[demo.lone_index])
 
 

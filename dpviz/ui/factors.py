@@ -62,13 +62,14 @@ def controls() -> Controls:
     return Controls(float(epsilon), float(delta), int(factors), int(iterations))
 
 
-def runs(settings: Controls, seed: int) -> tuple[tuple[Result, np.ndarray],
-                                                 tuple[Result, np.ndarray]]:
+def runs(settings: Controls, seed: int, secure: bool = False
+         ) -> tuple[tuple[Result, np.ndarray], tuple[Result, np.ndarray]]:
     """The non-private fit (ε = ∞) and the private one, each with W as images."""
     reference = factor_run(epsilon=math.inf, delta=0.0, factors=settings.factors,
-                           iterations=settings.iterations, seed=seed)
+                           iterations=settings.iterations, seed=seed, secure=secure)
     private = factor_run(epsilon=settings.epsilon, delta=settings.delta,
-                         factors=settings.factors, iterations=settings.iterations, seed=seed)
+                         factors=settings.factors, iterations=settings.iterations, seed=seed,
+                         secure=secure)
     return reference, private
 
 

@@ -84,11 +84,11 @@ INTRO = (
 )
 
 
-def example(seed: int) -> LensView:
+def example(seed: int, secure: bool = False) -> LensView:
     """The Home picture's engine call: a Laplace count on two neighbouring datasets."""
     return lens_view((0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0), 0, 1.0, query="count",
                      mechanism="laplace", epsilon=1.0, delta=0.0, method="linear", lo=0.0,
-                     hi=1.0, threshold=0.5, seed=seed)
+                     hi=1.0, threshold=0.5, seed=seed, secure=secure)
 
 
 def use_card(use: Use) -> None:

@@ -138,8 +138,8 @@ def controls() -> LensSettings:
                         float(threshold), int(trials))
 
 
-def metrics(view: LensView, seed: int) -> None:
-    """The numbers behind the figures, in one row of metrics."""
+def metrics(view: LensView, seed: int | None) -> None:
+    """The numbers behind the figures, in one row of metrics (``seed`` None: secure mode)."""
     columns = st.columns(5)
     columns[0].metric("Answer on D", f"{view.answer_d:.4g}")
     columns[1].metric("Answer on D′", f"{view.answer_d_prime:.4g}",
@@ -149,7 +149,10 @@ def metrics(view: LensView, seed: int) -> None:
     columns[3].metric("Noise", f"{view.allocation.scale:.4g}",
                       help="Laplace b or Gaussian σ, from the budget solver.")
     columns[4].metric("Released", f"{view.released:.4g}",
-                      help=f"One private release drawn on D with seed {seed}.")
+                      help=(f"One release drawn on D with seed {seed} (teaching randomness: "
+                            "the noise can be recomputed from it)." if seed is not None else
+                            "One private release drawn on D from OS entropy, with OpenDP's "
+                            "float-safe sampler."))
 
 
 def loss_caption(view: LensView, epsilon: float, delta: float) -> str:

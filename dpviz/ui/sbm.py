@@ -30,6 +30,7 @@ from ..spec import Estimator, Param
 from ..viz import ledger_bar
 from ..viz import sbm as figures
 from . import widgets
+from .engine import run_randomness
 from .gmm import accept_option_names, choices_table
 from .risk import risk_panel
 from .widgets import (
@@ -223,7 +224,7 @@ def prepared(spec: GraphSpec, tolerance_fraction: float) -> PreparedGraph:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def run(spec: GraphSpec, settings: RunSettings, seed: int) -> Result:
+def run(spec: GraphSpec, settings: RunSettings, seed: int, secure: bool = False) -> Result:
     """One run of a registered sbm estimator on the page's graph (same inputs, same run).
 
     The projection-based estimators get the cached :func:`prepared` graph, so an ε move
@@ -241,8 +242,8 @@ def run(spec: GraphSpec, settings: RunSettings, seed: int) -> Result:
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
         result = dpviz.run("sbm", settings.estimator, graph, epsilon=epsilon, delta=delta,
-                           accounting=settings.accounting, seed=seed, degree=data.degree,
-                           signal=data.signal, **params)
+                           accounting=settings.accounting, degree=data.degree,
+                           signal=data.signal, **run_randomness(seed, secure), **params)
     if settings.private and data.not_private:
         reasons = "; ".join(r for r in (result.not_private, data.not_private) if r)
         result = replace(result, not_private=reasons)

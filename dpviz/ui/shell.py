@@ -41,9 +41,9 @@ SEED_HELP = ("Seeds every random draw on every page, so a link reopens the same 
 TEACHING_NOTE = "Teaching randomness — reproducible, not for real releases."
 SECURE_NOTE = ("Secure randomness: not reproducible. Every rerun draws new noise from the "
                "operating system's entropy; no seed is shown or kept.")
-SECURE_HELP = ("Draw the noise from OS entropy instead of the seed: what a real release needs "
-               "(with a production sampler, see the README). Numbers change on every rerun "
-               "and an experiment card cannot replay them.")
+SECURE_HELP = ("Draw the noise from OS entropy instead of the seed, Laplace and Gaussian noise "
+               "with OpenDP's float-safe samplers: what a real release needs. Numbers change "
+               "on every rerun and an experiment card cannot replay them.")
 #: Where the seed waits while secure mode hides its widget (Streamlit drops undrawn widgets).
 KEPT_SEED = "_kept_seed"
 PRESENTER_HELP = "Larger text and fewer controls (advanced settings hidden), for a projector."
@@ -56,8 +56,10 @@ class PageContext:
     Attributes
     ----------
     seed : int
-        The noise seed: the global seed, or in secure mode a fresh draw from OS entropy on
-        every rerun (never shown, never cached twice: the same seed would repeat the noise).
+        The noise seed: the global seed, or in secure mode 128 fresh bits of OS entropy on
+        every rerun that key the rerun's secure generators
+        (:func:`dpviz.ui.engine.noise_rng`): never shown, and a new cache key each rerun, so
+        the noise is new (the same key would repeat it). Pass ``secure`` with it.
     presenter : bool
         Whether presenter mode is on.
     secure : bool
