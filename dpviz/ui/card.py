@@ -20,15 +20,14 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ..card import card_zip, make_card
+from ..card import COMMAND, UPLOAD_COMMAND, card_zip, make_card
 from ..scenario import Scenario
 from ..viz import figure_table
 from .scenarios import page_upload, scenario_of_page
 from .widgets import SHOWN_FIGURES, escape_markdown
 
-UPLOAD_NOTE = ("The card keeps the uploaded file's name and fingerprint (SHA-256), not its "
-               "rows: to replay it, give the same file — `python -m dpviz run --card card.json "
-               "--data FILE`.")
+UPLOAD_NOTE = ("It keeps the uploaded file's name and fingerprint (SHA-256), not its rows: a "
+               "replay needs that same file as `FILE`, and refuses any other.")
 #: The page of each task (``pages/<name>.py``, served at ``/<name>``).
 PAGES = {"gmm": "gmm", "covariance": "covariance", "sbm": "sbm"}
 
@@ -128,16 +127,17 @@ def card_button(scenario: Scenario, figures: Mapping[str, go.Figure],
                            file_name=f"dpviz-card-{scenario.task}-{scenario.estimator}.zip",
                            mime="application/zip", key=f"{key}_download", on_click="ignore",
                            icon=":material/download:")
-    if "upload" in scenario.data:
-        st.caption(UPLOAD_NOTE)
+    upload = "upload" in scenario.data
     if secure:
         st.caption("Secure randomness: the card records the scenario but cannot reproduce "
                    "its numbers (no seed was kept).")
     else:
         st.caption("The card holds the scenario (every parameter and the seed), the numbers, "
                    "the figures (PNG, SVG) and tables (CSV), the package versions and "
-                   "`regenerate.sh`: `python -m dpviz run --card card.json` prints the same "
-                   "numbers.")
+                   f"`regenerate.sh`: `{UPLOAD_COMMAND if upload else COMMAND}` prints the "
+                   "same numbers.")
+    if upload:
+        st.caption(UPLOAD_NOTE)
 
 
 def card_panel(page: str, *, key: str, tables: Mapping[str, pd.DataFrame] | None = None,
