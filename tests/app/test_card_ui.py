@@ -161,3 +161,22 @@ def test_an_sbm_upload_named_like_a_server_file(no_server_read):
 def test_no_upload_yet_is_a_sentence():
     with pytest.raises(ValueError, match="upload a file first"):
         page_scenarios.gmm_scenario({"gmm_source": gmm_ui.CSV})
+
+
+@pytest.mark.parametrize("name", ["assets/results/gmm_mean_errors.csv", "../main/app.csv",
+                                  str(ROOT / "assets" / "results" / "gmm_mean_errors.csv")])
+def test_prepare_card_on_an_upload_named_like_a_server_file(name, no_server_read):
+    content = csv_bytes(2)
+    at = open_gmm({})
+    at.selectbox(key="gmm_source").set_value("csv").run()
+    at.file_uploader(key="gmm_upload").set_value((name, content, "text/csv")).run()
+    at.number_input(key="seed").set_value(3).run()
+    assert not at.exception and not errors(at), errors(at)
+    at.button(key="gmm_card_prepare").click().run()
+    assert not at.exception and not errors(at), errors(at)
+    _, zipped = at.session_state["gmm_card_card"]
+    with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
+        card = json.loads(archive.read("card.json"))
+    assert card["scenario"]["data"] == {"upload": name, "sha256": sha256(content)}
+    assert cards.run_card(card, content=content).to_dict() == card["result"]
+    assert any("fingerprint (SHA-256), not its rows" in c.value for c in at.caption)

@@ -202,8 +202,8 @@ def test_a_constant_column_is_fitted_like_its_neighbour(gmm):
 
 
 @pytest.mark.parametrize(("content", "k", "sentence"), [
-    (b"a,b\n1,2\n3,abc\n", 1, "the CSV has text 'abc' in row 3, column 2; every cell must be "
-                              "a number"),
+    (b"a,b\n1,2\n3,abc\n", 1, "the CSV's row 3, column 2 is not a number; every cell must "
+                              "be a number"),
     (_csv([(float(i), float(i % 3)) for i in range(4)]), 3, "k = 3"),
 ])
 def test_bad_csv_shows_the_engine_sentence(gmm, content, k, sentence):
