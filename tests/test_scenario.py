@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz.data import gaussian_mixture
+from dpviz.data import gaussian_mixture, sha256
 from dpviz.registry import TASKS
 from dpviz.scenario import LoadedData, Scenario, load_data, run_scenario, score
 
@@ -117,6 +117,38 @@ def test_edges_and_missing_files(tmp_path):
     assert loaded.data.n == 5 and loaded.data.edges.tolist() == [[0, 1], [1, 2], [2, 3]]
     with pytest.raises(ValueError, match="no such file"):
         load_data({"csv": str(tmp_path / "missing.csv")})
+
+
+def test_a_path_is_read_from_the_base_folder_and_only_inside_it(tmp_path, monkeypatch):
+    (tmp_path / "card").mkdir()
+    (tmp_path / "card" / "x.csv").write_text("1,2\n3,4\n")
+    (tmp_path / "y.csv").write_text("5,6\n7,8\n")
+    monkeypatch.chdir(tmp_path)
+    assert load_data({"csv": "x.csv"}, base=tmp_path / "card").data.tolist() == [[1, 2], [3, 4]]
+    with pytest.raises(ValueError, match="y.csv: it is outside the folder"):
+        load_data({"csv": "../y.csv"}, base=tmp_path / "card")
+    assert load_data({"csv": "y.csv"}).data.shape == (2, 2)  # no base: the working folder
+    # bytes already read (a card checked their hash) are parsed instead of the path
+    assert load_data({"csv": "nowhere.csv"}, content=b"0,1\n1,0\n").data.shape == (2, 2)
+    with pytest.raises(ValueError, match="a dataset data block takes none"):
+        load_data({"dataset": "iris"}, content=b"0,1\n1,0\n")
+
+
+def test_an_upload_scenario_round_trips_without_its_bytes():
+    digest = sha256(b"0,1\n1,2\n")
+    s = Scenario.from_dict({"task": "sbm", "estimator": "randomized_response",
+                            "data": {"upload": "requirements.txt", "sha256": digest, "n": 3},
+                            "params": {"epsilon": 1.0, "degree": 1.0, "signal": 0.5},
+                            "seed": 1})
+    assert Scenario.from_dict(s.to_dict()) == s
+    assert s.to_dict()["data"] == {"upload": "requirements.txt", "sha256": digest, "n": 3}
+    with pytest.raises(ValueError, match="not its bytes"):
+        run_scenario(s)
+    loaded = load_data(s.data, content=b"0,1\n1,2\n")
+    assert loaded.data.edges.tolist() == [[0, 1], [1, 2]] and loaded.truth is None
+    with pytest.raises(ValueError, match="csv is a file path"):
+        Scenario.from_dict({**s.to_dict(), "task": "mean", "estimator": "laplace",
+                            "params": {"epsilon": 1.0}, "data": {"csv": ["a.csv"]}})
 
 
 def test_run_scenario_is_dpviz_run_with_the_datas_public_parameters():
