@@ -69,6 +69,7 @@ def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
     from .privacy.randomness import is_secure, secure_generator
     from .registry import check_data, common_param
     from .registry import estimator as lookup
+    from .work import check_run
 
     spec = lookup(task, estimator)
     check_data(task, data)
@@ -84,6 +85,7 @@ def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
         rng = np.random.default_rng(seed)
     else:
         rng = secure_generator()
+    check_run(task, estimator, data, kwargs)  # before any work: refuse what memory cannot hold
     result: Result = spec.function(data, budget, rng=rng, radius=radius, **kwargs)
     choices = dict(result.choices)
     if not is_secure(rng):

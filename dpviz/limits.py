@@ -7,6 +7,7 @@ these, so a range can never differ between the page and the engine.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,6 +71,9 @@ def check_number(limit: Limit, value: object) -> float:
         raise ValueError(f"{limit.name} must be a number, got {value!r}") from None
     if math.isnan(number):
         raise ValueError(f"{limit.name} must be a number, got NaN")
+    if number != 0 and abs(number) < sys.float_info.min:  # subnormal: 1/x overflows
+        raise ValueError(f"{limit.name} must be 0 or at least {sys.float_info.min:.1e} in "
+                         f"size, got {value}")
     too_low = number <= limit.low if limit.low_open else number < limit.low
     too_high = number >= limit.high if limit.high_open else number > limit.high
     if too_low or too_high:
@@ -131,7 +135,8 @@ SENSITIVITY = Limit("sensitivity", 0.0, math.inf, low_open=True, high_open=True)
 NOISE_SCALE = Limit("noise scale", 0.0, math.inf, low_open=True, high_open=True)
 COUNT = Limit("count", 1, 100_000)
 WEIGHT = Limit("weight", 0.0, math.inf, low_open=True, high_open=True)
-RADIUS = Limit("radius", 0.0, math.inf, low_open=True, high_open=True)
+#: Public bounds stop at 1e100: squared and multiplied by n·d they stay finite (1e308 overflowed).
+RADIUS = Limit("radius", 0.0, 1e100, low_open=True)
 SEED = Limit("seed", 0, 2**32 - 1)
 #: A noise seed: the seeds a person types stay below 2³², but secure randomness draws 128
 #: bits from the OS (a 32-bit seed could be found by trying them all against the output).
@@ -142,6 +147,19 @@ AUDIT_TRIALS = Limit("trials", 1_000, 2_000_000)
 
 # Data limits (shared with the data layer).
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+#: Rows a page reads from one upload: a page's fits stay within INTERACTIVE_SECONDS at this n
+#: for small d (``dpviz.work`` checks the rest); bigger files go through the command line.
+INTERACTIVE_ROWS = 200_000
+
+# Work per request (``dpviz.work``): estimated from public sizes before any work starts.
+#: Server seconds one engine call on a page may take (the others a page makes are cheap).
+INTERACTIVE_SECONDS = 4.0
+#: Peak memory one engine call on a page may add.
+INTERACTIVE_BYTES = 400 * 2**20
+#: Data one cached page entry may hold (the pages' caches keep a few entries each).
+INTERACTIVE_DATA_BYTES = 24 * 2**20
+#: Share of the machine's memory one command-line or API run may use.
+BATCH_MEMORY_SHARE = 0.25
 MAX_COLUMNS = 200
 MAX_ROWS = 1_000_000
 

@@ -402,11 +402,13 @@ def _load(key: str, content: _Content | None) -> LoadedData:
     """The loader behind :func:`load_data`, keyed by the block's canonical JSON (and bytes)."""
     from .data import GENERATORS, load_dataset, read_csv, read_edges
     from .data.graphs import Graph, as_graph
+    from .work import check_generator
 
     block: dict[str, Any] = json.loads(key)
     if "generator" in block:
         name = block.pop("generator")
         fraction = block.pop("test_fraction", 0.0)
+        check_generator(name, GENERATORS[name].resolve(block))  # before making the data
         made = GENERATORS[name].generate(**block)
         if name == "gmm":
             test = None

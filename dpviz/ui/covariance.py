@@ -34,11 +34,19 @@ from ..result import Result
 from ..spec import Estimator, Param
 from ..viz import covariance as cov_viz
 from ..viz import ledger_bar
+from ..work import check_work
 from . import widgets
 from .engine import run_randomness
 from .gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
 from .risk import risk_panel
-from .widgets import advanced, delta_input, epsilon_slider, show_chart
+from .widgets import (
+    advanced,
+    attempt,
+    delta_input,
+    epsilon_slider,
+    show_chart,
+    upload_content,
+)
 
 SYNTHETIC, DIGITS, CSV = "synthetic", "digits", "csv"
 SOURCES = (SYNTHETIC, DIGITS, CSV)
@@ -83,6 +91,7 @@ def covariance_data(spec: DataSpec) -> CovarianceData:
     """The data of a page's data description (the engine's sentence for a bad file)."""
     if spec[0] == SYNTHETIC:
         _, n, d, buckets, skew, seed = spec
+        check_work("covariance", "<data>", n=int(n), d=int(d), generate=False)
         zipf = zipf_norm_data(int(n), int(d), buckets=int(buckets), skew=float(skew),
                               seed=int(seed))
         return CovarianceData(
@@ -119,6 +128,8 @@ def covariance_run(spec: DataSpec, estimator: str, *, rho: float | None,
                    epsilon: float | None, delta: float, seed: int, radius: float,
                    params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
     """One run of a registered covariance estimator (same inputs and seed, same run)."""
+    shape = covariance_data(spec).data.shape
+    check_work("covariance", estimator, n=shape[0], d=shape[1], generate=False)
     data = prepared_data(spec, radius)
     with warnings.catch_warnings():  # a bound read from the data: not_private says it
         warnings.simplefilter("ignore")
@@ -239,7 +250,7 @@ def csv_controls() -> DataSpec:
     if upload is None:
         st.info("Upload a CSV file to estimate its covariance.", icon=":material/upload_file:")
         st.stop()
-    return (CSV, str(upload.name), upload.getvalue())
+    return (CSV, str(upload.name), attempt(upload_content, upload))
 
 
 def param_widget(estimator: str, param: Param) -> Any:

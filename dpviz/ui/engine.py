@@ -31,6 +31,7 @@ from ..privacy import AuditResult, Budget, Ledger, PlannedRelease, compose_runs
 from ..privacy.plans import Plan, epsilon_by_delta, epsilon_by_rounds, solve_methods
 from ..privacy.randomness import secure_generator
 from ..result import Result
+from ..work import check_work
 
 #: ``("DP-EM", scenario, rounds, k)`` or ``("free", rounds, ((mechanism, count, weight), ...))``.
 PlanSpec = tuple
@@ -183,6 +184,7 @@ def gmm_data(spec: DataSpec) -> MixtureData:
     radius: float | None
     if spec[0] == "synthetic":
         _, k, d, n, separation, weights, covariance, seed = spec
+        check_work("gmm", "<data>", n=int(n), d=int(d), k=int(k), generate=False)
         mixture = gaussian_mixture(int(k), int(d), int(n), separation=float(separation),
                                    weights=str(weights), covariance=str(covariance),
                                    seed=int(seed))
@@ -211,6 +213,7 @@ def _run_gmm(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: f
              accounting: str, seed: int, radius: float | str,
              params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
     data = gmm_data(spec).data
+    check_work("gmm", estimator, n=data.shape[0], d=data.shape[1], k=k, generate=False)
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
         return dpviz.run("gmm", estimator, data, k=k, epsilon=epsilon, delta=delta,
@@ -282,6 +285,8 @@ def gmm_cloud(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: 
     args: dict[str, Any] = {"k": k, "epsilon": epsilon, "delta": delta,
                             "accounting": accounting, "radius": radius, "params": params,
                             "secure": secure}
+    shape = gmm_data(spec).data.shape
+    check_work("gmm", estimator, n=shape[0], d=shape[1], k=k, repeats=repeats, generate=False)
     ledgers = [gmm_run(spec, estimator, seed=seed, **args).ledger]
     means = []
     for s in cloud_seeds(seed, repeats):
@@ -311,6 +316,7 @@ def csv_data(spec: DataSpec) -> MixtureData:
     """
     _, name, content, k = spec
     data = validate_mixture_data(read_csv(bytes(content)), int(k), name=str(name))
+    check_work("gmm", "em", n=data.shape[0], d=data.shape[1], k=int(k), generate=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = dpviz.run("gmm", "em", data, k=int(k), epsilon=math.inf, delta=0.0,

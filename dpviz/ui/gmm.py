@@ -29,6 +29,7 @@ from .widgets import (
     escape_markdown,
     method_select,
     show_chart,
+    upload_content,
 )
 
 SYNTHETIC = "synthetic"
@@ -355,7 +356,7 @@ def csv_controls() -> DataSpec:
     if upload is None:
         st.info("Upload a CSV file to fit a mixture to it.", icon=":material/upload_file:")
         st.stop()
-    return (CSV, str(upload.name), upload.getvalue(), int(k))
+    return (CSV, str(upload.name), attempt(upload_content, upload), int(k))
 
 
 # --- Saved benchmarks: the DP-EM paper reproduced, DP-EM against its peers ----------------

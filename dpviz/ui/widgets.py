@@ -20,6 +20,7 @@ from .. import limits
 from ..privacy import METHOD_LABELS, METHODS
 from ..spec import Param
 from ..viz import figure_table
+from ..work import BIGGER_JOBS
 
 T = TypeVar("T")
 
@@ -125,6 +126,28 @@ def show_failure(err: Exception) -> None:
     else:
         LOG.error("page failed", exc_info=err)
         st.error(INTERNAL_ERROR, icon=":material/error:")
+
+
+def upload_content(upload: Any) -> bytes:
+    """An upload's bytes, refused before any parsing when it is too big for a page.
+
+    Checks the size Streamlit reports against :data:`dpviz.limits.MAX_UPLOAD_BYTES`, then
+    counts lines (a byte scan, no parsing) against :data:`dpviz.limits.INTERACTIVE_ROWS`.
+
+    Raises
+    ------
+    ValueError
+        Naming the limit and where bigger files go.
+    """
+    if int(upload.size) > limits.MAX_UPLOAD_BYTES:
+        raise ValueError(f"the file has {int(upload.size) / 2**20:,.0f} MB; a page reads at "
+                         f"most {limits.MAX_UPLOAD_BYTES // 2**20} MB. {BIGGER_JOBS}.")
+    content = bytes(upload.getvalue())
+    lines = content.count(b"\n") + (not content.endswith(b"\n"))
+    if lines > limits.INTERACTIVE_ROWS + 1:  # + 1: a header row
+        raise ValueError(f"the file has {lines:,} lines; a page reads at most "
+                         f"{limits.INTERACTIVE_ROWS:,} rows. {BIGGER_JOBS}.")
+    return content
 
 
 def attempt(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:

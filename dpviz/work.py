@@ -1,0 +1,271 @@
+"""How much work a run is, estimated from public sizes before any of it starts.
+
+A link, an upload or a command-line flag sets n, d, k or a graph's degree; this module says,
+before the data are made or read, whether the run fits a budget of time and memory, and
+refuses with a sentence that names the limit and how to run bigger jobs (issue 23, item 7).
+The pages check against :data:`INTERACTIVE` (every page answers within a few seconds of
+server time), the command line and the API against :data:`BATCH` (memory only: what would
+end in ``MemoryError`` is refused, however long it takes).
+
+The cost model is ``seconds = BASE_SECONDS[e] + SECONDS_PER_UNIT[e] · time units`` and
+``bytes = BYTES_PER_UNIT[e] · memory units``, with the units of :func:`units` (the leading
+term of the estimator's work, e.g. ``n·k·d·(d+1)`` for one mixture fit) and the coefficients
+measured on the development machine (2 cores, 24 GB) with one BLAS thread by
+``python bench/work_costs.py``: it times
+every registered estimator at two sizes per task and reads its peak traced memory
+(``tracemalloc``, which numpy reports to); the seconds get a line on or above both points,
+the bytes the larger bytes-per-unit ratio, rounded up. The estimate is the leading term
+only, so it is meant for the sizes where work matters; both budgets keep a margin for what
+it leaves out.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from .limits import (
+    BATCH_MEMORY_SHARE,
+    INTERACTIVE_BYTES,
+    INTERACTIVE_DATA_BYTES,
+    INTERACTIVE_SECONDS,
+)
+
+#: Seconds per time unit (:func:`units`), per ``task/estimator``; ``task/<data>`` is the
+#: page's generator. Measured by ``bench/work_costs.py`` (see the module docstring).
+SECONDS_PER_UNIT = MappingProxyType({
+    "gmm/dp_em": 9.1e-09, "gmm/em": 7.6e-09, "gmm/sklearn_gmm": 1.8e-08, "gmm/dplloyd": 4.5e-09,
+    "gmm/private_pca_clustering": 3.0e-06, "gmm/ppe": 7.9e-06, "gmm/sample_aggregate": 1.7e-06,
+    "gmm/stability": 2.8e-07, "gmm/<data>": 1.7e-11,
+    "covariance/gauss": 2.1e-11, "covariance/separate": 2.2e-11, "covariance/adaptive": 3.7e-11,
+    "covariance/emcov": 2.3e-09, "covariance/zero": 1.2e-12, "covariance/<data>": 4.2e-10,
+    "mean/laplace": 2.7e-08, "mean/gaussian": 2.7e-08, "mean/<data>": 1.7e-08,
+    "sbm/weak_recovery": 2.1e-09, "sbm/exact_recovery": 2.1e-09, "sbm/exponential": 2.8e-09,
+    "sbm/randomized_response": 1.6e-08, "sbm/gauss_adjacency": 7.1e-08, "sbm/spectral": 8.0e-08,
+    "sbm/projection": 2.3e-09, "sbm/<data>": 4.9e-08,
+})
+#: Seconds a run takes whatever its size (set-up, fixed-size searches), same measurement; the
+#: private PCA, PPE and subsample-and-aggregate learners spend about 3 s at any size.
+BASE_SECONDS = MappingProxyType({
+    "gmm/dp_em": 0.046, "gmm/em": 0.017, "gmm/dplloyd": 0.017,
+    "gmm/private_pca_clustering": 3.0, "gmm/ppe": 3.0, "gmm/sample_aggregate": 3.0,
+    "sbm/weak_recovery": 0.037, "sbm/exact_recovery": 0.044, "sbm/exponential": 0.77,
+    "sbm/projection": 0.029, "mean/laplace": 0.018, "mean/gaussian": 0.048,
+})
+#: Peak bytes per memory unit, per ``task/estimator`` (same measurement).
+BYTES_PER_UNIT = MappingProxyType({
+    "gmm/dp_em": 33.0, "gmm/em": 33.0, "gmm/sklearn_gmm": 25.0, "gmm/dplloyd": 21.0,
+    "gmm/private_pca_clustering": 150.0, "gmm/ppe": 6400.0, "gmm/sample_aggregate": 37.0,
+    "gmm/stability": 42.0, "gmm/<data>": 19.0,
+    "covariance/gauss": 1.3, "covariance/separate": 1.3, "covariance/adaptive": 1.3,
+    "covariance/emcov": 2.3, "covariance/zero": 0.58, "covariance/<data>": 33.0,
+    "mean/laplace": 26.0, "mean/gaussian": 26.0, "mean/<data>": 33.0,
+    "sbm/weak_recovery": 61.0, "sbm/exact_recovery": 62.0, "sbm/exponential": 5.5,
+    "sbm/randomized_response": 6.7, "sbm/gauss_adjacency": 38.0, "sbm/spectral": 52.0,
+    "sbm/projection": 61.0, "sbm/<data>": 32.0,
+})
+#: SBM estimators whose work grows like n³ (the certified projection's eigendecompositions),
+#: and like n² (every pair of vertices: randomized response, the noisy adjacency matrix).
+CUBIC = frozenset({"weak_recovery", "exact_recovery", "exponential", "projection"})
+QUADRATIC = frozenset({"randomized_response", "gauss_adjacency"})
+
+BIGGER_JOBS = ("Bigger runs belong on the command line (python -m dpviz run or solve), or in "
+               "a sweep spread over a Dask cluster (python -m dpviz sweep --scheduler ADDRESS)")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The estimated work of one run (or of its repeats).
+
+    Attributes
+    ----------
+    seconds : float
+        Server time, one BLAS thread.
+    bytes : float
+        Peak memory the run adds.
+    data_bytes : float
+        The data it makes or reads (what a page's cache keeps).
+    """
+
+    seconds: float
+    bytes: float
+    data_bytes: float
+
+
+@dataclass(frozen=True)
+class WorkBudget:
+    """What one request may cost: seconds (``inf``: any time), peak bytes, data bytes."""
+
+    name: str
+    seconds: float
+    bytes: float
+    data_bytes: float = math.inf
+
+
+def physical_memory() -> float:
+    """The machine's memory in bytes (``inf`` where the OS does not say)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return math.inf
+
+
+#: The pages' budget: every page answers within about five seconds of server time.
+INTERACTIVE = WorkBudget("on a page", INTERACTIVE_SECONDS, INTERACTIVE_BYTES,
+                         INTERACTIVE_DATA_BYTES)
+#: The command line's and the API's: any time, but a share of the machine's memory.
+BATCH = WorkBudget("in one run", math.inf, BATCH_MEMORY_SHARE * physical_memory())
+
+
+def units(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
+          degree: float = 0.0) -> tuple[float, float]:
+    """The leading terms of a run's time and memory, in the cost model's units.
+
+    Parameters
+    ----------
+    task, estimator : str
+        Registry keys; ``estimator="<data>"`` is the task's data generator.
+    n, d, k : int
+        Rows (vertices for ``sbm``), columns and mixture components.
+    degree : float
+        The SBM's average degree.
+
+    Returns
+    -------
+    tuple of float
+        Time units and memory units (8-byte numbers).
+
+    Examples
+    --------
+    >>> units("covariance", "gauss", n=1000, d=10)
+    (101000.0, 10100.0)
+    """
+    n, d, k = float(n), float(max(d, 1)), float(max(k, 1))
+    if task == "gmm":
+        return n * k * d * (d + 1) + n * d, n * (d + k) + k * d * d
+    if task == "covariance":
+        return n * d * d + d ** 3, n * d + d * d
+    if task == "sbm":
+        edges = n * max(float(degree), 1.0)
+        if estimator in CUBIC:
+            return n ** 3, n * n
+        if estimator in QUADRATIC:
+            return n * n, n * n
+        return edges + n, edges + n
+    return n * d, n * d
+
+
+def estimate(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
+             degree: float = 0.0, repeats: int = 1, generate: bool = True) -> Cost:
+    """The estimated cost of ``repeats`` runs of ``task/estimator`` at these sizes.
+
+    ``generate`` adds making the data once (the pages' generators); an estimator the model
+    does not know costs as the task's dearest one.
+    """
+    time_units, memory_units = units(task, estimator, n=n, d=d, k=k, degree=degree)
+    key = f"{task}/{estimator}"
+    dearest = [v for name, v in SECONDS_PER_UNIT.items() if name.startswith(f"{task}/")]
+    seconds = repeats * (BASE_SECONDS.get(key, 0.0)
+                         + time_units * SECONDS_PER_UNIT.get(key, max(dearest, default=1e-6)))
+    memory = memory_units * BYTES_PER_UNIT.get(key, 64.0)
+    data_time, data_memory = units(task, "<data>", n=n, d=d, k=k, degree=degree)
+    if generate:
+        seconds += data_time * SECONDS_PER_UNIT.get(f"{task}/<data>", 1e-8)
+        memory += data_memory * BYTES_PER_UNIT.get(f"{task}/<data>", 32.0)
+    return Cost(seconds, memory, 8 * data_memory)
+
+
+def _size_words(n: int, d: int, k: int, degree: float, task: str) -> str:
+    if task == "sbm":
+        return f"n = {n:,} vertices of average degree {degree:g}"
+    if task == "gmm":
+        return f"n = {n:,} rows, d = {d}, k = {k}"
+    return f"n = {n:,} rows, d = {d}"
+
+
+def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
+               degree: float = 0.0, repeats: int = 1, generate: bool = True,
+               budget: WorkBudget = INTERACTIVE) -> Cost:
+    """Refuse, before any work, a run whose estimated cost exceeds ``budget``.
+
+    Depends on public sizes only (never on the data), so a refusal tells nothing about
+    anyone's row.
+
+    Returns
+    -------
+    Cost
+        The estimate, when it fits.
+
+    Raises
+    ------
+    ValueError
+        Naming the sizes, the estimate, the limit and where bigger runs go.
+
+    Examples
+    --------
+    >>> check_work("gmm", "dp_em", n=10_000, d=2, k=3).seconds < 1
+    True
+    >>> check_work("gmm", "dp_em", n=1_000_000, d=50, k=3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: n = 1,000,000 rows, d = 50, k = 3 is too much work on a page: ...
+    """
+    cost = estimate(task, estimator, n=n, d=d, k=k, degree=degree, repeats=repeats,
+                    generate=generate)
+    sizes = _size_words(n, d, k, degree, task) + (f", {repeats} runs" if repeats > 1 else "")
+    if cost.seconds > budget.seconds:
+        raise ValueError(
+            f"{sizes} is too much work {budget.name}: about {cost.seconds:,.0f} s of server "
+            f"time, and the limit is {budget.seconds:g} s. Lower the sizes. {BIGGER_JOBS}.")
+    for needed, limit in ((cost.bytes, budget.bytes), (cost.data_bytes, budget.data_bytes)):
+        if needed > limit:
+            raise ValueError(
+                f"{sizes} needs about {_memory(needed)} of memory {budget.name}, and the "
+                f"limit is {_memory(limit)}. Lower the sizes. {BIGGER_JOBS}.")
+    return cost
+
+
+def _memory(size: float) -> str:
+    return f"{size / 2**30:,.1f} GB" if size >= 2**30 else f"{size / 2**20:,.0f} MB"
+
+
+#: The task whose cost model covers each registered generator's data.
+GENERATOR_TASKS = MappingProxyType({"gmm": "gmm", "zipf": "covariance", "sbm": "sbm"})
+
+
+def check_generator(name: str, params: Mapping[str, Any],
+                    budget: WorkBudget = BATCH) -> None:
+    """Refuse, before generating, data of generator ``name`` that exceed ``budget``.
+
+    Called wherever a generator block (a sweep's, a card's, ``solve --set-data``) is made.
+    """
+    task = GENERATOR_TASKS.get(name)
+    if task is None:  # the exposure demo: at most a few thousand rows
+        return
+    check_work(task, "<data>", n=int(params.get("n", 1)), d=int(params.get("d", 1)),
+               k=int(params.get("k", 1)), degree=float(params.get("degree", 0.0)),
+               generate=False, budget=budget)
+
+
+def check_run(task: str, estimator: str, data: Any, params: Mapping[str, Any],
+              budget: WorkBudget = BATCH) -> None:
+    """Refuse, before running, ``task/estimator`` on ``data`` when it exceeds ``budget``.
+
+    The sizes are read off the data's shape (rows × columns) or a graph's vertex count.
+    """
+    n = getattr(data, "n", None)
+    shape = getattr(data, "shape", None)
+    if n is None and shape is not None and len(shape) == 2:
+        n, d = int(shape[0]), int(shape[1])
+    else:
+        d = 1
+    if n is None:
+        return
+    k = params.get("k")
+    degree = params.get("degree")
+    check_work(task, estimator, n=int(n), d=d, k=int(k) if k else 1,
+               degree=float(degree) if degree else 0.0, generate=False, budget=budget)
