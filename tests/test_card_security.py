@@ -8,8 +8,12 @@ a tampered card with a sentence that quotes nothing of the file it points at.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +26,7 @@ from dpviz.data import files, sha256, stochastic_block_model
 from dpviz.experiments import SweepSpec, run_sweep
 from dpviz.scenario import Scenario, load_data
 
+ROOT = Path(__file__).resolve().parents[1]
 PASSWD = Path("/etc/passwd")
 SECRET_LINE = "server-secret-line-7f3a"
 
@@ -166,18 +171,27 @@ def test_run_card_with_data_replays_an_upload_card_from_the_command_line(tmp_pat
     assert code == 2 and "remove --edges" in err
 
 
-def test_the_zip_of_an_upload_card_says_how_to_replay_it():
-    import io
-    import zipfile
-
+def test_the_zip_of_an_upload_card_says_how_to_replay_it_and_its_script_does(tmp_path):
     content = rows_csv(seed=8)
-    card = cards.make_card(upload_scenario("my rows.csv", content), content=content)
+    label = "my rows'; touch pwned; '.csv"  # a name is a label: never run, never a path
+    card = cards.make_card(upload_scenario(label, content), content=content)
     with zipfile.ZipFile(io.BytesIO(cards.card_zip(card, {}, {}))) as archive:
-        readme = archive.read("README.txt").decode()
-        script = archive.read("regenerate.sh").decode()
+        archive.extractall(tmp_path / "unzipped")
+    readme = (tmp_path / "unzipped" / "README.txt").read_text()
     assert "python -m dpviz run --card card.json --data FILE" in readme
     assert "not its rows" in readme and sha256(content) in readme
-    assert '--data "$1"' in script and "my rows.csv" not in script
+    script = tmp_path / "unzipped" / "regenerate.sh"
+    assert '--data "$1"' in script.read_text() and "pwned" not in script.read_text()
+    (tmp_path / "mine.csv").write_bytes(content)
+    env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(["sh", str(script)], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120, check=False)
+    assert done.returncode == 2 and "give the uploaded file" in done.stderr.lower()
+    done = subprocess.run(["sh", str(script), "mine.csv"], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "unzipped" / "result.json").read_text()) == card["result"]
+    assert not (tmp_path / "pwned").exists()
 
 
 # --- tampered cards -------------------------------------------------------------------------
@@ -250,6 +264,8 @@ def test_a_card_reads_its_data_beside_itself_from_any_working_folder(csv_card, t
     code, _, err = main(["run", "--card", csv_card, "--data", csv_card.parent / "x.csv"],
                         capsys)
     assert code == 2 and "this card reads its data itself: remove --data" in err
+    code, _, err = main(["run", "--card", csv_card, "--seed", "3"], capsys)
+    assert code == 2 and "--card replays the card as recorded; remove --seed" in err
 
 
 def test_card_records_a_file_outside_its_folder_by_name_and_warns(tmp_path, capsys):
