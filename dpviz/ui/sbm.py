@@ -29,18 +29,21 @@ from ..sbm import PROJECTION_ESTIMATORS, PreparedGraph, kesten_stigum, prepare_g
 from ..spec import Estimator, Param
 from ..viz import ledger_bar
 from ..viz import sbm as figures
+from ..work import check_work
 from . import widgets
 from .engine import run_randomness
 from .gmm import accept_option_names, choices_table
 from .risk import risk_panel
 from .widgets import (
     advanced,
+    attempt,
     delta_input,
     epsilon_slider,
     escape_markdown,
     lazy_expander,
     method_select,
     show_chart,
+    upload_content,
 )
 
 SYNTHETIC, KARATE, UPLOAD = "synthetic", "karate", "upload"
@@ -152,7 +155,7 @@ def graph_controls(seed: int) -> GraphSpec | None:
     if source == UPLOAD:
         if upload is None:
             return None
-        return (UPLOAD, str(upload.name), upload.getvalue(), int(n), float(degree),
+        return (UPLOAD, str(upload.name), attempt(upload_content, upload), int(n), float(degree),
                 float(signal))
     return (SYNTHETIC, int(n), float(degree), float(signal), int(seed))
 
@@ -176,6 +179,7 @@ def graph_data(spec: GraphSpec) -> GraphData:
                          f"{graph.n:,} vertices and {len(graph.edges):,} edges from "
                          f"{name}; its communities are unknown, so no error is shown.")
     _, n, degree, signal, seed = spec
+    check_work("sbm", "<data>", n=int(n), degree=float(degree), generate=False)
     sbm = stochastic_block_model(int(n), float(degree), float(signal), seed=int(seed))
     return GraphData(Graph(sbm.edges, sbm.n), sbm.labels, sbm.degree, sbm.signal,
                      f"A stochastic block model: {sbm.n:,} vertices, {len(sbm.edges):,} "
@@ -235,6 +239,7 @@ def run(spec: GraphSpec, settings: RunSettings, seed: int, secure: bool = False)
     delta = settings.delta if settings.private else 0.0
     params = dict(settings.params)
     graph: Graph | PreparedGraph = data.graph
+    check_work("sbm", settings.estimator, n=graph.n, degree=data.degree, generate=False)
     if settings.estimator in PROJECTION_ESTIMATORS:
         fraction = settings.entry.resolve({"degree": data.degree, "signal": data.signal,
                                            **params})["tolerance_fraction"]
