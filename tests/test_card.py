@@ -108,6 +108,8 @@ def test_a_secure_card_keeps_no_seed_and_refuses_to_replay():
      "epsilon must be > 0"),
     (lambda c: {**c, "result": None}, "records no result"),
     (lambda c: {**c, "data_file": "x.csv"}, "data_file must be null"),
+    (lambda c: {**c, "versions": None}, "versions must be a JSON object"),
+    (lambda c: {**c, "reproducible": "yes"}, "reproducible must be true or false"),
 ])
 def test_bad_cards_are_refused_with_a_sentence(mutate, sentence):
     card = cards.make_card(scenario("mean"))
