@@ -288,6 +288,9 @@ def exponential(utilities: ArrayLike, *, sensitivity: float, epsilon: float,
                 part: str | None = None) -> int:
     """Pick index ``i`` with probability ∝ ``exp(ε·uᵢ/(2Δᵤ))`` by the Gumbel-max trick; ε-DP.
 
+    From a secure generator OpenDP's noisy max makes the choice (:func:`_opendp_select`),
+    from a seeded one numpy's Gumbel draws.
+
     Examples
     --------
     >>> from dpviz.privacy import Ledger
