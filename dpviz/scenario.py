@@ -97,14 +97,15 @@ class Scenario:
         The budget (``epsilon``, ``delta``, ``rho``, ``accounting``, ``radius``,
         ``paper_mode``) and the estimator's own parameters, named as ``list`` names them.
     seed : int or None
-        The noise seed (``None``: OS entropy, not reproducible).
+        The noise seed: teaching randomness, reproducible and labelled so. ``None`` (the
+        default, as for :func:`dpviz.run`) draws the noise from OS entropy: not reproducible.
     """
 
     task: str
     estimator: str
     data: Mapping[str, Any]
     params: Mapping[str, Any]
-    seed: int | None = 0
+    seed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``inf`` as ``"inf"``), which :meth:`from_dict` reads back."""
@@ -141,7 +142,7 @@ class Scenario:
         entry = lookup(task, name)
         data = normalise_data(task, d["data"])
         params = _normalise_params(entry, d.get("params") or {})
-        seed = d.get("seed", 0)
+        seed = d.get("seed")
         if seed is not None:
             seed = limits.check_integer(limits.NOISE_SEED, seed)
         return cls(task, name, MappingProxyType(data), MappingProxyType(params), seed)

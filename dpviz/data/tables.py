@@ -82,7 +82,8 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
         The bytes of an upload, or a path typed by the user (read from the working folder by
         :func:`dpviz.data.files.read_file`: a regular file of at most 50 MB).
     min_rows : int
-        Fewest rows accepted.
+        Fewest rows accepted; with 0, a file with no rows of numbers (empty, or a header
+        only) reads as a 0 × 0 matrix.
 
     Raises
     ------
@@ -112,14 +113,16 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
                 if any(c.strip() for c in row)]
     except csv.Error as err:
         raise ValueError(f"the CSV cannot be read: {err}") from None
-    if not rows:
+    if not rows and min_rows > 0:
         raise ValueError("the CSV is empty")
     first_line = 1
-    if not any(_is_number(c) for c in rows[0]):  # a header row: no cell is a number
+    if rows and not any(_is_number(c) for c in rows[0]):  # a header row: no cell is a number
         header, rows, first_line = rows[0], rows[1:], 2
         if rows and len(header) != len(rows[0]):
             raise ValueError(f"the CSV's header has {len(header)} names but its first data "
                              f"row has {len(rows[0])} cells")
+    if not rows and min_rows == 0:  # e.g. the edge list of the empty graph: a valid input
+        return np.empty((0, 0))
     if len(rows) > limits.MAX_ROWS:
         raise ValueError(f"the CSV has {len(rows)} rows; dpviz takes at most {limits.MAX_ROWS}")
     width = len(rows[0]) if rows else 0
