@@ -331,7 +331,8 @@ def simulation_seeds(scenario: Scenario, runs: int) -> tuple[tuple[int, int], ..
 
     Examples
     --------
-    >>> s = Scenario("mean", "laplace", {"generator": "zipf", "seed": 1}, {"epsilon": 1.0})
+    >>> s = Scenario("mean", "laplace", {"generator": "zipf", "seed": 1}, {"epsilon": 1.0},
+    ...              seed=0)
     >>> a = simulation_seeds(s, 3)
     >>> len(a), a == simulation_seeds(s, 3), a == simulation_seeds(replace(s, seed=1), 3)
     (3, True, False)
