@@ -75,6 +75,9 @@ QUADRATIC = frozenset({"randomized_response", "gauss_adjacency"})
 
 BIGGER_JOBS = ("Bigger runs belong on the command line (python -m dpviz run or solve), or in "
                "a sweep spread over a Dask cluster (python -m dpviz sweep --scheduler ADDRESS)")
+#: Where a run too big for this machine goes.
+BIGGER_MACHINE = ("Run it on a machine with more memory, or as a sweep spread over a Dask "
+                  "cluster (python -m dpviz sweep --scheduler ADDRESS)")
 
 
 @dataclass(frozen=True)
@@ -98,12 +101,16 @@ class Cost:
 
 @dataclass(frozen=True)
 class WorkBudget:
-    """What one request may cost: seconds (``inf``: any time), peak bytes, data bytes."""
+    """What one request may cost, and where a bigger run goes.
+
+    Seconds (``inf``: any time), peak bytes and the bytes of the data a cache keeps.
+    """
 
     name: str
     seconds: float
     bytes: float
     data_bytes: float = math.inf
+    advice: str = BIGGER_JOBS
 
 
 def physical_memory() -> float:
@@ -118,7 +125,8 @@ def physical_memory() -> float:
 INTERACTIVE = WorkBudget("on a page", INTERACTIVE_SECONDS, INTERACTIVE_BYTES,
                          INTERACTIVE_DATA_BYTES)
 #: The command line's and the API's: any time, but a share of the machine's memory.
-BATCH = WorkBudget("in one run", math.inf, BATCH_MEMORY_SHARE * physical_memory())
+BATCH = WorkBudget("in one run", math.inf, BATCH_MEMORY_SHARE * physical_memory(),
+                   advice=BIGGER_MACHINE)
 
 
 def units(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
@@ -144,7 +152,12 @@ def units(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
     >>> units("covariance", "gauss", n=1000, d=10)
     (101000.0, 10100.0)
     """
-    n, d, k = float(n), float(max(d, 1)), float(max(k, 1))
+    rows, cols, parts = float(n), float(max(d, 1)), float(max(k, 1))
+    return _units(task, estimator, rows, cols, parts, float(degree))
+
+
+def _units(task: str, estimator: str, n: float, d: float, k: float,
+           degree: float) -> tuple[float, float]:
     if task == "gmm":
         return n * k * d * (d + 1) + n * d, n * (d + k) + k * d * d
     if task == "covariance":
@@ -220,12 +233,12 @@ def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
     if cost.seconds > budget.seconds:
         raise ValueError(
             f"{sizes} is too much work {budget.name}: about {cost.seconds:,.0f} s of server "
-            f"time, and the limit is {budget.seconds:g} s. Lower the sizes. {BIGGER_JOBS}.")
+            f"time, and the limit is {budget.seconds:g} s. Lower the sizes. {budget.advice}.")
     for needed, limit in ((cost.bytes, budget.bytes), (cost.data_bytes, budget.data_bytes)):
         if needed > limit:
             raise ValueError(
                 f"{sizes} needs about {_memory(needed)} of memory {budget.name}, and the "
-                f"limit is {_memory(limit)}. Lower the sizes. {BIGGER_JOBS}.")
+                f"limit is {_memory(limit)}. Lower the sizes. {budget.advice}.")
     return cost
 
 

@@ -263,7 +263,7 @@ def run(spec: GraphSpec, settings: RunSettings, seed: int, secure: bool = False)
     delta = settings.delta if settings.private else 0.0
     params = dict(settings.params)
     graph: Graph | PreparedGraph = data.graph
-    check_work("sbm", settings.estimator, n=graph.n, degree=data.degree, generate=False)
+    check_work("sbm", settings.estimator, n=data.graph.n, degree=data.degree, generate=False)
     if settings.estimator in PROJECTION_ESTIMATORS:
         fraction = settings.entry.resolve({"degree": data.degree, "signal": data.signal,
                                            **params})["tolerance_fraction"]
