@@ -178,7 +178,7 @@ def test_account_defaults_work_for_a_pure_laplace(capsys):
 # --- run ---
 
 RELEASE_KEYS = ["name", "mechanism", "sensitivity", "norm", "scale", "epsilon", "delta", "rho",
-                "count", "part"]
+                "count", "part", "sampler"]
 
 
 @pytest.mark.parametrize("estimator", ["laplace", "gaussian"])

@@ -92,8 +92,9 @@ def test_to_dict_is_exactly_the_run_json(estimator):
     assert out["not_private"] is None and out["failed"] is None
     (release,) = out["ledger"]["releases"]
     assert set(release) == {"name", "mechanism", "sensitivity", "norm", "scale", "epsilon",
-                            "delta", "rho", "count", "part"}
+                            "delta", "rho", "count", "part", "sampler"}
     assert release["count"] == 1 and release["part"] is None
+    assert release["sampler"] == "numpy"  # seeded: teaching randomness
     total = out["ledger"]["total"]
     assert set(total) == {"epsilon", "delta", "rho", "method"}
     assert total["epsilon"] == pytest.approx(1.0, rel=1e-6)
