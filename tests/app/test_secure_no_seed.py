@@ -47,12 +47,17 @@ def pinned_entropy(monkeypatch):
 #: Smaller sizes where a page's default takes seconds in secure mode (the SBM page's
 #: n(n − 1)/2 OpenDP draws, said on the page; ``make bench`` times the default).
 FASTER = {"sbm": {"sbm_n": 200}}
+#: Closed sections opened too: where a run's choices or the noise-reuse lesson could name one.
+OPENED = {"gmm": ("gmm_choices_open",), "covariance": ("cov_choices_open",),
+          "sbm": ("sbm_choices_open",), "lens": ("lens_reuse_open",)}
 
 
 def secure_page(page: str) -> AppTest:
     at = open_page(page)
     for key, value in FASTER.get(page, {}).items():
         at.number_input(key=key).set_value(value)
+    for key in OPENED.get(page, ()):
+        at.session_state[key] = True
     at.toggle(key="secure").set_value(True).run()
     assert not at.exception, at.exception
     assert not errors(at), errors(at)
