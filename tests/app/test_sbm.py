@@ -150,7 +150,7 @@ def test_bad_edge_list_shows_the_engine_sentence(sbm, content, sentence):
 
 
 @pytest.mark.parametrize(("key", "value", "sentence"), [
-    ("sbm_n", 5000, "the projection-based estimators take at most n = 3000 vertices"),
+    ("sbm_n", 5000, "n = 5,000 vertices of average degree 100 is too much work on a page"),
     ("sbm_delta", 1.0, "delta"),
     ("sbm_degree", 400.0, "the edge probability (1 + signal)·degree/n must be at most 1"),
 ])
