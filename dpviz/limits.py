@@ -156,8 +156,11 @@ INTERACTIVE_ROWS = 200_000
 INTERACTIVE_SECONDS = 4.0
 #: Peak memory one engine call on a page may add.
 INTERACTIVE_BYTES = 400 * 2**20
-#: Data one cached page entry may hold (the pages' caches keep a few entries each).
+#: Data one cached page entry may hold, and how many entries a page's data cache keeps: a
+#: cache of data stays under DATA_CACHE_ENTRIES × INTERACTIVE_DATA_BYTES ≈ 100 MB, since
+#: Streamlit bounds caches by entries only.
 INTERACTIVE_DATA_BYTES = 24 * 2**20
+DATA_CACHE_ENTRIES = 4
 #: Share of the machine's memory one command-line or API run may use.
 BATCH_MEMORY_SHARE = 0.25
 MAX_COLUMNS = 200

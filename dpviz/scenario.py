@@ -492,8 +492,10 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None) -> Result:
     """
     from . import run
     from .registry import estimator as lookup
+    from .work import check_scenario
 
     if loaded is None:
+        check_scenario(s.task, s.estimator, s.data, s.params)  # before generating the data
         loaded = load_data(s.data)
     params = dict(s.params)
     own = {p.name for p in lookup(s.task, s.estimator).params}

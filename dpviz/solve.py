@@ -43,6 +43,7 @@ from .scenario import (
     run_scenario,
     score,
 )
+from .work import check_scenario
 
 Direction = Literal["at_most", "at_least"]
 Progress = Callable[[int, int], None]
@@ -369,6 +370,7 @@ class _Simulator:
     def __init__(self, scenario: Scenario, target: Target, runs: int,
                  progress: Progress | None, total_points: int, *, reuse_data: bool) -> None:
         synthetic_twin(scenario)
+        check_scenario(scenario.task, scenario.estimator, scenario.data, scenario.params)
         self.scenario, self.target = scenario, target
         self.seeds = simulation_seeds(scenario, runs)
         self.generated = "generator" in scenario.data

@@ -282,3 +282,23 @@ def check_run(task: str, estimator: str, data: Any, params: Mapping[str, Any],
     degree = params.get("degree")
     check_work(task, estimator, n=int(n), d=d, k=int(k) if k else 1,
                degree=float(degree) if degree else 0.0, generate=False, budget=budget)
+
+
+def check_scenario(task: str, estimator: str, data: Mapping[str, Any],
+                   params: Mapping[str, Any], budget: WorkBudget = BATCH) -> None:
+    """Refuse, before its data are generated, a run on generated data that exceeds ``budget``.
+
+    ``data`` is a scenario's data block; only a generator's sizes are known before loading
+    (a file's are checked by :func:`check_run` once read).
+    """
+    from .data import GENERATORS
+
+    name = data.get("generator")
+    if name not in GENERATORS or GENERATOR_TASKS.get(str(name)) != task:
+        return
+    block = {key: value for key, value in data.items() if key not in ("generator",
+                                                                      "test_fraction")}
+    sizes = GENERATORS[str(name)].resolve(block)
+    k = params.get("k") or sizes.get("k") or 1
+    check_work(task, estimator, n=int(sizes.get("n", 1)), d=int(sizes.get("d", 1)), k=int(k),
+               degree=float(sizes.get("degree", 0.0)), budget=budget)

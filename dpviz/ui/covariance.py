@@ -86,7 +86,7 @@ class CovarianceData:
     description: str
 
 
-@st.cache_data(max_entries=8, show_spinner="Making the data…")
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, show_spinner="Making the data…")
 def covariance_data(spec: DataSpec) -> CovarianceData:
     """The data of a page's data description (the engine's sentence for a bad file)."""
     if spec[0] == SYNTHETIC:
@@ -109,11 +109,13 @@ def covariance_data(spec: DataSpec) -> CovarianceData:
     _, name, content = spec
     data = read_csv(bytes(content))
     n, d = data.shape
+    check_work("covariance", "<data>", n=n, d=d, generate=False)
     return CovarianceData(data, None, tuple(f"column {j + 1}" for j in range(d)),
                           f"{n:,} rows × {d} columns from the uploaded file {name}.")
 
 
-@st.cache_data(max_entries=8, show_spinner="Clipping the rows and forming XᵀX…")
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES,
+               show_spinner="Clipping the rows and forming XᵀX…")
 def prepared_data(spec: DataSpec, radius: float) -> PreparedRows:
     """The rows clipped to ``B(0, r)`` and their ``XᵀX``, formed once per data and radius.
 

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 import dpviz
 
-from .. import lens
+from .. import lens, limits
 from ..data import ExposureDemo, exposure_demo, gaussian_mixture, load_dataset, read_csv
 from ..data.tables import validate_mixture_data
 from ..factor_analysis import digits_factor_images
@@ -178,7 +178,7 @@ class MixtureData:
     drawn: NDArray[np.intp]
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, show_spinner=False)
 def gmm_data(spec: DataSpec) -> MixtureData:
     """The data of a page's data description, with the rows to draw (seeded subsample)."""
     radius: float | None

@@ -184,7 +184,7 @@ def graph_controls(seed: int) -> GraphSpec | None:
     return (SYNTHETIC, int(n), float(degree), float(signal), int(seed))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, show_spinner=False)
 def graph_data(spec: GraphSpec) -> GraphData:
     """The graph of a page's graph description (the engine's sentence on bad input)."""
     if spec[0] == KARATE:
@@ -242,8 +242,8 @@ def estimator_controls() -> RunSettings:
     return RunSettings(estimator, epsilon, delta, accounting, tuple(sorted(params.items())))
 
 
-@st.cache_data(max_entries=6, show_spinner="Projecting onto the correlation matrices "
-                                            "(once per graph)…")
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES - 1,  # dense n × n twice: ≤ 25 MB each
+               show_spinner="Projecting onto the correlation matrices (once per graph)…")
 def prepared(spec: GraphSpec, tolerance_fraction: float) -> PreparedGraph:
     """The page's graph with its certified projection (ε-independent: every ε reuses it)."""
     data = graph_data(spec)
