@@ -161,6 +161,8 @@ INTERACTIVE_BYTES = 400 * 2**20
 #: Streamlit bounds caches by entries only.
 INTERACTIVE_DATA_BYTES = 24 * 2**20
 DATA_CACHE_ENTRIES = 4
+#: Server seconds of a sweep started from the explorer page (a progress bar shows it).
+SWEEP_SECONDS = 120.0
 #: Share of the machine's memory one command-line or API run may use.
 BATCH_MEMORY_SHARE = 0.25
 MAX_COLUMNS = 200

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -33,6 +33,7 @@ from .limits import (
     INTERACTIVE_BYTES,
     INTERACTIVE_DATA_BYTES,
     INTERACTIVE_SECONDS,
+    SWEEP_SECONDS,
 )
 
 #: Seconds per time unit (:func:`units`), per ``task/estimator``; ``task/<data>`` is the
@@ -302,3 +303,47 @@ def check_scenario(task: str, estimator: str, data: Mapping[str, Any],
     k = params.get("k") or sizes.get("k") or 1
     check_work(task, estimator, n=int(sizes.get("n", 1)), d=int(sizes.get("d", 1)), k=int(k),
                degree=float(sizes.get("degree", 0.0)), budget=budget)
+
+
+#: A sweep started from a page: its runs together (a progress bar shows them).
+SWEEP = WorkBudget("in a sweep started from a page", SWEEP_SECONDS, INTERACTIVE_BYTES,
+                   INTERACTIVE_DATA_BYTES)
+
+
+def check_sweep(task: str, estimators: Sequence[str], data: Mapping[str, Any],
+                points: Sequence[Mapping[str, Any]], repeats: int,
+                budget: WorkBudget = SWEEP) -> Cost:
+    """Refuse a sweep whose runs together exceed ``budget`` (each also on its own memory).
+
+    ``points`` are the grid's points: a ``data.X`` key overrides the data block's ``X``,
+    ``k`` the mixture's components. Only generated data have sizes before loading.
+    """
+    from .data import GENERATORS
+
+    name = str(data.get("generator", ""))
+    if name not in GENERATORS or GENERATOR_TASKS.get(name) != task:
+        return Cost(0.0, 0.0, 0.0)
+    block = {key: value for key, value in data.items() if key not in ("generator",
+                                                                      "test_fraction")}
+    seconds, peak, held = 0.0, 0.0, 0.0
+    for point in points or ({},):
+        given = {**block, **{key[5:]: value for key, value in point.items()
+                             if key.startswith("data.")}}
+        sizes = GENERATORS[name].resolve(given)
+        k = int(point.get("k") or sizes.get("k") or 1)
+        for estimator in estimators:
+            one = check_work(task, estimator, n=int(sizes.get("n", 1)),
+                             d=int(sizes.get("d", 1)), k=k,
+                             degree=float(sizes.get("degree", 0.0)), repeats=repeats,
+                             budget=WorkBudget(budget.name, math.inf, budget.bytes,
+                                               budget.data_bytes, budget.advice))
+            seconds += one.seconds
+            peak, held = max(peak, one.bytes), max(held, one.data_bytes)
+    total = Cost(seconds, peak, held)
+    if total.seconds > budget.seconds:
+        raise ValueError(
+            f"this sweep ({len(points or [{}])} points × {len(estimators)} estimators × "
+            f"{repeats} repeats) is too much work {budget.name}: about {seconds:,.0f} s of "
+            f"server time, and the limit is {budget.seconds:g} s. Fewer points, repeats or "
+            f"smaller sizes. {budget.advice}.")
+    return total

@@ -54,3 +54,13 @@ def test_subnormal_and_overflowing_values_are_refused(limit, value, words):
     with pytest.raises(ValueError, match=words.replace("+", r"\+")):
         limit.check(value)
     assert limits.DELTA.check(0.0) == 0.0 and limits.DELTA.check(1e-300) == 1e-300
+
+
+def test_a_sweep_from_a_page_is_bounded_in_total():
+    data = {"generator": "gmm"}
+    points = [{"epsilon": e} for e in (0.25, 0.5, 1, 2, 4)]
+    assert work.check_sweep("gmm", ["dp_em", "dplloyd"], data, points, 10).seconds < 60
+    with pytest.raises(ValueError, match="too much work in a sweep started from a page"):
+        work.check_sweep("gmm", ["private_pca_clustering"], data, points, 20)
+    with pytest.raises(ValueError, match="of memory in a sweep"):
+        work.check_sweep("gmm", ["dp_em"], data, [{"data.n": 1_000_000, "data.d": 50}], 2)

@@ -23,7 +23,8 @@ from ..experiments import SweepSpec, progress_line, run_sweep, summarise, write_
 from ..metrics import METRICS
 from ..registry import TASKS
 from ..viz.curves import sweep_curves
-from .widgets import advanced, escape_markdown, show_chart
+from ..work import check_sweep
+from .widgets import advanced, attempt, escape_markdown, show_chart
 
 #: Per task: the data block, the estimators ticked, the swept key and its values, the budget.
 DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
@@ -182,6 +183,7 @@ def run_panel(spec: SweepSpec) -> pd.DataFrame | None:
                                  "kept on disk: the same sweep again is instant."))
     st.caption(f"{spec.runs:,} runs: {len(spec.points())} points × {spec.repeats} repeats × "
                f"{len(spec.estimators)} estimators. {SLOW_NOTE.get(spec.task, '')}")
+    attempt(check_sweep, spec.task, spec.estimators, spec.data, spec.points(), spec.repeats)
     if st.button("Run the sweep", type="primary", key="explorer_run",
                  icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Starting…")
