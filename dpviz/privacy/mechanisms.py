@@ -14,7 +14,9 @@ so the *value* is handed to OpenDP, never noise added in numpy. Its privacy maps
 granularity are exactly ours (``ε = Δ₁/b``, ``ρ = Δ₂²/(2σ²)``). With a seeded generator the
 noise is numpy's, reproducible: teaching randomness. Each ledger row says which
 (``sampler``). Still on numpy floats in both modes: the truncated Laplace, the Bingham sampler
-and randomized response's flips (OpenDP has no float-safe version of them).
+and randomized response's flips (OpenDP has no float-safe version of them); the masking
+mechanism's noise is OpenDP's (:func:`draw_noise`) but is multiplied by a covariance root in
+floating point before it is added.
 """
 
 from __future__ import annotations
