@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dpviz.ui.home
+import dpviz.ui.sbm
 from dpviz.ui import escape_markdown
 
 from .app_helpers import ROOT, TIMEOUT, errors
@@ -110,3 +111,22 @@ def test_an_unexpected_failure_inside_attempt_shows_the_same_sentence(monkeypatc
     at = open_with("lens")
     assert not at.exception, at.exception
     assert errors(at) == [dpviz.ui.widgets.INTERNAL_ERROR]
+
+
+@pytest.mark.parametrize("page, source, uploader", [("gmm", ("gmm_source", "csv"), "gmm_upload"),
+                                                    ("sbm", ("sbm_source", "upload"),
+                                                     "sbm_upload")])
+def test_an_upload_too_long_for_a_page_is_refused_before_parsing(page, source, uploader,
+                                                                 monkeypatch):
+    """A million-row file: refused on its line count; the parser is never called."""
+    def parsed(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the file was parsed")
+
+    monkeypatch.setattr(dpviz.ui.engine, "read_csv", parsed)
+    monkeypatch.setattr(dpviz.ui.sbm, "read_edges", parsed)
+    at = open_with(page)
+    control = at.selectbox(key=source[0]) if page == "gmm" else at.radio(key=source[0])
+    control.set_value(source[1]).run()
+    rows = b"0,1\n" * 1_000_000
+    at.file_uploader(key=uploader).set_value(("big.csv", rows, "text/csv")).run()
+    assert_sentence(at, "1,000,000 lines", "a page reads at most 200,000 rows")
