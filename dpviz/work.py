@@ -74,6 +74,15 @@ BYTES_PER_UNIT = MappingProxyType({
 CUBIC = frozenset({"weak_recovery", "exact_recovery", "exponential", "projection"})
 QUADRATIC = frozenset({"randomized_response", "gauss_adjacency"})
 
+#: Seconds per noise entry drawn by OpenDP's exact, float-safe samplers (secure randomness),
+#: rounded up from ``make bench``'s ``secure_raw_gaussian_1e5`` (50–70 µs an entry on the
+#: development machine; numpy's floating-point draw takes about 10 ns).
+SECURE_SECONDS_PER_DRAW = 7e-5
+#: SBM estimators that release a noisy entry for every pair of vertices: n(n − 1)/2 draws.
+DENSE_RELEASES = frozenset({"weak_recovery", "exact_recovery", "gauss_adjacency"})
+#: DP-EM's default number of iterations, each releasing k weights, means and covariances.
+DP_EM_ITERATIONS = 20
+
 BIGGER_JOBS = ("Bigger runs belong on the command line (python -m dpviz run or solve), or in "
                "a sweep spread over a Dask cluster (python -m dpviz sweep --scheduler ADDRESS)")
 #: Where a run too big for this machine goes.
@@ -173,18 +182,44 @@ def _units(task: str, estimator: str, n: float, d: float, k: float,
     return n * d, n * d
 
 
+def secure_draws(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1) -> float:
+    """The noise entries one run draws: the leading term of what secure randomness costs.
+
+    A symmetric d × d release draws d(d + 1)/2 entries, DP-EM k(1 + d + d(d + 1)/2) per
+    iteration, the dense SBM releases n(n − 1)/2; every other release draws O(n + d) entries,
+    which the seconds of :data:`SECONDS_PER_UNIT` already cover.
+
+    Examples
+    --------
+    >>> secure_draws("sbm", "weak_recovery", n=1000)
+    499500.0
+    """
+    if task == "sbm":
+        return n * (n - 1) / 2 if estimator in DENSE_RELEASES else 0.0
+    symmetric = d * (d + 1) / 2
+    if task == "covariance":
+        return symmetric
+    if task == "gmm" and estimator == "dp_em":
+        return DP_EM_ITERATIONS * k * (1 + d + symmetric)
+    return 0.0
+
+
 def estimate(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
-             degree: float = 0.0, repeats: int = 1, generate: bool = True) -> Cost:
+             degree: float = 0.0, repeats: int = 1, generate: bool = True,
+             secure: bool = False) -> Cost:
     """The estimated cost of ``repeats`` runs of ``task/estimator`` at these sizes.
 
-    ``generate`` adds making the data once (the pages' generators); an estimator the model
-    does not know costs as the task's dearest one.
+    ``generate`` adds making the data once (the pages' generators); ``secure`` adds drawing
+    every noise entry with OpenDP's float-safe samplers (:func:`secure_draws`); an estimator
+    the model does not know costs as the task's dearest one.
     """
     time_units, memory_units = units(task, estimator, n=n, d=d, k=k, degree=degree)
     key = f"{task}/{estimator}"
     dearest = [v for name, v in SECONDS_PER_UNIT.items() if name.startswith(f"{task}/")]
+    draws = secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
     seconds = repeats * (BASE_SECONDS.get(key, 0.0)
-                         + time_units * SECONDS_PER_UNIT.get(key, max(dearest, default=1e-6)))
+                         + time_units * SECONDS_PER_UNIT.get(key, max(dearest, default=1e-6))
+                         + draws * SECURE_SECONDS_PER_DRAW)
     memory = memory_units * BYTES_PER_UNIT.get(key, 64.0)
     data_time, data_memory = units(task, "<data>", n=n, d=d, k=k, degree=degree)
     if generate:
@@ -203,7 +238,7 @@ def _size_words(n: int, d: int, k: int, degree: float, task: str) -> str:
 
 def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
                degree: float = 0.0, repeats: int = 1, generate: bool = True,
-               budget: WorkBudget = INTERACTIVE) -> Cost:
+               secure: bool = False, budget: WorkBudget = INTERACTIVE) -> Cost:
     """Refuse, before any work, a run whose estimated cost exceeds ``budget``.
 
     Depends on public sizes only (never on the data), so a refusal tells nothing about
@@ -229,12 +264,18 @@ def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
     ValueError: n = 1,000,000 rows, d = 50, k = 3 is too much work on a page: ...
     """
     cost = estimate(task, estimator, n=n, d=d, k=k, degree=degree, repeats=repeats,
-                    generate=generate)
+                    generate=generate, secure=secure)
     sizes = _size_words(n, d, k, degree, task) + (f", {repeats} runs" if repeats > 1 else "")
     if cost.seconds > budget.seconds:
+        draws = repeats * secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
+        why = (f" with secure randomness, which draws each of its {draws:,.0f} noise entries "
+               f"with a float-safe sampler (about {SECURE_SECONDS_PER_DRAW * 1e6:.0f} µs an "
+               "entry)" if draws * SECURE_SECONDS_PER_DRAW > budget.seconds / 2 else "")
+        lower = (" Lower the sizes, or turn secure randomness off to watch the picture "
+                 "(teaching randomness)." if why else " Lower the sizes.")
         raise ValueError(
-            f"{sizes} is too much work {budget.name}: about {cost.seconds:,.0f} s of server "
-            f"time, and the limit is {budget.seconds:g} s. Lower the sizes. {budget.advice}.")
+            f"{sizes} is too much work {budget.name}{why}: about {cost.seconds:,.0f} s of "
+            f"server time, and the limit is {budget.seconds:g} s.{lower} {budget.advice}.")
     for needed, limit in ((cost.bytes, budget.bytes), (cost.data_bytes, budget.data_bytes)):
         if needed > limit:
             raise ValueError(

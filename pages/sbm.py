@@ -25,9 +25,6 @@ with figures:
         st.stop()
     data = ui.attempt(sbm.graph_data, spec)
     st.caption(ui.escape_markdown(data.description))
-    slow = sbm.secure_cost(data.graph.n, settings.estimator) if ctx.secure else None
-    if slow:
-        st.caption(slow)
     result = ui.attempt(sbm.run, spec, settings, ctx.seed, ctx.secure)
     if result.not_private:
         st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "

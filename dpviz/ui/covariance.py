@@ -131,7 +131,7 @@ def covariance_run(spec: DataSpec, estimator: str, *, rho: float | None,
                    params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
     """One run of a registered covariance estimator (same inputs and seed, same run)."""
     shape = covariance_data(spec).data.shape
-    check_work("covariance", estimator, n=shape[0], d=shape[1], generate=False)
+    check_work("covariance", estimator, n=shape[0], d=shape[1], generate=False, secure=secure)
     data = prepared_data(spec, radius)
     with warnings.catch_warnings():  # a bound read from the data: not_private says it
         warnings.simplefilter("ignore")

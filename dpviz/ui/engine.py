@@ -213,7 +213,8 @@ def _run_gmm(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: f
              accounting: str, seed: int, radius: float | str,
              params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
     data = gmm_data(spec).data
-    check_work("gmm", estimator, n=data.shape[0], d=data.shape[1], k=k, generate=False)
+    check_work("gmm", estimator, n=data.shape[0], d=data.shape[1], k=k, generate=False,
+               secure=secure)
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
         return dpviz.run("gmm", estimator, data, k=k, epsilon=epsilon, delta=delta,
@@ -286,7 +287,8 @@ def gmm_cloud(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: 
                             "accounting": accounting, "radius": radius, "params": params,
                             "secure": secure}
     shape = gmm_data(spec).data.shape
-    check_work("gmm", estimator, n=shape[0], d=shape[1], k=k, repeats=repeats, generate=False)
+    check_work("gmm", estimator, n=shape[0], d=shape[1], k=k, repeats=repeats, generate=False,
+               secure=secure)
     ledgers = [gmm_run(spec, estimator, seed=seed, **args).ledger]
     means = []
     for s in cloud_seeds(seed, repeats):

@@ -58,31 +58,6 @@ DRAWN_VERTICES = 400
 #: At most this many edges are drawn (a seeded sample); the layout uses all of them.
 DRAWN_EDGES = 5000
 DEFAULT_ESTIMATOR = "weak_recovery"
-#: Estimators that release a noisy entry for every pair of vertices: n(n − 1)/2 draws.
-DENSE_RELEASES = ("weak_recovery", "exact_recovery", "gauss_adjacency")
-#: Seconds per Gaussian entry of OpenDP's exact sampler, rounded up (``make bench``,
-#: ``secure_raw_gaussian_1e5``; numpy's floating-point draw takes about 10 ns).
-OPENDP_SECONDS_PER_DRAW = 5e-5
-
-
-def secure_cost(n: int, estimator: str) -> str | None:
-    """Why a secure run takes more than a second here, or ``None`` when it does not.
-
-    Examples
-    --------
-    >>> secure_cost(100, "weak_recovery") is None, secure_cost(1000, "exponential") is None
-    (True, True)
-    >>> secure_cost(1000, "weak_recovery")[:60]
-    'Secure randomness draws each of the 499,500 noisy pair entri'
-    """
-    entries = n * (n - 1) // 2
-    seconds = entries * OPENDP_SECONDS_PER_DRAW
-    if estimator not in DENSE_RELEASES or seconds < 1:
-        return None
-    return (f"Secure randomness draws each of the {entries:,} noisy pair entries with "
-            f"OpenDP's exact, float-safe sampler (about 50 µs each, against 10 ns for "
-            f"teaching randomness), so this run takes about {seconds:.0f} s at n = {n:,}.")
-
 #: ``("synthetic", n, d, ε_s, seed)``, ``("karate",)`` or ``("upload", name, bytes, n, d, ε_s)``.
 GraphSpec = tuple
 
@@ -263,7 +238,8 @@ def run(spec: GraphSpec, settings: RunSettings, seed: int, secure: bool = False)
     delta = settings.delta if settings.private else 0.0
     params = dict(settings.params)
     graph: Graph | PreparedGraph = data.graph
-    check_work("sbm", settings.estimator, n=data.graph.n, degree=data.degree, generate=False)
+    check_work("sbm", settings.estimator, n=data.graph.n, degree=data.degree, generate=False,
+               secure=secure)
     if settings.estimator in PROJECTION_ESTIMATORS:
         fraction = settings.entry.resolve({"degree": data.degree, "signal": data.signal,
                                            **params})["tolerance_fraction"]

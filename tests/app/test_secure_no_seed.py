@@ -100,9 +100,12 @@ def test_a_secure_page_draws_its_noise_through_opendp(monkeypatch):
     assert calls and set(calls) <= {"laplace", "gaussian"}
 
 
-def test_the_sbm_page_says_why_a_secure_run_is_slow():
+def test_the_sbm_page_refuses_a_secure_run_too_slow_for_a_page_and_says_why():
     at = open_page("sbm")
-    at.toggle(key="secure").set_value(True)
-    at.number_input(key="sbm_n").set_value(250).run()  # 31 125 entries: about 1.6 s
+    at.toggle(key="secure").set_value(True).run()  # n = 1 000: 499 500 float-safe entries
+    assert not at.exception
+    said = " ".join(e.value for e in at.error)
+    assert "secure randomness" in said and "499,500 noise entries" in said
+    assert "teaching randomness" in said  # what to do instead
+    at.number_input(key="sbm_n").set_value(250).run()  # 31 125 entries: about 2 s
     assert not at.exception and not errors(at)
-    assert any("OpenDP's exact, float-safe sampler" in c.value for c in at.caption)
