@@ -28,6 +28,7 @@ from ..covariance.emcov import DELTA_FOR_RHO
 from ..data import load_dataset, read_csv
 from ..data.zipf import BUCKETS, SKEW, zipf_norm_data
 from ..metrics import frobenius_error
+from ..privacy import compose_runs
 from ..privacy.calibration import zcdp_epsilon_bun_steinke
 from ..registry import TASKS
 from ..result import Result
@@ -38,7 +39,7 @@ from ..work import check_work
 from . import widgets
 from .engine import run_randomness
 from .gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
-from .risk import risk_panel
+from .risk import risk_panel, spend_text
 from .widgets import (
     advanced,
     attempt,
@@ -468,20 +469,42 @@ def adaptive_panel(run: Run) -> None:
                   if diagnostics.get("error_bound_note") else ""))
 
 
+#: The budget bar's choice that shows every drawn run together.
+ALL_DRAWN = "all"
+
+
 def ledger_panel(runs: Sequence[Run]) -> None:
-    """The budget bar of one chosen run (the others spent the same budget their own way)."""
+    """The budget bar of every drawn run together, or of one, and the risk of them all.
+
+    Each estimator is another private release of the same data, so what the page draws is
+    charged as all of them (:func:`dpviz.privacy.compose_runs`): the risk panel always reads
+    that composition, and one sentence says so.
+    """
     spending = [run for run in runs if run.result.ledger.releases]
     if not spending:
         st.caption("Nothing was released with noise: no budget spent.")
         return
+    drawn = (spending[0].result.ledger if len(spending) == 1 else
+             compose_runs([run.result.ledger for run in spending]))
     labels = {run.name: run.label for run in spending}
+    if len(spending) > 1:
+        labels = {ALL_DRAWN: f"All {len(spending)} drawn", **labels}
     clamp_state("cov_ledger", tuple(labels))
     name = st.radio("Budget bar of", tuple(labels), format_func=labels.__getitem__,
                     horizontal=True, key="cov_ledger", bind="query-params")
-    run = next(r for r in spending if r.name == name)
-    show_chart(ledger_bar(run.result.ledger, title=f"Where {run.label}'s budget went"),
-               key="cov_ledger_bar", filename=f"dpviz-covariance-ledger-{run.name}")
-    risk_panel(run.result.ledger, key="cov")
+    if name == ALL_DRAWN:
+        ledger, title = drawn, f"Where the budget of all {len(spending)} drawn runs went"
+    else:
+        run = next(r for r in spending if r.name == name)
+        ledger, title = run.result.ledger, f"Where {run.label}'s budget went"
+    show_chart(ledger_bar(ledger, title=title), key="cov_ledger_bar",
+               filename=f"dpviz-covariance-ledger-{name}")
+    if len(spending) > 1:
+        st.caption(f"This page draws {len(spending)} private releases of the same data, one per "
+                   f"estimator, each within the budget: together they spend "
+                   f"{spend_text(drawn)}, and the risk panel charges them all. A real release "
+                   "publishes one.")
+    risk_panel(drawn, key="cov")
 
 
 def choices_panel(runs: Sequence[Run]) -> None:

@@ -21,6 +21,7 @@ from ..result import Result
 from ..spec import Estimator, Param
 from . import engine, widgets
 from .engine import DataSpec
+from .risk import spend_text
 from .widgets import (
     advanced,
     attempt,
@@ -79,18 +80,12 @@ class RunSettings:
                 "accounting": self.accounting, "radius": radius, "params": self.params}
 
 
-def _spend(ledger: Ledger) -> str:
-    total = ledger.total()
-    if total.epsilon is None:
-        return f"ρ = {total.rho:.3g}"
-    return f"ε = {total.epsilon:.3g}" + (f", δ = {total.delta:.2g}" if total.delta else "")
-
-
 def cloud_charge(cloud: engine.Cloud, run: Ledger) -> str:
     """One sentence: the cloud's R runs are charged with the page's run, and the totals."""
     return (f"The cloud is R = {cloud.repeats} more private fits of the same data, so the "
             f"budget bar and the risk panel charge all {cloud.repeats + 1} runs: "
-            f"{_spend(cloud.ledger)} in all, against {_spend(run)} for the run drawn alone.")
+            f"{spend_text(cloud.ledger)} in all, against {spend_text(run)} for the run drawn "
+            "alone.")
 
 
 def ledger_title(cloud: engine.Cloud | None) -> str:

@@ -155,6 +155,13 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
                "(PPE's and the stability learner's tests reject when the sample is too small "
                "for their guarantee) counts against the success rate and is left out of the "
                "errors.")
+    private = int(table["estimator"].map(lambda e: TASKS["gmm"][e].notion != "none").sum())
+    if private:
+        st.caption(f"Each of the {private} private runs is another release of the same rows, "
+                   "each within the page's budget, so together they spend up to "
+                   f"{private} times it: a comparison, not a release. That is why it runs "
+                   "only on generated or public bundled data; on real data you would publish "
+                   "one run.")
     if len(failures):
         with st.expander("Why runs failed", icon=":material/error:"):
             st.dataframe(failures.assign(estimator=failures["estimator"].map(labels)),

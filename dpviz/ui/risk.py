@@ -89,6 +89,14 @@ def _show(risk: Risk, *, key: str, origin: str) -> None:
                            key=f"{key}_risk_posterior", filename=f"dpviz-{key}-posterior")
 
 
+def spend_text(ledger: Ledger) -> str:
+    """A ledger's total in a few words (``ε = 1.2, δ = 1e-05`` or ``ρ = 0.4``)."""
+    total = ledger.total()
+    if total.epsilon is None:
+        return f"ρ = {total.rho:.3g}"
+    return f"ε = {total.epsilon:.3g}" + (f", δ = {total.delta:.2g}" if total.delta else "")
+
+
 def risk_panel(ledger: Ledger, delta: float | None = None, *, key: str) -> None:
     """The panel for a run: advantage, posterior bound and curve, from the run's own ledger.
 

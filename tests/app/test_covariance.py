@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -171,15 +173,34 @@ def test_a_link_cannot_smuggle_in_a_budget_outside_the_widgets():
     assert at.slider(key="cov_epsilon").value >= limits.EPSILON_UI.low
 
 
-def test_the_ledger_of_each_estimator(cov):
+def _bar_rho(at) -> float:
+    return sum(float(values(trace["x"]).sum()) for trace in charts(at)["cov_ledger_bar"]["data"])
+
+
+def _risk_epsilon(at) -> float:
+    text = next(m.value for m in at.markdown if "50% sure that a given person" in m.value)
+    return float(re.search(r"\(ε = ([0-9.e+-]+)\)", text).group(1))
+
+
+def test_the_ledger_charges_every_drawn_estimator_and_shows_each(cov):
     title = charts(cov)["cov_ledger_bar"]["layout"]["title"]["text"]
-    assert title == "Where GaussCov's budget went"
-    assert cov.radio(key="cov_ledger").options == ["GaussCov", "SeparateCov", "AdaptiveCov"]
+    assert title == "Where the budget of all 3 drawn runs went"
+    assert cov.radio(key="cov_ledger").options == ["All 3 drawn", "GaussCov", "SeparateCov",
+                                                   "AdaptiveCov"]
+    assert _bar_rho(cov) == pytest.approx(3 * 0.1, rel=1e-9)  # each spends ρ = 0.1
+    note = next(c.value for c in cov.caption if "private releases of the same data" in c.value)
+    assert "draws 3 private releases" in note and "ρ = 0.3" in note
+    together = _risk_epsilon(cov)
     cov.radio(key="cov_ledger").set_value("adaptive").run()
     assert not cov.exception and not errors(cov)
     fig = charts(cov)["cov_ledger_bar"]
     assert fig["layout"]["title"]["text"] == "Where AdaptiveCov's budget went"
     assert len(fig["data"]) >= 3  # trace bound, radius search, final release
+    assert _bar_rho(cov) == pytest.approx(0.1, rel=1e-9)
+    assert _risk_epsilon(cov) == together  # the risk panel charges everything drawn
+    cov.multiselect(key="cov_estimators").set_value(["gauss"]).run()
+    assert cov.radio(key="cov_ledger").options == ["GaussCov"]
+    assert _risk_epsilon(cov) < together
 
 
 def test_a_hand_written_link_may_use_registry_names():
