@@ -32,11 +32,13 @@ browser-deps:
 test: $(VENV)/.dev browser-deps
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-logo
 	$(PY) -m pytest
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-logo
 
 bench: $(VENV)/.dev
 	$(PY) bench/run.py --out bench/results.json
