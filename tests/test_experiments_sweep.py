@@ -81,7 +81,7 @@ def test_same_table_on_a_dask_cluster(serial, spec, tmp_path):
 
 
 def test_an_unreachable_scheduler_is_a_sentence(spec, tmp_path, monkeypatch):
-    monkeypatch.setattr("dpviz.experiments.SCHEDULER_TIMEOUT", 1)
+    monkeypatch.setattr("dpviz.experiments.runner.SCHEDULER_TIMEOUT", 1)
     with pytest.raises(ValueError, match="cannot reach the Dask scheduler"):
         run_sweep(spec, scheduler="tcp://127.0.0.1:9", cache_dir=tmp_path)
 
@@ -89,7 +89,7 @@ def test_an_unreachable_scheduler_is_a_sentence(spec, tmp_path, monkeypatch):
 def test_a_second_run_is_answered_from_disk(spec, tmp_path, monkeypatch):
     first = run_sweep(spec, cache_dir=tmp_path)
     calls = []
-    monkeypatch.setattr("dpviz.experiments.run_scenario",
+    monkeypatch.setattr("dpviz.experiments.runner.run_scenario",
                         lambda *a, **k: calls.append(1) or run_scenario(*a, **k))
     second = run_sweep(spec, cache_dir=tmp_path)
     assert calls == [] and second.attrs["cached"] == spec.runs
