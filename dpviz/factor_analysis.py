@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import limits
 from .data import as_matrix
 from .linalg import project_psd
+from .neighbours import factor_pair
 from .privacy import Budget, BudgetError, Ledger, PlannedRelease, solve, symmetric_gaussian
 from .privacy.bounds import resolve_ball
 from .result import Result
@@ -298,6 +299,7 @@ def digits_factor_images(loadings: ArrayLike) -> NDArray[np.float64]:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "dp_fa": Estimator(
         task="factor_analysis", name="dp_fa", function=private_factor_analysis,
+        neighbours=factor_pair,
         label="Private factor analysis (noisy second moment + EM)",
         paper="Park et al. 2017 (DP-EM) §6",
         notion="approximate", outputs=("loadings", "noise_variances"),

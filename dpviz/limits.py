@@ -171,6 +171,10 @@ MAX_ROWS = 1_000_000
 # Mixture sizes (the GMM generator, CSV validation for mixtures, the GMM widgets).
 # k components need at least MIN_ROWS_PER_COMPONENT rows each on average (n >= 2k).
 COMPONENTS = Limit("k", 1, 100)
+#: k for the learners that fit k components on every chunk or subsample and then aggregate
+#: (sample-and-aggregate's t·k candidates, the stability learner's m × m program over k
+#: centres): beyond 20 each chunk holds too few rows per component for the aggregate to agree.
+COMPONENTS_PER_CHUNK = Limit("k", 1, 20)
 DIMENSIONS = Limit("d", 1, MAX_COLUMNS)
 SAMPLE_SIZE = Limit("n", 2, MAX_ROWS)
 MIN_ROWS_PER_COMPONENT = 2

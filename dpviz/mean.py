@@ -17,10 +17,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .data import as_matrix
+from .neighbours import mean_pair
 from .privacy import Budget, BudgetError, Ledger, PlannedRelease, clip_to_ball, release, solve
 from .privacy.bounds import count_outside, resolve_ball
 from .result import Result
-from .spec import Estimator, Param
+from .spec import CostModel, Estimator, Param
 
 Mechanism = Literal["laplace", "gaussian"]
 
@@ -122,10 +123,14 @@ def _mean_with(mechanism: Mechanism) -> Callable[..., Result]:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "laplace": Estimator(
         task="mean", name="laplace", function=_mean_with("laplace"),
+        cost=CostModel(2.7e-08, base_seconds=0.018, bytes_per_unit=26.0),
+        neighbours=mean_pair,
         label="Laplace mean", paper="Dwork, McSherry, Nissim & Smith 2006 (Laplace mechanism)",
         notion="pure", outputs=("mean",), params=(CENTER,)),
     "gaussian": Estimator(
         task="mean", name="gaussian", function=_mean_with("gaussian"),
+        cost=CostModel(2.7e-08, base_seconds=0.048, bytes_per_unit=26.0),
+        neighbours=mean_pair,
         label="Gaussian mean",
         paper="Dwork & Roth 2014 App. A; Balle & Wang 2018 (analytic Gaussian)",
         notion="approximate", outputs=("mean",), params=(CENTER,)),

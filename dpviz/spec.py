@@ -1,13 +1,20 @@
-"""How estimators describe themselves: parameters with types and ranges, stated as data.
+"""How estimators describe themselves: parameters, hooks and costs, stated on one entry.
 
 Pages build their widgets, the CLI parses ``--set NAME=VALUE`` and ``python -m dpviz list``
-prints the registry, all from these descriptions.
+prints the registry, all from these descriptions. Everything else a service needs to know
+about one estimator is a hook on its :class:`Estimator` entry, with a default that suits an
+estimator which says nothing: its audit neighbours (:attr:`Estimator.neighbours`), its page
+story (:class:`Story`), the public work it can do once for every budget
+(:class:`Preparation`), whether it can succeed at public sizes (:attr:`Estimator.can_run`)
+and its work-cost coefficients (:class:`CostModel`). Adding an estimator is one module and
+one registration.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -95,11 +102,173 @@ class Param:
                 "required": self.required, "choice": self.choice, "help": self.help}
 
 
+def shared_k(limit: limits.Limit = limits.COMPONENTS, *,
+             help: str = "number of components") -> Param:
+    """The required parameter ``k`` of every mixture estimator, its range from :mod:`limits`.
+
+    ``limit`` is :data:`dpviz.limits.COMPONENTS` unless the estimator cannot fit as many
+    (then a smaller :mod:`dpviz.limits` constant whose comment says why).
+
+    Examples
+    --------
+    >>> shared_k().max == limits.COMPONENTS.high, shared_k(limits.COMPONENTS_PER_CHUNK).max
+    (True, 20)
+    """
+    return Param("k", "int", None, min=limit.low, max=limit.high, required=True, help=help)
+
+
+#: The shared ``k``: the pages' widgets and every mixture estimator read its range.
+K = shared_k()
+
+
+#: Why a run cannot succeed at public sizes, or ``None`` when it can (see Estimator.can_run).
+CanRun = Callable[..., "str | None"]
+
+
+def always_runs(**_: Any) -> None:
+    """The default precondition: nothing public rules the run out."""
+    return None
+
+
+@dataclass(frozen=True)
+class StoryInputs:
+    """What the page knows besides the result, handed to a story (all public or generated).
+
+    Attributes
+    ----------
+    rows : ndarray or None
+        The data the run saw (n × d).
+    labels : ndarray or None
+        The generating component of each row, when the data were generated.
+    true_means : ndarray or None
+        The generating means (k × d), when known.
+    k : int or None
+        The number of components asked for.
+    """
+
+    rows: Any = None
+    labels: Any = None
+    true_means: Any = None
+    k: int | None = None
+
+
+@dataclass(frozen=True)
+class StoryFigure:
+    """One figure of a story, with the key and file name its chart is shown under."""
+
+    figure: Any
+    key: str
+    filename: str
+
+
+#: A story's rows: each row is one figure, or several side by side.
+StoryRows = Sequence[Sequence[StoryFigure]]
+
+
+@dataclass(frozen=True)
+class Story:
+    """How an estimator got its answer: a sentence and the figures drawn from its result.
+
+    Attributes
+    ----------
+    intro : str
+        The sentence that introduces the story.
+    figures : callable or str
+        ``figures(result, inputs: StoryInputs) -> StoryRows``, or its ``"module:function"``
+        path, imported when the story is drawn (so an estimator module need not import the
+        figure factories of :mod:`dpviz.viz`, which import the estimators).
+    calculator : str or None
+        A public sample-size calculator the page shows under the story, by name (e.g.
+        ``"ppe"``): what sample the estimator's guarantee needs.
+    """
+
+    intro: str
+    figures: Callable[..., StoryRows] | str
+    calculator: str | None = None
+
+    def rows(self, result: Any, inputs: StoryInputs) -> StoryRows:
+        """The figures of ``result``'s story, row by row (plain plotly figures)."""
+        draw = self.figures
+        if isinstance(draw, str):
+            module, _, name = draw.partition(":")
+            draw = getattr(importlib.import_module(module), name)
+        return draw(result, inputs)
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """Work on the data that no budget changes, done once and reused for every ε.
+
+    ``function(data, **values)`` returns prepared data that the estimator accepts in place of
+    the data; ``params`` names the resolved parameters it depends on (``radius`` is the run's
+    public radius). Entries with equal preparations share the prepared data.
+    """
+
+    function: Callable[..., Any]
+    params: tuple[str, ...] = ()
+
+    def values(self, resolved: Mapping[str, Any]) -> dict[str, Any]:
+        """The values the preparation depends on, picked from a run's resolved parameters."""
+        return {name: resolved.get(name) for name in self.params}
+
+    def __call__(self, data: Any, resolved: Mapping[str, Any]) -> Any:
+        """The prepared data."""
+        return self.function(data, **self.values(resolved))
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """The coefficients of :mod:`dpviz.work`'s cost model for one estimator.
+
+    Measured by ``python bench/work_costs.py`` (see :mod:`dpviz.work`). ``None`` seconds cost
+    as the task's dearest estimator (an estimator not measured yet).
+
+    Attributes
+    ----------
+    seconds_per_unit : float or None
+        Seconds per time unit (:func:`dpviz.work.units`).
+    base_seconds : float
+        Seconds a run takes whatever its size.
+    bytes_per_unit : float
+        Peak bytes per memory unit.
+    growth : {"edges", "quadratic", "cubic"}
+        For graphs: work linear in the edges, in every pair of vertices (n²), or n³ (dense
+        eigendecompositions).
+    draws : {"few", "pairs", "symmetric", "mixture_iterations"}
+        The noise entries one run draws (:func:`dpviz.work.secure_draws`): O(n + d), one per
+        vertex pair, one symmetric d × d matrix, or DP-EM's k mixture parameters per
+        iteration.
+    """
+
+    seconds_per_unit: float | None = None
+    base_seconds: float = 0.0
+    bytes_per_unit: float = 64.0
+    growth: Literal["edges", "quadratic", "cubic"] = "edges"
+    draws: Literal["few", "pairs", "symmetric", "mixture_iterations"] = "few"
+
+
 @dataclass(frozen=True)
 class Estimator:
-    """A registry entry: the function, what it is, and its parameters.
+    """A registry entry: the function, what it is, its parameters and its hooks.
 
     ``function(data, budget, *, rng, radius, **params)`` returns a :class:`~dpviz.result.Result`.
+
+    Attributes
+    ----------
+    neighbours : callable or None
+        ``neighbours() -> dpviz.neighbours.NeighbourPair``: the worst-case neighbouring pair
+        of its sensitivity proof and a statistic of the release, for the audit (``None``: no
+        pair defined yet, and the audit says so).
+    story : Story or None
+        The page's "how it got its answer" panel (``None``: no story).
+    prepare : Preparation or None
+        ε-independent work done once (``None``: the data are used as given).
+    can_run : callable
+        ``can_run(*, n, d, k, epsilon, delta, **params) -> str | None``: a sentence saying
+        why a run cannot succeed at these public sizes and what n or ε it would need, or
+        ``None``. Public inputs only.
+    cost : CostModel
+        Its work-cost coefficients (:mod:`dpviz.work`).
     """
 
     task: str
@@ -110,6 +279,11 @@ class Estimator:
     notion: str
     outputs: tuple[str, ...]
     params: tuple[Param, ...] = ()
+    neighbours: Callable[[], Any] | None = None
+    story: Story | None = None
+    prepare: Preparation | None = None
+    can_run: CanRun = always_runs
+    cost: CostModel = CostModel()
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``; a ``ValueError`` names the ones that exist."""

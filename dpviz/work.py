@@ -7,11 +7,12 @@ The pages check against :data:`INTERACTIVE` (every page answers within a few sec
 server time), the command line and the API against :data:`BATCH` (memory only: what would
 end in ``MemoryError`` is refused, however long it takes).
 
-The cost model is ``seconds = BASE_SECONDS[e] + SECONDS_PER_UNIT[e] · time units`` and
-``bytes = BYTES_PER_UNIT[e] · memory units``, with the units of :func:`units` (the leading
+The cost model is ``seconds = base_seconds + seconds_per_unit · time units`` and
+``bytes = bytes_per_unit · memory units``, with the units of :func:`units` (the leading
 term of the estimator's work, e.g. ``n·k·d·(d+1)`` for one mixture fit) and the coefficients
-measured on the development machine (2 cores, 24 GB) with one BLAS thread by
-``python bench/work_costs.py``: it times
+on each registry entry (:class:`dpviz.spec.CostModel`, the task's generators' in
+:data:`DATA_COSTS`), measured on the development machine (2 cores, 24 GB) with one BLAS
+thread by ``python bench/work_costs.py``: it times
 every registered estimator at two sizes per task and reads its peak traced memory
 (``tracemalloc``, which numpy reports to); the seconds get a line on or above both points,
 the bytes the larger bytes-per-unit ratio, rounded up. The estimate is the leading term
@@ -24,7 +25,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -35,51 +36,26 @@ from .limits import (
     INTERACTIVE_SECONDS,
     SWEEP_SECONDS,
 )
+from .spec import CostModel
 
-#: Seconds per time unit (:func:`units`), per ``task/estimator``; ``task/<data>`` is the
-#: page's generator. Measured by ``bench/work_costs.py`` (see the module docstring).
-SECONDS_PER_UNIT = MappingProxyType({
-    "gmm/dp_em": 9.1e-09, "gmm/em": 7.6e-09, "gmm/sklearn_gmm": 1.8e-08, "gmm/dplloyd": 4.5e-09,
-    "gmm/private_pca_clustering": 3.0e-06, "gmm/ppe": 7.9e-06, "gmm/sample_aggregate": 1.7e-06,
-    "gmm/stability": 2.8e-07, "gmm/<data>": 1.7e-11,
-    "covariance/gauss": 2.1e-11, "covariance/separate": 2.2e-11, "covariance/adaptive": 3.7e-11,
-    "covariance/emcov": 2.3e-09, "covariance/zero": 1.2e-12, "covariance/<data>": 4.2e-10,
-    "mean/laplace": 2.7e-08, "mean/gaussian": 2.7e-08, "mean/<data>": 1.7e-08,
-    "sbm/weak_recovery": 2.1e-09, "sbm/exact_recovery": 2.1e-09, "sbm/exponential": 2.8e-09,
-    "sbm/randomized_response": 1.6e-08, "sbm/gauss_adjacency": 7.1e-08, "sbm/spectral": 8.0e-08,
-    "sbm/projection": 2.3e-09, "sbm/<data>": 4.9e-08,
+#: The pages' generators' coefficients (``estimator="<data>"``), per task; same measurement.
+DATA_COSTS = MappingProxyType({
+    "gmm": CostModel(1.7e-11, bytes_per_unit=19.0),
+    "covariance": CostModel(4.2e-10, bytes_per_unit=33.0),
+    "mean": CostModel(1.7e-08, bytes_per_unit=33.0),
+    "sbm": CostModel(4.9e-08, bytes_per_unit=32.0),
 })
-#: Seconds a run takes whatever its size (set-up, fixed-size searches), same measurement; the
-#: private PCA, PPE and subsample-and-aggregate learners spend about 3 s at any size.
-BASE_SECONDS = MappingProxyType({
-    "gmm/dp_em": 0.046, "gmm/em": 0.017, "gmm/dplloyd": 0.017,
-    "gmm/private_pca_clustering": 3.0, "gmm/ppe": 3.0, "gmm/sample_aggregate": 3.0,
-    "sbm/weak_recovery": 0.037, "sbm/exact_recovery": 0.044, "sbm/exponential": 0.77,
-    "sbm/projection": 0.029, "mean/laplace": 0.018, "mean/gaussian": 0.048,
-})
-#: Peak bytes per memory unit, per ``task/estimator`` (same measurement).
-BYTES_PER_UNIT = MappingProxyType({
-    "gmm/dp_em": 33.0, "gmm/em": 33.0, "gmm/sklearn_gmm": 25.0, "gmm/dplloyd": 21.0,
-    "gmm/private_pca_clustering": 150.0, "gmm/ppe": 6400.0, "gmm/sample_aggregate": 37.0,
-    "gmm/stability": 42.0, "gmm/<data>": 19.0,
-    "covariance/gauss": 1.3, "covariance/separate": 1.3, "covariance/adaptive": 1.3,
-    "covariance/emcov": 2.3, "covariance/zero": 0.58, "covariance/<data>": 33.0,
-    "mean/laplace": 26.0, "mean/gaussian": 26.0, "mean/<data>": 33.0,
-    "sbm/weak_recovery": 61.0, "sbm/exact_recovery": 62.0, "sbm/exponential": 5.5,
-    "sbm/randomized_response": 6.7, "sbm/gauss_adjacency": 38.0, "sbm/spectral": 52.0,
-    "sbm/projection": 61.0, "sbm/<data>": 32.0,
-})
-#: SBM estimators whose work grows like n³ (the certified projection's eigendecompositions),
-#: and like n² (every pair of vertices: randomized response, the noisy adjacency matrix).
-CUBIC = frozenset({"weak_recovery", "exact_recovery", "exponential", "projection"})
-QUADRATIC = frozenset({"randomized_response", "gauss_adjacency"})
+#: What the generator of a task without a measured one costs.
+DATA_DEFAULT = CostModel(1e-8, bytes_per_unit=32.0)
+#: The estimator name that stands for a task's generator.
+DATA = "<data>"
+#: Seconds per time unit of an estimator whose task has no measured one.
+UNMEASURED_SECONDS = 1e-6
 
 #: Seconds per noise entry drawn by OpenDP's exact, float-safe samplers (secure randomness),
 #: rounded up from ``make bench``'s ``secure_raw_gaussian_1e5`` (50–70 µs an entry on the
 #: development machine; numpy's floating-point draw takes about 10 ns).
 SECURE_SECONDS_PER_DRAW = 7e-5
-#: SBM estimators that release a noisy entry for every pair of vertices: n(n − 1)/2 draws.
-DENSE_RELEASES = frozenset({"weak_recovery", "exact_recovery", "gauss_adjacency"})
 #: DP-EM's default number of iterations, each releasing k weights, means and covariances.
 DP_EM_ITERATIONS = 20
 
@@ -139,6 +115,29 @@ BATCH = WorkBudget("in one run", math.inf, BATCH_MEMORY_SHARE * physical_memory(
                    advice=BIGGER_MACHINE)
 
 
+def cost_model(task: str, estimator: str) -> CostModel:
+    """The coefficients of ``task/estimator`` (its registry entry's), or of the task's data.
+
+    An estimator without measured seconds costs as its task's dearest one.
+
+    Examples
+    --------
+    >>> cost_model("sbm", "weak_recovery").growth, cost_model("gmm", DATA).bytes_per_unit
+    ('cubic', 19.0)
+    """
+    from .registry import TASKS
+
+    if estimator == DATA:
+        return DATA_COSTS.get(task, DATA_DEFAULT)
+    entries = TASKS.get(task, {})
+    model = entries[estimator].cost if estimator in entries else CostModel()
+    if model.seconds_per_unit is None:
+        dearest = max((e.cost.seconds_per_unit for e in entries.values()
+                       if e.cost.seconds_per_unit is not None), default=UNMEASURED_SECONDS)
+        model = replace(model, seconds_per_unit=dearest)
+    return model
+
+
 def units(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
           degree: float = 0.0) -> tuple[float, float]:
     """The leading terms of a run's time and memory, in the cost model's units.
@@ -174,9 +173,10 @@ def _units(task: str, estimator: str, n: float, d: float, k: float,
         return n * d * d + d ** 3, n * d + d * d
     if task == "sbm":
         edges = n * max(float(degree), 1.0)
-        if estimator in CUBIC:
+        growth = cost_model(task, estimator).growth
+        if growth == "cubic":
             return n ** 3, n * n
-        if estimator in QUADRATIC:
+        if growth == "quadratic":
             return n * n, n * n
         return edges + n, edges + n
     return n * d, n * d
@@ -194,12 +194,13 @@ def secure_draws(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1) -
     >>> secure_draws("sbm", "weak_recovery", n=1000)
     499500.0
     """
-    if task == "sbm":
-        return n * (n - 1) / 2 if estimator in DENSE_RELEASES else 0.0
+    draws = cost_model(task, estimator).draws
     symmetric = d * (d + 1) / 2
-    if task == "covariance":
+    if draws == "pairs":
+        return n * (n - 1) / 2
+    if draws == "symmetric":
         return symmetric
-    if task == "gmm" and estimator == "dp_em":
+    if draws == "mixture_iterations":
         return DP_EM_ITERATIONS * k * (1 + d + symmetric)
     return 0.0
 
@@ -210,21 +211,21 @@ def estimate(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
     """The estimated cost of ``repeats`` runs of ``task/estimator`` at these sizes.
 
     ``generate`` adds making the data once (the pages' generators); ``secure`` adds drawing
-    every noise entry with OpenDP's float-safe samplers (:func:`secure_draws`); an estimator
-    the model does not know costs as the task's dearest one.
+    every noise entry with OpenDP's float-safe samplers (:func:`secure_draws`); the
+    coefficients are the entry's (:func:`cost_model`).
     """
     time_units, memory_units = units(task, estimator, n=n, d=d, k=k, degree=degree)
-    key = f"{task}/{estimator}"
-    dearest = [v for name, v in SECONDS_PER_UNIT.items() if name.startswith(f"{task}/")]
+    model = cost_model(task, estimator)
     draws = secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
-    seconds = repeats * (BASE_SECONDS.get(key, 0.0)
-                         + time_units * SECONDS_PER_UNIT.get(key, max(dearest, default=1e-6))
+    seconds = repeats * (model.base_seconds
+                         + time_units * float(model.seconds_per_unit or UNMEASURED_SECONDS)
                          + draws * SECURE_SECONDS_PER_DRAW)
-    memory = memory_units * BYTES_PER_UNIT.get(key, 64.0)
-    data_time, data_memory = units(task, "<data>", n=n, d=d, k=k, degree=degree)
+    memory = memory_units * model.bytes_per_unit
+    data_time, data_memory = units(task, DATA, n=n, d=d, k=k, degree=degree)
     if generate:
-        seconds += data_time * SECONDS_PER_UNIT.get(f"{task}/<data>", 1e-8)
-        memory += data_memory * BYTES_PER_UNIT.get(f"{task}/<data>", 32.0)
+        data = cost_model(task, DATA)
+        seconds += data_time * float(data.seconds_per_unit or UNMEASURED_SECONDS)
+        memory += data_memory * data.bytes_per_unit
     return Cost(seconds, memory, 8 * data_memory)
 
 
@@ -301,7 +302,7 @@ def check_generator(name: str, params: Mapping[str, Any],
     task = GENERATOR_TASKS.get(name)
     if task is None:  # the exposure demo: at most a few thousand rows
         return
-    check_work(task, "<data>", n=int(params.get("n", 1)), d=int(params.get("d", 1)),
+    check_work(task, DATA, n=int(params.get("n", 1)), d=int(params.get("d", 1)),
                k=int(params.get("k", 1)), degree=float(params.get("degree", 0.0)),
                generate=False, budget=budget)
 

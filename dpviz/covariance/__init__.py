@@ -11,7 +11,8 @@ branch and error proxies).
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ..spec import Estimator, Param
+from ..neighbours import covariance_pair
+from ..spec import CostModel, Estimator, Param
 from . import adaptive, emcov, separate
 from .common import CovarianceData, prepare, second_moment
 from .gauss import BETA, gauss_covariance, zero_covariance
@@ -21,10 +22,14 @@ _PAPER = "Dong, Liang & Yi 2022, Differentially private covariance revisited"
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "gauss": Estimator(
         task="covariance", name="gauss", function=gauss_covariance,
+        cost=CostModel(2.1e-11, bytes_per_unit=1.3, draws="symmetric"),
+        neighbours=covariance_pair,
         label="GaussCov (LapCov for pure DP)", paper=f"{_PAPER}, Algorithm 1 (baseline)",
         notion="zCDP", outputs=("covariance",)),
     "separate": Estimator(
         task="covariance", name="separate", function=separate.separate_covariance,
+        cost=CostModel(2.2e-11, bytes_per_unit=1.3, draws="symmetric"),
+        neighbours=covariance_pair,
         label="SeparateCov (SeparateLapCov for pure DP)", paper=f"{_PAPER}, Algorithm 2",
         notion="zCDP", outputs=("covariance",), params=(
             Param("eigenvector_share", "float", separate.EIGENVECTOR_SHARE, min=0.01,
@@ -33,6 +38,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                        "goes to the eigenvalues)"),)),
     "adaptive": Estimator(
         task="covariance", name="adaptive", function=adaptive.adaptive_covariance,
+        cost=CostModel(3.7e-11, bytes_per_unit=1.3, draws="symmetric"),
+        neighbours=covariance_pair,
         label="AdaptiveCov (AdaptiveLapCov for pure DP)", paper=f"{_PAPER}, Algorithm 3",
         notion="zCDP", outputs=("covariance",), params=(
             Param("compat_released_code", "bool", False, choice=True,
@@ -53,6 +60,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         )),
     "emcov": Estimator(
         task="covariance", name="emcov", function=emcov.emcov_covariance,
+        cost=CostModel(2.3e-09, bytes_per_unit=2.3, draws="symmetric"),
+        neighbours=covariance_pair,
         label="EMCov (Amin et al. 2019, pure DP)",
         paper="Amin, Dick, Kulesza, Munoz Medina & Vassilvitskii 2019, Differentially private "
               "covariance estimation (Algorithm 1; Bingham sampler of Kent, Ganeiber & Mardia)",
@@ -66,6 +75,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         )),
     "zero": Estimator(
         task="covariance", name="zero", function=zero_covariance,
+        cost=CostModel(1.2e-12, bytes_per_unit=0.58),
+        neighbours=covariance_pair,
         label="Zero matrix", paper=f"{_PAPER}, Section 7 (trivial baseline)",
         notion="pure", outputs=("covariance",)),
 })

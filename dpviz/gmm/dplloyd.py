@@ -33,6 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import limits
 from ..data import as_matrix
+from ..neighbours import mixture_pair
 from ..privacy import (
     Allocation,
     Budget,
@@ -43,9 +44,9 @@ from ..privacy import (
 )
 from ..privacy.bounds import resolve_ball
 from ..result import Result
-from ..spec import Estimator, Param
+from ..spec import CostModel, Estimator, Param, shared_k
 
-K_RANGE = limits.Limit("k", 1, 50)
+K_RANGE = limits.COMPONENTS
 ITERATIONS_RANGE = limits.Limit("iterations", 1, 200)
 SPLITS = ("equal",)
 
@@ -304,12 +305,13 @@ def private_lloyd(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "dplloyd": Estimator(
         task="gmm", name="dplloyd", function=private_lloyd,
+        cost=CostModel(4.5e-09, base_seconds=0.017, bytes_per_unit=21.0),
+        neighbours=mixture_pair,
         label="DPLloyd (noisy k-means)",
         paper="Park et al. 2017 (DP-EM) §7 baseline; Blum, Dwork, McSherry & Nissim 2005",
         notion="pure", outputs=("weights", "means"),
         params=(
-            Param("k", "int", None, min=1, max=50, required=True,
-                  help="number of clusters"),
+            shared_k(help="number of clusters"),
             Param("iterations", "int", 10, min=1, max=200,
                   help="noisy Lloyd iterations (each spends a share of the budget)"),
         )),

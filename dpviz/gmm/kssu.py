@@ -61,7 +61,7 @@ from ..privacy import (
 )
 from ..privacy.bounds import resolve_ball
 from ..result import Result
-from ..spec import Estimator, Param
+from ..spec import CostModel, Estimator, Param, shared_k
 from .one_cluster import (
     GOOD_CENTER_LABEL,
     GOOD_RADIUS_LABEL,
@@ -77,7 +77,7 @@ from .one_cluster import (
     score_sensitivity,
 )
 
-K_RANGE = limits.Limit("k", 1, 50)
+K_RANGE = limits.COMPONENTS
 SIGMA_RANGE = limits.Limit("sigma", 0.0, 10.0, low_open=True)
 BETA_RANGE = limits.Limit("beta", 0.0, 1.0, low_open=True, high_open=True)
 SHARE_RANGE = limits.Limit("clustering_share", 0.0, 1.0, low_open=True, high_open=True)
@@ -416,7 +416,7 @@ def private_pca_clustering(data: ArrayLike, budget: Budget, *, rng: np.random.Ge
         ledger=ledger, choices=choices, not_private=ball.not_private, diagnostics=diagnostics)
 
 
-K = Param("k", "int", None, min=1, max=50, required=True, help="number of components")
+K = shared_k()
 SIGMA_MIN = Param("sigma_min", "float", 0.05, min=1e-6, max=10.0,
                   help="public lower bound on the components' standard deviation, in units "
                        "of the radius R")
@@ -429,6 +429,7 @@ BETA = Param("beta", "float", 0.05, min=1e-6, max=0.5, choice=True,
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "private_pca_clustering": Estimator(
         task="gmm", name="private_pca_clustering", function=private_pca_clustering,
+        cost=CostModel(3e-06, base_seconds=3.0, bytes_per_unit=150.0),
         label="Private PCA + clustering (KSSU19 Alg. 1)",
         paper="Kamath, Sheffet, Singhal & Ullman 2019 (seed 000), §4, Algorithm 1; "
               "simplified GoodRadius and grid GoodCenter (ALGORITHMS.md §3)",

@@ -63,7 +63,7 @@ from .semimetric import Z, dist_cov_from_eigenvalues
 
 ALPHA = limits.Limit("alpha", 0.0, 2 * Z, low_open=True)
 BETA = limits.Limit("beta", 0.0, 1.0, low_open=True, high_open=True)
-K_RANGE = limits.Limit("k", 1, 50)
+K_RANGE = limits.COMPONENTS
 D_RANGE = limits.Limit("d", 1, 200)
 #: The masking radius can never exceed 1/2 (Lemma 5.2.1 needs γ ≤ 1/2).
 RADIUS_CAP = 0.5

@@ -60,7 +60,7 @@ from ..data import as_matrix
 from ..privacy import Budget, BudgetError, Ledger, Release, truncated_laplace
 from ..privacy.bounds import clip_to_ball, resolve_ball
 from ..result import Result
-from ..spec import Estimator, Param
+from ..spec import CostModel, Estimator, Param, shared_k
 from .masking import ALPHA, BETA, K_RANGE, RADIUS_CAP, MaskingPlan, alpha_for_radius, mask_gmm
 from .masking import masking_plan as solve_masking
 from .sample_size import (
@@ -383,11 +383,12 @@ def _warn(conditions: Mapping[str, str], stacklevel: int) -> None:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "ppe": Estimator(
         task="gmm", name="ppe", function=private_populous_estimator,
+        cost=CostModel(7.9e-06, base_seconds=3.0, bytes_per_unit=6400.0),
         label="Private Populous Estimator (PPE)",
         paper="Arbas 2023 (Ashtiani–Liaw) Algorithm 1 + B_GMM",
         notion="approximate", outputs=("weights", "means", "covariances"),
         params=(
-            Param("k", "int", None, min=1, max=50, required=True, help="number of components"),
+            shared_k(),
             Param("chunks", "int", None, min=CHUNKS_RANGE.low, max=CHUNKS_RANGE.high,
                   choice=True, help="t, the number of chunks; empty: the utility minimum "
                                     "max(5, (20/eps) ln(1 + (e^eps - 1)/(2 delta)))"),

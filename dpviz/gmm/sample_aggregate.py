@@ -39,7 +39,7 @@ from ..privacy import Ledger, PlannedRelease, clip_to_ball, solve
 from ..privacy.bounds import resolve_ball
 from ..privacy.budget import Budget
 from ..result import Result
-from ..spec import Estimator, Param
+from ..spec import CostModel, Estimator, Param, shared_k
 from .one_cluster import (
     GOOD_CENTER_LABEL,
     GOOD_RADIUS_LABEL,
@@ -57,7 +57,7 @@ from .one_cluster import (
     score_sensitivity,
 )
 
-K_RANGE = limits.Limit("k", 1, 20)
+K_RANGE = limits.COMPONENTS_PER_CHUNK
 CHUNKS_RANGE = limits.Limit("chunks", 2, 100_000)
 BETA_RANGE = limits.Limit("beta", 0.0, 1.0, low_open=True, high_open=True)
 BIN_RANGE = limits.Limit("weight_bin", 0.001, 0.5)
@@ -269,12 +269,13 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "sample_aggregate": Estimator(
         task="gmm", name="sample_aggregate", function=sample_aggregate,
+        cost=CostModel(1.7e-06, base_seconds=3.0, bytes_per_unit=37.0),
         label="Sample-and-aggregate (KSSU19 §6)",
         paper="Kamath, Sheffet, Singhal & Ullman 2019 (seed 000), §6; simplified 1-cluster "
               "aggregator (ALGORITHMS.md §4)",
         notion="approximate", outputs=("weights", "means"),
         params=(
-            Param("k", "int", None, min=1, max=20, required=True, help="number of components"),
+            shared_k(limits.COMPONENTS_PER_CHUNK),
             Param("chunks", "int", 50, min=2, max=100_000,
                   help="t, the number of disjoint chunks the learner runs on"),
             Param("beta", "float", 0.05, min=1e-6, max=0.5, choice=True,

@@ -90,12 +90,12 @@ from ..privacy import (
 from ..privacy.bounds import resolve_ball
 from ..privacy.mechanisms import truncated_laplace_bound
 from ..result import Result
-from ..spec import Estimator, Param
+from ..spec import CostModel, Estimator, Param, shared_k
 from .sdp import NotConvergedError, solve_clustering_program
 
 FloatArray = NDArray[np.float64]
 
-K_RANGE = limits.Limit("k", 1, 20)
+K_RANGE = limits.COMPONENTS_PER_CHUNK
 SUBSAMPLE_RANGE = limits.Limit("subsample", 10, 2000)
 ROWS_RANGE = limits.Limit("rows", 1, 2000)
 LINK_RANGE = limits.Limit("link", 0.0, 2.0, low_open=True)
@@ -395,10 +395,11 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "stability": Estimator(
         task="gmm", name="stability", function=stability_mixture, label=LABEL,
+        cost=CostModel(2.8e-07, bytes_per_unit=42.0),
         paper="Chen et al. 2023 §6 (Algorithm 6.5), degree-2 surrogate",
         notion="approximate", outputs=("weights", "means"),
         params=(
-            Param("k", "int", None, min=1, max=20, required=True, help="number of centres"),
+            shared_k(limits.COMPONENTS_PER_CHUNK, help="number of centres"),
             Param("subsample", "int", 200, min=10, max=2000,
                   help="public subsample size m (the program is m x m)"),
             Param("rows", "int", 60, min=1, max=2000, choice=True,

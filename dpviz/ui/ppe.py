@@ -56,7 +56,7 @@ def sample_size_calculator(n: int | None = None, *, d: int = 2, k: int = 3) -> N
                               format="%.1e", key="gmm_ppecalc_delta", bind="query-params")
     dim = middle.number_input("d", min_value=1, max_value=50, value=d, step=1,
                               key="gmm_ppecalc_d", bind="query-params")
-    comps = middle.number_input("k", min_value=1, max_value=int(limits.Limit("k", 1, 50).high),
+    comps = middle.number_input("k", min_value=1, max_value=int(limits.COMPONENTS.high),
                                 value=k, step=1, key="gmm_ppecalc_k", bind="query-params")
     alpha = right.number_input("α (accuracy)", min_value=0.001, max_value=3.0, value=0.1,
                                step=0.01, format="%.3f", key="gmm_ppecalc_alpha",
