@@ -7,18 +7,20 @@
   ρ = 0.1, N = 4): the four zCDP estimators on the cached prepared data.
 * ``covariance_paper_error_<estimator>``: mean error at the paper's defaults (d = 200,
   n = 50 000, ρ = 0.1, N = 4), against ALGORITHMS.md §6's faithful-run reference.
-* ``covariance_claim_*``: the paper's claims (:func:`dpviz.covariance.reproduction.verdicts`)
+* ``covariance_claim_*``: the paper's claims (:func:`dpviz.experiments.covariance_figures.verdicts`)
   read off the saved Figures 2 and 3 (``assets/results/covariance_<figure>.csv``, made by
-  ``make figures`` = ``python bench/covariance.py``: 50 repeats, fewer at the big points) and
-  off a fresh reduced rerun of Figure 2 (3 repeats; quick mode: Figure 3(d), 2 repeats).
+  ``make figures`` = ``python bench/covariance.py``: the sweeps
+  ``assets/sweeps/dong_<figure>.json`` through the one runner, 50 repeats, fewer at the big
+  points) and off a fresh reduced rerun of Figure 2 (3 repeats, an empty cache; quick mode:
+  Figure 3(d), 2 repeats).
 
 One BLAS/OpenMP thread throughout (``threadpool_limits(1)``).
 """
 
 from __future__ import annotations
 
-import json
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,14 +32,21 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dpviz.covariance import ESTIMATORS, prepare
-from dpviz.covariance.reproduction import SPECS, load_saved, run_figure, saved_path, verdicts
 from dpviz.data.zipf import zipf_norm_data
+from dpviz.experiments.covariance_figures import (
+    SPECS,
+    load_saved,
+    run_figure,
+    saved_path,
+    verdicts,
+)
 from dpviz.privacy import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
-SWEEPS = ROOT / "assets" / "sweeps"
 REFERENCE = {"zero": 2.2e-2, "gauss": 9e-3, "separate": 2.8e-3}
 PAGE_DEFAULTS = {"n": 10_000, "d": 50, "rho": 0.1, "buckets": 4}
+#: Local processes of ``make figures`` (the machine's two cores).
+JOBS = 2
 
 
 def figure_repeats(point: Mapping[str, float]) -> int:
@@ -100,30 +109,17 @@ def _paper_errors(b: Any, quick: bool) -> None:
               detail={"errors": values})
 
 
-def write_sweep_spec(name: str, estimators: list[str]) -> None:
-    """``assets/sweeps/dong_<figure>.json``: the grid, repeats and seeds of a saved figure."""
-    spec = SPECS[name]
-    SWEEPS.mkdir(parents=True, exist_ok=True)
-    (SWEEPS / f"dong_{name}.json").write_text(json.dumps({
-        "task": "covariance", "figure": name, "description": spec.description,
-        "x_name": spec.x_name, "points": [dict(p) for p in spec.points],
-        "repeats": "50; 20 where n·d² > 2.1e9; 10 where n·d² > 1.1e10",
-        "estimators": estimators,
-        "seeds": "data seed = repeat, noise seed = 1000 + repeat"}, indent=2) + "\n")
-
-
 def save_figures(names: list[str] | None = None) -> None:
     """``make figures``: rerun Figures 2–3 at the paper's repeats and save them.
 
-    Writes ``assets/results/covariance_<figure>.csv`` (what the page and the claims read) and
-    ``assets/sweeps/dong_<figure>.json`` (the grid, repeats and seeds).
+    Runs ``assets/sweeps/dong_<figure>.json`` (its grid, seed and the paper's repeats) and
+    writes ``assets/results/covariance_<figure>.csv``, what the page and the claims read.
     """
     for name in names or list(SPECS):
         start = time.perf_counter()
         with threadpool_limits(limits=1):
-            frame = run_figure(name, repeats=50, repeats_for=figure_repeats)
+            frame = run_figure(name, repeats=50, repeats_for=figure_repeats, jobs=JOBS)
         frame.to_csv(saved_path(name), index=False)
-        write_sweep_spec(name, sorted(frame["estimator"].unique().tolist()))
         print(f"{name}: {len(frame)} rows in {time.perf_counter() - start:.0f} s → "
               f"{saved_path(name).relative_to(ROOT)}", flush=True)
 
@@ -147,8 +143,10 @@ def _figures(b: Any, quick: bool) -> None:
         _claims(b, saved, "saved")
     name, repeats = ("fig3d", 2) if quick else ("fig2", 3)
     start = time.perf_counter()
-    fresh = run_figure(name, repeats=repeats,
-                       estimators=("gauss", "separate", "adaptive", "zero"))
+    with tempfile.TemporaryDirectory() as cache:  # fresh runs, not the cached ones
+        fresh = run_figure(name, repeats=repeats,
+                           estimators=("gauss", "separate", "adaptive", "zero"),
+                           cache_dir=cache)
     b.add(f"covariance_{name}_rerun", (time.perf_counter() - start) * 1e3, "ms",
           note=f"{name} recomputed with {repeats} repeats (not saved), no EMCov",
           detail={"mean error by estimator":

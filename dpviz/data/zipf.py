@@ -63,6 +63,30 @@ def zipf_bucket_sizes(n: int, buckets: int, skew: float) -> NDArray[np.int64]:
     return np.asarray(np.diff(edges), dtype=np.int64)
 
 
+def bucket_norms(buckets: int) -> NDArray[np.float64]:
+    """The norm of each bucket, ``2^{k−N}`` for k = 1 … N.
+
+    Examples
+    --------
+    >>> bucket_norms(3).tolist()
+    [0.25, 0.5, 1.0]
+    """
+    return np.exp2(np.arange(1, buckets + 1, dtype=float) - buckets)
+
+
+def zipf_trace(n: int, buckets: int = 4, skew: float = 3.0) -> float:
+    """The trace of ``XᵀX/n`` of :func:`zipf_norm_data` (every row has its bucket's norm).
+
+    The same for every seed: the mean squared row norm.
+
+    Examples
+    --------
+    >>> zipf_trace(1000, 1), round(zipf_trace(50_000, 4), 6)
+    (1.0, 0.041042)
+    """
+    return float(np.sum(zipf_bucket_sizes(n, buckets, skew) * bucket_norms(buckets) ** 2) / n)
+
+
 def zipf_norm_data(n: int = 50_000, d: int = 200, *, buckets: int = 4, skew: float = 3.0,
                    seed: int = 0) -> ZipfData:
     """Draw the paper's synthetic data set.
@@ -102,7 +126,7 @@ def zipf_norm_data(n: int = 50_000, d: int = 200, *, buckets: int = 4, skew: flo
     x = rng.standard_normal((n, d)) @ rng.random((d, d))
     x -= x.mean(axis=0)
     sizes = zipf_bucket_sizes(n, buckets, skew)
-    norms = np.exp2(np.arange(1, buckets + 1, dtype=float) - buckets)
+    norms = bucket_norms(buckets)
     target = np.repeat(norms, sizes)
     current = np.sqrt(np.einsum("ij,ij->i", x, x))
     x *= (target / np.maximum(current, np.finfo(float).tiny))[:, None]

@@ -20,7 +20,6 @@ from .common import (
                   PreparedGraph,
                   kesten_stigum,
 )
-from .curves import error_curve, error_vs_n, load_saved, phase_diagram
 from .exact import private_exact_recovery
 from .exponential import private_exponential
 from .projection import TOLERANCE_FRACTION, Projection, certified_projection
@@ -77,7 +76,6 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
 })
 
 __all__ = ["ESTIMATORS", "PROJECTION_ESTIMATORS", "PreparedGraph", "Projection",
-           "certified_projection", "prepare_graph", "error_curve", "error_vs_n",
-           "gauss_adjacency", "kesten_stigum", "load_saved", "nonprivate_projection",
-           "phase_diagram", "private_exact_recovery", "private_exponential",
+           "certified_projection", "prepare_graph", "gauss_adjacency", "kesten_stigum",
+           "nonprivate_projection", "private_exact_recovery", "private_exponential",
            "private_weak_recovery", "randomized_response", "spectral"]

@@ -22,11 +22,12 @@ from numpy.typing import NDArray
 import dpviz
 
 from .. import limits
-from ..covariance import prepare, reproduction
+from ..covariance import prepare
 from ..covariance.common import CovarianceData as PreparedRows
 from ..covariance.emcov import DELTA_FOR_RHO
 from ..data import load_dataset, read_csv
 from ..data.zipf import BUCKETS, SKEW, zipf_norm_data
+from ..experiments import covariance_figures as reproduction
 from ..metrics import frobenius_error
 from ..privacy import compose_runs
 from ..privacy.calibration import zcdp_epsilon_bun_steinke

@@ -15,10 +15,9 @@ import pandas as pd
 import streamlit as st
 
 from .. import experiments
-from ..experiments import SweepSpec
+from ..experiments import SweepSpec, sbm_curves
 from ..gmm.sample_size import SampleAtHand, SampleSizePlan, sample_at_hand, sample_size_plan
 from ..registry import TASKS
-from ..sbm import curves as sbm_curves
 from ..viz.curves import sweep_curves
 from . import covariance, gmm, ppe
 from .shell import ROOT

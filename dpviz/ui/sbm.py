@@ -25,7 +25,7 @@ from ..data.graphs import Graph, as_graph, karate_club, read_edges, stochastic_b
 from ..metrics import community_error
 from ..registry import TASKS
 from ..result import Result
-from ..sbm import PROJECTION_ESTIMATORS, PreparedGraph, kesten_stigum, prepare_graph
+from ..sbm import PreparedGraph, kesten_stigum
 from ..spec import Estimator, Param
 from ..viz import ledger_bar
 from ..viz import sbm as figures
@@ -219,19 +219,20 @@ def estimator_controls() -> RunSettings:
 
 @st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES - 1,  # dense n × n twice: ≤ 25 MB each
                show_spinner="Projecting onto the correlation matrices (once per graph)…")
-def prepared(spec: GraphSpec, tolerance_fraction: float) -> PreparedGraph:
-    """The page's graph with its certified projection (ε-independent: every ε reuses it)."""
-    data = graph_data(spec)
-    return prepare_graph(data.graph, degree=data.degree, signal=data.signal,
-                         tolerance_fraction=tolerance_fraction)
+def prepared(spec: GraphSpec, owner: str, values: tuple[tuple[str, Any], ...]) -> Any:
+    """The page's graph prepared by ``owner``'s entry, e.g. with its certified projection.
+
+    ε-independent: every ε reuses it (``values``: the entry's :meth:`preparation`).
+    """
+    return TASKS["sbm"][owner].prepared(graph_data(spec).graph, dict(values))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def run(spec: GraphSpec, settings: RunSettings, seed: int, secure: bool = False) -> Result:
     """One run of a registered sbm estimator on the page's graph (same inputs, same run).
 
-    The projection-based estimators get the cached :func:`prepared` graph, so an ε move
-    costs only the noise and one eigenvector.
+    Estimators with a ``prepare`` hook (the projection-based ones) get the cached
+    :func:`prepared` graph, so an ε move costs only the noise and one eigenvector.
     """
     data = graph_data(spec)
     epsilon = settings.epsilon if settings.private else math.inf
@@ -240,10 +241,12 @@ def run(spec: GraphSpec, settings: RunSettings, seed: int, secure: bool = False)
     graph: Graph | PreparedGraph = data.graph
     check_work("sbm", settings.estimator, n=data.graph.n, degree=data.degree, generate=False,
                secure=secure)
-    if settings.estimator in PROJECTION_ESTIMATORS:
-        fraction = settings.entry.resolve({"degree": data.degree, "signal": data.signal,
-                                           **params})["tolerance_fraction"]
-        graph = prepared(spec, float(fraction))
+    values = settings.entry.preparation({"degree": data.degree, "signal": data.signal,
+                                         **params})
+    if values is not None:  # estimators with one preparation share the cached graph
+        owner = next(name for name, entry in TASKS["sbm"].items()
+                     if entry.prepare == settings.entry.prepare)
+        graph = prepared(spec, owner, tuple(sorted(values.items())))
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
         result = dpviz.run("sbm", settings.estimator, graph, epsilon=epsilon, delta=delta,
@@ -391,7 +394,7 @@ BASELINE = "randomized_response"
 PHASE = ("weak_recovery", "randomized_response")
 #: The ε of the error-against-n chart (where ALGORITHMS.md §7 puts the crossover).
 N_EPSILON = 2.0
-#: ``dpviz.sbm.curves.load_saved`` names of the saved larger runs.
+#: ``dpviz.experiments.sbm_curves.load_saved`` names of the saved larger runs.
 SAVED = {"epsilon": "accuracy_n1000", "n": "error_vs_n", "phase": "phase_n500"}
 RR_CAPTION = ("Randomized response flips every pair of vertices, so its noise grows like "
               "√n·e^(−ε/2) while the projection's does not grow with n: it wins on small "
@@ -421,8 +424,8 @@ def _progress_callback(bar: Any, start: float, share: float) -> Any:
 
 def live_curves(n: int, degree: float, signal: float, delta: float, seeds: int,
                 bar: Any = None) -> Curves:
-    """The three curves on graphs like the page's (generated, seeds 0 … seeds − 1)."""
-    from ..sbm import curves
+    """The three curves on ``seeds`` generated graphs like the page's (sweeps of the runner)."""
+    from ..experiments import sbm_curves as curves
 
     def step(start: float, share: float) -> Any:
         return None if bar is None else _progress_callback(bar, start, share)
@@ -444,7 +447,7 @@ def live_curves(n: int, degree: float, signal: float, delta: float, seeds: int,
 @st.cache_data(max_entries=1, show_spinner=False)
 def saved_curves() -> Curves:
     """The saved larger runs (``assets/results/sbm_*.csv``)."""
-    from ..sbm import curves
+    from ..experiments import sbm_curves as curves
 
     tables = {key: curves.load_saved(name) for key, name in SAVED.items()}
     first = tables["epsilon"].iloc[0]

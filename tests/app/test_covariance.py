@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpviz import limits
-from dpviz.covariance import reproduction
+from dpviz.experiments import covariance_figures as reproduction
 from dpviz.registry import TASKS
 from dpviz.ui import covariance as cov_ui
 
@@ -201,6 +201,12 @@ def test_the_ledger_charges_every_drawn_estimator_and_shows_each(cov):
     cov.multiselect(key="cov_estimators").set_value(["gauss"]).run()
     assert cov.radio(key="cov_ledger").options == ["GaussCov"]
     assert _risk_epsilon(cov) < together
+
+
+def test_a_pure_dp_estimator_listed_first_is_charged_with_the_others():
+    at = _open_link({"cov_estimators": ["emcov", "gauss"]})  # errors() checked there
+    assert at.radio(key="cov_ledger").options == ["All 2 drawn", "EMCov", "GaussCov"]
+    assert any("draws 2 private releases" in c.value for c in at.caption)
 
 
 def test_a_hand_written_link_may_use_registry_names():

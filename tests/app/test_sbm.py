@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpviz.registry import TASKS
-from dpviz.sbm import curves
+from dpviz.experiments import sbm_curves as curves
 from dpviz.ui import sbm as sbm_ui
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_section, values

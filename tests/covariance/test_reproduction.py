@@ -1,11 +1,11 @@
-"""The covariance paper's claims read off figure tables (dpviz.covariance.reproduction)."""
+"""The covariance paper's claims read off figure tables (dpviz.experiments.covariance_figures)."""
 
 import math
 
 import pandas as pd
 import pytest
 
-from dpviz.covariance.reproduction import crossover, load_saved, verdicts
+from dpviz.experiments.covariance_figures import crossover, load_saved, verdicts
 
 
 def frame(rows, figure="fig2"):

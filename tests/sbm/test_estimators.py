@@ -14,11 +14,7 @@ from dpviz.privacy import Budget
 from dpviz.sbm import (
     ESTIMATORS,
     PreparedGraph,
-    error_curve,
-    error_vs_n,
     kesten_stigum,
-    load_saved,
-    phase_diagram,
     prepare_graph,
     private_weak_recovery,
 )
@@ -134,26 +130,3 @@ def test_size_limits():
 
 def test_kesten_stigum():
     assert kesten_stigum(100.0, 0.5) == 25.0 and kesten_stigum(3.0, 0.5) < 1
-
-
-def test_curves():
-    df = error_curve(["weak_recovery", "spectral"], n=120, degree=30.0, signal=0.8,
-                     epsilons=[0.5, 8.0], delta=1e-6, seeds=[0, 1])
-    assert len(df) == 8 and df["error"].between(0, 0.5).all()
-    spectral = df[df.estimator == "spectral"]
-    assert spectral.groupby("seed")["error"].nunique().eq(1).all()  # ε does not matter
-    weak = df[df.estimator == "weak_recovery"].groupby("epsilon")["error"].median()
-    assert weak[8.0] < weak[0.5]
-    calls = []
-    by_n = error_vs_n(["randomized_response"], ns=[60, 120], degree=20.0, signal=0.8,
-                      epsilon=2.0, delta=0.0, seeds=1, progress=lambda d, t: calls.append(d))
-    assert by_n["n"].tolist() == [60, 120] and calls
-    phase = phase_diagram(["randomized_response"], n=100, degree=20.0, signals=[0.05, 0.9],
-                          epsilons=[8.0], delta=0.0, seeds=2)
-    assert list(phase.columns) == ["estimator", "signal", "epsilon", "success_rate",
-                                   "median_error", "seeds"]
-    assert phase["success_rate"].tolist() == [0.0, 1.0]
-    with pytest.raises(ValueError, match="unknown sbm estimator"):
-        error_curve(["nope"], n=50, degree=5.0, signal=0.5, epsilons=[1.0], delta=0.0, seeds=1)
-    with pytest.raises(ValueError, match="no saved SBM result 'nope'"):
-        load_saved("nope")

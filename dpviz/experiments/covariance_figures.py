@@ -2,14 +2,20 @@
 
 Defaults d = 200, n = 50 000, ρ = 0.1, N = 4 buckets (s = 3), β = 0.1; each figure varies
 one of them (ALGORITHMS.md §6 "Synthetic data"). Error ``‖Σ̃ − Σ‖_F`` against ``XᵀX/n``,
-averaged over repeats; as in the authors' code, every repeat draws fresh data (seed =
-repeat index) and fresh noise (seed = 1000 + repeat index). ``bench/covariance.py`` runs the
-grids and saves them to ``assets/results/covariance_<figure>.csv``; the page reads them with
+averaged over repeats. Each figure is a sweep spec, ``assets/sweeps/dong_<figure>.json``, run
+by the one runner (:func:`~dpviz.experiments.runner.run_sweep`, every run through
+:func:`dpviz.run`) one grid point at a time, so a point can take fewer repeats and EMCov is
+left out above d = :data:`EMCOV_MAX_D`; every run's seeds are the whole spec's (they depend
+on the point, the repeat and the estimator's name only). Every repeat draws fresh data
+and every estimator of a repeat sees the same draw. ``bench/covariance.py`` runs the figures
+and saves them to ``assets/results/covariance_<figure>.csv``; the page reads them with
 :func:`load_saved`.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,16 +25,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data.zipf import zipf_norm_data
-from ..privacy import Ball, Budget
-from .common import clip_rows
+from ..data.zipf import zipf_trace
+from .runner import run_sweep
+from .sweep import SweepSpec
 
-RESULTS = Path(__file__).resolve().parents[2] / "assets" / "results"
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "assets" / "results"
+SWEEPS = ROOT / "assets" / "sweeps"
 COLUMNS = ("figure", "estimator", "x_name", "x", "n", "d", "rho", "trace", "mean_error",
            "std_error", "repeats")
-DEFAULTS: Mapping[str, float] = MappingProxyType(
-    {"n": 50_000, "d": 200, "rho": 0.1, "buckets": 4})
-D_GRID = (10, 20, 30, 50, 70, 100, 200, 400, 800)
 PAPER_ESTIMATORS = ("gauss", "separate", "adaptive", "emcov", "zero")
 EMCOV_MAX_D = 200  # EMCov needs d eigendecompositions: skipped above (the UI's cap too)
 #: "Tracks the better one at a small cost", read as: within this factor at every point.
@@ -41,57 +46,54 @@ FLAT, SENSITIVE = 1.5, 5.0
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """One figure: its description, the swept parameter and the series."""
+    """One figure: the parameter on its x axis and the one naming its series (if any)."""
 
-    description: str
     x_name: str
-    points: tuple[Mapping[str, float], ...]
     series: str | None = None
 
 
-def _sweep(name: str, values: Sequence[float], **fixed: float) -> tuple[Mapping[str, float], ...]:
-    return tuple(MappingProxyType({**DEFAULTS, **fixed, name: v}) for v in values)
-
-
 SPECS: Mapping[str, FigureSpec] = MappingProxyType({
-    "fig2": FigureSpec(
-        "Figure 2: error vs d at trace 1 (N = 1) for n = 1000, 4000, 16 000 — the worst case: "
-        "GaussCov slightly better at low d, SeparateCov much better at high d", "d",
-        tuple(p for n in (1000, 4000, 16_000) for p in _sweep("d", D_GRID, n=n, buckets=1)),
-        series="n"),
-    "fig3a": FigureSpec(
-        "Figure 3(a): error vs trace (N = 1, 2, 4, 8, 16, 32 buckets): GaussCov is not "
-        "trace-sensitive, the others are; Zero wins at very small trace", "trace",
-        _sweep("buckets", (1, 2, 4, 8, 16, 32))),
-    "fig3b": FigureSpec(
-        "Figure 3(b): error vs d: higher d favours SeparateCov over GaussCov", "d",
-        _sweep("d", D_GRID)),
-    "fig3c": FigureSpec(
-        "Figure 3(c): error vs n: smaller n favours SeparateCov; AdaptiveCov picks the better",
-        "n", _sweep("n", (1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000,
-                          400_000, 800_000))),
-    "fig3d": FigureSpec(
-        "Figure 3(d): error vs rho: smaller rho favours SeparateCov", "rho",
-        _sweep("rho", (1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0))),
-})
+    "fig2": FigureSpec("d", series="n"), "fig3a": FigureSpec("trace"),
+    "fig3b": FigureSpec("d"), "fig3c": FigureSpec("n"), "fig3d": FigureSpec("rho")})
+
+
+def sweep_path(name: str) -> Path:
+    """A figure's sweep spec, ``assets/sweeps/dong_<name>.json``."""
+    if name not in SPECS:
+        raise ValueError(f"unknown figure {name!r}; choose one of: {', '.join(SPECS)}")
+    return SWEEPS / f"dong_{name}.json"
+
+
+def figure_sweep(name: str) -> SweepSpec:
+    """The sweep spec of a figure (its grid, the paper's 50 repeats, the seed).
+
+    Examples
+    --------
+    >>> spec = figure_sweep("fig3d")
+    >>> spec.grid[0][0], spec.repeats, len(spec.points())
+    ('rho', 50, 6)
+    """
+    path = sweep_path(name)
+    return SweepSpec.from_dict(json.loads(path.read_text(encoding="utf-8")), base=SWEEPS)
+
 
 FIGURES: Mapping[str, str] = MappingProxyType(
-    {name: spec.description for name, spec in SPECS.items()})
+    {name: json.loads(sweep_path(name).read_text(encoding="utf-8"))["description"]
+     for name in SPECS})
 
 
-def _estimators(names: Sequence[str]) -> dict[str, Callable[..., Any]]:
-    from . import ESTIMATORS
-
-    unknown = [n for n in names if n not in ESTIMATORS]
-    if unknown:
-        raise ValueError(f"unknown covariance estimator(s) {', '.join(unknown)}; choose from "
-                         f"{', '.join(ESTIMATORS)}")
-    return {n: ESTIMATORS[n].function for n in names}
+def point_parameters(spec: SweepSpec, point: Mapping[str, Any]) -> dict[str, float]:
+    """``n``, ``d``, ``rho``, ``buckets`` and ``skew`` of one grid point of a figure's sweep."""
+    data = {**spec.data, **{k[5:]: v for k, v in point.items() if k.startswith("data.")}}
+    return {"n": int(data["n"]), "d": int(data["d"]), "buckets": int(data.get("buckets", 4)),
+            "skew": float(data.get("skew", 3.0)),
+            "rho": float(point.get("rho", spec.fixed.get("rho", 0.1)))}
 
 
 def run_figure(name: str, *, repeats: int, estimators: Sequence[str] = PAPER_ESTIMATORS,
                progress: Callable[[float], None] | None = None,
-               repeats_for: Callable[[Mapping[str, float]], int] | None = None) -> pd.DataFrame:
+               repeats_for: Callable[[Mapping[str, float]], int] | None = None,
+               jobs: int = 1, cache_dir: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Recompute one figure: mean and standard deviation of the error over repeats.
 
     Parameters
@@ -101,57 +103,56 @@ def run_figure(name: str, *, repeats: int, estimators: Sequence[str] = PAPER_EST
     repeats : int
         Repeats per grid point (the paper: 50).
     estimators : sequence of str
-        Registry keys of :data:`dpviz.covariance.ESTIMATORS`.
+        Covariance estimators of the registry.
     progress : callable, optional
         Called with the fraction done after every grid point.
     repeats_for : callable, optional
-        Repeats of a grid point given its parameters (fewer for the expensive ones); the
-        count used is in the ``repeats`` column.
+        Repeats of a grid point given its parameters (:func:`point_parameters`; fewer for
+        the expensive ones); the count used is in the ``repeats`` column.
+    jobs : int
+        Local processes of the runner.
+    cache_dir : path, optional
+        The runner's cache folder (:func:`~dpviz.experiments.cache.cache_directory`).
 
     Returns
     -------
     pandas.DataFrame
         Columns ``figure, estimator, x_name, x, n, d, rho, trace, mean_error, std_error,
-        repeats`` (+ ``series`` for Figure 2, e.g. ``"n=1000"``).
+        repeats`` (+ ``series`` for Figure 2, e.g. ``"n=1000"``); a failed run is left out
+        of its point's mean and count.
     """
-    if name not in SPECS:
-        raise ValueError(f"unknown figure {name!r}; choose one of: {', '.join(SPECS)}")
+    spec = figure_sweep(name)
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
-    spec = SPECS[name]
-    functions = _estimators(estimators)
+    figure = SPECS[name]
+    points = spec.points()
     rows = []
-    for i, point in enumerate(spec.points):
-        n, d, buckets = int(point["n"]), int(point["d"]), int(point["buckets"])
-        budget = Budget(rho=float(point["rho"]))
-        count = repeats if repeats_for is None else max(1, min(repeats, repeats_for(point)))
-        errors: dict[str, list[float]] = {e: [] for e in functions}
-        traces = []
-        for rep in range(count):
-            z = zipf_norm_data(n, d, buckets=buckets, seed=rep)
-            prepared = clip_rows(z.data, Ball(np.zeros(d), 1.0))
-            traces.append(z.trace)
-            for est, function in functions.items():
-                if est == "emcov" and d > EMCOV_MAX_D:
-                    continue
-                rng = np.random.default_rng(1000 + rep)
-                released = function(prepared, budget, rng=rng).estimate["covariance"]
-                errors[est].append(float(np.linalg.norm(released - z.matrix)))
-        trace = float(np.mean(traces))
-        x = {"d": d, "n": n, "rho": float(point["rho"]), "trace": trace}[spec.x_name]
-        for est, values in errors.items():
-            if not values:
+    for i, point in enumerate(points):
+        params = point_parameters(spec, point)
+        count = repeats if repeats_for is None else max(1, min(repeats, repeats_for(params)))
+        names = [e for e in estimators if e != "emcov" or params["d"] <= EMCOV_MAX_D]
+        one = SweepSpec.from_dict({**spec.to_dict(), "estimators": names, "repeats": count,
+                                   "grid": {key: [value] for key, value in point.items()}},
+                                  base=spec.base)
+        table = run_sweep(one, jobs=jobs, cache_dir=cache_dir)
+        table = table[table["failed"] == ""]
+        trace = zipf_trace(int(params["n"]), int(params["buckets"]), params["skew"])
+        x = {**params, "trace": trace}[figure.x_name]
+        for est in names:
+            values = table.loc[table["estimator"] == est, "frobenius_error"].to_numpy(float)
+            if not len(values):
                 continue
             row: dict[str, Any] = {
-                "figure": name, "estimator": est, "x_name": spec.x_name, "x": x, "n": n, "d": d,
-                "rho": float(point["rho"]), "trace": trace, "mean_error": float(np.mean(values)),
-                "std_error": float(np.std(values, ddof=1)) if count > 1 else float("nan"),
-                "repeats": count}
-            if spec.series is not None:
-                row["series"] = f"{spec.series}={int(point[spec.series])}"
+                "figure": name, "estimator": est, "x_name": figure.x_name, "x": x,
+                "n": int(params["n"]), "d": int(params["d"]), "rho": params["rho"],
+                "trace": trace, "mean_error": float(np.mean(values)),
+                "std_error": float(np.std(values, ddof=1)) if len(values) > 1 else float("nan"),
+                "repeats": len(values)}
+            if figure.series is not None:
+                row["series"] = f"{figure.series}={int(params[figure.series])}"
             rows.append(row)
         if progress is not None:
-            progress((i + 1) / len(spec.points))
+            progress((i + 1) / len(points))
     return pd.DataFrame(rows)
 
 
