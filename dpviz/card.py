@@ -367,9 +367,13 @@ def card_zip(card: Mapping[str, Any], figures: Mapping[str, go.Figure],
         A zip with ``card.json``, ``versions.txt``, ``README.txt``, ``regenerate.sh``,
         ``figures/<name>.png`` and ``.svg`` (or, when no browser can draw them,
         ``figures/<name>.html`` — self-contained — and ``.json``, with the reason in
-        ``README.txt``) and ``tables/<name>.csv``.
+        ``README.txt``) and ``tables/<name>.csv``. A card of an uploaded file has no
+        figures and no tables: they draw the uploaded rows and non-private statistics of
+        them (the true components, the true matrix), which the card must not carry.
     """
     card = check_card(card)
+    if "upload" in card["scenario"]["data"]:  # they draw the rows and non-private statistics
+        figures, tables = {}, {}
     files: dict[str, bytes] = {"card.json": json.dumps(card, indent=2).encode() + b"\n"}
     files["versions.txt"] = "".join(f"{name} {version or 'not installed'}\n" for name, version
                                     in [("dpviz", card["dpviz_version"]),
@@ -423,8 +427,9 @@ def _readme(card: Mapping[str, Any], figures: Mapping[str, Any], reason: str | N
              "card.json      the scenario (every parameter and the seed), the run's numbers "
              "and the versions",
              "versions.txt   Python and package versions",
-             "regenerate.sh  the headless command: " + card["command"],
-             "tables/        the numbers shown, as CSV"]
+             "regenerate.sh  the headless command: " + card["command"]]
+    if "upload" not in scenario["data"]:
+        lines.append("tables/        the numbers shown, as CSV")
     if figures:
         lines.append("figures/       the figures, as "
                      + ("PNG and SVG" if reason is None else "self-contained HTML and plotly "
@@ -436,7 +441,9 @@ def _readme(card: Mapping[str, Any], figures: Mapping[str, Any], reason: str | N
     if "upload" in data:
         lines += ["", f"Made from an uploaded file, {data['upload']!r} (SHA-256 {data['sha256']}). "
                       "The card keeps its name and hash, not its rows: they are the data the "
-                      "privacy guarantee protects. To replay, give the same file: "
+                      "privacy guarantee protects. For the same reason it holds no figures and "
+                      "no tables (they draw the rows and non-private statistics of them), only "
+                      "the private result in card.json. To replay, give the same file: "
                       f"{UPLOAD_COMMAND} (or sh regenerate.sh FILE); another file is refused."]
     elif card["data_file"] is not None:
         lines += ["", f"The card reads its data from {card['data_file']['path']}, relative to "

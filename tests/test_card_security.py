@@ -17,6 +17,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
 import pytest
 
 from dpviz import card as cards
@@ -175,9 +177,14 @@ def test_the_zip_of_an_upload_card_says_how_to_replay_it_and_its_script_does(tmp
     content = rows_csv(seed=8)
     label = "my rows'; touch pwned; '.csv"  # a name is a label: never run, never a path
     card = cards.make_card(upload_scenario(label, content), content=content)
-    with zipfile.ZipFile(io.BytesIO(cards.card_zip(card, {}, {}))) as archive:
+    rows = pd.DataFrame({"x": [1.5, 2.5]})  # what a page's figure tables hold: the rows
+    figure = go.Figure(go.Scatter(x=[1.5, 2.5], y=[0.0, 1.0]))
+    with zipfile.ZipFile(io.BytesIO(cards.card_zip(card, {"rows": figure},
+                                                   {"rows": rows}))) as archive:
+        assert not any(name.startswith(("figures/", "tables/")) for name in archive.namelist())
         archive.extractall(tmp_path / "unzipped")
     readme = (tmp_path / "unzipped" / "README.txt").read_text()
+    assert "no figures and no tables" in readme
     assert "python -m dpviz run --card card.json --data FILE" in readme
     assert "not its rows" in readme and sha256(content) in readme
     script = tmp_path / "unzipped" / "regenerate.sh"

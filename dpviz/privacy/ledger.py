@@ -204,7 +204,9 @@ def compose_runs(ledgers: Sequence[Ledger]) -> Ledger:
     Each run's releases are charged again (sequential composition), so the ledger's total is
     the guarantee of all the runs together. Parts (parallel composition) are dropped: each
     run splits the data afresh, so a person may be in a different part in every run, and
-    every release is charged to everyone (an upper bound). The budget is the first run's;
+    every release is charged to everyone (an upper bound). The budget is the run's that can
+    account for the others' releases (the largest δ, then a ρ budget, then any method but
+    linear: pure-DP runs such as EMCov keep a linear ε budget that cannot compose a Gaussian);
     its δ is kept, except that approximate-DP releases (stable histograms, truncated Laplace,
     theorem-level composites) spend a fixed δ each, which adds up: a plan with them is
     composed at ``len(ledgers)·δ``.
@@ -228,7 +230,9 @@ def compose_runs(ledgers: Sequence[Ledger]) -> Ledger:
     """
     if not ledgers:
         raise BudgetError("compose_runs needs at least one ledger")
-    budget = ledgers[0].budget
+    budgets = [ledger.budget for ledger in ledgers if ledger.budget is not None]
+    budget = max(budgets, key=lambda b: (b.delta, b.rho is not None, b.method != "linear"),
+                 default=None)
     releases = [replace(r, part=None) for ledger in ledgers for r in ledger.releases]
     if budget is not None and any(r.event().kind == "approximate" for r in releases):
         spent = len(ledgers) * budget.delta

@@ -26,8 +26,9 @@ from ..viz import figure_table
 from .scenarios import page_upload, scenario_of_page
 from .widgets import SHOWN_FIGURES, escape_markdown
 
-UPLOAD_NOTE = ("It keeps the uploaded file's name and fingerprint (SHA-256), not its rows: a "
-               "replay needs that same file as `FILE`, and refuses any other.")
+UPLOAD_NOTE = ("It keeps the uploaded file's name and fingerprint (SHA-256), not its rows, "
+               "and no figures or tables (they draw the rows): a replay needs that same file "
+               "as `FILE`, and refuses any other.")
 #: The page of each task (``pages/<name>.py``, served at ``/<name>``).
 PAGES = {"gmm": "gmm", "covariance": "covariance", "sbm": "sbm"}
 

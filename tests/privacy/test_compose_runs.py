@@ -70,3 +70,15 @@ def test_nothing_to_compose_is_refused():
         compose_runs([])
     empty = compose_runs([Ledger(Budget(epsilon=math.inf))] * 3)
     assert empty.releases == () and empty.total().epsilon == 0.0
+
+
+@pytest.mark.parametrize("gauss_budget", [Budget(rho=0.1), Budget(epsilon=1.0, delta=1e-6)])
+def test_a_pure_dp_run_listed_first_does_not_decide_the_accounting(rng, gauss_budget):
+    # EMCov's ledger keeps a linear, pure ε budget: composed first with a Gaussian run it
+    # raised "a Gaussian release needs delta > 0" (a link on /covariance chooses the order)
+    pure = Ledger(Budget(epsilon=1.0, method="linear"))
+    laplace(0.0, sensitivity=1.0, scale=2.0, rng=rng, ledger=pure, name="pure count")
+    gauss = gaussian_run(rng, gauss_budget)
+    first, second = compose_runs([pure, gauss]).total(), compose_runs([gauss, pure]).total()
+    assert first == second
+    assert first.rho == pytest.approx(pure.total().rho + gauss.total().rho, rel=1e-12)
