@@ -3,11 +3,12 @@
 For every registered estimator of the sized tasks it times one run and records its peak
 traced memory (``tracemalloc``, which numpy reports to) at two sizes, in the model's units
 (:func:`dpviz.work.units`). Seconds get the line through the two points (slope
-:data:`dpviz.work.SECONDS_PER_UNIT`, intercept :data:`dpviz.work.BASE_SECONDS`, raised to
-lie on or above both; where the slope is not positive, the larger seconds-per-unit ratio and
-no intercept); bytes get the larger bytes-per-unit ratio (:data:`dpviz.work.BYTES_PER_UNIT`),
-all rounded up. Run it with ``python bench/work_costs.py`` (a few
-minutes) and paste what it prints; the data generators are measured the same way.
+``seconds_per_unit``, intercept ``base_seconds``, raised to lie on or above both; where the
+slope is not positive, the larger seconds-per-unit ratio and no intercept); bytes get the
+larger bytes-per-unit ratio (``bytes_per_unit``), all rounded up. Run it with
+``python bench/work_costs.py`` (a few minutes) and copy what it prints onto each registry
+entry's :class:`dpviz.spec.CostModel` (the data generators' onto
+:data:`dpviz.work.DATA_COSTS`).
 """
 
 from __future__ import annotations
@@ -30,8 +31,6 @@ from dpviz import work  # noqa: E402
 from dpviz.data import gaussian_mixture, stochastic_block_model  # noqa: E402
 from dpviz.data.graphs import Graph  # noqa: E402
 from dpviz.registry import TASKS  # noqa: E402
-from dpviz.sbm import prepare_graph  # noqa: E402
-from dpviz.sbm.common import PROJECTION_ESTIMATORS  # noqa: E402
 
 #: Two calibration sizes per task: big enough that the leading term dominates, small enough
 #: to finish in seconds.
@@ -70,9 +69,11 @@ def runner(task: str, estimator: str, size: dict[str, Any]) -> Callable[[], obje
 
     def fit() -> object:
         given: Any = graph
-        if estimator in PROJECTION_ESTIMATORS:
-            given = prepare_graph(graph, degree=size["degree"], signal=0.5,
-                                  tolerance_fraction=0.02)
+        entry = TASKS["sbm"][estimator]
+        values = entry.preparation({"degree": size["degree"], "signal": 0.5,
+                                    "tolerance_fraction": 0.02})
+        if values is not None:
+            given = entry.prepared(graph, values)
         return dpviz.run("sbm", estimator, given, epsilon=2.0, delta=1e-6, seed=0,
                          degree=size["degree"], signal=0.5)
     return fit

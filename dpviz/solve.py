@@ -443,20 +443,19 @@ def simulated_share(scenario: Scenario, *, metric: str, target: float,
 
 
 def _prepared(scenario: Scenario, loaded: LoadedData) -> LoadedData:
-    """A graph with its certified projection, for the projection estimators (once per graph)."""
-    from .registry import estimator as lookup
-    from .sbm import PROJECTION_ESTIMATORS, prepare_graph
+    """The data as the estimator takes them prepared, once per data set.
 
-    if scenario.task != "sbm" or scenario.estimator not in PROJECTION_ESTIMATORS:
-        return loaded
+    Its entry's ``prepare`` hook: a graph's certified projection, covariance rows clipped with
+    ``XᵀX`` formed.
+    """
+    from .registry import estimator as lookup
+
     entry = lookup(scenario.task, scenario.estimator)
-    own = {p.name for p in entry.params}
-    given = {**loaded.public, **{k: v for k, v in scenario.params.items()
-                                 if k in own and v is not None}}
-    resolved = entry.resolve(given)
-    graph = prepare_graph(loaded.data, degree=resolved["degree"], signal=resolved["signal"],
-                          tolerance_fraction=resolved["tolerance_fraction"])
-    return replace(loaded, data=graph)
+    radius = scenario.params.get("radius") or loaded.radius
+    values = entry.preparation({**loaded.public, **scenario.params, "radius": radius})
+    if values is None:
+        return loaded
+    return replace(loaded, data=entry.prepared(loaded.data, values))
 
 
 def _check(scenario: Scenario, probability: float, runs: int) -> tuple[float, int]:

@@ -211,10 +211,6 @@ class Preparation:
         """The values the preparation depends on, picked from a run's resolved parameters."""
         return {name: resolved.get(name) for name in self.params}
 
-    def __call__(self, data: Any, resolved: Mapping[str, Any]) -> Any:
-        """The prepared data."""
-        return self.function(data, **self.values(resolved))
-
 
 @dataclass(frozen=True)
 class CostModel:
@@ -307,6 +303,40 @@ class Estimator:
             else:
                 out[p.name] = p.default
         return out
+
+    def preparation(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
+        """What this entry's :attr:`prepare` step depends on, or ``None`` when it has none.
+
+        ``params`` are the run's parameters (public facts of the data, such as a graph's
+        degree, included; ``radius`` the run's public radius); defaults fill the rest. ``None``
+        too when a value it needs is not known: the run then takes the data as given and says
+        what is missing. Equal answers for one data set mean equal prepared data, so a caller
+        caches on them.
+
+        Examples
+        --------
+        >>> from dpviz.registry import estimator
+        >>> estimator("sbm", "projection").preparation({"degree": 5, "signal": 0.5})
+        {'degree': 5.0, 'signal': 0.5, 'tolerance_fraction': 0.02}
+        >>> estimator("sbm", "spectral").preparation({"degree": 5, "signal": 0.5}) is None
+        True
+        """
+        if self.prepare is None:
+            return None
+        own = {p.name for p in self.params}
+        given = {k: v for k, v in params.items() if k in own and v is not None}
+        try:
+            resolved = {**params, **self.resolve(given)}
+        except ValueError:
+            return None
+        values = self.prepare.values(resolved)
+        return None if any(v is None for v in values.values()) else values
+
+    def prepared(self, data: Any, values: Mapping[str, Any]) -> Any:
+        """``data`` prepared for this entry with :meth:`preparation`'s ``values``."""
+        if self.prepare is None:
+            return data
+        return self.prepare.function(data, **values)
 
     def to_dict(self, common: tuple[Param, ...]) -> dict[str, Any]:
         """The form ``python -m dpviz list`` prints (common budget parameters first)."""

@@ -12,22 +12,26 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ..neighbours import covariance_pair
-from ..spec import CostModel, Estimator, Param
+from ..spec import CostModel, Estimator, Param, Preparation
 from . import adaptive, emcov, separate
 from .common import CovarianceData, prepare, second_moment
 from .gauss import BETA, gauss_covariance, zero_covariance
 
+#: Rows clipped to the radius and ``XᵀX`` formed: every budget of the same rows reuses it.
+PREPARED = Preparation(prepare, ("radius",))
 _PAPER = "Dong, Liang & Yi 2022, Differentially private covariance revisited"
 
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "gauss": Estimator(
         task="covariance", name="gauss", function=gauss_covariance,
+        prepare=PREPARED,
         cost=CostModel(2.1e-11, bytes_per_unit=1.3, draws="symmetric"),
         neighbours=covariance_pair,
         label="GaussCov (LapCov for pure DP)", paper=f"{_PAPER}, Algorithm 1 (baseline)",
         notion="zCDP", outputs=("covariance",)),
     "separate": Estimator(
         task="covariance", name="separate", function=separate.separate_covariance,
+        prepare=PREPARED,
         cost=CostModel(2.2e-11, bytes_per_unit=1.3, draws="symmetric"),
         neighbours=covariance_pair,
         label="SeparateCov (SeparateLapCov for pure DP)", paper=f"{_PAPER}, Algorithm 2",
@@ -38,6 +42,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                        "goes to the eigenvalues)"),)),
     "adaptive": Estimator(
         task="covariance", name="adaptive", function=adaptive.adaptive_covariance,
+        prepare=PREPARED,
         cost=CostModel(3.7e-11, bytes_per_unit=1.3, draws="symmetric"),
         neighbours=covariance_pair,
         label="AdaptiveCov (AdaptiveLapCov for pure DP)", paper=f"{_PAPER}, Algorithm 3",
@@ -60,6 +65,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         )),
     "emcov": Estimator(
         task="covariance", name="emcov", function=emcov.emcov_covariance,
+        prepare=PREPARED,
         cost=CostModel(2.3e-09, bytes_per_unit=2.3, draws="symmetric"),
         neighbours=covariance_pair,
         label="EMCov (Amin et al. 2019, pure DP)",
@@ -75,10 +81,11 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         )),
     "zero": Estimator(
         task="covariance", name="zero", function=zero_covariance,
+        prepare=PREPARED,
         cost=CostModel(1.2e-12, bytes_per_unit=0.58),
         neighbours=covariance_pair,
         label="Zero matrix", paper=f"{_PAPER}, Section 7 (trivial baseline)",
         notion="pure", outputs=("covariance",)),
 })
 
-__all__ = ["ESTIMATORS", "CovarianceData", "prepare", "second_moment"]
+__all__ = ["ESTIMATORS", "PREPARED", "CovarianceData", "prepare", "second_moment"]

@@ -31,8 +31,6 @@ VERTICES = Param("n", "int", 0, min=0, max=limits.SBM_VERTICES.high,
                  help="number of vertices when the data is an edge list (ids 0 ... n-1); "
                       "0 takes it from the graph (networkx or Graph input)")
 TIE_BREAKING = "a score of exactly 0 gets +1"
-#: The estimators that use the certified projection of the whole graph (a PreparedGraph's).
-PROJECTION_ESTIMATORS = ("weak_recovery", "projection")
 
 
 @dataclass(frozen=True)
