@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
+from types import MappingProxyType
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -39,11 +40,13 @@ from .solver import Allocation
 OPENDP = "opendp"
 NUMPY = "numpy"
 NOISES = ("laplace", "gaussian")
-#: OpenDP's input space: vectors of non-NaN floats, with the three metrics used (immutable;
-#: built once, as building them costs more than a small release).
+#: OpenDP's input space: vectors of non-NaN floats, with the three metrics used (a read-only
+#: mapping, shared by every session; built once, as building them costs more than a small
+#: release).
 _FLOATS = domains.vector_domain(domains.atom_domain(T=float, nan=False))
-_METRICS = {"laplace": metrics.l1_distance(T=float), "gaussian": metrics.l2_distance(T=float),
-            "select": metrics.linf_distance(T=float)}
+_METRICS = MappingProxyType({"laplace": metrics.l1_distance(T=float),
+                             "gaussian": metrics.l2_distance(T=float),
+                             "select": metrics.linf_distance(T=float)})
 
 
 def _check_scale(scale: float) -> float:
