@@ -61,7 +61,7 @@ from ..privacy import (
 )
 from ..privacy.bounds import resolve_ball
 from ..result import Result
-from ..spec import CostModel, Estimator, Param, shared_k
+from ..spec import CostModel, Estimator, Param, Story, shared_k
 from .one_cluster import (
     GOOD_CENTER_LABEL,
     GOOD_RADIUS_LABEL,
@@ -429,7 +429,11 @@ BETA = Param("beta", "float", 0.05, min=1e-6, max=0.5, choice=True,
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "private_pca_clustering": Estimator(
         task="gmm", name="private_pca_clustering", function=private_pca_clustering,
-        cost=CostModel(3e-06, base_seconds=3.0, bytes_per_unit=150.0),
+        story=Story("Private PCA finds a k-dimensional subspace from one half of the rows; the "
+                    "other half is projected on it and clustered round by round by a private "
+                    "1-cluster routine (a ball found by GoodRadius, its centre by GoodCenter).",
+                    "dpviz.viz.kssu:pca_story"),
+        cost=CostModel(1.2e-05, base_seconds=0.0, bytes_per_unit=150.0),
         label="Private PCA + clustering (KSSU19 Alg. 1)",
         paper="Kamath, Sheffet, Singhal & Ullman 2019 (seed 000), §4, Algorithm 1; "
               "simplified GoodRadius and grid GoodCenter (ALGORITHMS.md §3)",

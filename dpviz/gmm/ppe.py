@@ -60,7 +60,7 @@ from ..data import as_matrix
 from ..privacy import Budget, BudgetError, Ledger, Release, truncated_laplace
 from ..privacy.bounds import clip_to_ball, resolve_ball
 from ..result import Result
-from ..spec import CostModel, Estimator, Param, shared_k
+from ..spec import CostModel, Estimator, Param, Story, shared_k
 from .masking import ALPHA, BETA, K_RANGE, RADIUS_CAP, MaskingPlan, alpha_for_radius, mask_gmm
 from .masking import masking_plan as solve_masking
 from .sample_size import (
@@ -383,6 +383,10 @@ def _warn(conditions: Mapping[str, str], stacklevel: int) -> None:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "ppe": Estimator(
         task="gmm", name="ppe", function=private_populous_estimator,
+        story=Story("The Private Populous Estimator fits a mixture on each of t chunks, scores how "
+                    "many chunks agree with each, tests the average agreement privately and, if "
+                    "the test passes, releases one agreeing chunk's mixture through a masking "
+                    "mechanism.", "dpviz.viz.ppe:ppe_story", calculator="ppe"),
         cost=CostModel(7.9e-06, base_seconds=3.0, bytes_per_unit=6400.0),
         label="Private Populous Estimator (PPE)",
         paper="Arbas 2023 (Ashtiani–Liaw) Algorithm 1 + B_GMM",

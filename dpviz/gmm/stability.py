@@ -90,7 +90,7 @@ from ..privacy import (
 from ..privacy.bounds import resolve_ball
 from ..privacy.mechanisms import truncated_laplace_bound
 from ..result import Result
-from ..spec import CostModel, Estimator, Param, shared_k
+from ..spec import CostModel, Estimator, Param, Story, shared_k
 from .sdp import NotConvergedError, solve_clustering_program
 
 FloatArray = NDArray[np.float64]
@@ -395,6 +395,9 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "stability": Estimator(
         task="gmm", name="stability", function=stability_mixture, label=LABEL,
+        story=Story("The stability learner solves a convex clustering program on a public-size "
+                    "subsample, tests privately whether its solution is stable, and only then "
+                    "releases noisy centroids.", "dpviz.viz.stability:stability_story"),
         cost=CostModel(2.8e-07, bytes_per_unit=42.0),
         paper="Chen et al. 2023 §6 (Algorithm 6.5), degree-2 surrogate",
         notion="approximate", outputs=("weights", "means"),

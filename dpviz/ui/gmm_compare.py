@@ -1,17 +1,16 @@
 """The Gaussian mixtures page's estimator stories and its compare view (issue 7).
 
-Each estimator of seeds 000, 003 and 004 draws its own story from its result's diagnostics
-(the factories live in :mod:`dpviz.viz.kssu`, :mod:`dpviz.viz.ppe` and
-:mod:`dpviz.viz.stability`); the compare view runs every estimator on the page's data and
-budget as a sweep with no grid (:func:`dpviz.experiments.compare_spec`), so it is cached on
-disk and parallel like any sweep.
+Each estimator with a story on its registry entry (:class:`dpviz.spec.Story`) draws it from
+its result's diagnostics (the figures come from :mod:`dpviz.viz`); the compare view runs
+every estimator on the page's data and budget as a sweep with no grid
+(:func:`dpviz.experiments.compare_spec`), so it is cached on disk and parallel like any sweep.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -20,26 +19,15 @@ from .. import experiments
 from ..registry import TASKS
 from ..result import Result
 from ..scenario import Scenario
-from ..viz import kssu, ppe, stability
+from ..spec import StoryInputs
 from ..viz.compare import compare_figure
 from .engine import MixtureData
+from .ppe import sample_size_calculator
 from .widgets import escape_markdown, show_chart
 
-#: Estimators with a story of their own, and the sentence that introduces it.
-STORIES = {
-    "private_pca_clustering": "Private PCA finds a k-dimensional subspace from one half of the "
-                              "rows; the other half is projected on it and clustered round by "
-                              "round by a private 1-cluster routine (a ball found by "
-                              "GoodRadius, its centre by GoodCenter).",
-    "sample_aggregate": "The rows are split into t chunks; a non-private EM runs on each, and "
-                        "the t·k candidate means are aggregated privately: a ball supported by "
-                        "many chunks per component, its centre released with noise.",
-    "ppe": "The Private Populous Estimator fits a mixture on each of t chunks, scores how many "
-           "chunks agree with each, tests the average agreement privately and, if the test "
-           "passes, releases one agreeing chunk's mixture through a masking mechanism.",
-    "stability": "The stability learner solves a convex clustering program on a public-size "
-                 "subsample, tests privately whether its solution is stable, and only then "
-                 "releases noisy centroids.",
+#: The public calculators a story can name (its ``calculator``): a title and the panel.
+CALCULATORS: dict[str, tuple[str, Callable[..., None]]] = {
+    "ppe": ("What sample the guarantee needs", sample_size_calculator),
 }
 #: Repeats the compare view runs by default (noise only: the data are the page's).
 COMPARE_REPEATS = 5
@@ -51,54 +39,27 @@ def _label(name: str) -> str:
 
 
 def story(result: Result, data: MixtureData) -> None:
-    """The estimator's own figures (nothing for DP-EM, DPLloyd and the references)."""
-    name = result.estimator
-    if name not in STORIES:
+    """The estimator's own story, from its registry entry (nothing when it has none)."""
+    entry = TASKS["gmm"].get(result.estimator or "")
+    told = entry.story if entry is not None else None
+    if told is None:
         return
     st.subheader("How this estimator got its answer")
-    st.caption(STORIES[name])
-    truth = data.truth
-    if name == "private_pca_clustering":
-        rows = result.diagnostics.get("z_rows")
-        labels = data.labels[rows] if rows is not None else None
-        show_chart(kssu.pca_projection_figure(result, truth_labels=labels),
-                   key="gmm_story_pca", filename="dpviz-kssu-pca")
-        show_chart(kssu.clustering_rounds_figure(result), key="gmm_story_rounds",
-                   filename="dpviz-kssu-rounds")
-    elif name == "sample_aggregate":
-        show_chart(kssu.candidate_cloud_figure(result, true_means=truth.means),
-                   key="gmm_story_candidates", filename="dpviz-sample-aggregate")
-    elif name == "ppe":
-        if "agreement" in result.diagnostics:
-            show_chart(ppe.chunks_figure(result), key="gmm_story_chunks",
-                       filename="dpviz-ppe-chunks")
-            left, right = st.columns(2)
-            with left:
-                show_chart(ppe.agreement_figure(result), key="gmm_story_agreement",
-                           filename="dpviz-ppe-agreement")
-            with right:
-                show_chart(ppe.noisy_test_figure(result), key="gmm_story_test",
-                           filename="dpviz-ppe-test")
-            if not result.failed:
-                show_chart(ppe.mask_figure(result), key="gmm_story_mask",
-                           filename="dpviz-ppe-mask")
-        from .ppe import sample_size_calculator
-
-        with st.expander("What sample the guarantee needs", icon=":material/calculate:"):
-            sample_size_calculator(len(data.data), d=data.data.shape[1], k=data.k)
-    elif name == "stability":
-        if "W" in result.diagnostics:
-            left, right = st.columns(2)
-            with left:
-                show_chart(stability.clustering_matrix_heatmap(result),
-                           key="gmm_story_matrix", filename="dpviz-stability-matrix")
-            with right:
-                show_chart(stability.stability_test_chart(result), key="gmm_story_stability",
-                           filename="dpviz-stability-test")
-        if not result.failed:
-            show_chart(stability.stability_centres_figure(result, data.data,
-                                                          true_means=truth.means),
-                       key="gmm_story_centres", filename="dpviz-stability-centres")
+    st.caption(told.intro)
+    inputs = StoryInputs(rows=data.data, labels=data.labels, true_means=data.truth.means,
+                         k=data.k)
+    for row in told.rows(result, inputs):
+        if len(row) == 1:
+            show_chart(row[0].figure, key=row[0].key, filename=row[0].filename)
+            continue
+        for column, figure in zip(st.columns(len(row)), row, strict=True):
+            with column:
+                show_chart(figure.figure, key=figure.key, filename=figure.filename)
+    calculator = CALCULATORS.get(told.calculator or "")
+    if calculator is not None:
+        title, panel = calculator
+        with st.expander(title, icon=":material/calculate:"):
+            panel(len(data.data), d=data.data.shape[1], k=data.k)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from plotly.subplots import make_subplots
 
 from ..result import Result
+from ..spec import StoryFigure, StoryInputs, StoryRows
 from .mixtures import DATA_COLOR
 from .style import COLORS, TEMPLATE, series_color
 
@@ -221,3 +222,20 @@ def candidate_cloud_figure(result: Result, *, true_means: ArrayLike | None = Non
     fig.update_xaxes(title_text="x1")
     fig.update_yaxes(title_text="x2", scaleanchor="x", scaleratio=1)
     return fig
+
+
+def pca_story(result: Result, inputs: StoryInputs) -> StoryRows:
+    """Private PCA + clustering's story: the projected half, then the clustering rounds."""
+    rows = result.diagnostics.get("z_rows")
+    labels = (np.asarray(inputs.labels)[rows]
+              if rows is not None and inputs.labels is not None else None)
+    return [[StoryFigure(pca_projection_figure(result, truth_labels=labels),
+                         "gmm_story_pca", "dpviz-kssu-pca")],
+            [StoryFigure(clustering_rounds_figure(result), "gmm_story_rounds",
+                         "dpviz-kssu-rounds")]]
+
+
+def sample_aggregate_story(result: Result, inputs: StoryInputs) -> StoryRows:
+    """Subsample-and-aggregate's story: the chunks' candidates and the private aggregate."""
+    return [[StoryFigure(candidate_cloud_figure(result, true_means=inputs.true_means),
+                         "gmm_story_candidates", "dpviz-sample-aggregate")]]

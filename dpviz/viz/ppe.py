@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from ..gmm.sample_size import SampleSizePlan
 from ..result import Result
+from ..spec import StoryFigure, StoryInputs, StoryRows
 from .mixtures import ellipse
 from .style import COLORS, TEMPLATE, series_color
 
@@ -155,3 +156,16 @@ def plan_table(plan: SampleSizePlan) -> dict[str, list[str]]:
     rows = plan.rows()
     return {"quantity": [r[0] for r in rows], "value": [f"{r[1]:.4g}" for r in rows],
             "meaning": [r[2] for r in rows]}
+
+
+def ppe_story(result: Result, inputs: StoryInputs) -> StoryRows:
+    """PPE's story: the chunks, their agreement beside the noisy test, then the mask."""
+    if "agreement" not in result.diagnostics:
+        return []
+    rows: list[list[StoryFigure]] = [
+        [StoryFigure(chunks_figure(result), "gmm_story_chunks", "dpviz-ppe-chunks")],
+        [StoryFigure(agreement_figure(result), "gmm_story_agreement", "dpviz-ppe-agreement"),
+         StoryFigure(noisy_test_figure(result), "gmm_story_test", "dpviz-ppe-test")]]
+    if not result.failed:
+        rows.append([StoryFigure(mask_figure(result), "gmm_story_mask", "dpviz-ppe-mask")])
+    return rows

@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
+from ..spec import StoryFigure, StoryInputs, StoryRows
 from .style import COLORS, TEMPLATE
 
 
@@ -77,3 +78,18 @@ def stability_centres_figure(result: Any, data: ArrayLike, *, true_means: ArrayL
     fig.update_layout(template=TEMPLATE, title=title, xaxis={"title": f"x{a + 1}"},
                       yaxis={"title": f"x{b + 1}"})
     return fig
+
+
+def stability_story(result: Any, inputs: StoryInputs) -> StoryRows:
+    """The stability learner's story: its matrix beside its test, then the centres."""
+    rows: list[list[StoryFigure]] = []
+    if "W" in result.diagnostics:
+        rows.append([StoryFigure(clustering_matrix_heatmap(result), "gmm_story_matrix",
+                                 "dpviz-stability-matrix"),
+                     StoryFigure(stability_test_chart(result), "gmm_story_stability",
+                                 "dpviz-stability-test")])
+    if not result.failed and inputs.rows is not None:
+        rows.append([StoryFigure(stability_centres_figure(result, inputs.rows,
+                                                          true_means=inputs.true_means),
+                                 "gmm_story_centres", "dpviz-stability-centres")])
+    return rows
