@@ -58,7 +58,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 
 from .. import limits
-from ..privacy import Ledger, Release, draw_noise, sampler_of
+from ..privacy import Ledger, Release, add_noise, draw_noise, sampler_of
 from .semimetric import Z, dist_cov_from_eigenvalues
 
 ALPHA = limits.Limit("alpha", 0.0, 2 * Z, low_open=True)
@@ -453,7 +453,7 @@ def mask_gmm(weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, *, ep
     order = rng.permutation(k)
     w, mu, cov = w[order], mu[order], cov[order]
     roots = np.stack([_sqrt_psd(c) for c in cov])
-    raw = w + draw_noise("gaussian", eta_w, rng, k)
+    raw = add_noise("gaussian", w, eta_w, rng)  # the weights themselves go to OpenDP
     mean_noise = draw_noise("gaussian", eta_mu, rng, (k, d))
     masked_means = mu + np.einsum("kij,kj->ki", roots, mean_noise)
     factor = np.eye(d) + draw_noise("gaussian", eta_cov, rng, (k, d, d))
@@ -467,5 +467,6 @@ def mask_gmm(weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, *, ep
         ledger.record(Release(
             f"mask: {name}", "composite", plan.radius, "dist_COMP", eta,
             epsilon=plan.epsilon_part, delta=plan.delta_part, count=k, part=part,
-            theorem=THEOREMS[name], sampler=sampler_of(rng, eta)))
+            theorem=THEOREMS[name],
+            sampler=sampler_of(rng, eta, transformed=name != "weights")))
     return MaskedMixture(masked_w, masked_means, masked_cov, order.astype(np.intp), raw, plan)

@@ -46,7 +46,9 @@ class Release:
         For ``composite`` rows: the releases it covers, for display only.
     sampler : str or None
         What drew the noise: ``"opendp"`` (OpenDP's float-safe samplers, secure randomness),
-        ``"numpy"`` (numpy's floating-point draws) or ``None`` (nothing drawn).
+        ``"opendp+float"`` (OpenDP's noise, then transformed and added in floating point: the
+        masking mechanism's means and covariances), ``"numpy"`` (numpy's floating-point
+        draws) or ``None`` (nothing drawn).
     """
 
     name: str

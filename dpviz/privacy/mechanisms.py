@@ -14,9 +14,10 @@ so the *value* is handed to OpenDP, never noise added in numpy. Its privacy maps
 granularity are exactly ours (``ε = Δ₁/b``, ``ρ = Δ₂²/(2σ²)``). With a seeded generator the
 noise is numpy's, reproducible: teaching randomness. Each ledger row says which
 (``sampler``). Still on numpy floats in both modes: the truncated Laplace, the Bingham sampler
-and randomized response's flips (OpenDP has no float-safe version of them); the masking
-mechanism's noise is OpenDP's (:func:`draw_noise`) but is multiplied by a covariance root in
-floating point before it is added.
+and randomized response's flips (OpenDP has no float-safe version of them). The masking
+mechanism's weights are released by OpenDP; its means' and covariances' noise is OpenDP's
+(:func:`draw_noise`), but multiplied by a covariance root (and, for the covariances, squared)
+in floating point and then added in floating point: those rows say ``"opendp+float"``.
 """
 
 from __future__ import annotations
@@ -36,8 +37,10 @@ from .ledger import Ledger, Release
 from .randomness import is_secure
 from .solver import Allocation
 
-#: The ledger's ``sampler`` of a release: OpenDP's float-safe one, or numpy's floats.
+#: The ledger's ``sampler`` of a release: OpenDP's float-safe one, OpenDP's noise transformed
+#: and added in floating point (not float-safe), or numpy's floats.
 OPENDP = "opendp"
+OPENDP_FLOAT = "opendp+float"
 NUMPY = "numpy"
 NOISES = ("laplace", "gaussian")
 #: OpenDP's input space: vectors of non-NaN floats, with the three metrics used (a read-only
@@ -56,14 +59,19 @@ def _check_scale(scale: float) -> float:
     return scale
 
 
-def sampler_of(rng: np.random.Generator, scale: float) -> str | None:
+def sampler_of(rng: np.random.Generator, scale: float, *,
+               transformed: bool = False) -> str | None:
     """The ledger's ``sampler`` of a Laplace, Gaussian or exponential release at ``scale``.
 
-    ``None`` when nothing is drawn (scale 0 or ∞: ε = ∞, the exact answer).
+    ``None`` when nothing is drawn (scale 0 or ∞: ε = ∞, the exact answer). ``transformed``:
+    the noise (:func:`draw_noise`) is transformed and added in floating point, so a secure
+    generator's row says ``"opendp+float"``.
     """
     if scale == 0 or math.isinf(scale):
         return None
-    return OPENDP if is_secure(rng) else NUMPY
+    if not is_secure(rng):
+        return NUMPY
+    return OPENDP_FLOAT if transformed else OPENDP
 
 
 def _numpy_noise(mechanism: str, scale: float, rng: np.random.Generator,
