@@ -37,9 +37,9 @@ def test_weak_recovery_prints_labels(edges_csv):
 
 
 @pytest.mark.parametrize(("rows", "sentence"), [
-    ("0,1\n1,1\n", "row 2 is a self-loop (1, 1)"),
-    ("0,1\n1,0\n", "listed twice, once as (1, 0)"),
-    ("0,1\n0,99\n", "vertex id 99, but n = 60"),
+    ("0,1\n1,1\n", "row 2 is a self-loop (both ends the same vertex)"),
+    ("0,1\n1,0\n", "rows 1 and 2 list the same edge twice (once reversed)"),
+    ("0,1\n0,99\n", "row 2, column 2 has a vertex id of n or more, but n = 60"),
     ("0,1\n0,x\n", "row 2, column 2 is not a number"),
 ])
 def test_bad_edge_list_exits_2(tmp_path, capsys, rows, sentence):

@@ -284,7 +284,7 @@ def as_graph(data: Any, n: Any = None) -> Graph:
     >>> as_graph([[0, 1], [1, 0]], n=2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: the edge (0, 1) is listed twice, once as (1, 0): an undirected graph ...
+    ValueError: the edge list's rows 1 and 2 list the same edge twice (once reversed): ...
     """
     if isinstance(data, Graph):
         if n is not None and limits.check_integer(limits.SBM_VERTICES, n) != data.n:
@@ -316,33 +316,33 @@ def as_graph(data: Any, n: Any = None) -> Graph:
 
 
 def _canonical(ids: IntArray, n: int) -> IntArray:
+    """Edges ``i < j``, sorted; refusals name the row (and column) and the rule, never an id."""
     low = np.argwhere(ids < 0)
     if low.size:
         row, col = low[0]
-        raise ValueError(f"the edge list's row {row + 1} has vertex id {ids[row, col]}; ids "
-                         "must be >= 0")
+        raise ValueError(f"the edge list's row {row + 1}, column {col + 1} has a vertex id "
+                         "below 0; ids must be >= 0")
     high = np.argwhere(ids >= n)
     if high.size:
         row, col = high[0]
-        raise ValueError(f"the edge list's row {row + 1} has vertex id {ids[row, col]}, but "
-                         f"n = {n} vertices have ids 0 … {n - 1}; raise n or fix the id")
+        raise ValueError(f"the edge list's row {row + 1}, column {col + 1} has a vertex id of "
+                         f"n or more, but n = {n} vertices have ids 0 … {n - 1}; raise n or "
+                         "fix the id")
     loops = np.flatnonzero(ids[:, 0] == ids[:, 1])
     if loops.size:
-        row = int(loops[0])
-        raise ValueError(f"the edge list's row {row + 1} is a self-loop ({ids[row, 0]}, "
-                         f"{ids[row, 0]}); the model has none: remove it")
+        raise ValueError(f"the edge list's row {int(loops[0]) + 1} is a self-loop (both ends "
+                         "the same vertex); the model has none: remove it")
     edges = np.sort(ids, axis=1)
     order = np.lexsort((edges[:, 1], edges[:, 0]))
     edges = edges[order]
     repeat = np.flatnonzero(np.all(edges[1:] == edges[:-1], axis=1))
     if repeat.size:
-        first, second = order[repeat[0]], order[repeat[0] + 1]
-        i, j = int(edges[repeat[0], 0]), int(edges[repeat[0], 1])
+        first, second = sorted((int(order[repeat[0]]), int(order[repeat[0] + 1])))
+        rows = f"the edge list's rows {first + 1} and {second + 1} list the same edge twice"
         if ids[first, 0] != ids[second, 0]:
-            raise ValueError(f"the edge ({i}, {j}) is listed twice, once as ({j}, {i}): an "
-                             "undirected graph lists each edge once")
-        raise ValueError(f"the edge ({i}, {j}) is listed twice (rows {min(first, second) + 1} "
-                         f"and {max(first, second) + 1}); list each edge once")
+            raise ValueError(f"{rows} (once reversed): an undirected graph lists each edge "
+                             "once")
+        raise ValueError(f"{rows}; list each edge once")
     return edges
 
 

@@ -139,8 +139,8 @@ def test_upload_waits_for_a_file_then_recovers_its_communities(sbm):
 
 @pytest.mark.parametrize(("content", "sentence"), [
     (b"0,1\n1,abc\n", "every cell must be a number"),
-    (b"0,1\n1,1\n", "is a self-loop (1, 1)"),
-    (b"0,1\n1,400\n", "has vertex id 400, but n = 300 vertices"),
+    (b"0,1\n1,1\n", "row 2 is a self-loop (both ends the same vertex)"),
+    (b"0,1\n1,400\n", "has a vertex id of n or more, but n = 300 vertices"),
 ])
 def test_bad_edge_list_shows_the_engine_sentence(sbm, content, sentence):
     _upload(sbm, content)

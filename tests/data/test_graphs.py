@@ -88,11 +88,12 @@ def test_the_empty_graph_is_a_graph():
 
 @pytest.mark.parametrize(("data", "n", "sentence"), [
     ([[0, 1.5]], 3, "row 1, column 2 is not a whole number; ids must be whole numbers"),
-    ([[0, 5]], 3, "row 1 has vertex id 5, but n = 3 vertices have ids 0 … 2"),
-    ([[-1, 2]], 3, "row 1 has vertex id -1; ids must be >= 0"),
-    ([[0, 1], [2, 2]], 3, r"row 2 is a self-loop \(2, 2\)"),
-    ([[0, 1], [1, 2], [0, 1]], 3, r"the edge \(0, 1\) is listed twice \(rows 1 and 3\)"),
-    ([[0, 1], [1, 0]], 3, r"listed twice, once as \(1, 0\)"),
+    ([[0, 5]], 3, "row 1, column 2 has a vertex id of n or more, but n = 3 vertices have ids "
+                  "0 … 2"),
+    ([[-1, 2]], 3, "row 1, column 1 has a vertex id below 0; ids must be >= 0"),
+    ([[0, 1], [2, 2]], 3, r"row 2 is a self-loop \(both ends the same vertex\)"),
+    ([[0, 1], [1, 2], [0, 1]], 3, "rows 1 and 3 list the same edge twice; list each edge once"),
+    ([[0, 1], [1, 0]], 3, r"rows 1 and 2 list the same edge twice \(once reversed\)"),
     ([["a", "b"]], 3, "has text where a vertex id should be"),
     ([[0, 1, 2]], 3, "two columns"),
     ([[0, float("nan")]], 3, "missing or infinite vertex id"),
@@ -102,6 +103,20 @@ def test_the_empty_graph_is_a_graph():
 def test_as_graph_sentences(data, n, sentence):
     with pytest.raises(ValueError, match=sentence):
         as_graph(data, n)
+
+
+@pytest.mark.parametrize(("data", "n"), [
+    ([[0, 1], [4242, 17]], 50),  # too large
+    ([[0, 1], [-4242, 17]], 50),  # negative
+    ([[0, 1], [4242, 4242]], 5000),  # a self-loop
+    ([[4242, 17], [0, 1], [4242, 17]], 5000),  # twice
+    ([[4242, 17], [17, 4242]], 5000),  # twice, once reversed
+])
+def test_as_graph_sentences_quote_no_vertex_id(data, n):
+    """The ids are the file's content: a refusal names the row, column and rule only."""
+    with pytest.raises(ValueError, match="row") as refused:
+        as_graph(data, n)
+    assert "4242" not in str(refused.value) and "17" not in str(refused.value)
 
 
 def test_networkx_refusals():

@@ -216,7 +216,7 @@ def test_pure_algorithms_stay_pure_when_delta_is_given(name):
 def test_a_hand_built_graph_with_an_edge_twice_is_refused():
 
     twice = Graph(edges=np.array([[0, 1], [0, 1], [1, 2]]), n=3)
-    with pytest.raises(ValueError, match="listed twice"):
+    with pytest.raises(ValueError, match="list the same edge twice"):
         dpviz.run("sbm", "exact_recovery", twice, epsilon=1.0, delta=1e-6, **MODEL)
 
 
