@@ -304,6 +304,27 @@ class Estimator:
                 out[p.name] = p.default
         return out
 
+    def cannot_run(self, *, n: int, d: int = 1, k: int | None = None,
+                   epsilon: float | None = None, delta: float = 0.0,
+                   accounting: str = "zcdp", **params: Any) -> str | None:
+        """Why a run at these public sizes cannot succeed (:attr:`can_run`), or ``None``.
+
+        The entry's own parameters not given take their defaults.
+
+        Examples
+        --------
+        >>> from dpviz.registry import estimator
+        >>> estimator("gmm", "dp_em").cannot_run(n=10, d=2, k=3, epsilon=1.0) is None
+        True
+        >>> estimator("gmm", "ppe").cannot_run(n=1000, d=2, k=3, epsilon=1.0,
+        ...                                    delta=1e-5)[:27]
+        'PPE cannot succeed with n ='
+        """
+        values = {p.name: p.parse(params[p.name]) if params.get(p.name) is not None
+                  else p.default for p in self.params if p.name != "k"}
+        return self.can_run(n=n, d=d, k=k, epsilon=epsilon, delta=delta,
+                            accounting=accounting, **values)
+
     def preparation(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """What this entry's :attr:`prepare` step depends on, or ``None`` when it has none.
 

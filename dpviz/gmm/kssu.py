@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -65,6 +66,7 @@ from ..spec import CostModel, Estimator, Param, Story, shared_k
 from .one_cluster import (
     GOOD_CENTER_LABEL,
     GOOD_RADIUS_LABEL,
+    HistogramBudget,
     OneCluster,
     PreconditionWarning,
     RoundAllocations,
@@ -171,6 +173,88 @@ def pair_terms(points: NDArray[np.float64], labels: NDArray[np.int64], k: int,
     cluster = labels[a]
     return (np.bincount(cluster, weights=terms, minlength=k).astype(float),
             np.bincount(cluster, minlength=k).astype(float))
+
+
+@dataclass(frozen=True)
+class RoundsPlan:
+    """The clustering rounds' budget and constants, from public inputs only.
+
+    ``solved`` and ``allocations`` split the budget; ``target`` is t = n_Z/(2k) points per
+    round, ``radii`` the GoodRadius grid, ``gamma`` its slack Γ and ``histogram_cut`` the
+    stable histogram's cut.
+    """
+
+    solved: Mapping[str, Any]
+    allocations: RoundAllocations
+    target: int
+    radii: NDArray[np.float64]
+    gamma: float
+    histogram_cut: float
+
+
+def plan_rounds(accounting: HistogramBudget, *, n: int, p: int, n_z: int, k: int,
+                share: float, sigma_min: float, sigma_max: float, beta: float) -> RoundsPlan:
+    """Plan the clustering rounds on Z (§3): the budget split and the constants it implies."""
+    plan = [*one_cluster_plan(k, group_size=1, weight=share / k, part="Z"),
+            PlannedRelease(SUMS, "gaussian", 2.0, weight=(1 - share) / 4, part="Z"),
+            PlannedRelease(COUNTS, "laplace", 2.0, weight=(1 - share) / 4, part="Z"),
+            PlannedRelease(PAIR_SUMS, "laplace", sigma_max**2, weight=(1 - share) / 4,
+                           part="Z"),
+            PlannedRelease(PAIR_COUNTS, "laplace", 1.0, weight=(1 - share) / 4, part="Z")]
+    solved = solve(plan, accounting.solve)
+    allocations = RoundAllocations.from_solved(solved, accounting.histogram_delta)
+    radii = radius_grid(sigma_min * math.sqrt(p) / 4,
+                        2 * (1 + sigma_max * (math.sqrt(p) + math.sqrt(2 * math.log(n / beta)))))
+    eps_gr = float(allocations.good_radius.epsilon or 0.0)
+    eps_h = float(allocations.histogram.epsilon or 0.0)
+    return RoundsPlan(
+        solved=solved, allocations=allocations, target=max(1, n_z // (2 * k)), radii=radii,
+        gamma=good_radius_slack(len(radii), beta, eps_gr, score_sensitivity(1)),
+        histogram_cut=1 + 2 * math.log(2 / accounting.histogram_delta) / eps_h)
+
+
+def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
+            accounting: str = "zcdp", clustering_share: float = 0.5, sigma_min: float = 0.05,
+            sigma_max: float = 0.2, beta: float = 0.05, **_: Any) -> str | None:
+    """Why private PCA + clustering cannot succeed at these public sizes, or ``None``.
+
+    It needs 4k rows, and each round's t = n_Z/(2k) points must exceed GoodRadius's slack
+    Γ (otherwise no ball is found: the run answers ⊥ or a poor clustering).
+
+    Examples
+    --------
+    >>> can_run(n=100_000, d=2, k=2, epsilon=10.0, delta=1e-5) is None
+    True
+    >>> can_run(n=1_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:40]
+    'private PCA + clustering needs about n >'
+    """
+    if n < 4 * k:
+        return (f"private PCA + clustering needs at least 4k = {4 * k} rows for k = {k}, "
+                f"got n = {n}")
+    if epsilon is None or math.isinf(epsilon):
+        return None
+    p = min(k, d)
+
+    budget = histogram_budget(Budget(epsilon=epsilon, delta=delta, method=accounting), k,
+                              estimator="private_pca_clustering")
+
+    def rounds(rows: int) -> RoundsPlan:
+        n_z = rows - rows // 2 if p < d else rows
+        return plan_rounds(budget, n=rows, p=p, n_z=n_z, k=k, share=clustering_share,
+                           sigma_min=sigma_min, sigma_max=sigma_max, beta=beta)
+
+    at_hand = rounds(n)
+    if at_hand.target > at_hand.gamma:
+        return None
+    needed = n
+    while needed <= limits.MAX_ROWS and rounds(needed).target <= rounds(needed).gamma:
+        needed *= 2
+    need = (f"about n > {needed:,} rows" if needed <= limits.MAX_ROWS else
+            f"more than the {limits.MAX_ROWS:,} rows dpviz reads, or a larger epsilon")
+    return (f"private PCA + clustering needs {need} at epsilon = {epsilon:g} for k = {k}: "
+            f"with n = {n:,} each round has t = n_Z/(2k) = {at_hand.target} points, no more "
+            f"than GoodRadius's slack Gamma = {at_hand.gamma:.3g}, so no cluster's ball can "
+            "be found")
 
 
 def _preconditions(*, d: int, p: int, n: int, k: int, beta: float, sigma_min: float,
@@ -303,22 +387,12 @@ def private_pca_clustering(data: ArrayLike, budget: Budget, *, rng: np.random.Ge
     n_z = len(z)
     projected = z @ subspace
 
-    plan = [*one_cluster_plan(k, group_size=1, weight=share / k, part="Z"),
-            PlannedRelease(SUMS, "gaussian", 2.0, weight=(1 - share) / 4, part="Z"),
-            PlannedRelease(COUNTS, "laplace", 2.0, weight=(1 - share) / 4, part="Z"),
-            PlannedRelease(PAIR_SUMS, "laplace", sigma_max**2, weight=(1 - share) / 4,
-                           part="Z"),
-            PlannedRelease(PAIR_COUNTS, "laplace", 1.0, weight=(1 - share) / 4, part="Z")]
-    solved = solve(plan, accounting.solve)
-    allocations = RoundAllocations.from_solved(solved, accounting.histogram_delta)
-    target = max(1, n_z // (2 * k))
-    radii = radius_grid(sigma_min * math.sqrt(p) / 4,
-                        2 * (1 + sigma_max * (math.sqrt(p) + math.sqrt(2 * math.log(n / beta)))))
+    rounds_plan = plan_rounds(accounting, n=n, p=p, n_z=n_z, k=k, share=share,
+                              sigma_min=sigma_min, sigma_max=sigma_max, beta=beta)
+    solved, allocations = rounds_plan.solved, rounds_plan.allocations
+    target, radii, gamma, cut = (rounds_plan.target, rounds_plan.radii, rounds_plan.gamma,
+                                 rounds_plan.histogram_cut)
     factor = assignment_factor(p, n, beta, slack)
-    eps_gr = float(allocations.good_radius.epsilon or 0.0)
-    eps_h = float(allocations.histogram.epsilon or 0.0)
-    gamma = good_radius_slack(len(radii), beta, eps_gr, score_sensitivity(1))
-    cut = 1 + 2 * math.log(2 / accounting.histogram_delta) / eps_h
     conditions = _preconditions(d=d, p=p, n=n, k=k, beta=beta, sigma_min=sigma_min,
                                 sigma_max=sigma_max, target=target, slack=gamma,
                                 histogram_cut=cut)
@@ -429,6 +503,7 @@ BETA = Param("beta", "float", 0.05, min=1e-6, max=0.5, choice=True,
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "private_pca_clustering": Estimator(
         task="gmm", name="private_pca_clustering", function=private_pca_clustering,
+        can_run=can_run,
         story=Story("Private PCA finds a k-dimensional subspace from one half of the rows; the "
                     "other half is projected on it and clustered round by round by a private "
                     "1-cluster routine (a ball found by GoodRadius, its centre by GoodCenter).",

@@ -46,6 +46,7 @@ ball) when given.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -69,6 +70,8 @@ from .sample_size import (
     chunk_size_needed,
     minimum_chunks,
     ppe_budget,
+    sample_at_hand,
+    sample_size_plan,
 )
 from .semimetric import Components, Z, mixtures_within
 
@@ -380,9 +383,37 @@ def _warn(conditions: Mapping[str, str], stacklevel: int) -> None:
                       + "; ".join(conditions.values()), UserWarning, stacklevel=stacklevel + 1)
 
 
+def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
+            beta: float = 0.1, w_min: float | None = None, chunks: int | None = None,
+            **_: Any) -> str | None:
+    """Why PPE cannot succeed at these public sizes, or ``None`` (the sample-size calculator).
+
+    Its chunks must hold k rows each and agree within a radius the budget can mask
+    (:func:`~dpviz.gmm.sample_size.sample_at_hand`); otherwise the agreement test rejects.
+
+    Examples
+    --------
+    >>> can_run(n=10_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:36]
+    'PPE cannot succeed with n = 10000: c'
+    """
+    if epsilon is None or math.isinf(epsilon):
+        return None
+    if delta <= 0:
+        return "PPE needs delta > 0 (its test and mask are approximate-DP releases)"
+    weight = 1.0 / k if w_min is None else w_min
+    at_hand = sample_at_hand(n, epsilon, delta, k, d, beta, weight, chunks)
+    if at_hand.chunk_size >= k and at_hand.alpha is not None:
+        return None
+    needed = sample_size_plan(epsilon, delta, k, d, alpha=ALPHA.high, beta=beta, w_min=weight)
+    return (f"PPE cannot succeed with {at_hand.sentence()}; at epsilon = {epsilon:g} its "
+            f"guarantee needs about n = {float(needed.n):.2g} rows (even at the coarsest "
+            f"accuracy alpha = {ALPHA.high:g})")
+
+
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "ppe": Estimator(
         task="gmm", name="ppe", function=private_populous_estimator,
+        can_run=can_run,
         story=Story("The Private Populous Estimator fits a mixture on each of t chunks, scores how "
                     "many chunks agree with each, tests the average agreement privately and, if "
                     "the test passes, releases one agreeing chunk's mixture through a masking "

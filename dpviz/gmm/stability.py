@@ -179,6 +179,58 @@ def _one_sided_test(mass: float, sensitivity: float, budget: Budget,
     return noisy - shift, shift
 
 
+def solver_tolerance(m: int, fraction: float) -> float:
+    """τ, the solver's public tolerance: ``fraction`` of the largest ‖J − V‖ change, √(3(m−1))."""
+    return fraction * math.sqrt(3.0 * (m - 1))
+
+
+def mass_test_shift(m: int, epsilon: float, delta: float, *, tolerance: float,
+               calibration: str) -> float:
+    """The one-sided shift A of the mass test at a subsample of m, with a quarter of (ε, δ).
+
+    Public inputs only. The test can pass only when ``m² − threshold·m²/k ≥ A``.
+    """
+    if math.isinf(epsilon):
+        return 0.0
+    sensitivity = mass_sensitivity(m, solver_tolerance(m, tolerance), calibration)
+    return truncated_laplace_bound(sensitivity, epsilon / 4, delta / 4)
+
+
+def can_run(*, n: int, k: int, epsilon: float, delta: float, subsample: int = 200,
+            threshold: float = 0.5, tolerance: float = 0.1, calibration: str = "proved",
+            **_: Any) -> str | None:
+    """Why the stability learner cannot succeed at these public sizes, or ``None``.
+
+    The subsample must fit in the data, and the test must be passable: its one-sided noise
+    shift (:func:`mass_test_shift`) must leave room below the largest mass m².
+
+    Examples
+    --------
+    >>> can_run(n=10_000, k=3, epsilon=100.0, delta=1e-5, subsample=1000) is None
+    True
+    >>> can_run(n=10_000, k=3, epsilon=1.0, delta=1e-5, subsample=200)[:49]
+    'the stability test cannot pass at m = 200 and eps'
+    """
+    if subsample > n:
+        return (f"the stability learner draws a subsample of m = {subsample} rows, more than "
+                f"the n = {n} at hand: lower the subsample or bring n >= {subsample} rows")
+    if delta <= 0 and not math.isinf(epsilon):
+        return "the stability learner needs delta > 0 (its test is approximate DP)"
+    room = subsample * subsample * (1 - threshold / k)
+    if mass_test_shift(subsample, epsilon, delta, tolerance=tolerance,
+                  calibration=calibration) <= room:
+        return None
+    needed = epsilon
+    while needed <= limits.EPSILON.high and mass_test_shift(
+            subsample, needed, delta, tolerance=tolerance, calibration=calibration) > room:
+        needed *= 2
+    need = (f"it needs about epsilon >= {needed:g}" if needed <= limits.EPSILON.high else
+            f"no epsilon up to {limits.EPSILON.high:g} is enough")
+    return (f"the stability test cannot pass at m = {subsample} and epsilon = {epsilon:g}: "
+            f"its one-sided noise shift exceeds the room m^2(1 - threshold/k) = {room:.4g} "
+            f"below the largest mass; {need} (or a larger subsample)")
+
+
 def _check_budget(budget: Budget) -> None:
     if budget.rho is not None:
         raise BudgetError("the stability learner's test is a truncated Laplace (approximate "
@@ -236,7 +288,7 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
     Result
         ``estimate``: ``weights``, ``means`` (k × d, data units), ``covariances`` None — all
         None on ⊥. ``diagnostics``: ``W``, ``phi``, ``subsample`` (indices), ``mass``,
-        ``test_value``, ``test_threshold``, ``test_shift``, ``centroids`` (noisy, data units),
+        ``test_value``, ``test_threshold``, ``mass_test_shift``, ``centroids`` (noisy, data units),
         ``rows``, ``bins`` (chosen cells: key, noisy count), ``centres``, ``certificate``,
         ``iterations``.
 
@@ -285,7 +337,7 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
         delta = 0.5  # only labels the noiseless releases: at epsilon = inf nothing is drawn
     quarter = Budget(epsilon=eps / 4, delta=delta / 4, method="linear")
     ledger = Ledger(Budget(epsilon=eps, delta=delta, method="linear"))
-    tau = tol_fraction * math.sqrt(3.0 * (m - 1))
+    tau = solver_tolerance(m, tol_fraction)
 
     subsample_idx = np.sort(rng.choice(n, size=m, replace=False))
     points = ball.to_unit(x[subsample_idx])
@@ -317,7 +369,7 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
     }
     diagnostics: dict[str, Any] = {
         "W": w, "phi": phi, "subsample": subsample_idx, "mass": mass,
-        "test_value": test_value, "test_threshold": cut, "test_shift": shift,
+        "test_value": test_value, "test_threshold": cut, "mass_test_shift": shift,
         "certificate": solved.certificate, "iterations": solved.iterations,
     }
     not_private = ROW_LOCAL_REASON if heuristic else ball.not_private
@@ -395,6 +447,7 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "stability": Estimator(
         task="gmm", name="stability", function=stability_mixture, label=LABEL,
+        can_run=can_run,
         story=Story("The stability learner solves a convex clustering program on a public-size "
                     "subsample, tests privately whether its solution is stable, and only then "
                     "releases noisy centroids.", "dpviz.viz.stability:stability_story"),
