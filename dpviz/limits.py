@@ -194,5 +194,8 @@ SBM_SIGNAL = Limit("signal", 0.001, 1.0)
 SBM_ENUMERATION_VERTICES = 20
 # Randomized response materialises its noisy graph: at most this many noisy pairs (~0.5 GB).
 SBM_RR_PAIRS = 40_000_000
-# The SBM generator's expected edge count n·d/2 (10 million edges ≈ 160 MB as int64 pairs).
+#: The most edges a graph may have: dpviz's public data domain under edge DP (``as_graph`` and
+#: ``read_edges`` refuse more, for every dataset alike, so a refusal tells no two graphs in the
+#: domain apart), and the SBM generator's cap on its expected edge count n·d/2 (10 million
+#: edges ≈ 160 MB as int64 pairs).
 SBM_EDGES = 10_000_000

@@ -16,7 +16,11 @@ The relations (each estimator's module docstring and ALGORITHMS.md's notation):
   constant or not, all rows zero or not.
 * one edge (edge DP): every graph estimator. ``n``, ``degree`` and ``signal`` are public;
   the pairs are the empty graph and a one-edge graph, and the complete graph and the
-  complete graph less one edge.
+  complete graph less one edge. The edge count is private, so its cap
+  (``limits.SBM_EDGES``) is dpviz's public data domain: a graph of that many edges and one of
+  one more are not neighbours *in* the domain, and the second is refused whatever its edges
+  (tests/data/test_graphs.py checks ``as_graph`` and ``read_edges`` draw that line at the same
+  place, with the same sentence).
 
 There is no add/remove-one estimator in the registry (``n`` would then be private, and the
 pairs one row / two rows); :func:`test_every_private_estimator_states_its_relation` fails

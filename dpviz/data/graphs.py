@@ -206,8 +206,9 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
     Raises
     ------
     ValueError
-        A file over 50 MB, a cell that is not a number, not two columns, an id that is not a
-        whole number (the rest — ids out of range, self-loops, repeats — is
+        A file over 50 MB, more edges than :data:`dpviz.limits.SBM_EDGES` (the same sentence
+        as :func:`as_graph`'s), a cell that is not a number, not two columns, an id that is
+        not a whole number (the rest — ids out of range, self-loops, repeats — is
         :func:`as_graph`'s). No message quotes a cell.
 
     Notes
@@ -224,13 +225,27 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
     ...
     ValueError: the edge list's row 1, column 2 is not a whole number; ids must be ...
     """
-    table = read_csv(source, min_rows=0)
+    table = read_csv(source, min_rows=0, row_cap=False)  # the edge cap instead, below
+    _check_edge_count(table.shape[0])
     if table.shape[0] == 0:  # the empty graph is valid: refusing it would tell neighbours apart
         return np.empty((0, 2), dtype=np.int64)
     if table.shape[1] != 2:
         raise ValueError(f"an edge list has two columns (the two ends of each edge); this CSV "
                          f"has {table.shape[1]}")
     return _integer_ids(table)
+
+
+def _check_edge_count(edges: int) -> None:
+    """Refuse more than :data:`dpviz.limits.SBM_EDGES` edges, naming the cap, not the count.
+
+    The edge count is private under edge DP: the cap is dpviz's public data domain, the same
+    for every dataset, so only graphs outside it are refused.
+    """
+    cap = limits.SBM_EDGES
+    if edges > cap:
+        raise ValueError(f"the graph has more than {cap:,} edges, outside dpviz's public data "
+                         f"domain (graphs of at most {cap:,} edges: a limit the same for every "
+                         "dataset, stated in advance)")
 
 
 def _integer_ids(table: NDArray[Any]) -> IntArray:
@@ -268,7 +283,8 @@ def as_graph(data: Any, n: Any = None) -> Graph:
     ValueError
         A sentence naming the problem: non-integer or text ids, ids below 0 or at least n,
         a self-loop, an edge listed twice (or as both (i, j) and (j, i)), a directed or
-        multi-graph, too many vertices.
+        multi-graph, too many vertices, more edges than :data:`dpviz.limits.SBM_EDGES`
+        (dpviz's public data domain; :func:`read_edges` refuses them with the same sentence).
 
     Notes
     -----
@@ -317,6 +333,7 @@ def as_graph(data: Any, n: Any = None) -> Graph:
 
 def _canonical(ids: IntArray, n: int) -> IntArray:
     """Edges ``i < j``, sorted; refusals name the row (and column) and the rule, never an id."""
+    _check_edge_count(len(ids))
     low = np.argwhere(ids < 0)
     if low.size:
         row, col = low[0]

@@ -19,13 +19,14 @@ from .files import read_file, too_big
 
 
 def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
-              check_finite: bool = True) -> NDArray[np.float64]:
+              check_finite: bool = True, row_cap: bool = True) -> NDArray[np.float64]:
     """Return ``data`` as a finite float matrix (n × d), or raise ``ValueError``.
 
     A 1-D input is one column. A float64 array comes back as itself (no copy: the
     estimators never edit their input in place). ``check_finite=False`` leaves the NaN/inf
     check to a caller that gets it cheaper (e.g. from row norms it computes anyway) and
-    calls ``as_matrix`` again for the sentence when it fails.
+    calls ``as_matrix`` again for the sentence when it fails. ``row_cap=False`` leaves the
+    cap on rows (:data:`dpviz.limits.MAX_ROWS`) to a caller with its own (an edge list's).
 
     Examples
     --------
@@ -55,7 +56,7 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
                          f"column {col + 1}")
     if arr.shape[0] < min_rows:
         raise ValueError(f"{name} needs at least {min_rows} rows, got {arr.shape[0]}")
-    if arr.shape[0] > limits.MAX_ROWS:
+    if row_cap and arr.shape[0] > limits.MAX_ROWS:
         raise ValueError(f"{name} has {arr.shape[0]} rows; dpviz takes at most {limits.MAX_ROWS}")
     if arr.shape[1] == 0:
         raise ValueError(f"{name} has no columns")
@@ -73,7 +74,8 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> NDArray[np.float64]:
+def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2,
+             row_cap: bool = True) -> NDArray[np.float64]:
     r"""Read a numeric CSV (optional header row) into an n × d matrix.
 
     Parameters
@@ -84,6 +86,10 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
     min_rows : int
         Fewest rows accepted; with 0, a file with no rows of numbers (empty, or a header
         only) reads as a 0 × 0 matrix.
+    row_cap : bool
+        Refuse more than :data:`dpviz.limits.MAX_ROWS` rows (as :func:`as_matrix`);
+        ``False`` for a caller that checks its own cap (an edge list's,
+        :func:`dpviz.data.graphs.read_edges`). The 50 MB cap holds either way.
 
     Raises
     ------
@@ -123,7 +129,7 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
                              f"row has {len(rows[0])} cells")
     if not rows and min_rows == 0:  # e.g. the edge list of the empty graph: a valid input
         return np.empty((0, 0))
-    if len(rows) > limits.MAX_ROWS:
+    if row_cap and len(rows) > limits.MAX_ROWS:
         raise ValueError(f"the CSV has {len(rows)} rows; dpviz takes at most {limits.MAX_ROWS}")
     width = len(rows[0]) if rows else 0
     values = np.empty((len(rows), width))
@@ -143,7 +149,7 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2) -> ND
             if not math.isfinite(values[i, j]):
                 raise ValueError(f"the CSV has a missing or infinite value in row "
                                  f"{i + first_line}, column {j + 1}")
-    return as_matrix(values, min_rows=min_rows, name="the CSV")
+    return as_matrix(values, min_rows=min_rows, name="the CSV", row_cap=row_cap)
 
 
 def validate_mixture_data(x: Any, k: Any, *, name: str = "data") -> NDArray[np.float64]:

@@ -132,7 +132,9 @@ def upload_content(upload: Any) -> bytes:
     """An upload's bytes, refused before any parsing when it is too big for a page.
 
     Checks the size Streamlit reports against :data:`dpviz.limits.MAX_UPLOAD_BYTES`, then
-    counts lines (a byte scan, no parsing) against :data:`dpviz.limits.INTERACTIVE_ROWS`.
+    counts lines (a byte scan, no parsing) against :data:`dpviz.limits.INTERACTIVE_ROWS`: a
+    page's public data domain, so the sentence names the cap, never the file's count (rows and
+    edges are private).
 
     Raises
     ------
@@ -145,8 +147,10 @@ def upload_content(upload: Any) -> bytes:
     content = bytes(upload.getvalue())
     lines = content.count(b"\n") + (not content.endswith(b"\n"))
     if lines > limits.INTERACTIVE_ROWS + 1:  # + 1: a header row
-        raise ValueError(f"the file has {lines:,} lines; a page reads at most "
-                         f"{limits.INTERACTIVE_ROWS:,} rows. {BIGGER_JOBS}.")
+        raise ValueError(f"the file has more than {limits.INTERACTIVE_ROWS:,} rows, outside a "
+                         f"page's public data domain (files of at most "
+                         f"{limits.INTERACTIVE_ROWS:,} rows: a limit the same for every "
+                         f"dataset, stated in advance). {BIGGER_JOBS}.")
     return content
 
 

@@ -119,6 +119,30 @@ def test_as_graph_sentences_quote_no_vertex_id(data, n):
     assert "4242" not in str(refused.value) and "17" not in str(refused.value)
 
 
+def test_as_graph_and_read_edges_share_the_public_edge_cap(monkeypatch):
+    """One cap on edges (the public data domain) in every path, not the CSV's row cap."""
+    monkeypatch.setattr(limits, "SBM_EDGES", 3)
+    monkeypatch.setattr(limits, "MAX_ROWS", 2)  # a table's cap does not apply to edges
+
+    def csv(edges):
+        return "".join(f"{i},{j}\n" for i, j in edges).encode()
+
+    at_cap, over = [[0, 1], [1, 2], [2, 3]], [[0, 1], [1, 2], [2, 3], [3, 4]]
+    assert as_graph(at_cap, n=5).edges.shape == (3, 2)
+    assert as_graph(read_edges(csv(at_cap)), n=5).edges.shape == (3, 2)
+    assert as_graph(nx.Graph(at_cap)).edges.shape == (3, 2)
+    sentences = set()
+    for refuse in (lambda: as_graph(over, n=5), lambda: read_edges(csv(over)),
+                   lambda: as_graph(nx.Graph(over)),
+                   lambda: as_graph(Graph(edges=np.array(over), n=5))):
+        with pytest.raises(ValueError) as refused:
+            refuse()
+        sentences.add(str(refused.value))
+    assert sentences == {"the graph has more than 3 edges, outside dpviz's public data domain "
+                         "(graphs of at most 3 edges: a limit the same for every dataset, "
+                         "stated in advance)"}
+
+
 def test_networkx_refusals():
     with pytest.raises(ValueError, match="directed"):
         as_graph(nx.DiGraph([(0, 1)]))
