@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import platform
 import re
@@ -318,6 +319,12 @@ def image_export_available() -> bool:
     return Path(path).is_file() if path else CHROMIUM.is_file()
 
 
+LOG = logging.getLogger("dpviz")
+#: Why a zip has no PNG or SVG: the browser's own error (paths, versions) is logged on the
+#: server, never written into the zip.
+NO_BROWSER = "no browser could draw the figures on the server"
+
+
 def figure_images(figures: Mapping[str, go.Figure]) -> tuple[dict[str, bytes], str | None]:
     """Each figure as PNG and SVG through kaleido, in one browser session.
 
@@ -328,7 +335,8 @@ def figure_images(figures: Mapping[str, go.Figure]) -> tuple[dict[str, bytes], s
     files : dict
         ``{"figures/<name>.png": bytes, "figures/<name>.svg": bytes}``; empty on failure.
     reason : str or None
-        Why no image was made (no browser, kaleido failed), or ``None``.
+        :data:`NO_BROWSER` when no image was made (the failure itself is logged to the
+        ``dpviz`` logger), or ``None``.
     """
     if not figures:
         return {}, None
@@ -344,8 +352,9 @@ def figure_images(figures: Mapping[str, go.Figure]) -> tuple[dict[str, bytes], s
             kaleido.write_fig_from_object_sync(jobs, kopts={"mathjax": False})
             return {f"figures/{Path(job['path']).name}": Path(job["path"]).read_bytes()
                     for job in jobs}, None
-    except Exception as err:  # any failure of the browser: fall back, never crash
-        return {}, f"{type(err).__name__}: {err}".strip()
+    except Exception:  # any failure of the browser: fall back, never crash
+        LOG.warning("card figures: kaleido could not draw them", exc_info=True)
+        return {}, NO_BROWSER
 
 
 def card_zip(card: Mapping[str, Any], figures: Mapping[str, go.Figure],
@@ -435,8 +444,8 @@ def _readme(card: Mapping[str, Any], figures: Mapping[str, Any], reason: str | N
                      + ("PNG and SVG" if reason is None else "self-contained HTML and plotly "
                                                                  "JSON"))
     if reason is not None and figures:
-        lines += ["", f"PNG and SVG are missing: no browser could draw them ({reason}). "
-                      "Open the HTML files in a browser to see and save the figures."]
+        lines += ["", f"PNG and SVG are missing: {reason}. Open the HTML files in a browser "
+                      "to see and save the figures."]
     data = scenario["data"]
     if "upload" in data:
         lines += ["", f"Made from an uploaded file, {data['upload']!r} (SHA-256 {data['sha256']}). "

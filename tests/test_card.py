@@ -151,7 +151,7 @@ def test_the_zip_holds_the_card_versions_figures_tables_and_script():
     assert "PNG and SVG" in files["README.txt"].decode()
 
 
-def test_without_a_browser_the_zip_has_html_and_json_and_says_why(monkeypatch):
+def test_without_a_browser_the_zip_has_html_and_json_and_says_why(monkeypatch, caplog):
     monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
     card = cards.make_card(scenario("mean", seed=None))
     files = unzip(cards.card_zip(card, FIGURES, TABLES))
@@ -159,6 +159,11 @@ def test_without_a_browser_the_zip_has_html_and_json_and_says_why(monkeypatch):
     assert b"<html>" in files["figures/the-scatter.html"][:100]
     assert json.loads(files["figures/the-scatter.json"])["data"][0]["name"] == "private means"
     readme = files["README.txt"].decode()
-    assert "PNG and SVG are missing: no browser could draw them (ChromeNotFoundError" in readme
+    assert ("PNG and SVG are missing: no browser could draw the figures on the server. Open "
+            "the HTML files") in readme
+    # the browser's error (a server path, the exception) goes to the server's log only
+    assert "nonexistent" not in readme and "Error" not in readme
+    logged = [r for r in caplog.records if r.name == "dpviz" and r.exc_info]
+    assert logged and "ChromeNotFoundError" in caplog.text
     assert "Not reproducible" in readme
     assert "exit 1" in files["regenerate.sh"].decode()
