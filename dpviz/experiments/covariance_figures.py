@@ -7,7 +7,9 @@ by the one runner (:func:`~dpviz.experiments.runner.run_sweep`, every run throug
 :func:`dpviz.run`) one grid point at a time, so a point can take fewer repeats and EMCov is
 left out above d = :data:`EMCOV_MAX_D`; every run's seeds are the whole spec's (they depend
 on the point, the repeat and the estimator's name only). Every repeat draws fresh data
-and every estimator of a repeat sees the same draw. ``bench/covariance.py`` runs the figures
+and every estimator of a repeat sees the same draw. The paper's Figures 2 and 3(b) go on to
+d = 400 and 800; :func:`dpviz.run` takes at most ``limits.MAX_COLUMNS`` = 200 columns, so
+these stop at d = 200. ``bench/covariance.py`` runs the figures
 and saves them to ``assets/results/covariance_<figure>.csv``; the page reads them with
 :func:`load_saved`.
 """

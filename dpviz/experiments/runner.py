@@ -23,9 +23,8 @@ import pandas as pd
 from .. import limits
 from ..registry import estimator as lookup
 from ..result import to_json_value
-from ..sbm.projection import TOLERANCE_FRACTION
-from ..sbm.weak import prepare_graph
 from ..scenario import LoadedData, Scenario, load_data, run_scenario, score
+from ..spec import Preparation
 from .cache import cache_directory, from_json_value, make_cache, read_cache
 from .sweep import SweepSpec, run_seeds, scenario_dict
 
@@ -92,43 +91,30 @@ def _execute(run: _Run) -> tuple[int, str, dict[str, Any]]:
 def _prepared(scenario: Scenario, loaded: LoadedData, base: str | None) -> LoadedData:
     """The run's data as its estimator takes them prepared, made once per data set.
 
-    Covariance rows clipped to the radius with ``XᵀX`` formed; for the estimators that use
-    the certified projection, the graph with its projection. Every estimator and budget of a
-    sweep on those data reuses them (an ε grid projects each graph once).
+    Its entry's ``prepare`` hook (:meth:`dpviz.spec.Estimator.preparation`): a graph's
+    certified projection, covariance rows clipped with ``XᵀX`` formed. Every estimator and
+    budget of a sweep with the same preparation of those data reuses it (an ε grid projects
+    each graph once).
     """
-    block = json.dumps(to_json_value(dict(scenario.data)), sort_keys=True)
-    if scenario.task == "covariance":
-        radius = scenario.params.get("radius") or loaded.radius
-        if isinstance(radius, float):
-            return replace(loaded, data=_prepared_rows(block, radius, base))
-    if scenario.task == "sbm" and lookup("sbm", scenario.estimator).prepare is not None:
-        degree, signal = (scenario.params.get(name) or loaded.public.get(name)
-                          for name in ("degree", "signal"))
-        if degree is not None and signal is not None:  # else the run says what is missing
-            tolerance = scenario.params.get("tolerance_fraction") or TOLERANCE_FRACTION
-            return replace(loaded, data=_prepared_graph(block, float(degree), float(signal),
-                                                        float(tolerance), base))
-    return loaded
+    entry = lookup(scenario.task, scenario.estimator)
+    radius = scenario.params.get("radius") or loaded.radius
+    values = entry.preparation({**loaded.public, **scenario.params, "radius": radius})
+    if values is None:
+        return loaded
+    return replace(loaded, data=_prepared_data(
+        entry.prepare, json.dumps(to_json_value(dict(scenario.data)), sort_keys=True),
+        json.dumps(to_json_value(values), sort_keys=True), base))
 
 
 @functools.lru_cache(maxsize=2)
-def _prepared_graph(block: str, degree: float, signal: float, tolerance: float,
-                    base: str | None) -> Any:
-    """A graph data block with its certified projection, computed once per process."""
-    return prepare_graph(load_data(json.loads(block), base=base).data, degree=degree,
-                         signal=signal, tolerance_fraction=tolerance)
+def _prepared_data(preparation: Preparation, block: str, values: str,
+                   base: str | None) -> Any:
+    """A data block prepared with ``values``, once per process and preparation.
 
-
-@functools.lru_cache(maxsize=2)
-def _prepared_rows(block: str, radius: float, base: str | None) -> Any:
-    """A covariance data block clipped to ``B(0, radius)``, ``XᵀX`` formed once per process.
-
-    Every estimator and budget of a sweep on those rows reuses it.
+    Keyed by the hook, not the estimator: entries sharing a preparation share the result.
     """
-    from ..covariance import prepare
-
-    return prepare(load_data(json.loads(block), base=base).data, radius)
-
+    data = load_data(json.loads(block), base=base).data
+    return preparation.function(data, **json.loads(values))
 
 
 def worker_count(jobs: int, runs: int) -> int:
