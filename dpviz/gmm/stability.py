@@ -288,7 +288,7 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
     Result
         ``estimate``: ``weights``, ``means`` (k × d, data units), ``covariances`` None — all
         None on ⊥. ``diagnostics``: ``W``, ``phi``, ``subsample`` (indices), ``mass``,
-        ``test_value``, ``test_threshold``, ``mass_test_shift``, ``centroids`` (noisy, data units),
+        ``test_value``, ``test_threshold``, ``test_shift``, ``centroids`` (noisy, data units),
         ``rows``, ``bins`` (chosen cells: key, noisy count), ``centres``, ``certificate``,
         ``iterations``.
 
@@ -369,7 +369,7 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
     }
     diagnostics: dict[str, Any] = {
         "W": w, "phi": phi, "subsample": subsample_idx, "mass": mass,
-        "test_value": test_value, "test_threshold": cut, "mass_test_shift": shift,
+        "test_value": test_value, "test_threshold": cut, "test_shift": shift,
         "certificate": solved.certificate, "iterations": solved.iterations,
     }
     not_private = ROW_LOCAL_REASON if heuristic else ball.not_private
