@@ -139,7 +139,8 @@ def covariance_run(spec: DataSpec, estimator: str, *, rho: float | None,
         warnings.simplefilter("ignore")
         return dpviz.run("covariance", estimator, data, rho=rho, epsilon=epsilon,
                          delta=0.0 if rho is not None else delta, radius=radius,
-                         **run_randomness(seed, secure), **dict(params))
+                         **run_randomness(seed, secure, f"covariance/{estimator}"),
+                         **dict(params))
 
 
 def noise_seed(seed: int) -> int:

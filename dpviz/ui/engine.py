@@ -7,6 +7,7 @@ tuples only; bad input raises the engine's ``ValueError`` (never cached) for
 
 from __future__ import annotations
 
+import hashlib
 import math
 import secrets
 import warnings
@@ -40,20 +41,31 @@ ROUND_POINTS = 16
 DELTAS: tuple[float, ...] = tuple(float(d) for d in np.logspace(-12, -2, 11))
 
 
-def noise_rng(seed: int, secure: bool) -> np.random.Generator:
-    """A page run's noise generator: seeded (teaching), or secure, keyed by ``seed``.
+def noise_rng(seed: int, secure: bool, stream: str) -> np.random.Generator:
+    """A page run's noise generator: seeded (teaching), or secure, keyed by ``seed`` and ``stream``.
 
     Under secure randomness ``seed`` is the rerun's fresh OS entropy (the sidebar's, never
-    shown): it keys a secure generator, so one rerun's calls share it (non-private EM starts
-    where DP-EM starts) and the next rerun's cache key and noise are new; the Laplace and
-    Gaussian noise itself comes from OpenDP (:mod:`dpviz.privacy.mechanisms`).
+    shown), so the next rerun's cache key and noise are new; each engine call keys its own
+    generator with ``SeedSequence([seed, hash of stream])``, so two calls of one rerun share
+    their numpy draws (the Bingham sampler, the truncated Laplace, randomized response's
+    flips, a random start) only when they name the same ``stream``: non-private EM and the
+    run it is the reference of, to start where it starts. The Laplace and Gaussian noise
+    itself comes from OpenDP (:mod:`dpviz.privacy.mechanisms`). Teaching randomness keeps
+    ``default_rng(seed)`` whatever the stream: the command line replays it from the seed.
     """
-    return secure_generator(int(seed)) if secure else np.random.default_rng(int(seed))
+    if not secure:
+        return np.random.default_rng(int(seed))
+    name = int.from_bytes(hashlib.sha256(stream.encode()).digest()[:16], "little")
+    key = np.random.SeedSequence([int(seed), name]).generate_state(4, dtype=np.uint32)
+    return secure_generator(int.from_bytes(key.tobytes(), "little"))
 
 
-def run_randomness(seed: int, secure: bool) -> dict[str, Any]:
-    """``dpviz.run``'s randomness arguments: ``seed`` (teaching) or a secure ``rng``."""
-    return {"rng": noise_rng(seed, True)} if secure else {"seed": int(seed)}
+def run_randomness(seed: int, secure: bool, stream: str) -> dict[str, Any]:
+    """``dpviz.run``'s randomness arguments: ``seed`` (teaching) or a secure ``rng``.
+
+    ``stream`` names the call's generator (:func:`noise_rng`).
+    """
+    return {"rng": noise_rng(seed, True, stream)} if secure else {"seed": int(seed)}
 
 
 def rounds_of(spec: PlanSpec) -> int:
@@ -130,7 +142,7 @@ def lens_view(values: tuple[float, ...], row: int, new_value: float, *, query: s
     budget = Budget(epsilon=epsilon, delta=delta, method=method)
     return lens.look(values, neighbour, query=cast(lens.Query, query),
                      mechanism=cast(Mechanism, mechanism), budget=budget,
-                     lo=lo, hi=hi, threshold=threshold, rng=noise_rng(seed, secure))
+                     lo=lo, hi=hi, threshold=threshold, rng=noise_rng(seed, secure, "lens"))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -219,7 +231,8 @@ def _run_gmm(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: f
         warnings.simplefilter("ignore")
         return dpviz.run("gmm", estimator, data, k=k, epsilon=epsilon, delta=delta,
                          accounting=accounting, radius=radius,
-                         **run_randomness(seed, secure), **dict(params))
+                         # one stream for the page's run and gmm_reference: the same start
+                         **run_randomness(seed, secure, "gmm"), **dict(params))
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -361,7 +374,9 @@ def exposure_run(estimator: str, *, scale: int, data_seed: int, epsilon: float, 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return dpviz.run("gmm", estimator, demo.data, k=EXPOSURE_K, epsilon=epsilon,
-                         delta=delta, radius=demo.radius, **run_randomness(seed, secure))
+                         delta=delta, radius=demo.radius,
+                         # EM is DP-EM's reference: one stream, the same start
+                         **run_randomness(seed, secure, "exposure"))
 
 
 # --- Private factor analysis --------------------------------------------------------------
@@ -381,7 +396,8 @@ def factor_run(*, epsilon: float, delta: float, factors: int, iterations: int,
     data, radius = digits_data()
     result = dpviz.run("factor_analysis", "dp_fa", data, factors=factors, epsilon=epsilon,
                        delta=delta, radius=radius, iterations=iterations,
-                       **run_randomness(seed, secure))
+                       # the non-private fit (ε = ∞) is the private one's reference
+                       **run_randomness(seed, secure, "factor_analysis"))
     return result, digits_factor_images(result.estimate["loadings"])
 
 

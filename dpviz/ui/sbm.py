@@ -251,7 +251,8 @@ def run(spec: GraphSpec, settings: RunSettings, seed: int, secure: bool = False)
         warnings.simplefilter("ignore")
         result = dpviz.run("sbm", settings.estimator, graph, epsilon=epsilon, delta=delta,
                            accounting=settings.accounting, degree=data.degree,
-                           signal=data.signal, **run_randomness(seed, secure), **params)
+                           signal=data.signal,
+                           **run_randomness(seed, secure, f"sbm/{settings.estimator}"), **params)
     if settings.private and data.not_private:
         reasons = "; ".join(r for r in (result.not_private, data.not_private) if r)
         result = replace(result, not_private=reasons)

@@ -1,0 +1,78 @@
+"""Each engine call of a secure rerun keys its own generator (``dpviz.ui.engine.noise_rng``).
+
+One rerun's secret entropy used to key every call's secure generator alike, so the numpy
+draws OpenDP does not make (the Bingham sampler, the truncated Laplace, randomized response's
+flips) repeated across the estimators of one /covariance rerun. Only a run and its
+non-private reference share a stream, to start from the same point.
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+
+import numpy as np
+import pytest
+
+import dpviz
+from dpviz.privacy.randomness import is_secure
+from dpviz.ui import covariance as cov_ui
+from dpviz.ui import engine
+
+
+def draws(rng: np.random.Generator) -> list[float]:
+    """What ``rng`` would draw next (on a copy: the run itself is left as it is)."""
+    return copy.deepcopy(rng).random(4).tolist()
+
+
+def test_one_rerun_gives_each_stream_its_own_secure_key():
+    seed = secrets.randbits(128)
+    a, b = (engine.noise_rng(seed, True, s) for s in ("covariance/emcov", "covariance/gauss"))
+    assert is_secure(a) and is_secure(b)
+    assert draws(a) != draws(b)
+    assert draws(engine.noise_rng(seed, True, "covariance/emcov")) == draws(a)  # a stream
+    assert draws(engine.noise_rng(seed + 1, True, "covariance/emcov")) != draws(a)  # a rerun
+    # teaching randomness is the seed's, whatever the stream: the command line replays it
+    teaching = [draws(engine.noise_rng(5, False, s)) for s in ("lens", "gmm")]
+    assert teaching == [draws(np.random.default_rng(5))] * 2
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    """The randomness each ``dpviz.run`` of the pages receives, before the run uses it."""
+    calls: list[tuple[str, list[float]]] = []
+    run = dpviz.run
+
+    def spied(task, estimator, *args, **kwargs):
+        calls.append((estimator, draws(kwargs["rng"]) if "rng" in kwargs else
+                      draws(np.random.default_rng(kwargs["seed"]))))
+        return run(task, estimator, *args, **kwargs)
+
+    monkeypatch.setattr(dpviz, "run", spied)
+    return calls
+
+
+def test_the_covariance_estimators_of_one_secure_rerun_draw_apart(seen):
+    seed = secrets.randbits(128)  # a fresh rerun (and cache key)
+    spec = (cov_ui.SYNTHETIC, 300, 3, 8, 1.0, 0)
+    settings = cov_ui.RunSettings(rho=0.5, epsilon=None, delta=0.0, radius=1.0,
+                                  params=(("emcov", ()), ("separate", ()), ("gauss", ())))
+    cov_ui.run_all(spec, settings, seed, secure=True)
+    assert [name for name, _ in seen] == ["emcov", "separate", "gauss"]
+    keys = [tuple(d) for _, d in seen]
+    assert len(set(keys)) == 3, keys
+    # teaching randomness: one seed for all of them, as before (and as a card replays it)
+    seen.clear()
+    cov_ui.run_all(spec, settings, secrets.randbits(32), secure=False)
+    assert len({tuple(d) for _, d in seen}) == 1
+
+
+def test_non_private_em_still_starts_where_the_secure_run_starts(seen):
+    seed = secrets.randbits(128)
+    spec = ("dataset", "iris")
+    args = {"k": 3, "seed": seed, "radius": 10.0, "secure": True}
+    engine.gmm_run(spec, "dp_em", epsilon=1.0, delta=1e-6, accounting="zcdp", params=(),
+                   **args)
+    engine.gmm_reference(spec, **args)
+    assert [name for name, _ in seen] == ["dp_em", "em"]
+    assert seen[0][1] == seen[1][1]
