@@ -69,6 +69,20 @@ def estimator(task: str, name: str) -> Estimator:
     return TASKS[task][name]
 
 
+def preparation_owner(task: str, name: str) -> str:
+    """The first estimator of ``task`` with ``name``'s preparation: a cache's key for it.
+
+    Estimators with one preparation so share the prepared data.
+
+    Examples
+    --------
+    >>> preparation_owner("sbm", "projection"), preparation_owner("covariance", "emcov")
+    ('weak_recovery', 'gauss')
+    """
+    entry = estimator(task, name)
+    return next(other for other, e in TASKS[task].items() if e.prepare == entry.prepare)
+
+
 def check_data(task: str, data: Any) -> None:
     """Refuse a graph given as rows: only the ``sbm`` task reads a graph.
 

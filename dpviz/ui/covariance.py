@@ -22,7 +22,6 @@ from numpy.typing import NDArray
 import dpviz
 
 from .. import limits
-from ..covariance import prepare
 from ..covariance.common import CovarianceData as PreparedRows
 from ..covariance.emcov import DELTA_FOR_RHO
 from ..data import load_dataset, read_csv
@@ -31,7 +30,7 @@ from ..experiments import covariance_figures as reproduction
 from ..metrics import frobenius_error
 from ..privacy import compose_runs
 from ..privacy.calibration import zcdp_epsilon_bun_steinke
-from ..registry import TASKS
+from ..registry import TASKS, preparation_owner
 from ..result import Result
 from ..spec import Estimator, Param
 from ..viz import covariance as cov_viz
@@ -118,13 +117,14 @@ def covariance_data(spec: DataSpec) -> CovarianceData:
 
 @st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES,
                show_spinner="Clipping the rows and forming XᵀX…")
-def prepared_data(spec: DataSpec, radius: float) -> PreparedRows:
-    """The rows clipped to ``B(0, r)`` and their ``XᵀX``, formed once per data and radius.
+def prepared_data(spec: DataSpec, owner: str, values: tuple[tuple[str, Any], ...]
+                  ) -> PreparedRows:
+    """The rows prepared by ``owner``'s entry: clipped to ``B(0, r)``, ``XᵀX`` formed once.
 
-    Every estimator accepts this in place of the rows, so a ρ move costs only the noise and
-    the eigendecompositions.
+    Every estimator with that preparation accepts this in place of the rows, so a ρ move
+    costs only the noise and the eigendecompositions.
     """
-    return prepare(covariance_data(spec).data, radius)
+    return TASKS["covariance"][owner].prepared(covariance_data(spec).data, dict(values))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -134,7 +134,10 @@ def covariance_run(spec: DataSpec, estimator: str, *, rho: float | None,
     """One run of a registered covariance estimator (same inputs and seed, same run)."""
     shape = covariance_data(spec).data.shape
     check_work("covariance", estimator, n=shape[0], d=shape[1], generate=False, secure=secure)
-    data = prepared_data(spec, radius)
+    values = TASKS["covariance"][estimator].preparation({"radius": radius, **dict(params)})
+    data = (covariance_data(spec).data if values is None else
+            prepared_data(spec, preparation_owner("covariance", estimator),
+                          tuple(sorted(values.items()))))
     with warnings.catch_warnings():  # a bound read from the data: not_private says it
         warnings.simplefilter("ignore")
         return dpviz.run("covariance", estimator, data, rho=rho, epsilon=epsilon,

@@ -23,7 +23,7 @@ import dpviz
 from .. import limits
 from ..data.graphs import Graph, as_graph, karate_club, read_edges, stochastic_block_model
 from ..metrics import community_error
-from ..registry import TASKS
+from ..registry import TASKS, preparation_owner
 from ..result import Result
 from ..sbm import PreparedGraph, kesten_stigum
 from ..spec import Estimator, Param
@@ -244,9 +244,8 @@ def run(spec: GraphSpec, settings: RunSettings, seed: int, secure: bool = False)
     values = settings.entry.preparation({"degree": data.degree, "signal": data.signal,
                                          **params})
     if values is not None:  # estimators with one preparation share the cached graph
-        owner = next(name for name, entry in TASKS["sbm"].items()
-                     if entry.prepare == settings.entry.prepare)
-        graph = prepared(spec, owner, tuple(sorted(values.items())))
+        graph = prepared(spec, preparation_owner("sbm", settings.estimator),
+                         tuple(sorted(values.items())))
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
         result = dpviz.run("sbm", settings.estimator, graph, epsilon=epsilon, delta=delta,
