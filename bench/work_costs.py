@@ -123,9 +123,9 @@ def main(tasks: list[str]) -> None:
                     slope, intercept = fit(ratios)
                     seconds[key], base[key] = _ceil(slope), _ceil(intercept)
                     memory[key] = _ceil(max(r[2] for r in ratios))
-    print("SECONDS_PER_UNIT =", seconds)
-    print("BASE_SECONDS =", base)
-    print("BYTES_PER_UNIT =", memory)
+    for key in seconds:  # onto each entry's CostModel (the generators': work.DATA_COSTS)
+        print(f"{key}: CostModel({seconds[key]!r}, base_seconds={base[key]!r}, "
+              f"bytes_per_unit={memory[key]!r})")
 
 
 def fit(points: list[tuple[float, float, float]]) -> tuple[float, float]:

@@ -187,7 +187,7 @@ def secure_draws(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1) -
 
     A symmetric d × d release draws d(d + 1)/2 entries, DP-EM k(1 + d + d(d + 1)/2) per
     iteration, the dense SBM releases n(n − 1)/2; every other release draws O(n + d) entries,
-    which the seconds of :data:`SECONDS_PER_UNIT` already cover.
+    which the entry's seconds per unit already cover.
 
     Examples
     --------

@@ -340,8 +340,8 @@ def test_audit_catches_the_add_remove_sensitivity(monkeypatch):
 # --- bad inputs and the registry entry ---
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"k": 0}, "k must be >= 1 and <= 50, got 0"),
-    ({"k": 51}, "k must be >= 1 and <= 50, got 51"),
+    ({"k": 0}, "k must be >= 1 and <= 100, got 0"),
+    ({"k": 101}, "k must be >= 1 and <= 100, got 101"),
     ({"k": 2.5}, "k must be a whole number, got 2.5"),
     ({"iterations": 0}, "iterations must be >= 1 and <= 200, got 0"),
     ({"iterations": 201}, "iterations must be >= 1 and <= 200, got 201"),
