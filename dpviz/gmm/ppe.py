@@ -418,7 +418,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                     "many chunks agree with each, tests the average agreement privately and, if "
                     "the test passes, releases one agreeing chunk's mixture through a masking "
                     "mechanism.", "dpviz.viz.ppe:ppe_story", calculator="ppe"),
-        cost=CostModel(7.9e-06, base_seconds=3.0, bytes_per_unit=6400.0),
+        cost=CostModel(1.5e-06, base_seconds=1.4, bytes_per_unit=6400.0),
         label="Private Populous Estimator (PPE)",
         paper="Arbas 2023 (Ashtiani–Liaw) Algorithm 1 + B_GMM",
         notion="approximate", outputs=("weights", "means", "covariances"),
