@@ -245,7 +245,8 @@ def test_cli_run(tmp_path):
     np.savetxt(path, X[:300], delimiter=",")
     out = subprocess.run([sys.executable, "-m", "dpviz", "run", "gmm", "stability", "--data",
                           str(path), "--k", "3", "--epsilon", "inf", "--delta", "1e-5",
-                          "--radius", "10", "--set", "subsample=100", "--set", "rows=100"],
+                          "--radius", "10", "--set", "subsample=100", "--set", "rows=100",
+                          "--seed", "1"],
                          capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
