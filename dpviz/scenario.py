@@ -469,7 +469,23 @@ def _frozen(loaded: LoadedData) -> LoadedData:
 
 # --- running and scoring ------------------------------------------------------------------
 
-def run_scenario(s: Scenario, loaded: LoadedData | None = None) -> Result:
+def preparation(s: Scenario, loaded: LoadedData) -> dict[str, Any] | None:
+    """What the scenario's estimator prepares its data with, or ``None`` (no preparation).
+
+    Its entry's ``prepare`` hook (:meth:`dpviz.spec.Estimator.preparation`: a graph's
+    certified projection, covariance rows clipped with ``XᵀX`` formed) with the run's
+    parameters, the data's public facts and its public radius. Equal answers for one data
+    block mean equal prepared data, so a caller caches the prepared data on them.
+    """
+    from .registry import estimator as lookup
+
+    radius = s.params.get("radius") or loaded.radius
+    return lookup(s.task, s.estimator).preparation({**loaded.public, **s.params,
+                                                     "radius": radius})
+
+
+def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
+                 rng: np.random.Generator | None = None) -> Result:
     """Run the scenario: :func:`dpviz.run` on its data with its budget, parameters and seed.
 
     The data's public radius is used when ``params`` give no ``radius``; the data's public
@@ -479,7 +495,11 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None) -> Result:
     ----------
     s : Scenario
     loaded : LoadedData, optional
-        ``load_data(s.data)``, when the caller has it already.
+        ``load_data(s.data)``, when the caller has it already (its ``data`` may be the
+        estimator's prepared data, :func:`preparation`).
+    rng : numpy.random.Generator, optional
+        Draw from this generator instead of one seeded with the scenario's seed (a page's
+        secure generator, keyed afresh on every rerun).
 
     Returns
     -------
@@ -507,7 +527,7 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None) -> Result:
     for name in ("delta", "accounting", "paper_mode"):
         if params.get(name) is None:
             params.pop(name, None)  # dpviz.run's defaults
-    return run(s.task, s.estimator, loaded.data, seed=s.seed, **params)
+    return run(s.task, s.estimator, loaded.data, seed=s.seed, rng=rng, **params)
 
 
 def score(s: Scenario, result: Result, truth: Truth | None,

@@ -40,6 +40,7 @@ from .scenario import (
     Scenario,
     check_metrics,
     load_data,
+    preparation,
     run_scenario,
     score,
 )
@@ -450,12 +451,11 @@ def _prepared(scenario: Scenario, loaded: LoadedData) -> LoadedData:
     """
     from .registry import estimator as lookup
 
-    entry = lookup(scenario.task, scenario.estimator)
-    radius = scenario.params.get("radius") or loaded.radius
-    values = entry.preparation({**loaded.public, **scenario.params, "radius": radius})
+    values = preparation(scenario, loaded)
     if values is None:
         return loaded
-    return replace(loaded, data=entry.prepared(loaded.data, values))
+    return replace(loaded, data=lookup(scenario.task, scenario.estimator).prepared(
+        loaded.data, values))
 
 
 def _check(scenario: Scenario, probability: float, runs: int) -> tuple[float, int]:
