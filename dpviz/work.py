@@ -308,10 +308,11 @@ def check_generator(name: str, params: Mapping[str, Any],
 
 
 def check_run(task: str, estimator: str, data: Any, params: Mapping[str, Any],
-              budget: WorkBudget = BATCH) -> None:
+              budget: WorkBudget = BATCH, *, secure: bool = False) -> None:
     """Refuse, before running, ``task/estimator`` on ``data`` when it exceeds ``budget``.
 
-    The sizes are read off the data's shape (rows × columns) or a graph's vertex count.
+    The sizes are read off the data's shape (rows × columns) or a graph's vertex count;
+    ``secure`` adds drawing the noise with float-safe samplers.
     """
     n = getattr(data, "n", None)
     shape = getattr(data, "shape", None)
@@ -324,15 +325,18 @@ def check_run(task: str, estimator: str, data: Any, params: Mapping[str, Any],
     k = params.get("k")
     degree = params.get("degree")
     check_work(task, estimator, n=int(n), d=d, k=int(k) if k else 1,
-               degree=float(degree) if degree else 0.0, generate=False, budget=budget)
+               degree=float(degree) if degree else 0.0, generate=False, secure=secure,
+               budget=budget)
 
 
 def check_scenario(task: str, estimator: str, data: Mapping[str, Any],
-                   params: Mapping[str, Any], budget: WorkBudget = BATCH) -> None:
+                   params: Mapping[str, Any], budget: WorkBudget = BATCH, *,
+                   secure: bool = False) -> None:
     """Refuse, before its data are generated, a run on generated data that exceeds ``budget``.
 
     ``data`` is a scenario's data block; only a generator's sizes are known before loading
-    (a file's are checked by :func:`check_run` once read).
+    (a file's are checked by :func:`check_run` once read); ``secure`` as for
+    :func:`check_run`.
     """
     from .data import GENERATORS
 
@@ -344,7 +348,7 @@ def check_scenario(task: str, estimator: str, data: Mapping[str, Any],
     sizes = GENERATORS[str(name)].resolve(block)
     k = params.get("k") or sizes.get("k") or 1
     check_work(task, estimator, n=int(sizes.get("n", 1)), d=int(sizes.get("d", 1)), k=int(k),
-               degree=float(sizes.get("degree", 0.0)), budget=budget)
+               degree=float(sizes.get("degree", 0.0)), secure=secure, budget=budget)
 
 
 #: A sweep started from a page: its runs together (a progress bar shows them).

@@ -1,0 +1,108 @@
+"""The pages' one run path: a :class:`~dpviz.scenario.Scenario` in, its data and its result out.
+
+Each estimator page's controls return one Scenario (data + estimator + budget + parameters +
+seed); every panel of the page — the main figure, compare, card, solve, audit, risk — takes
+that Scenario (or the :class:`~dpviz.result.Result` of :func:`run`), never another widget's
+state. The caches key on the scenario's canonical JSON, so one scenario is run once per
+server, whichever panel asks first.
+
+Randomness: a teaching scenario carries its seed; under secure randomness the scenario's seed
+is ``None`` and the page passes the rerun's fresh OS entropy (``fresh``, never shown), which
+keys the run's secure generator and its cache entry, so each rerun draws new noise.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any
+
+import streamlit as st
+
+from .. import limits
+from ..result import Result, to_json_value
+from ..scenario import LoadedData, Scenario, load_data, preparation, run_scenario
+from ..work import INTERACTIVE, check_run, check_scenario
+from .engine import noise_rng
+
+
+def canonical(value: Any) -> str:
+    """The JSON a cache keys on (sorted keys, ``inf`` as ``"inf"``).
+
+    Examples
+    --------
+    >>> canonical({"b": 1, "a": float("inf")})
+    '{"a": "inf", "b": 1}'
+    """
+    return json.dumps(to_json_value(value), sort_keys=True)
+
+
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, show_spinner=False)
+def _loaded(block: str, _content: bytes | None = None) -> LoadedData:
+    """The data block made concrete (an upload's bytes are keyed by their SHA-256 in ``block``)."""
+    return load_data(json.loads(block), content=_content)
+
+
+def loaded(scenario: Scenario, content: bytes | None = None) -> LoadedData:
+    """The scenario's data, truth, public radius and description (cached per data block).
+
+    ``content`` is an uploaded file's bytes, for a scenario whose data block is an upload.
+    """
+    return _loaded(canonical(dict(scenario.data)), content)
+
+
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES - 1, show_spinner=False)
+def _prepared(block: str, task: str, estimator: str, values: str,
+              _content: bytes | None = None) -> Any:
+    """The data prepared with ``values`` by the estimator's hook (once per data and values)."""
+    from ..registry import estimator as lookup
+
+    data = _loaded(block, _content).data
+    return lookup(task, estimator).prepared(data, json.loads(values))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _run(scenario: str, fresh: int | None, _content: bytes | None = None) -> Result:
+    """One run of a scenario's JSON; ``fresh`` keys a secure generator (``None``: teaching)."""
+    from ..registry import preparation_owner
+
+    s = Scenario.from_dict(json.loads(scenario))
+    secure = fresh is not None
+    check_scenario(s.task, s.estimator, s.data, s.params, INTERACTIVE, secure=secure)
+    block = canonical(dict(s.data))
+    data = _loaded(block, _content)
+    check_run(s.task, s.estimator, data.data, {**data.public, **s.params}, INTERACTIVE,
+              secure=secure)
+    values = preparation(s, data)
+    if values is not None:
+        owner = preparation_owner(s.task, s.estimator)
+        data = LoadedData(_prepared(block, s.task, owner, canonical(values), _content),
+                          data.truth, data.radius, data.description, data.public)
+    rng = None if fresh is None else noise_rng(fresh, True, f"{s.task}/{s.estimator}")
+    with warnings.catch_warnings():  # the result's not_private says it; the page shows it
+        warnings.simplefilter("ignore")
+        return run_scenario(s, data, rng=rng)
+
+
+def run(scenario: Scenario, *, fresh: int | None = None,
+        content: bytes | None = None) -> Result:
+    """The scenario's result, cached: every panel of a page reads the run from here.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The page's run; its seed is teaching randomness (``None`` under secure randomness).
+    fresh : int, optional
+        The rerun's fresh OS entropy under secure randomness (the page context's seed): keys
+        the run's secure generator and its cache entry. ``None`` for a teaching scenario.
+    content : bytes, optional
+        An uploaded file's bytes, for a scenario whose data block is an upload.
+
+    Raises
+    ------
+    ValueError
+        Bad input or too much work for a page, with the engine's sentence.
+    """
+    if scenario.seed is not None:
+        fresh = None  # teaching randomness: the seed alone decides the noise
+    return _run(canonical(scenario.to_dict()), fresh, content)
