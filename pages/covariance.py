@@ -6,6 +6,7 @@ from dpviz import ui
 from dpviz.ui import audit
 from dpviz.ui import covariance as cov
 from dpviz.ui.card import card_panel
+from dpviz.ui.scenarios import page_upload, scenario_of_page
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Covariance")
@@ -49,15 +50,13 @@ with live:
     ui.lazy_expander("Choices the paper leaves open, as used",
                      lambda: cov.choices_panel(runs), key="cov_choices_open",
                      icon=":material/rule:")
-    card_panel("covariance", key="cov_card")
+    scenarios = [ui.attempt(scenario_of_page, "covariance", estimator=name)  # bridge
+                 for name, _ in settings.params]
+    card_panel(scenarios[0], key="cov_card", content=page_upload("covariance"))
     ui.lazy_expander("Audit this estimator",
-                     lambda: audit.audit_picker("covariance",
-                                                [name for name, _ in settings.params],
-                                                epsilon=settings.epsilon, delta=settings.delta,
-                                                rho=settings.rho, key="cov_audit",
-                                                seed=ctx.data_seed),
+                     lambda: audit.audit_picker(scenarios, key="cov_audit"),
                      key="cov_audit_open", icon=":material/policy:")
-    solve_expander("covariance", key="cov_solve")
+    solve_expander(scenarios[0], key="cov_solve")
     if not ctx.presenter:
         st.caption(f"Engine time of this rerun: {1000 * seconds:.0f} ms (cached runs cost "
                    "nothing); " + ("secure randomness: not reproducible." if ctx.secure else

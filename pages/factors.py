@@ -44,7 +44,6 @@ if private.ledger.releases:
                   filename="dpviz-factor-analysis-ledger")
     risk_panel(private.ledger, key="factors")
 ui.lazy_expander("Audit this estimator",
-                 lambda: audit.audit_button("factor_analysis", "dp_fa",
-                                            epsilon=settings.epsilon, delta=settings.delta,
-                                            key="factors_audit", seed=ctx.data_seed),
+                 lambda: audit.audit_button(settings.scenario(None if ctx.secure else ctx.seed),
+                                            key="factors_audit"),
                  key="factors_audit_open", icon=":material/policy:")

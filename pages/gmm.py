@@ -6,7 +6,7 @@ from dpviz import ui, viz
 from dpviz.ui import audit, gmm, gmm_compare, predict
 from dpviz.ui.card import card_panel
 from dpviz.ui.risk import risk_panel
-from dpviz.ui.scenarios import scenario_of_page
+from dpviz.ui.scenarios import page_upload, scenario_of_page
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Gaussian mixtures")
@@ -108,11 +108,10 @@ with figures:
                      lambda: st.dataframe(gmm.choices_table(result.choices), hide_index=True,
                                           key="gmm_choices"),
                      key="gmm_choices_open", icon=":material/rule:")
-    card_panel("gmm", key="gmm_card", tables={"errors after matching": table})
+    scenario = ui.attempt(scenario_of_page, "gmm")  # bridge until controls return it
+    card_panel(scenario, key="gmm_card", tables={"errors after matching": table},
+               content=page_upload("gmm"))
     ui.lazy_expander("Audit this estimator",
-                     lambda: audit.audit_button("gmm", settings.estimator,
-                                                epsilon=args["epsilon"], delta=args["delta"],
-                                                accounting=args["accounting"], key="gmm_audit",
-                                                seed=ctx.data_seed),
+                     lambda: audit.audit_button(scenario, key="gmm_audit"),
                      key="gmm_audit_open", icon=":material/policy:")
-    solve_expander("gmm", key="gmm_solve")
+    solve_expander(scenario, key="gmm_solve")

@@ -5,6 +5,7 @@ import streamlit as st
 from dpviz import ui
 from dpviz.ui import audit, sbm
 from dpviz.ui.card import card_panel
+from dpviz.ui.scenarios import page_upload, scenario_of_page
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Stochastic block model")
@@ -36,14 +37,16 @@ with figures:
         st.stop()
     sbm.result_metrics(result, data.labels)
     sbm.result_panels(spec, data, result, ctx.data_seed)
-    card_panel("sbm", key="sbm_card")
-    ui.lazy_expander("Audit this estimator",
-                     lambda: audit.audit_button("sbm", settings.estimator,
-                                                epsilon=settings.epsilon, delta=settings.delta,
-                                                accounting=settings.accounting,
-                                                key="sbm_audit", seed=ctx.data_seed),
-                     key="sbm_audit_open", icon=":material/policy:")
-    solve_expander("sbm", key="sbm_solve")
+    try:  # bridge until the controls return the scenario
+        scenario = scenario_of_page("sbm")
+    except ValueError as err:
+        st.info(ui.escape_markdown(err), icon=":material/info:")
+    else:
+        card_panel(scenario, key="sbm_card", content=page_upload("sbm"))
+        ui.lazy_expander("Audit this estimator",
+                         lambda: audit.audit_button(scenario, key="sbm_audit"),
+                         key="sbm_audit_open", icon=":material/policy:")
+        solve_expander(scenario, key="sbm_solve")
 
 st.divider()
 st.subheader("Error against ε and n, and where recovery succeeds")

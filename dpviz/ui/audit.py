@@ -10,6 +10,7 @@ import streamlit as st
 from ..auditing import AUDIT_RUNS, EstimatorAudit, audit_estimator, audit_unavailable
 from ..broken_variants import BROKEN_LABEL, audit_gallery
 from ..registry import estimator
+from ..scenario import Scenario
 from ..viz.audit import audit_comparison, audit_histograms
 from .widgets import attempt, escape_markdown, show_chart
 
@@ -46,15 +47,28 @@ def _verdict(audit: EstimatorAudit) -> None:
         st.error(sentence, icon=":material/gpp_bad:")
 
 
-def audit_button(task: str, estimator: str, *, epsilon: float | None, delta: float, key: str,
-                 seed: int = 0, accounting: str = "zcdp",
-                 rho: float | None = None) -> EstimatorAudit | None:
-    """A button that audits ``task/estimator`` at (ε, δ), then its figure and verdict.
+def audit_seed(scenario: Scenario) -> int:
+    """The audit's seed (teaching randomness, shown): the data seed, else the noise seed, else 0.
 
-    The answer is kept in the user's session (the last few per button), so a rerun shows it
-    again without recomputing; a changed ε, δ or estimator asks for a new click.
+    Examples
+    --------
+    >>> audit_seed(Scenario("gmm", "dp_em", {"generator": "gmm", "seed": 4}, {}, seed=9))
+    4
     """
-    reason = audit_unavailable(task, estimator)
+    seed = scenario.data.get("seed", scenario.seed)
+    return 0 if seed is None else int(seed)
+
+
+def audit_button(scenario: Scenario, *, key: str) -> EstimatorAudit | None:
+    """A button that audits the scenario's estimator at its budget, then figure and verdict.
+
+    The audit runs the estimator on its own neighbouring datasets (not the scenario's data)
+    at the scenario's ε, δ (or ρ) and accounting, seeded by :func:`audit_seed`. The answer is
+    kept in the user's session (the last few per button), so a rerun shows it again without
+    recomputing; a changed budget or estimator asks for a new click.
+    """
+    task, name = scenario.task, scenario.estimator
+    reason = audit_unavailable(task, name)
     if reason is not None:
         st.info(escape_markdown(reason), icon=":material/info:")
         return None
@@ -63,11 +77,16 @@ def audit_button(task: str, estimator: str, *, epsilon: float | None, delta: flo
                "really has from below (Clopper–Pearson, 95%). A correct estimator's bound "
                "stays at or below the ε its ledger claims; Gaussian noise at small ε is hard "
                "to audit tightly, so a bound near 0 is expected there.")
-    cache_key = (task, estimator, epsilon, float(delta), rho, int(seed), accounting)
+    params = scenario.params
+    epsilon, rho = params.get("epsilon"), params.get("rho")
+    delta = float(params.get("delta") or 0.0)
+    accounting = str(params.get("accounting") or "zcdp")
+    seed = audit_seed(scenario)
+    cache_key = (task, name, epsilon, delta, rho, seed, accounting)
     if st.button("Audit this estimator", key=key, icon=":material/policy:"):
         audit = _with_progress(
             f"Auditing: {2 * AUDIT_RUNS:,} runs…",
-            lambda progress: audit_estimator(task, estimator, epsilon=epsilon, delta=delta,
+            lambda progress: audit_estimator(task, name, epsilon=epsilon, delta=delta,
                                              runs=AUDIT_RUNS, seed=seed, accounting=accounting,
                                              rho=rho, progress=progress))
         _remember(key, cache_key, audit)
@@ -76,24 +95,22 @@ def audit_button(task: str, estimator: str, *, epsilon: float | None, delta: flo
         return None
     _verdict(audit)
     show_chart(audit_comparison([audit], title=f"Audit of {audit.label}"),
-               key=f"{key}_chart", filename=f"dpviz-audit-{task}-{estimator}")
+               key=f"{key}_chart", filename=f"dpviz-audit-{task}-{name}")
     show_chart(audit_histograms(audit), key=f"{key}_histograms",
-               filename=f"dpviz-audit-{task}-{estimator}-runs")
+               filename=f"dpviz-audit-{task}-{name}-runs")
     st.caption(f"Neighbours: {escape_markdown(audit.neighbours)}. Statistic: "
                f"{escape_markdown(audit.statistic)}. {audit.runs:,} runs on each dataset in "
                f"{audit.seconds:.1f} s, seed {seed}.")
     return audit
 
 
-def audit_picker(task: str, estimators: Sequence[str], *, epsilon: float | None, delta: float,
-                 key: str, seed: int = 0, accounting: str = "zcdp",
-                 rho: float | None = None) -> EstimatorAudit | None:
-    """A choice among ``estimators``, then :func:`audit_button` (pages that run several)."""
-    labels = {name: estimator(task, name).label for name in estimators}
+def audit_picker(scenarios: Sequence[Scenario], *, key: str) -> EstimatorAudit | None:
+    """A choice among a page's ``scenarios`` (pages that run several), then :func:`audit_button`."""
+    by_name = {s.estimator: s for s in scenarios}
+    labels = {name: estimator(s.task, name).label for name, s in by_name.items()}
     chosen = st.selectbox("Estimator to audit", list(labels), key=f"{key}_estimator",
                           format_func=lambda name: labels[name])
-    return audit_button(task, str(chosen), epsilon=epsilon, delta=delta, key=key, seed=seed,
-                        accounting=accounting, rho=rho)
+    return audit_button(by_name[str(chosen)], key=key)
 
 
 def broken_gallery(key: str, *, epsilon: float = 1.0, seed: int = 0

@@ -23,8 +23,7 @@ import streamlit as st
 from ..card import COMMAND, UPLOAD_COMMAND, card_zip, make_card
 from ..scenario import Scenario
 from ..viz import figure_table
-from .scenarios import page_upload, scenario_of_page
-from .widgets import SHOWN_FIGURES, escape_markdown
+from .widgets import SHOWN_FIGURES
 
 UPLOAD_NOTE = ("It keeps the uploaded file's name and fingerprint (SHA-256), not its rows, "
                "and no figures or tables (they draw the rows): a replay needs that same file "
@@ -97,7 +96,7 @@ def card_button(scenario: Scenario, figures: Mapping[str, go.Figure],
     Parameters
     ----------
     scenario : Scenario
-        The page's run (``dpviz.ui.scenarios.scenario_of_page``).
+        The page's run (its controls' scenario).
     figures : mapping
         Name → figure, as drawn on the page.
     tables : mapping
@@ -141,28 +140,24 @@ def card_button(scenario: Scenario, figures: Mapping[str, go.Figure],
         st.caption(UPLOAD_NOTE)
 
 
-def card_panel(page: str, *, key: str, tables: Mapping[str, pd.DataFrame] | None = None,
-               estimator: str | None = None) -> None:
+def card_panel(scenario: Scenario, *, key: str,
+               tables: Mapping[str, pd.DataFrame] | None = None,
+               content: bytes | None = None) -> None:
     """The card panel of a page: its scenario, the figures it has shown this run, ``tables``.
 
     Parameters
     ----------
-    page : {"gmm", "covariance", "sbm"}
-        The page (:func:`dpviz.ui.scenarios.scenario_of_page`).
+    scenario : Scenario
+        The run the card replays (the page's controls' scenario).
     key : str
         Prefix of the panel's widget keys.
     tables : mapping, optional
         Tables shown on the page (each figure's data is added as CSV too).
-    estimator : str, optional
-        Which estimator the card replays on a page that runs several (the covariance page).
+    content : bytes, optional
+        The uploaded file's bytes, for a scenario run on an upload: the card is made from
+        them (its name is a label, never a path).
     """
     st.subheader("Experiment card")
-    try:
-        scenario = scenario_of_page(page, estimator=estimator)
-    except ValueError as err:
-        st.caption(f"No card for this scenario: {escape_markdown(err)}.")
-        return
-    # an upload's card is made from its bytes: its name is a label, never a path
-    content = page_upload(page) if "upload" in scenario.data else None
     figures = dict(st.session_state.get(SHOWN_FIGURES, {}))
-    card_button(scenario, figures, tables or {}, key=key, content=content)
+    card_button(scenario, figures, tables or {}, key=key,
+                content=content if "upload" in scenario.data else None)

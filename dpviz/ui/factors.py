@@ -12,6 +12,7 @@ import streamlit as st
 from numpy.typing import ArrayLike
 
 from ..result import Result
+from ..scenario import Scenario
 from .engine import factor_run
 from .widgets import advanced, delta_input
 
@@ -38,6 +39,13 @@ class Controls:
     delta: float
     factors: int
     iterations: int
+
+    def scenario(self, seed: int | None) -> Scenario:
+        """The private run on the digits as a scenario (``seed``: ``None`` when secure)."""
+        return Scenario.from_dict({
+            "task": "factor_analysis", "estimator": "dp_fa", "data": {"dataset": "digits"},
+            "params": {"epsilon": self.epsilon, "delta": self.delta, "factors": self.factors,
+                       "iterations": self.iterations}, "seed": seed})
 
 
 def controls() -> Controls:

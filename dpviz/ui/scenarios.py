@@ -192,16 +192,3 @@ def scenario_of_page(page: str, *, estimator: str | None = None) -> Scenario:
     if page == "covariance":
         return covariance_scenario(state, estimator)
     return PAGES[page](state)
-
-
-def budget_widget(page: str) -> tuple[str, tuple[float, ...] | None]:
-    """The page's budget widget (its key) and, for a select slider, its options.
-
-    Examples
-    --------
-    >>> budget_widget("gmm")
-    ('gmm_epsilon', None)
-    """
-    if page == "covariance" and st.session_state.get("cov_budget", cov_ui.RHO) == cov_ui.RHO:
-        return "cov_rho", cov_ui.RHO_GRID
-    return {"gmm": "gmm_epsilon", "covariance": "cov_epsilon", "sbm": "sbm_epsilon"}[page], None

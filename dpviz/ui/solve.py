@@ -19,7 +19,7 @@ from ..registry import TASKS
 from ..scenario import Scenario
 from ..solve import RUNS, Solution, solve_epsilon, synthetic_twin
 from ..viz.solve import solve_figure
-from .scenarios import budget_widget, scenario_of_page
+from .covariance import RHO_GRID
 from .widgets import escape_markdown, lazy_expander, show_chart
 
 
@@ -122,7 +122,7 @@ def solve_panel(scenario: Scenario, *, key: str, budget_key: str | None = None,
     Parameters
     ----------
     scenario : Scenario
-        The page's run (:func:`dpviz.ui.scenarios.scenario_of_page`).
+        The page's run (its controls' scenario).
     key : str
         Prefix of the widgets' keys and of the session entry keeping the answer.
     budget_key : str, optional
@@ -202,15 +202,30 @@ def show_solution(solution: Solution, *, key: str, budget_key: str | None = None
     show_chart(solve_figure(solution), key=f"{key}_figure", filename="dpviz-solve-epsilon")
 
 
-def solve_expander(page: str, *, key: str) -> None:
-    """The "Solve for ε" expander of a page (its scenario, budget widget and panel)."""
+#: The budget widget (its key) of each task's page, for a budget in ε.
+EPSILON_WIDGETS = {"gmm": "gmm_epsilon", "covariance": "cov_epsilon", "sbm": "sbm_epsilon"}
+
+
+def budget_widget(scenario: Scenario) -> tuple[str | None, tuple[float, ...] | None]:
+    """The key of the page's budget widget for ``scenario`` and, for a select slider, its options.
+
+    The panel's "Use ε = …" button sets that widget (its action); ``None``: the task has no
+    page slider to set.
+
+    Examples
+    --------
+    >>> budget_widget(Scenario("gmm", "dp_em", {"generator": "gmm"}, {"epsilon": 1.0}))
+    ('gmm_epsilon', None)
+    """
+    if scenario.task == "covariance" and scenario.params.get("rho") is not None:
+        return "cov_rho", RHO_GRID
+    return EPSILON_WIDGETS.get(scenario.task), None
+
+
+def solve_expander(scenario: Scenario, *, key: str) -> None:
+    """The "Solve for ε" expander of a page: its scenario's panel and budget widget."""
     def body() -> None:
-        try:
-            scenario = scenario_of_page(page)
-        except ValueError as err:
-            st.info(escape_markdown(err), icon=":material/info:")
-            return
-        budget_key, options = budget_widget(page)
+        budget_key, options = budget_widget(scenario)
         solve_panel(scenario, key=key, budget_key=budget_key, budget_options=options)
 
     lazy_expander("Solve for ε: the accuracy I need", body, key=f"{key}_open",
