@@ -61,31 +61,45 @@ def _prepared(block: str, task: str, estimator: str, values: str,
     return lookup(task, estimator).prepared(data, json.loads(values))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _run(scenario: str, fresh: int | None, _content: bytes | None = None) -> Result:
-    """One run of a scenario's JSON; ``fresh`` keys a secure generator (``None``: teaching)."""
+def compute(s: Scenario, *, fresh: int | None = None, content: bytes | None = None,
+            stream: str | None = None) -> Result:
+    """One run of a scenario, uncached (:func:`run` caches it; a page's cloud of repeats not).
+
+    Checked against the page's work budget, its data loaded and prepared through the caches;
+    ``fresh`` keys a secure generator on ``stream`` (default ``"<task>/<estimator>"``,
+    :func:`~dpviz.ui.engine.noise_rng`), ``None``: the scenario's seed (teaching).
+    """
     from ..registry import preparation_owner
 
-    s = Scenario.from_dict(json.loads(scenario))
+    if s.seed is not None:
+        fresh = None  # teaching randomness: the seed alone decides the noise
     secure = fresh is not None
     check_scenario(s.task, s.estimator, s.data, s.params, INTERACTIVE, secure=secure)
     block = canonical(dict(s.data))
-    data = _loaded(block, _content)
+    data = _loaded(block, content)
     check_run(s.task, s.estimator, data.data, {**data.public, **s.params}, INTERACTIVE,
               secure=secure)
     values = preparation(s, data)
     if values is not None:
         owner = preparation_owner(s.task, s.estimator)
-        data = LoadedData(_prepared(block, s.task, owner, canonical(values), _content),
+        data = LoadedData(_prepared(block, s.task, owner, canonical(values), content),
                           data.truth, data.radius, data.description, data.public)
-    rng = None if fresh is None else noise_rng(fresh, True, f"{s.task}/{s.estimator}")
+    rng = None if fresh is None else noise_rng(fresh, True, stream or f"{s.task}/{s.estimator}")
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
         return run_scenario(s, data, rng=rng)
 
 
-def run(scenario: Scenario, *, fresh: int | None = None,
-        content: bytes | None = None) -> Result:
+@st.cache_data(max_entries=64, show_spinner=False)
+def _run(scenario: str, fresh: int | None, stream: str | None,
+         _content: bytes | None = None) -> Result:
+    """One run of a scenario's JSON; ``fresh`` keys a secure generator (``None``: teaching)."""
+    return compute(Scenario.from_dict(json.loads(scenario)), fresh=fresh, content=_content,
+                   stream=stream)
+
+
+def run(scenario: Scenario, *, fresh: int | None = None, content: bytes | None = None,
+        stream: str | None = None) -> Result:
     """The scenario's result, cached: every panel of a page reads the run from here.
 
     Parameters
@@ -97,6 +111,9 @@ def run(scenario: Scenario, *, fresh: int | None = None,
         the run's secure generator and its cache entry. ``None`` for a teaching scenario.
     content : bytes, optional
         An uploaded file's bytes, for a scenario whose data block is an upload.
+    stream : str, optional
+        The secure generator's stream (default ``"<task>/<estimator>"``): a run and its
+        non-private reference name one stream to start from the same point.
 
     Raises
     ------
@@ -105,4 +122,4 @@ def run(scenario: Scenario, *, fresh: int | None = None,
     """
     if scenario.seed is not None:
         fresh = None  # teaching randomness: the seed alone decides the noise
-    return _run(canonical(scenario.to_dict()), fresh, content)
+    return _run(canonical(scenario.to_dict()), fresh, stream, content)
