@@ -14,7 +14,10 @@ The ``data`` block is one of (DESIGN.md, the sweep spec):
   as ``truth.test_data`` for the ``test_log_likelihood`` metric and never shown to the
   estimator.
 * ``{"dataset": name}`` — a bundled real set (:data:`dpviz.data.DATASETS`), its classes as
-  the true components.
+  the true components; for the ``sbm`` task a bundled graph (:data:`dpviz.data.GRAPH_DATASETS`:
+  ``karate``), its factions as the true communities. A bundled graph's ``degree`` and
+  ``signal`` are read off the graph itself: a private run that uses them is marked not
+  private (the result's ``not_private``).
 * ``{"csv": path}`` — rows from a CSV file (no truth: its metrics are NaN).
 * ``{"edges": path, "n": int}`` — an edge list for the ``sbm`` task (no truth).
 * ``{"upload": label, "sha256": hex}`` — the rows of an uploaded file, named by ``label``
@@ -52,7 +55,7 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -166,6 +169,9 @@ class LoadedData:
     public : mapping
         Public parameters the data come with (``k``; ``degree`` and ``signal`` of a generated
         SBM), given to an estimator that takes them when the scenario does not.
+    not_private : str or None
+        Why ``public`` is not public after all (a bundled graph's d and ε_s are read off the
+        graph), or ``None``: a private run that takes them is marked so.
     """
 
     data: Any
@@ -173,6 +179,7 @@ class LoadedData:
     radius: float | None
     description: str
     public: Mapping[str, Any] = field(default_factory=dict)
+    not_private: str | None = None
 
 
 # --- validation ---------------------------------------------------------------------------
@@ -189,7 +196,7 @@ def normalise_data(task: str, data: Any) -> dict[str, Any]:
     ...
     ValueError: an edge list is data for the sbm task, not for gmm; give rows (a generator, ...
     """
-    from .data import DATASETS, GENERATORS
+    from .data import DATASETS, GENERATORS, GRAPH_DATASETS
 
     if not isinstance(data, Mapping):
         raise ValueError(f"the data block is a JSON object such as {{\"generator\": \"gmm\"}}, "
@@ -199,12 +206,17 @@ def normalise_data(task: str, data: Any) -> dict[str, Any]:
         raise ValueError(f"the data block needs exactly one of {', '.join(DATA_KINDS)}; got "
                          f"{', '.join(map(str, data)) or 'none'}")
     kind = kinds[0]
+    if kind == "dataset" and str(data["dataset"]) not in {**DATASETS, **GRAPH_DATASETS}:
+        raise ValueError(f"unknown data set {str(data['dataset'])!r}; choose one of: "
+                         f"{', '.join([*DATASETS, *GRAPH_DATASETS])}")
     graph = (kind == "edges" or (kind == "upload" and task == "sbm")
-             or (kind == "generator" and str(data["generator"]) in GRAPH_GENERATORS))
+             or (kind == "generator" and str(data["generator"]) in GRAPH_GENERATORS)
+             or (kind == "dataset" and str(data["dataset"]) in GRAPH_DATASETS))
     if graph != (task == "sbm"):
         what = ("an edge list" if kind == "edges" else
-                f"the {data[kind]!r} generator's data" if kind == "generator" else f"a {kind}")
-        need = ("a graph (the sbm generator or an edge list)" if task == "sbm" else
+                f"the {data[kind]!r} generator's data" if kind == "generator" else
+                f"the {data[kind]!r} data set" if kind == "dataset" else f"a {kind}")
+        need = ("a graph (the sbm generator, a bundled graph or an edge list)" if task == "sbm" else
                 "rows (a generator, a dataset or a csv)")
         owner = "the sbm task" if graph else "rows"
         raise ValueError(f"{what} is data for {owner}, not for {task}; give {need}")
@@ -224,11 +236,8 @@ def normalise_data(task: str, data: Any) -> dict[str, Any]:
                 limits.Limit("test_fraction", 0.0, 1.0, high_open=True), fraction)
         return out
     if kind == "dataset":
-        name = str(data["dataset"])
-        if name not in DATASETS:
-            raise ValueError(f"unknown data set {name!r}; choose one of: {', '.join(DATASETS)}")
         _no_extra(rest, "a dataset")
-        return {"dataset": name}
+        return {"dataset": str(data["dataset"])}
     if kind == "upload":
         return _upload_block(data["upload"], rest, graph)
     path = os.fspath(data[kind]) if isinstance(data[kind], os.PathLike) else data[kind]
@@ -351,9 +360,12 @@ def load_data(data: Mapping[str, Any], *, base: str | os.PathLike[str] | None = 
     """
     if not isinstance(data, Mapping):
         raise ValueError(f"the data block is a JSON object, got {data!r}")
+    from .data import GRAPH_DATASETS
+
     kind = next((k for k in DATA_KINDS if k in data), None)
     graph = (kind == "edges" or (kind == "upload" and "n" in data)
-             or (kind == "generator" and str(data.get("generator")) in GRAPH_GENERATORS))
+             or (kind == "generator" and str(data.get("generator")) in GRAPH_GENERATORS)
+             or (kind == "dataset" and str(data.get("dataset")) in GRAPH_DATASETS))
     block = normalise_data("sbm" if graph else "rows", data)
     if kind in FILE_KINDS:
         if content is None:
@@ -401,7 +413,7 @@ class _Content:
 @functools.lru_cache(maxsize=LOADED_CACHE)
 def _load(key: str, content: _Content | None) -> LoadedData:
     """The loader behind :func:`load_data`, keyed by the block's canonical JSON (and bytes)."""
-    from .data import GENERATORS, load_dataset, read_csv, read_edges
+    from .data import GENERATORS, GRAPH_DATASETS, load_dataset, read_csv, read_edges
     from .data.graphs import Graph, as_graph
     from .work import check_generator
 
@@ -438,6 +450,12 @@ def _load(key: str, content: _Content | None) -> LoadedData:
             graph, Truth(labels=made.labels), None,
             f"A stochastic block model: {made.n:,} vertices, {len(made.edges):,} edges.",
             {"degree": made.degree, "signal": made.signal}))
+    if block.get("dataset") in GRAPH_DATASETS:
+        bundled = GRAPH_DATASETS[block["dataset"]]()
+        return _frozen(LoadedData(
+            Graph(bundled.edges, bundled.n), Truth(labels=bundled.labels), None,
+            bundled.description, {"degree": bundled.degree, "signal": bundled.signal},
+            bundled.not_private))
     if "dataset" in block:
         dataset = load_dataset(block["dataset"])
         return _frozen(LoadedData(dataset.data, Truth.from_labels(dataset.data, dataset.labels),
@@ -489,7 +507,8 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
     """Run the scenario: :func:`dpviz.run` on its data with its budget, parameters and seed.
 
     The data's public radius is used when ``params`` give no ``radius``; the data's public
-    parameters (``k``, ``degree``, ``signal``) fill the estimator's when ``params`` lack them.
+    parameters (``k``, ``degree``, ``signal``) fill the estimator's when ``params`` lack them
+    (a private run so filled from a bundled graph's own d and ε_s is marked not private).
 
     Parameters
     ----------
@@ -518,16 +537,20 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
         check_scenario(s.task, s.estimator, s.data, s.params)  # before generating the data
         loaded = load_data(s.data)
     params = dict(s.params)
-    own = {p.name for p in lookup(s.task, s.estimator).params}
-    for name, value in loaded.public.items():
-        if name in own and params.get(name) is None:
-            params[name] = value
+    entry = lookup(s.task, s.estimator)
+    filled = [name for name in loaded.public
+              if name in {p.name for p in entry.params} and params.get(name) is None]
+    params.update({name: loaded.public[name] for name in filled})
     if params.get("radius") is None:
         params["radius"] = loaded.radius
     for name in ("delta", "accounting", "paper_mode"):
         if params.get(name) is None:
             params.pop(name, None)  # dpviz.run's defaults
-    return run(s.task, s.estimator, loaded.data, seed=s.seed, rng=rng, **params)
+    result = run(s.task, s.estimator, loaded.data, seed=s.seed, rng=rng, **params)
+    if filled and loaded.not_private and entry.notion != "none":
+        reasons = "; ".join(r for r in (result.not_private, loaded.not_private) if r)
+        result = replace(result, not_private=reasons)
+    return result
 
 
 def score(s: Scenario, result: Result, truth: Truth | None,

@@ -212,3 +212,22 @@ def test_every_estimator_runs_on_the_shared_read_only_data(task, name):
         warnings.simplefilter("ignore")
         result = run_scenario(s, loaded)
     assert result.estimator == name
+
+
+def test_the_karate_club_is_a_bundled_graph_whose_model_is_read_off_it():
+    s = Scenario.from_dict({"task": "sbm", "estimator": "weak_recovery",
+                            "data": {"dataset": "karate"},
+                            "params": {"epsilon": 2.0, "delta": 1e-6}, "seed": 0})
+    loaded = load_data(s.data)
+    assert loaded.data.n == 34 and loaded.truth.labels.shape == (34,)
+    assert "read off this very graph" in loaded.description
+    assert "read off this very graph" in run_scenario(s, loaded).not_private
+    given = Scenario.from_dict({**s.to_dict(), "params": {"epsilon": 2.0, "delta": 1e-6,
+                                                          "degree": 5.0, "signal": 0.5}})
+    assert run_scenario(given, loaded).not_private is None  # d and ε_s given as public
+    with pytest.raises(ValueError, match="the 'karate' data set is data for the sbm task"):
+        Scenario.from_dict({"task": "gmm", "estimator": "dp_em",
+                            "data": {"dataset": "karate"}, "params": {"epsilon": 1.0}})
+    with pytest.raises(ValueError, match="the 'iris' data set is data for rows, not for sbm"):
+        Scenario.from_dict({"task": "sbm", "estimator": "spectral",
+                            "data": {"dataset": "iris"}, "params": {"epsilon": 1.0}})

@@ -3,12 +3,12 @@
 from .datasets import DATASETS, Dataset, DatasetInfo, load_dataset
 from .files import read_file, sha256
 from .generators import GENERATORS, GeneratorSpec
-from .graphs import karate_club, read_edges, stochastic_block_model
+from .graphs import GRAPH_DATASETS, karate_club, read_edges, stochastic_block_model
 from .mixtures import ExposureDemo, Mixture, exposure_demo, gaussian_mixture, mixture_radius
 from .tables import as_matrix, read_csv, validate_mixture_data
 from .zipf import zipf_norm_data
 
-__all__ = ["DATASETS", "GENERATORS", "Dataset", "DatasetInfo", "ExposureDemo", "GeneratorSpec",
-           "Mixture", "as_matrix", "exposure_demo", "gaussian_mixture", "karate_club",
-           "load_dataset", "mixture_radius", "read_csv", "read_edges", "read_file", "sha256",
-           "stochastic_block_model", "validate_mixture_data", "zipf_norm_data"]
+__all__ = ["DATASETS", "GENERATORS", "GRAPH_DATASETS", "Dataset", "DatasetInfo", "ExposureDemo",
+           "GeneratorSpec", "Mixture", "as_matrix", "exposure_demo", "gaussian_mixture",
+           "karate_club", "load_dataset", "mixture_radius", "read_csv", "read_edges", "read_file",
+           "sha256", "stochastic_block_model", "validate_mixture_data", "zipf_norm_data"]

@@ -62,12 +62,15 @@ class LabelledGraph(Graph):
     not_private : str or None
         Why ``degree`` and ``signal`` are not public inputs (read off this very graph), or
         ``None`` when they are (a generator's parameters).
+    description : str
+        One sentence for pages and cards (a bundled graph's).
     """
 
     labels: IntArray
     degree: float
     signal: float
     not_private: str | None = None
+    description: str = ""
 
 
 def adjacency_matrix(edges: IntArray, n: int) -> sp.csr_matrix:
@@ -194,10 +197,18 @@ def karate_club() -> LabelledGraph:
     plus = int((labels == 1).sum())
     pairs_in = plus * (plus - 1) // 2 + (n - plus) * (n - plus - 1) // 2
     p_in, p_out = same.sum() / pairs_in, (~same).sum() / (plus * (n - plus))
-    return LabelledGraph(edges=edges, n=n, labels=labels,
-                         degree=float(2 * len(edges) / n),
-                         signal=float((p_in - p_out) / (p_in + p_out)),
-                         not_private=KARATE_NOT_PRIVATE)
+    degree, signal = float(2 * len(edges) / n), float((p_in - p_out) / (p_in + p_out))
+    return LabelledGraph(edges=edges, n=n, labels=labels, degree=degree, signal=signal,
+                         not_private=KARATE_NOT_PRIVATE,
+                         description=f"Zachary's karate club: {n} members, {len(edges)} "
+                                     f"friendships, split into two factions ({plus} / "
+                                     f"{n - plus}). Its d = {degree:.3g} and ε_s = "
+                                     f"{signal:.3g} are read off this very graph, so treat "
+                                     "them as public only for the lesson.")
+
+
+#: Bundled graphs for the ``sbm`` task, by the name a scenario's ``{"dataset": name}`` uses.
+GRAPH_DATASETS = {"karate": karate_club}
 
 
 def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
@@ -401,5 +412,6 @@ SBM_PARAMS: tuple[Param, ...] = (
           help="seed of the graph generator (the same seed gives the same graph)"),
 )
 
-__all__ = ["KARATE_NOT_PRIVATE", "SBM_PARAMS", "Graph", "LabelledGraph", "adjacency_matrix",
-           "as_graph", "balanced_labels", "karate_club", "read_edges", "stochastic_block_model"]
+__all__ = ["GRAPH_DATASETS", "KARATE_NOT_PRIVATE", "SBM_PARAMS", "Graph", "LabelledGraph",
+           "adjacency_matrix", "as_graph", "balanced_labels", "karate_club", "read_edges",
+           "stochastic_block_model"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -82,8 +83,7 @@ def compute(s: Scenario, *, fresh: int | None = None, content: bytes | None = No
     values = preparation(s, data)
     if values is not None:
         owner = preparation_owner(s.task, s.estimator)
-        data = LoadedData(_prepared(block, s.task, owner, canonical(values), content),
-                          data.truth, data.radius, data.description, data.public)
+        data = replace(data, data=_prepared(block, s.task, owner, canonical(values), content))
     rng = None if fresh is None else noise_rng(fresh, True, stream or f"{s.task}/{s.estimator}")
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
