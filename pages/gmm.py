@@ -6,7 +6,6 @@ from dpviz import ui, viz
 from dpviz.ui import audit, gmm, gmm_compare, predict
 from dpviz.ui.card import card_panel
 from dpviz.ui.risk import risk_panel
-from dpviz.ui.scenarios import page_upload, scenario_of_page
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Gaussian mixtures")
@@ -15,26 +14,24 @@ st.markdown("A mixture of Gaussians fitted under differential privacy. Move ε a
             "are each component's 1σ (solid) and 2σ (dotted) contours.")
 
 controls, figures = st.columns([2, 3], gap="large")
-with controls:
-    spec = gmm.data_controls(ctx.data_seed)
-    settings = gmm.estimator_controls(spec)
-
 st.divider()
-with st.container():  # filled before the run, so a ⊥ run's stop cannot hide it
-    ui.lazy_expander("Compare every estimator on this data and budget",
-                     lambda: gmm_compare.compare_section(ui.attempt(scenario_of_page, "gmm")),
-                     key="gmm_compare_open", icon=":material/compare_arrows:")
+with st.container():  # filled before the run, so a bad input's or a ⊥ run's stop cannot hide it
+    compare = st.container()
     ui.lazy_expander("Reproduce the DP-EM paper", gmm.paper_section, key="gmm_paper_open",
                      icon=":material/science:")
     ui.lazy_expander("DP-EM against the peers", gmm.peers_section, key="gmm_peers_open",
                      icon=":material/leaderboard:")
+with controls:
+    scenario, content = gmm.controls(ctx)
+with compare:
+    ui.lazy_expander("Compare every estimator on this data and budget",
+                     lambda: gmm_compare.compare_section(scenario),
+                     key="gmm_compare_open", icon=":material/compare_arrows:")
 
 with figures:
-    data = ui.attempt(ui.engine.gmm_data, spec)
+    data = ui.attempt(gmm.mixture_data, scenario, content)
     st.caption(ui.escape_markdown(data.description))
-    args = settings.engine_args(data.radius)
-    result = ui.attempt(ui.engine.gmm_run, spec, settings.estimator, k=data.k, seed=ctx.seed,
-                        secure=ctx.secure, **args)
+    result = ui.attempt(gmm.run, scenario, fresh=ctx.seed, content=content)
     if result.not_private:
         st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
                    "what the estimator does, but this run gives no privacy guarantee.",
@@ -59,9 +56,8 @@ with figures:
                                 "panel then charge all 1 + R runs.")
     cloud = None
     if show_cloud:
-        cloud = ui.attempt(ui.engine.gmm_cloud, spec, settings.estimator, k=data.k,
-                           seed=ctx.seed, repeats=int(st.session_state["gmm_repeats"]),
-                           secure=ctx.secure, **args)
+        cloud = ui.attempt(gmm.cloud, scenario, fresh=ctx.seed,
+                           repeats=int(st.session_state["gmm_repeats"]), content=content)
     title = "The data, the true means and the private means"
     if iteration is not None and iteration < steps:
         title += f" — after {iteration} of {steps} iterations"
@@ -71,7 +67,7 @@ with figures:
                              private_covariances=shown.covariances,
                              cloud=None if cloud is None else cloud.means, axes=axes,
                              axis_names=data.names, title=title)
-    if predict.mixture_gate(fig, ctx, scenario=(spec, settings), rows=data.data[data.drawn],
+    if predict.mixture_gate(fig, scenario=scenario, rows=data.data[data.drawn],
                             private_means=shown.means, true_means=data.truth.means,
                             axes=axes, names=data.names):
         ui.show_chart(fig, key="gmm_figure", filename="dpviz-gaussian-mixtures")
@@ -83,10 +79,10 @@ with figures:
                "the means), so label j of the private means estimates true component j.")
 
     st.subheader("Errors after matching components")
-    reference = ui.attempt(ui.engine.gmm_reference, spec, k=data.k, seed=ctx.seed,
-                           radius=args["radius"], secure=ctx.secure)
-    table = gmm.error_table([(settings.label, result), ("EM, non-private (same start)", reference)],
-                            data.truth)
+    reference = ui.attempt(gmm.run, gmm.reference_scenario(scenario), fresh=ctx.seed,
+                           content=content)
+    table = gmm.error_table([(gmm.label(scenario), result),
+                             ("EM, non-private (same start)", reference)], data.truth)
     st.dataframe(table, hide_index=True, key="gmm_errors")
     st.caption("Mean error: the average distance ‖μ − μ̃‖ between matched means; weight "
                "error: the L1 distance of the weights; covariance error: the average "
@@ -101,16 +97,15 @@ with figures:
             st.caption(gmm.cloud_charge(cloud, result.ledger))
         ui.show_chart(viz.ledger_bar(charged, title=gmm.ledger_title(cloud)), key="gmm_ledger",
                       filename="dpviz-gmm-ledger")
-        risk_panel(charged, settings.delta if cloud is None else None, key="gmm")
+        risk_panel(charged, scenario.params["delta"] if cloud is None else None, key="gmm")
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
     ui.lazy_expander("Choices the paper leaves open",
                      lambda: st.dataframe(gmm.choices_table(result.choices), hide_index=True,
                                           key="gmm_choices"),
                      key="gmm_choices_open", icon=":material/rule:")
-    scenario = ui.attempt(scenario_of_page, "gmm")  # bridge until controls return it
     card_panel(scenario, key="gmm_card", tables={"errors after matching": table},
-               content=page_upload("gmm"))
+               content=content)
     ui.lazy_expander("Audit this estimator",
                      lambda: audit.audit_button(scenario, key="gmm_audit"),
                      key="gmm_audit_open", icon=":material/policy:")

@@ -8,10 +8,8 @@ tuples only; bad input raises the engine's ``ValueError`` (never cached) for
 from __future__ import annotations
 
 import hashlib
-import math
 import secrets
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,17 +20,14 @@ from numpy.typing import NDArray
 
 import dpviz
 
-from .. import lens, limits
-from ..data import ExposureDemo, exposure_demo, gaussian_mixture, load_dataset, read_csv
-from ..data.tables import validate_mixture_data
+from .. import lens
+from ..data import ExposureDemo, exposure_demo, load_dataset
 from ..factor_analysis import digits_factor_images
 from ..mean import Mechanism
-from ..metrics import Truth
-from ..privacy import AuditResult, Budget, Ledger, PlannedRelease, compose_runs
+from ..privacy import AuditResult, Budget, PlannedRelease
 from ..privacy.plans import Plan, epsilon_by_delta, epsilon_by_rounds, solve_methods
 from ..privacy.randomness import secure_generator
 from ..result import Result
-from ..work import check_work
 
 #: ``("DP-EM", scenario, rounds, k)`` or ``("free", rounds, ((mechanism, count, weight), ...))``.
 PlanSpec = tuple
@@ -160,197 +155,6 @@ def lens_audit(values: tuple[float, ...], row: int, new_value: float, *, query: 
                      threshold=threshold, seed=seed, secure=secure)
     return lens.audit_view(view, epsilon=epsilon, delta=delta, trials=trials,
                            seed=secrets.randbits(128) if secure else seed)
-
-
-# --- Gaussian mixtures page ---------------------------------------------------------------
-
-#: ``("synthetic", k, d, n, separation, weights, covariance, seed)`` or ``("dataset", name)``.
-DataSpec = tuple
-#: At most this many rows are drawn in the scatter (the estimators use all of them). Redrawing
-#: the points is most of a browser's work on an ε move: 1 500 rows take 0.45–0.55 s of a
-#: headless Chromium's main thread per move against 0.62–0.70 s for 3 000 (bench/load_test.py).
-DRAW_ROWS = 1500
-
-
-@dataclass(frozen=True)
-class MixtureData:
-    """The rows a Gaussian mixtures page runs on, their true components and public bound.
-
-    ``radius`` is ``None`` for a bundled set that ships no public bound; ``drawn`` holds the
-    indices of the rows the scatter draws (all of them up to :data:`DRAW_ROWS`).
-    """
-
-    data: NDArray[np.float64]
-    labels: NDArray[np.int64]
-    truth: Truth
-    radius: float | None
-    k: int
-    names: tuple[str, ...]
-    description: str
-    drawn: NDArray[np.intp]
-
-
-@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, show_spinner=False)
-def gmm_data(spec: DataSpec) -> MixtureData:
-    """The data of a page's data description, with the rows to draw (seeded subsample)."""
-    radius: float | None
-    if spec[0] == "synthetic":
-        _, k, d, n, separation, weights, covariance, seed = spec
-        check_work("gmm", "<data>", n=int(n), d=int(d), k=int(k), generate=False)
-        mixture = gaussian_mixture(int(k), int(d), int(n), separation=float(separation),
-                                   weights=str(weights), covariance=str(covariance),
-                                   seed=int(seed))
-        truth = Truth.from_mixture(mixture)
-        data, labels, radius = mixture.data, mixture.labels, float(mixture.radius)
-        names = tuple(f"x{i + 1}" for i in range(mixture.d))
-        description = (f"{mixture.n:,} rows from a mixture of {mixture.k} Gaussians in "
-                       f"{mixture.d} dimensions, means {float(separation):g} σ apart.")
-        k_out, draw_seed = mixture.k, int(seed)
-    elif spec[0] == "csv":
-        return csv_data(spec)
-    else:
-        dataset = load_dataset(str(spec[1]))
-        data, labels = dataset.data, dataset.labels
-        truth = Truth.from_labels(data, labels)
-        radius, names = dataset.radius, tuple(dataset.names)
-        description, k_out, draw_seed = dataset.description, dataset.info.k, 0
-    n = len(data)
-    drawn = (np.arange(n) if n <= DRAW_ROWS else
-             np.sort(np.random.default_rng(draw_seed).choice(n, DRAW_ROWS, replace=False)))
-    return MixtureData(data, labels, truth, radius, int(k_out), names, description,
-                       drawn.astype(np.intp))
-
-
-def _run_gmm(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
-             accounting: str, seed: int, radius: float | str,
-             params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
-    data = gmm_data(spec).data
-    check_work("gmm", estimator, n=data.shape[0], d=data.shape[1], k=k, generate=False,
-               secure=secure)
-    with warnings.catch_warnings():  # the result's not_private says it; the page shows it
-        warnings.simplefilter("ignore")
-        return dpviz.run("gmm", estimator, data, k=k, epsilon=epsilon, delta=delta,
-                         accounting=accounting, radius=radius,
-                         # one stream for the page's run and gmm_reference: the same start
-                         **run_randomness(seed, secure, "gmm"), **dict(params))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def gmm_run(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
-            accounting: str, seed: int, radius: float | str,
-            params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
-    """One run of a registered mixture estimator on the page's data (same inputs, same run)."""
-    return _run_gmm(spec, estimator, k=k, epsilon=epsilon, delta=delta, accounting=accounting,
-                    seed=seed, radius=radius, params=params, secure=secure)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def gmm_reference(spec: DataSpec, *, k: int, seed: int, radius: float | str,
-                  secure: bool = False) -> Result:
-    """Non-private EM from the same start, without noise: the error table's reference."""
-    return _run_gmm(spec, "em", k=k, epsilon=math.inf, delta=0.0, accounting="zcdp",
-                    seed=seed, radius=radius, params=(), secure=secure)
-
-
-def cloud_seeds(seed: int, repeats: int) -> tuple[int, ...]:
-    """Seeds of the repeated runs, derived from the global seed (never the seed itself).
-
-    Examples
-    --------
-    >>> a = cloud_seeds(0, 3)
-    >>> len(set(a)), a == cloud_seeds(0, 3), a == cloud_seeds(1, 3)
-    (3, True, False)
-    """
-    # 128 bits each: derived from a secure 128-bit seed, a run's seed must keep its entropy.
-    state = np.random.SeedSequence([int(seed), 0x6D6D]).generate_state(4 * int(repeats))
-    return tuple(int.from_bytes(row.tobytes(), "little") for row in state.reshape(-1, 4))
-
-
-@dataclass(frozen=True)
-class Cloud:
-    """R more private fits of the page's data, and what they cost with the page's own run.
-
-    Attributes
-    ----------
-    means : ndarray
-        The private means of the R runs (rows × d; a ⊥ run adds none).
-    ledger : Ledger
-        Every release of the 1 + R runs (:func:`dpviz.privacy.compose_runs`): the ledger a
-        page drawing the cloud must show.
-    repeats : int
-        R.
-    """
-
-    means: NDArray[np.float64]
-    ledger: Ledger
-    repeats: int
-
-
-@st.cache_data(max_entries=8, show_spinner="Running the estimator again and again…")
-def gmm_cloud(spec: DataSpec, estimator: str, *, k: int, epsilon: float, delta: float,
-              accounting: str, seed: int, radius: float | str,
-              params: tuple[tuple[str, Any], ...], repeats: int,
-              secure: bool = False) -> Cloud:
-    """``repeats`` more runs with seeds from :func:`cloud_seeds`, charged with :func:`gmm_run`'s.
-
-    Each run is another private release of the same data, so the cloud's ledger composes
-    the page's run (same arguments, ``seed``) and all R runs, ⊥ runs included.
-    """
-    args: dict[str, Any] = {"k": k, "epsilon": epsilon, "delta": delta,
-                            "accounting": accounting, "radius": radius, "params": params,
-                            "secure": secure}
-    shape = gmm_data(spec).data.shape
-    check_work("gmm", estimator, n=shape[0], d=shape[1], k=k, repeats=repeats, generate=False,
-               secure=secure)
-    ledgers = [gmm_run(spec, estimator, seed=seed, **args).ledger]
-    means = []
-    for s in cloud_seeds(seed, repeats):
-        result = _run_gmm(spec, estimator, seed=s, **args)
-        ledgers.append(result.ledger)
-        if result.failed is None and result.estimate.get("means") is not None:
-            means.append(np.asarray(result.estimate["means"], dtype=float))
-    d = gmm_data(spec).data.shape[1]
-    return Cloud(np.concatenate(means) if means else np.empty((0, d)), compose_runs(ledgers),
-                 int(repeats))
-
-
-# --- CSV upload on the Gaussian mixtures page ----------------------------------------------
-
-#: ``("csv", file name, the file's bytes, k)``: an uploaded file (never kept in the link).
-CSV_SEED = 0
-#: Iterations of the non-private fit that stands for an uploaded file's "true" components.
-CSV_EM_ITERATIONS = 100
-
-
-def csv_data(spec: DataSpec) -> MixtureData:
-    """An uploaded CSV, validated for k components (the engine's sentence on a bad file).
-
-    The file has no labels, so the "true" components drawn and scored against are those of
-    non-private EM on the file (seed 0, :data:`CSV_EM_ITERATIONS` iterations, radius read
-    from the data): a non-private reference, never released.
-    """
-    _, name, content, k = spec
-    data = validate_mixture_data(read_csv(bytes(content)), int(k), name=str(name))
-    check_work("gmm", "em", n=data.shape[0], d=data.shape[1], k=int(k), generate=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = dpviz.run("gmm", "em", data, k=int(k), epsilon=math.inf, delta=0.0,
-                        seed=CSV_SEED, radius="data", iterations=CSV_EM_ITERATIONS)
-    if fit.failed is not None:
-        raise ValueError(f"non-private EM found no components in {name}: {fit.failed}")
-    estimate = fit.estimate
-    truth = Truth(weights=np.asarray(estimate["weights"], dtype=float),
-                  means=np.asarray(estimate["means"], dtype=float),
-                  covariances=np.asarray(estimate["covariances"], dtype=float), data=data)
-    n, d = data.shape
-    drawn = (np.arange(n) if n <= DRAW_ROWS else
-             np.sort(np.random.default_rng(CSV_SEED).choice(n, DRAW_ROWS, replace=False)))
-    labels = np.zeros(n, dtype=np.int64)
-    description = (f"{n:,} rows × {d} columns from the uploaded file {name}; the black "
-                   f"\"true\" components are non-private EM's on the file (it has no labels).")
-    return MixtureData(data, labels, truth, None, int(k),
-                       tuple(f"column {i + 1}" for i in range(d)), description,
-                       drawn.astype(np.intp))
 
 
 # --- Privacy exposure demo ----------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -13,15 +14,17 @@ import streamlit as st
 from numpy.typing import NDArray
 
 from .. import experiments, limits, viz
-from ..data import DATASETS
+from ..data import DATASETS, load_dataset, validate_mixture_data
 from ..metrics import METRICS, Truth, match_components
-from ..privacy import Ledger
+from ..privacy import Ledger, compose_runs
 from ..registry import TASKS
 from ..result import Result
+from ..scenario import Scenario
 from ..spec import Estimator, Param
-from . import engine, widgets
-from .engine import DataSpec
+from ..work import check_work
+from . import engine, runs, widgets
 from .risk import spend_text
+from .shell import PageContext
 from .widgets import (
     advanced,
     attempt,
@@ -30,6 +33,7 @@ from .widgets import (
     escape_markdown,
     method_select,
     show_chart,
+    upload_block,
     upload_content,
 )
 
@@ -47,40 +51,7 @@ ERRORS = (("mean_error", "mean error"), ("weight_error", "weight error"),
 DASH = "—"
 
 
-@dataclass(frozen=True)
-class RunSettings:
-    """The estimator and budget the page asked for (plain values: the cache keys)."""
-
-    estimator: str
-    epsilon: float
-    delta: float
-    accounting: str
-    radius: float | str | None
-    params: tuple[tuple[str, Any], ...]
-
-    @property
-    def label(self) -> str:
-        """The estimator's label in the registry."""
-        return TASKS["gmm"][self.estimator].label
-
-    @property
-    def private(self) -> bool:
-        """Whether the estimator is private (non-private references get ε = ∞)."""
-        return TASKS["gmm"][self.estimator].notion != "none"
-
-    def engine_args(self, public_radius: float | None) -> dict[str, Any]:
-        """Keyword arguments of :func:`dpviz.ui.engine.gmm_run` (except data, k and seed).
-
-        ``radius`` ``None`` (the data's own public bound) becomes ``public_radius``.
-        """
-        private = self.private
-        radius = public_radius if self.radius is None else self.radius
-        return {"epsilon": self.epsilon if private else math.inf,
-                "delta": self.delta if private else 0.0,
-                "accounting": self.accounting, "radius": radius, "params": self.params}
-
-
-def cloud_charge(cloud: engine.Cloud, run: Ledger) -> str:
+def cloud_charge(cloud: Cloud, run: Ledger) -> str:
     """One sentence: the cloud's R runs are charged with the page's run, and the totals."""
     return (f"The cloud is R = {cloud.repeats} more private fits of the same data, so the "
             f"budget bar and the risk panel charge all {cloud.repeats + 1} runs: "
@@ -88,7 +59,7 @@ def cloud_charge(cloud: engine.Cloud, run: Ledger) -> str:
             "alone.")
 
 
-def ledger_title(cloud: engine.Cloud | None) -> str:
+def ledger_title(cloud: Cloud | None) -> str:
     """The budget bar's title: one run, or the run and the cloud's R runs."""
     if cloud is None:
         return "Where the budget went"
@@ -117,8 +88,15 @@ def accept_option_names(key: str, options: Sequence[str],
         st.session_state[key] = raw
 
 
-def data_controls(seed: int) -> DataSpec:
-    """The data: a synthetic mixture (k, d, n, separation, weights, shape) or a bundled set."""
+#: A data block, the parameters it brings (an upload's k) and an upload's bytes.
+DataChoice = tuple[dict[str, Any], dict[str, Any], bytes | None]
+
+
+def data_controls(seed: int) -> DataChoice:
+    """The data: a synthetic mixture (k, d, n, separation, weights, shape), a set or a CSV.
+
+    ``seed`` is the generated mixture's data seed.
+    """
     sources = (SYNTHETIC, *DATASETS, CSV)
     accept_option_names("gmm_source", sources, _source_label)
     source = st.selectbox("Data", sources, format_func=_source_label,
@@ -129,7 +107,7 @@ def data_controls(seed: int) -> DataSpec:
     if source == CSV:
         return csv_controls()
     if source != SYNTHETIC:
-        return ("dataset", str(source))
+        return {"dataset": str(source)}, {}, None
     a, b, c = st.columns(3)
     k = a.number_input("Components k", min_value=int(limits.COMPONENTS.low),
                        max_value=int(limits.COMPONENTS.high), value=3, step=1, format="%d",
@@ -151,11 +129,12 @@ def data_controls(seed: int) -> DataSpec:
     covariance = b.radio("Covariance shape", COVARIANCES, key="gmm_covariance",
                          horizontal=True, bind="query-params",
                          help="full: a random diagonal turned by a random rotation.")
-    return ("synthetic", int(k), int(d), int(n), float(separation), str(weights),
-            str(covariance), int(seed))
+    return ({"generator": "gmm", "k": int(k), "d": int(d), "n": int(n),
+             "separation": float(separation), "weights": str(weights),
+             "covariance": str(covariance), "seed": int(seed)}, {}, None)
 
 
-def bound_control(spec: DataSpec) -> float | str | None:
+def bound_control(data: Mapping[str, Any]) -> float | str | None:
     """The public bound (radius R of the clipping ball), and where it comes from.
 
     Returns
@@ -163,12 +142,12 @@ def bound_control(spec: DataSpec) -> float | str | None:
     float, "data" or None
         ``None``: the data's own public radius (synthetic data, or a set that ships one).
     """
-    if spec[0] == SYNTHETIC:
+    if "generator" in data:
         st.caption("Public bound: the generator's radius R = 1, computed from the true "
                    "parameters (means and covariances), never from the rows — so it is "
                    "public.")
         return None
-    info = None if spec[0] == CSV else DATASETS[spec[1]]
+    info = DATASETS[data["dataset"]] if "dataset" in data else None
     if info is not None and info.radius is not None:
         st.caption(f"Public bound: R = {info.radius:g} ({info.scaling}), from the documented "
                    "range of the values, not from the data.")
@@ -195,8 +174,17 @@ def _estimator_label(name: str) -> str:
     return TASKS["gmm"][name].label
 
 
-def estimator_controls(spec: DataSpec) -> RunSettings:
-    """Estimator (from the registry), its parameters, ε, δ, accounting and the bound."""
+def label(scenario: Scenario) -> str:
+    """The scenario's estimator's label in the registry."""
+    return _estimator_label(scenario.estimator)
+
+
+def estimator_controls(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Estimator (from the registry), its parameters, ε, δ, accounting and the bound.
+
+    Returns the estimator's name and the scenario's ``params`` (a non-private reference
+    gets ε = ∞ and δ = 0).
+    """
     names = tuple(TASKS["gmm"])
     accept_option_names("gmm_estimator", names, _estimator_label)
     estimator = str(st.selectbox("Estimator", names, index=names.index("dp_em"),
@@ -211,7 +199,8 @@ def estimator_controls(spec: DataSpec) -> RunSettings:
     delta = delta_input("gmm_delta", label="δ")
     if entry.notion == "none":
         st.caption(f"{entry.label} is a non-private reference: ε and δ are not used.")
-    radius = bound_control(spec)
+        epsilon, delta = math.inf, 0.0
+    radius = bound_control(data)
     with advanced("Accounting and the choices the paper leaves open", "gmm"):
         accounting = method_select("gmm_accounting", value="zcdp")
         for p in chosen:
@@ -220,8 +209,22 @@ def estimator_controls(spec: DataSpec) -> RunSettings:
                         step=1, format="%d", key="gmm_repeats", bind="query-params",
                         help="How many runs the cloud of private means draws; their seeds "
                              "are derived from the global seed.")
-    return RunSettings(estimator, epsilon, delta, accounting, radius,
-                       tuple(sorted(params.items())))
+    params.update(epsilon=float(epsilon), delta=float(delta), accounting=str(accounting),
+                  radius=radius)
+    return estimator, params
+
+
+def controls(ctx: PageContext) -> tuple[Scenario, bytes | None]:
+    """The page's run as one Scenario, and an uploaded file's bytes (``None``: no upload).
+
+    The scenario's seed is the sidebar's (teaching randomness), or ``None`` under secure
+    randomness: the page then passes the rerun's fresh entropy to :func:`run`.
+    """
+    data, public, content = data_controls(ctx.data_seed)
+    estimator, params = estimator_controls(data)
+    return attempt(Scenario.from_dict, {
+        "task": "gmm", "estimator": estimator, "data": data, "params": {**public, **params},
+        "seed": None if ctx.secure else ctx.seed}), content
 
 
 def clamp_state(key: str, valid: Sequence[Any]) -> None:
@@ -333,12 +336,13 @@ def choices_table(choices: Mapping[str, Any]) -> pd.DataFrame:
                         columns=["choice", "value"])
 
 
-def csv_controls() -> DataSpec:
+def csv_controls() -> DataChoice:
     """An uploaded CSV (numbers only, an optional header row) and the k to fit.
 
-    Stops the page with a prompt until a file is uploaded; the file is checked when the
-    page loads the data (:func:`dpviz.ui.engine.csv_data`), which shows the engine's
-    sentence for a bad file.
+    Stops the page with a prompt until a file is uploaded. The data block names the file by
+    its name (a label, never a path) and the SHA-256 of its bytes; the file is checked when
+    the page loads the data (:func:`mixture_data`), which shows the engine's sentence for a
+    bad file.
     """
     upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
                               key="gmm_upload",
@@ -351,7 +355,191 @@ def csv_controls() -> DataSpec:
     if upload is None:
         st.info("Upload a CSV file to fit a mixture to it.", icon=":material/upload_file:")
         st.stop()
-    return (CSV, str(upload.name), attempt(upload_content, upload), int(k))
+    content = attempt(upload_content, upload)
+    return upload_block(upload, content), {"k": int(k)}, content
+
+
+# --- The page's runs: the scenario, its reference, its data as drawn, the cloud ----------
+
+#: The secure stream of the page's run and of its non-private reference: one start.
+STREAM = "gmm"
+#: At most this many rows are drawn in the scatter (the estimators use all of them). Redrawing
+#: the points is most of a browser's work on an ε move: 1 500 rows take 0.45–0.55 s of a
+#: headless Chromium's main thread per move against 0.62–0.70 s for 3 000 (bench/load_test.py).
+DRAW_ROWS = 1500
+#: Seed of the non-private fit that stands for an uploaded file's "true" components.
+CSV_SEED = 0
+#: Iterations of that fit.
+CSV_EM_ITERATIONS = 100
+
+
+def run(scenario: Scenario, *, fresh: int, content: bytes | None = None) -> Result:
+    """The page's run of ``scenario`` (:func:`dpviz.ui.runs.run` on the page's stream).
+
+    ``fresh`` is the rerun's entropy, used only when the scenario has no seed (secure).
+    """
+    return runs.run(scenario, fresh=fresh, content=content, stream=STREAM)
+
+
+def reference_scenario(scenario: Scenario) -> Scenario:
+    """Non-private EM on the same data, bound and seed: the error table's reference.
+
+    Run on the page's stream with the same entropy, it starts where the page's run starts.
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"task": "gmm", "estimator": "dp_em",
+    ...                         "data": {"dataset": "iris"},
+    ...                         "params": {"epsilon": 1.0, "radius": 10.0}, "seed": 2})
+    >>> r = reference_scenario(s)
+    >>> r.estimator, r.params["epsilon"], r.params["radius"], r.seed
+    ('em', inf, 10.0, 2)
+    """
+    params = {"epsilon": math.inf, "delta": 0.0, "accounting": "zcdp",
+              "radius": scenario.params.get("radius")}
+    if scenario.params.get("k") is not None:
+        params["k"] = scenario.params["k"]
+    return Scenario.from_dict({**scenario.to_dict(), "estimator": "em", "params": params})
+
+
+def truth_scenario(scenario: Scenario) -> Scenario:
+    """The fit that stands for an upload's "true" components (it has no labels).
+
+    Non-private EM on the file (seed :data:`CSV_SEED`, :data:`CSV_EM_ITERATIONS`
+    iterations, radius read from the data): a reference, never released.
+    """
+    return Scenario.from_dict({
+        "task": "gmm", "estimator": "em", "data": dict(scenario.data),
+        "params": {"k": scenario.params.get("k"), "epsilon": math.inf, "delta": 0.0,
+                   "radius": "data", "iterations": CSV_EM_ITERATIONS}, "seed": CSV_SEED})
+
+
+@dataclass(frozen=True)
+class MixtureData:
+    """The rows a scenario runs on, as the page draws them.
+
+    ``truth`` is what the page scores against (an upload's: :func:`truth_scenario`'s fit);
+    ``drawn`` holds the indices of the rows the scatter draws (all of them up to
+    :data:`DRAW_ROWS`).
+    """
+
+    data: NDArray[np.float64]
+    labels: NDArray[np.int64]
+    truth: Truth
+    k: int
+    names: tuple[str, ...]
+    description: str
+    drawn: NDArray[np.intp]
+
+
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, show_spinner=False)
+def _drawn_and_names(block: str, n: int, d: int) -> tuple[NDArray[np.intp],
+                                                         tuple[str, ...]]:
+    """The rows the scatter draws (a subsample seeded by the data seed) and column names."""
+    data = json.loads(block)
+    seed = int(data.get("seed", CSV_SEED))
+    drawn = (np.arange(n) if n <= DRAW_ROWS else
+             np.sort(np.random.default_rng(seed).choice(n, DRAW_ROWS, replace=False)))
+    names = (tuple(load_dataset(data["dataset"]).names) if "dataset" in data else
+             tuple(f"column {i + 1}" for i in range(d)) if "upload" in data else
+             tuple(f"x{i + 1}" for i in range(d)))
+    return drawn.astype(np.intp), names
+
+
+def mixture_data(scenario: Scenario, content: bytes | None = None) -> MixtureData:
+    """The scenario's rows, truth, k, column names, description and the rows drawn.
+
+    Raises
+    ------
+    ValueError
+        Bad data, with the engine's sentence.
+    """
+    loaded = runs.loaded(scenario, content)
+    rows = loaded.data
+    n, d = rows.shape
+    k = int(scenario.params.get("k") or loaded.public["k"])
+    truth, description = loaded.truth, loaded.description
+    if truth is None:  # an upload: k components need rows enough (public: n and k)
+        validate_mixture_data(rows, k, name=str(scenario.data["upload"]))
+        fit = run(truth_scenario(scenario), fresh=0, content=content)
+        if fit.failed is not None:
+            raise ValueError(f"non-private EM found no components in the uploaded file "
+                             f"{scenario.data['upload']}: {fit.failed}")
+        truth = Truth(weights=np.asarray(fit.estimate["weights"], dtype=float),
+                      means=np.asarray(fit.estimate["means"], dtype=float),
+                      covariances=np.asarray(fit.estimate["covariances"], dtype=float),
+                      data=rows)
+        description = (description.rstrip(".") + "; the black \"true\" components are "
+                       "non-private EM's on the file (it has no labels).")
+    drawn, names = _drawn_and_names(runs.canonical(dict(scenario.data)), n, d)
+    labels = truth.labels if truth.labels is not None else np.zeros(n, dtype=np.int64)
+    return MixtureData(rows, labels, truth, k, names, description, drawn)
+
+
+def cloud_seeds(seed: int, repeats: int) -> tuple[int, ...]:
+    """Seeds of the repeated runs, derived from the global seed (never the seed itself).
+
+    Examples
+    --------
+    >>> a = cloud_seeds(0, 3)
+    >>> len(set(a)), a == cloud_seeds(0, 3), a == cloud_seeds(1, 3)
+    (3, True, False)
+    """
+    # 128 bits each: derived from a secure 128-bit seed, a run's seed must keep its entropy.
+    state = np.random.SeedSequence([int(seed), 0x6D6D]).generate_state(4 * int(repeats))
+    return tuple(int.from_bytes(row.tobytes(), "little") for row in state.reshape(-1, 4))
+
+
+@dataclass(frozen=True)
+class Cloud:
+    """R more private fits of the page's data, and what they cost with the page's own run.
+
+    Attributes
+    ----------
+    means : ndarray
+        The private means of the R runs (rows × d; a ⊥ run adds none).
+    ledger : Ledger
+        Every release of the 1 + R runs (:func:`dpviz.privacy.compose_runs`): the ledger a
+        page drawing the cloud must show.
+    repeats : int
+        R.
+    """
+
+    means: NDArray[np.float64]
+    ledger: Ledger
+    repeats: int
+
+
+@st.cache_data(max_entries=8, show_spinner="Running the estimator again and again…")
+def _cloud(scenario: str, fresh: int, repeats: int, _content: bytes | None = None) -> Cloud:
+    s = Scenario.from_dict(json.loads(scenario))
+    loaded = runs.loaded(s, _content)
+    shape = loaded.data.shape
+    k = int(s.params.get("k") or loaded.public["k"])
+    check_work("gmm", s.estimator, n=shape[0], d=shape[1], k=k, repeats=repeats,
+               generate=False, secure=s.seed is None)
+    ledgers = [run(s, fresh=fresh, content=_content).ledger]
+    means = []
+    for seed in cloud_seeds(fresh if s.seed is None else s.seed, repeats):
+        # teaching: the derived seed is the run's; secure: it keys the run's generator
+        again = replace(s, seed=None if s.seed is None else seed)
+        result = runs.compute(again, fresh=seed, content=_content, stream=STREAM)
+        ledgers.append(result.ledger)
+        if result.failed is None and result.estimate.get("means") is not None:
+            means.append(np.asarray(result.estimate["means"], dtype=float))
+    return Cloud(np.concatenate(means) if means else np.empty((0, shape[1])),
+                 compose_runs(ledgers), int(repeats))
+
+
+def cloud(scenario: Scenario, *, fresh: int, repeats: int,
+          content: bytes | None = None) -> Cloud:
+    """``repeats`` more runs with seeds from :func:`cloud_seeds`, charged with the page's run.
+
+    Each run is another private release of the same data, so the cloud's ledger composes
+    the page's run (:func:`run`) and all R runs, ⊥ runs included.
+    """
+    return _cloud(runs.canonical(scenario.to_dict()), fresh if scenario.seed is None else 0,
+                  int(repeats), content)
 
 
 # --- Saved benchmarks: the DP-EM paper reproduced, DP-EM against its peers ----------------

@@ -21,7 +21,7 @@ from ..result import Result
 from ..scenario import Scenario
 from ..spec import StoryInputs
 from ..viz.compare import compare_figure
-from .engine import MixtureData
+from .gmm import MixtureData
 from .ppe import sample_size_calculator
 from .widgets import escape_markdown, show_chart
 

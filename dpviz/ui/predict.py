@@ -22,7 +22,9 @@ import streamlit as st
 from numpy.typing import ArrayLike, NDArray
 
 from ..privacy import METHOD_LABELS
+from ..scenario import Scenario
 from ..viz.predict import add_guess, guess_figure
+from .runs import canonical
 
 GRID_SIDE = 41
 #: Margin around the rows' range in which a guess may be clicked, as a share of the range.
@@ -119,12 +121,7 @@ def _clicked(event: Any) -> tuple[float, float] | None:
     return float(last["x"]), float(last["y"])
 
 
-def _scenario(ctx: Any, scenario: Hashable) -> Hashable:
-    # secure randomness draws a new seed on every rerun: it must not reset the guess
-    return (scenario, None if getattr(ctx, "secure", False) else ctx.seed)
-
-
-def mixture_gate(fig: go.Figure, ctx: Any, *, scenario: Hashable, rows: ArrayLike,
+def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
                  private_means: ArrayLike, true_means: ArrayLike, axes: tuple[int, int],
                  names: Sequence[str], key: str = "gmm") -> bool:
     """Gaussian mixtures in predict mode: guess a private mean, then reveal.
@@ -134,10 +131,9 @@ def mixture_gate(fig: go.Figure, ctx: Any, *, scenario: Hashable, rows: ArrayLik
     fig : plotly.graph_objects.Figure
         The page's figure with the true and private means (shown only after Reveal, with
         the guess drawn on it).
-    ctx : PageContext
-        The page's context (its seed is part of the scenario).
-    scenario : hashable
-        The data and run settings; a change resets the guess.
+    scenario : Scenario
+        The page's run; a change resets the guess. Its seed is the teaching seed (``None``
+        under secure randomness, whose new entropy on every rerun must not reset it).
     rows : array-like
         The rows drawn.
     private_means, true_means : array-like
@@ -157,7 +153,7 @@ def mixture_gate(fig: go.Figure, ctx: Any, *, scenario: Hashable, rows: ArrayLik
     """
     if not enabled():
         return True
-    state = _state(key, _scenario(ctx, scenario))
+    state = _state(key, canonical(scenario.to_dict()))
     name = f"_predict_{key}"
     x_key, y_key = f"{key}_guess_x", f"{key}_guess_y"
     if state["revealed"]:
