@@ -295,6 +295,8 @@ def _normalise_params(entry: Any, params: Any) -> dict[str, Any]:
             out[name] = None
         elif name == "epsilon":
             out[name] = limits.check_epsilon(value)
+        elif name == "delta":  # open at 1, which the registry's Param cannot say
+            out[name] = limits.check_number(limits.DELTA, value)
         elif name == "radius":
             out[name] = parse_radius(value)
         elif name in BUDGET_PARAMS:

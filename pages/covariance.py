@@ -3,10 +3,9 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import audit
+from dpviz.ui import audit, runs
 from dpviz.ui import covariance as cov
 from dpviz.ui.card import card_panel
-from dpviz.ui.scenarios import page_upload, scenario_of_page
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Covariance")
@@ -21,38 +20,38 @@ with paper:  # first: a stopped live tab (bad input) must not hide the saved fig
 with live:
     controls, figures = st.columns([2, 3], gap="large")
     with controls:
-        spec = cov.data_controls(ctx.data_seed)
-        data = ui.attempt(cov.covariance_data, spec)
-        settings = cov.estimator_controls(spec, data)
+        chosen = ui.attempt(cov.controls, ctx.data_seed,
+                            None if ctx.secure else cov.noise_seed(ctx.seed))
+    scenarios = chosen.scenarios
     with figures:
-        st.caption(f"{ui.escape_markdown(data.description)} Budget: {settings.budget_text()}.")
-        runs, seconds = ui.attempt(cov.run_all, spec, settings, cov.noise_seed(ctx.seed),
-                                   ctx.secure)
-        for run in runs:
+        data = ui.attempt(runs.loaded, scenarios[0], chosen.content)
+        names = cov.column_names(scenarios[0], data)
+        st.caption(f"{ui.escape_markdown(cov.description(scenarios[0], data))} "
+                   f"Budget: {chosen.budget_text()}.")
+        drawn, seconds = ui.attempt(cov.run_all, chosen, ctx.seed if ctx.secure else None)
+        for run in drawn:
             if run.result.not_private:
                 st.warning(f"{run.label} is not private: "
                            f"{ui.escape_markdown(run.result.not_private)}",
                            icon=":material/warning:")
-        clipped = max(int(r.result.diagnostics.get("rows_clipped", 0)) for r in runs)
+        clipped = max(int(r.result.diagnostics.get("rows_clipped", 0)) for r in drawn)
         if clipped:
-            st.info(cov.clipped_note(clipped, settings.radius), icon=":material/content_cut:")
-        cov.spectra_panel(runs)
-        cov.ellipses_panel(runs, data.names)
+            st.info(cov.clipped_note(clipped, chosen.radius), icon=":material/content_cut:")
+        cov.spectra_panel(drawn)
+        cov.ellipses_panel(drawn, names)
 
-    cov.heatmaps_panel(runs, data.names)
+    cov.heatmaps_panel(drawn, names)
     st.subheader("Errors and their bounds")
-    cov.errors_panel(runs)
-    adaptive = [r for r in runs if r.name == "adaptive"]
+    cov.errors_panel(drawn)
+    adaptive = [r for r in drawn if r.name == "adaptive"]
     if adaptive:
         st.subheader("How AdaptiveCov chose its clip radius")
         cov.adaptive_panel(adaptive[0])
-    cov.ledger_panel(runs)
+    cov.ledger_panel(drawn)
     ui.lazy_expander("Choices the paper leaves open, as used",
-                     lambda: cov.choices_panel(runs), key="cov_choices_open",
+                     lambda: cov.choices_panel(drawn), key="cov_choices_open",
                      icon=":material/rule:")
-    scenarios = [ui.attempt(scenario_of_page, "covariance", estimator=name)  # bridge
-                 for name, _ in settings.params]
-    card_panel(scenarios[0], key="cov_card", content=page_upload("covariance"))
+    card_panel(scenarios[0], key="cov_card", content=chosen.content)
     ui.lazy_expander("Audit this estimator",
                      lambda: audit.audit_picker(scenarios, key="cov_audit"),
                      key="cov_audit_open", icon=":material/policy:")

@@ -1,43 +1,39 @@
-"""Widgets, cached engine calls, tables and panels of the Covariance page (seed 001).
+"""Widgets, scenarios, tables and panels of the Covariance page (seed 001).
 
-Data (the paper's Zipf-norm generator, the digits, or an uploaded CSV) and each estimator's
-run are cached by plain parameters: a slider move reruns only the estimators whose inputs
-changed. The figures come from :mod:`dpviz.viz.covariance`.
+The controls return one :class:`~dpviz.scenario.Scenario` per ticked estimator (same data
+block, same budget), and every run goes through :func:`dpviz.ui.runs.run`: the data are
+made, and the rows clipped with ``XᵀX`` formed (the entries' ``prepare`` hook), once per data
+block, so a ρ move costs only the noise and the eigendecompositions. The figures come from
+:mod:`dpviz.viz.covariance`.
 """
 
 from __future__ import annotations
 
 import math
 import time
-import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import streamlit as st
-from numpy.typing import NDArray
-
-import dpviz
 
 from .. import limits
-from ..covariance.common import CovarianceData as PreparedRows
 from ..covariance.emcov import DELTA_FOR_RHO
-from ..data import load_dataset, read_csv
-from ..data.zipf import BUCKETS, SKEW, zipf_norm_data
+from ..data import load_dataset
+from ..data.zipf import BUCKETS, SKEW
 from ..experiments import covariance_figures as reproduction
 from ..metrics import frobenius_error
 from ..privacy import compose_runs
 from ..privacy.calibration import zcdp_epsilon_bun_steinke
-from ..registry import TASKS, preparation_owner
+from ..registry import TASKS
 from ..result import Result
+from ..scenario import LoadedData, Scenario
 from ..spec import Estimator, Param
 from ..viz import covariance as cov_viz
 from ..viz import ledger_bar
-from ..work import check_work
-from . import widgets
-from .engine import run_randomness
+from . import runs, widgets
 from .gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
 from .risk import risk_panel, spend_text
 from .widgets import (
@@ -46,6 +42,7 @@ from .widgets import (
     delta_input,
     epsilon_slider,
     show_chart,
+    upload_block,
     upload_content,
 )
 
@@ -73,79 +70,6 @@ DASH = "—"
 AXIS_TITLES = {"d": "dimension d", "n": "rows n", "rho": "ρ (zCDP)",
                "trace": "trace of Σ (mean squared norm)"}
 
-#: ``("synthetic", n, d, buckets, skew, seed)``, ``("digits",)`` or ``("csv", name, bytes)``.
-DataSpec = tuple
-
-
-@dataclass(frozen=True)
-class CovarianceData:
-    """The rows the page runs on, their public bound and how to describe them."""
-
-    data: NDArray[np.float64]
-    radius: float | None
-    names: tuple[str, ...]
-    description: str
-
-
-@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, show_spinner="Making the data…")
-def covariance_data(spec: DataSpec) -> CovarianceData:
-    """The data of a page's data description (the engine's sentence for a bad file)."""
-    if spec[0] == SYNTHETIC:
-        _, n, d, buckets, skew, seed = spec
-        check_work("covariance", "<data>", n=int(n), d=int(d), generate=False)
-        zipf = zipf_norm_data(int(n), int(d), buckets=int(buckets), skew=float(skew),
-                              seed=int(seed))
-        return CovarianceData(
-            zipf.data, UNIT_RADIUS, tuple(f"x{i + 1}" for i in range(int(d))),
-            f"{int(n):,} rows in {int(d)} dimensions: X = ZU, centred, row norms Zipf-"
-            f"distributed over N = {int(buckets)} buckets 2^(k−N) with skew {float(skew):g}; "
-            f"trace of Σ = XᵀX/n: {zipf.trace:.3g} (r = 1, public: the generator's).")
-    if spec[0] == DIGITS:
-        digits = load_dataset(DIGITS)
-        n, d = digits.data.shape
-        return CovarianceData(
-            digits.data, UNIT_RADIUS, digits.names,
-            f"{n:,} handwritten digits as {d} pixels / 16 / 8: every row in the unit ball, "
-            "so r = 1 is public (it comes from the documented pixel range 0…16).")
-    _, name, content = spec
-    data = read_csv(bytes(content))
-    n, d = data.shape
-    check_work("covariance", "<data>", n=n, d=d, generate=False)
-    return CovarianceData(data, None, tuple(f"column {j + 1}" for j in range(d)),
-                          f"{n:,} rows × {d} columns from the uploaded file {name}.")
-
-
-@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES,
-               show_spinner="Clipping the rows and forming XᵀX…")
-def prepared_data(spec: DataSpec, owner: str, values: tuple[tuple[str, Any], ...]
-                  ) -> PreparedRows:
-    """The rows prepared by ``owner``'s entry: clipped to ``B(0, r)``, ``XᵀX`` formed once.
-
-    Every estimator with that preparation accepts this in place of the rows, so a ρ move
-    costs only the noise and the eigendecompositions.
-    """
-    return TASKS["covariance"][owner].prepared(covariance_data(spec).data, dict(values))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def covariance_run(spec: DataSpec, estimator: str, *, rho: float | None,
-                   epsilon: float | None, delta: float, seed: int, radius: float,
-                   params: tuple[tuple[str, Any], ...], secure: bool = False) -> Result:
-    """One run of a registered covariance estimator (same inputs and seed, same run)."""
-    shape = covariance_data(spec).data.shape
-    check_work("covariance", estimator, n=shape[0], d=shape[1], generate=False, secure=secure)
-    values = TASKS["covariance"][estimator].preparation({"radius": radius, **dict(params)})
-    data = (covariance_data(spec).data if values is None else
-            prepared_data(spec, preparation_owner("covariance", estimator),
-                          tuple(sorted(values.items()))))
-    with warnings.catch_warnings():  # a bound read from the data: not_private says it
-        warnings.simplefilter("ignore")
-        return dpviz.run("covariance", estimator, data, rho=rho, epsilon=epsilon,
-                         delta=0.0 if rho is not None else delta, radius=radius,
-                         **run_randomness(seed, secure, f"covariance/{estimator}"),
-                         **dict(params))
-
-
 def noise_seed(seed: int) -> int:
     """The estimators' noise seed, derived from the global seed (the data use the seed itself).
 
@@ -162,28 +86,36 @@ def noise_seed(seed: int) -> int:
 
 
 @dataclass(frozen=True)
-class RunSettings:
-    """The estimators and budget the page asked for (plain values: the cache keys).
+class Chosen:
+    """What the page's controls chose: one scenario per ticked estimator, in order.
 
-    ``params`` holds each chosen estimator's registry key with its parameters, in order.
+    Every scenario has the same data block, budget and radius (each estimator spends the
+    whole budget on the same data); ``content`` is an uploaded file's bytes (``None`` for
+    generated data or the digits) and ``stated_delta`` the δ at which a ρ budget is stated
+    as (ε, δ) — shown only, never spent.
     """
 
-    rho: float | None
-    epsilon: float | None
-    delta: float
-    radius: float
-    params: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+    scenarios: tuple[Scenario, ...]
+    content: bytes | None
+    stated_delta: float
+
+    @property
+    def radius(self) -> float:
+        """The public bound r on the rows' norms."""
+        return float(self.scenarios[0].params["radius"])
 
     def budget_text(self) -> str:
         """The budget in words, with the (ε, δ) equivalent of ρ and how it was converted."""
-        if self.rho is None:
-            if self.delta == 0:
-                return f"ε = {self.epsilon:g}, δ = 0: pure ε-DP (the Laplace variants)"
-            return f"(ε = {self.epsilon:g}, δ = {self.delta:g})-DP"
-        if not 0 < self.delta < 1:
-            return f"ρ = {self.rho:g}-zCDP"
-        eps = zcdp_epsilon_bun_steinke(self.rho, self.delta)
-        return (f"ρ = {self.rho:g}-zCDP, which implies (ε = {eps:.3g}, δ = {self.delta:g})-DP "
+        params = self.scenarios[0].params
+        rho, epsilon, delta = params.get("rho"), params.get("epsilon"), params.get("delta")
+        if rho is None:
+            if not delta:
+                return f"ε = {epsilon:g}, δ = 0: pure ε-DP (the Laplace variants)"
+            return f"(ε = {epsilon:g}, δ = {delta:g})-DP"
+        if not 0 < self.stated_delta < 1:
+            return f"ρ = {rho:g}-zCDP"
+        eps = zcdp_epsilon_bun_steinke(rho, self.stated_delta)
+        return (f"ρ = {rho:g}-zCDP, which implies (ε = {eps:.3g}, δ = {self.stated_delta:g})-DP "
                 "by ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke's conversion, the paper's)")
 
 
@@ -217,15 +149,18 @@ def short_label(name: str) -> str:
     return _label(name).split(" (")[0]
 
 
-def data_controls(seed: int) -> DataSpec:
-    """The data: the Zipf-norm generator (n, d, N, skew), the digits or a CSV upload."""
+def data_controls(seed: int) -> tuple[dict[str, Any], bytes | None]:
+    """The data block (the Zipf-norm generator, the digits or a CSV upload) and its bytes.
+
+    The bytes are an upload's (its block holds their SHA-256), ``None`` otherwise.
+    """
     accept_option_names("cov_source", SOURCES, SOURCE_LABELS.__getitem__)
     source = st.selectbox("Data", SOURCES, format_func=SOURCE_LABELS.__getitem__,
                           key="cov_source", bind="query-params",
                           help="The paper's synthetic data (its true Σ is known exactly), a "
                                "real set in the unit ball, or a CSV file of your own.")
     if source == DIGITS:
-        return (DIGITS,)
+        return {"dataset": DIGITS}, None
     if source == CSV:
         return csv_controls()
     a, b, c = st.columns(3)
@@ -246,10 +181,11 @@ def data_controls(seed: int) -> DataSpec:
                                value=3.0, step=0.5, key="cov_skew", bind="query-params",
                                help="Bucket k holds a share of the rows ∝ k^(−s); the "
                                     "paper's s = 3.")
-    return (SYNTHETIC, int(n), int(d), int(buckets), float(skew), int(seed))
+    return {"generator": "zipf", "n": int(n), "d": int(d), "buckets": int(buckets),
+            "skew": float(skew), "seed": int(seed)}, None
 
 
-def csv_controls() -> DataSpec:
+def csv_controls() -> tuple[dict[str, Any], bytes]:
     """An uploaded CSV (numbers only, optional header row); stops the page until one comes."""
     upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
                               key="cov_upload",
@@ -258,7 +194,8 @@ def csv_controls() -> DataSpec:
     if upload is None:
         st.info("Upload a CSV file to estimate its covariance.", icon=":material/upload_file:")
         st.stop()
-    return (CSV, str(upload.name), attempt(upload_content, upload))
+    content = attempt(upload_content, upload)
+    return upload_block(upload, content), content
 
 
 def param_widget(estimator: str, param: Param) -> Any:
@@ -267,8 +204,12 @@ def param_widget(estimator: str, param: Param) -> Any:
                                 f"{_label(estimator)}: {param.name.replace('_', ' ')}")
 
 
-def budget_controls() -> tuple[float | None, float | None, float]:
-    """ρ, or ε and δ (one toggle); δ also converts ρ into an (ε, δ) guarantee to show."""
+def budget_controls() -> tuple[dict[str, float], float]:
+    """ρ, or ε and δ (one toggle), as scenario parameters, and the δ that states ρ as (ε, δ).
+
+    Under ρ the scenario's δ is 0 (zCDP spends none); the δ widget only converts ρ into an
+    (ε, δ) guarantee to show.
+    """
     accept_option_names("cov_budget", BUDGETS, BUDGET_LABELS.__getitem__)
     mode = st.radio("Budget as", BUDGETS, format_func=BUDGET_LABELS.__getitem__,
                     horizontal=True, key="cov_budget", bind="query-params",
@@ -279,18 +220,18 @@ def budget_controls() -> tuple[float | None, float | None, float]:
                                key="cov_rho", bind="query-params",
                                help="The zCDP budget: smaller ρ, more noise. ρ's add up "
                                     "across releases.")
-        delta = delta_input("cov_rho_delta", value=DELTA_FOR_RHO,
-                            label="δ (only to state ρ as (ε, δ))")
-        return float(rho), None, delta
+        stated = delta_input("cov_rho_delta", value=DELTA_FOR_RHO,
+                             label="δ (only to state ρ as (ε, δ))")
+        return {"rho": float(rho), "delta": 0.0}, stated
     epsilon = epsilon_slider("cov_epsilon", label="ε")
     delta = delta_input("cov_delta", label="δ (0: pure DP)")
-    return None, epsilon, delta
+    return {"epsilon": epsilon, "delta": delta}, delta
 
 
-def radius_control(spec: DataSpec, data: CovarianceData) -> float:
-    """The public radius r: the data's own (generator, digits) or one the user gives (CSV)."""
-    if data.radius is not None:
-        return data.radius
+def radius_control(data: Mapping[str, Any]) -> float:
+    """The public radius r: the data's own (generator, digits: 1) or one the user gives (CSV)."""
+    if "upload" not in data:
+        return UNIT_RADIUS
     return float(st.number_input(
         "Public bound r on the rows' norms", min_value=1e-6, value=UNIT_RADIUS, step=0.5,
         format="%g", key="cov_radius", bind="query-params",
@@ -310,8 +251,25 @@ def accept_estimator_names(key: str, names: Sequence[str]) -> None:
         st.session_state[key] = list(dict.fromkeys(given))
 
 
-def estimator_controls(spec: DataSpec, data: CovarianceData) -> RunSettings:
-    """The estimators (a registry multiselect), their parameters, the budget and r."""
+def controls(data_seed: int, seed: int | None) -> Chosen:
+    """The page's scenarios: data, estimators (a registry multiselect), parameters, budget, r.
+
+    Stops the page while no estimator is ticked.
+
+    Parameters
+    ----------
+    data_seed : int
+        The generated data's seed.
+    seed : int or None
+        The teaching noise seed (:func:`noise_seed` of the global seed), or ``None`` under
+        secure randomness.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of its range, with the scenario's sentence.
+    """
+    data, content = data_controls(data_seed)
     names = tuple(TASKS["covariance"])
     accept_estimator_names("cov_estimators", names)
     chosen = st.multiselect("Estimators", names,
@@ -324,8 +282,8 @@ def estimator_controls(spec: DataSpec, data: CovarianceData) -> RunSettings:
         st.stop()
     entries: list[Estimator] = [TASKS["covariance"][n] for n in chosen]
     st.caption(" · ".join(f"{e.label}: {e.paper} ({e.notion})" for e in entries))
-    rho, epsilon, delta = budget_controls()
-    radius = radius_control(spec, data)
+    budget, stated = budget_controls()
+    budget["radius"] = radius_control(data)
     params = {e.name: {p.name: param_widget(e.name, p) for p in e.params if not p.choice}
               for e in entries}
     with advanced("The choices the paper leaves open", "cov"):
@@ -335,19 +293,52 @@ def estimator_controls(spec: DataSpec, data: CovarianceData) -> RunSettings:
                     params[e.name][p.name] = param_widget(e.name, p)
         if not any(p.choice for e in entries for p in e.params):
             st.caption("The chosen estimators leave nothing open.")
-    return RunSettings(rho, epsilon, delta, radius,
-                       tuple((n, tuple(sorted(params[n].items()))) for n in chosen))
+    scenarios = tuple(Scenario.from_dict({
+        "task": "covariance", "estimator": name, "data": data,
+        "params": {**params[name], **budget}, "seed": seed}) for name in chosen)
+    return Chosen(scenarios, content, stated)
 
 
-def run_all(spec: DataSpec, settings: RunSettings, seed: int,
-            secure: bool = False) -> tuple[tuple[Run, ...], float]:
-    """Every chosen estimator's (cached) run, and the engine time they took in seconds."""
+@st.cache_data(max_entries=8, show_spinner=False)
+def _dataset_names(name: str) -> tuple[str, ...]:
+    return tuple(load_dataset(name).names)
+
+
+def column_names(scenario: Scenario, loaded: LoadedData) -> tuple[str, ...]:
+    """The coordinates' names: ``x1…xd`` (generated), the digits' pixels, or ``column j``."""
+    if "dataset" in scenario.data:
+        return _dataset_names(str(scenario.data["dataset"]))
+    prefix = "x" if "generator" in scenario.data else "column "
+    return tuple(f"{prefix}{j + 1}" for j in range(loaded.data.shape[1]))
+
+
+def description(scenario: Scenario, loaded: LoadedData) -> str:
+    """One sentence on the data, its true trace and why r is public (an upload: its size)."""
+    n, d = loaded.data.shape
+    data = scenario.data
+    if "generator" in data:
+        assert loaded.truth is not None and loaded.truth.matrix is not None  # zipf's Σ
+        trace = float(np.trace(loaded.truth.matrix))
+        return (f"{n:,} rows in {d} dimensions: X = ZU, centred, row norms Zipf-distributed "
+                f"over N = {int(data['buckets'])} buckets 2^(k−N) with skew "
+                f"{float(data['skew']):g}; trace of Σ = XᵀX/n: {trace:.3g} (r = 1, public: "
+                "the generator's).")
+    if "dataset" in data:
+        return (f"{n:,} handwritten digits as {d} pixels / 16 / 8: every row in the unit "
+                "ball, so r = 1 is public (it comes from the documented pixel range 0…16).")
+    return loaded.description
+
+
+def run_all(chosen: Chosen, fresh: int | None) -> tuple[tuple[Run, ...], float]:
+    """Every chosen scenario's (cached) run, and the engine time they took in seconds.
+
+    ``fresh`` is the rerun's OS entropy under secure randomness (:func:`dpviz.ui.runs.run`).
+    """
     start = time.perf_counter()
-    runs = tuple(Run(name, short_label(name), covariance_run(
-        spec, name, rho=settings.rho, epsilon=settings.epsilon, delta=settings.delta,
-        seed=seed, radius=settings.radius, params=params, secure=secure))
-        for name, params in settings.params)
-    return runs, time.perf_counter() - start
+    done = tuple(Run(s.estimator, short_label(s.estimator),
+                     runs.run(s, fresh=fresh, content=chosen.content))
+                 for s in chosen.scenarios)
+    return done, time.perf_counter() - start
 
 
 def _cell(value: float) -> str:

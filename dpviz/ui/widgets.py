@@ -17,7 +17,9 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from .. import limits
+from ..data.files import sha256
 from ..privacy import METHOD_LABELS, METHODS
+from ..scenario import MAX_LABEL
 from ..spec import Param
 from ..viz import figure_table
 from ..work import BIGGER_JOBS
@@ -152,6 +154,15 @@ def upload_content(upload: Any) -> bytes:
                          f"{limits.INTERACTIVE_ROWS:,} rows: a limit the same for every "
                          f"dataset, stated in advance). {BIGGER_JOBS}.")
     return content
+
+
+def upload_block(upload: Any, content: bytes) -> dict[str, Any]:
+    """A scenario's data block for an upload: its name as a label, the SHA-256 of its bytes.
+
+    The name is a label, never a path; the bytes travel beside the scenario (``content=``).
+    """
+    label = str(getattr(upload, "name", "")).strip()[:MAX_LABEL] or "uploaded file"
+    return {"upload": label, "sha256": sha256(content)}
 
 
 def attempt(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -333,3 +333,41 @@ def test_a_labelled_choice_reaches_the_run(cov):
         cov_ui.short_label(n) for n in cov_ui.DEFAULT_ESTIMATORS}
     adaptive = choices[choices["estimator"] == "AdaptiveCov"].set_index("choice")["value"]
     assert adaptive["compat_released_code"] == "True"
+
+
+# --- Old links open the same scenarios ----------------------------------------------------
+
+def _link_scenarios(monkeypatch, params: dict) -> list[dict]:
+    """The scenarios the page runs when opened from ``params`` (spying on the one run path)."""
+    from dpviz.ui import runs
+
+    seen: list[dict] = []
+    real = runs.run
+
+    def spy(scenario, **kwargs):
+        seen.append(scenario.to_dict())
+        return real(scenario, **kwargs)
+
+    monkeypatch.setattr(runs, "run", spy)
+    _open_link(params)
+    return list({str(s): s for s in seen}.values())  # each once, in order
+
+
+def _expected(estimator: str, data: dict, budget: dict) -> dict:
+    own = {p.name: p.default for p in TASKS["covariance"][estimator].params}
+    return {"task": "covariance", "estimator": estimator, "data": data,
+            "params": {**own, **budget, "radius": 1.0}, "seed": cov_ui.noise_seed(0)}
+
+
+def test_an_old_link_opens_the_same_scenarios(monkeypatch):
+    """The links above (written before the page built scenarios) open the runs they named."""
+    link = {"cov_rho": "1", "cov_d": "20", "cov_buckets": "1", "cov_axis_x": "x4",
+            "cov_estimators": [TASKS["covariance"][n].label for n in ("gauss", "separate")]}
+    data = {"generator": "zipf", "n": 10_000, "d": 20, "buckets": 1, "skew": 3.0, "seed": 0}
+    assert _link_scenarios(monkeypatch, link) == [
+        _expected(n, data, {"rho": 1.0, "delta": 0.0}) for n in ("gauss", "separate")]
+    link = {"cov_estimators": ["separate", "zero"], "cov_source": "digits",
+            "cov_budget": "epsilon", "cov_paper_figure": "fig3a"}
+    assert _link_scenarios(monkeypatch, link) == [
+        _expected(n, {"dataset": "digits"}, {"epsilon": 1.0, "delta": 1e-5})
+        for n in ("separate", "zero")]
