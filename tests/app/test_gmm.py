@@ -287,3 +287,56 @@ def test_paper_verdict_says_when_the_claim_holds():
                                         "repeat", "test_loglik"])
     verdict = gmm_ui.paper_verdict(experiments.paper_reproduction(table, "dpviz"))
     assert "holds in 4 of 4" in verdict and "GGG beats LLG in all 10" in verdict
+
+
+# --- old deep links open the same scenario (issue 16: the controls return one Scenario) ----
+
+DP_EM_DEFAULTS = {"eigen_floor": 0.001, "init_iterations": 3, "init_share": 0.2,
+                  "initial_variance": 0.1, "initialisation": "dplloyd", "iterations": 5,
+                  "joint_release": False, "n_min": 1.0, "noise_floor": 1.0, "scenario": "GGG"}
+#: Links of the README's and the tests' kind, and the scenario each opened before the
+#: controls returned a Scenario (recorded from the page's experiment card then).
+OLD_LINKS = [
+    ({"gmm_n": "2000", "gmm_k": "4", "gmm_epsilon": "2.5", "gmm_accounting": "pld"},
+     {"task": "gmm", "estimator": "dp_em", "seed": 0,
+      "data": {"generator": "gmm", "k": 4, "d": 2, "n": 2000, "separation": 6.0,
+               "weights": "equal", "covariance": "spherical", "seed": 0},
+      "params": {**DP_EM_DEFAULTS, "epsilon": 2.5, "delta": 1e-5, "accounting": "pld",
+                 "radius": None}}),
+    ({"gmm_source": "iris", "gmm_radius": "5.0", "gmm_estimator": "dplloyd",
+      "gmm_epsilon": "0.5"},
+     {"task": "gmm", "estimator": "dplloyd", "seed": 0, "data": {"dataset": "iris"},
+      "params": {"iterations": 10, "epsilon": 0.5, "delta": 1e-5, "accounting": "zcdp",
+                 "radius": 5.0}}),
+    ({"gmm_source": "wine", "gmm_bound": "read from the data (not private)",
+      "gmm_estimator": "DP-EM", "gmm_dp_em_iterations": "7", "gmm_delta": "1e-06"},
+     {"task": "gmm", "estimator": "dp_em", "seed": 0, "data": {"dataset": "wine"},
+      "params": {**DP_EM_DEFAULTS, "iterations": 7, "epsilon": 1.0, "delta": 1e-6,
+                 "accounting": "zcdp", "radius": "data"}}),
+]
+
+
+@pytest.mark.filterwarnings("ignore:not private")  # the card replays the wine link's run
+@pytest.mark.parametrize(("link", "scenario"), OLD_LINKS)
+def test_an_old_link_opens_the_same_scenario(link, scenario):
+    import io
+    import json
+    import zipfile
+
+    from .app_helpers import ROOT, TIMEOUT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/gmm.py")
+    at.query_params.update(link)
+    at.run()
+    assert not at.exception and not errors(at), errors(at)
+    at.button(key="gmm_card_prepare").click().run()
+    _, zipped = at.session_state["gmm_card_card"]
+    with zipfile.ZipFile(io.BytesIO(zipped)) as archive:
+        card = json.loads(archive.read("card.json"))
+    assert card["scenario"] == scenario
+    # and the page drew that scenario's run
+    recorded = np.asarray(card["result"]["means"])[:, :2]
+    shown = np.column_stack(private_means(at))
+    np.testing.assert_allclose(sorted(map(tuple, recorded)), sorted(map(tuple, shown)),
+                               rtol=1e-9)
