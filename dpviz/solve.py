@@ -434,7 +434,8 @@ def simulated_share(scenario: Scenario, *, metric: str, target: float,
     Examples
     --------
     >>> s = Scenario.from_dict({"task": "mean", "estimator": "laplace",
-    ...     "data": {"generator": "gmm", "n": 1000, "d": 2, "k": 1}, "params": {"epsilon": 5}})
+    ...     "data": {"generator": "gmm", "n": 1000, "d": 2, "k": 1}, "params": {"epsilon": 5},
+    ...     "seed": 0})
     >>> simulated_share(s, metric="mean_error", target=0.01, runs=10)
     1.0
     """

@@ -28,7 +28,7 @@ def test_weak_recovery_prints_labels(edges_csv):
     out = subprocess.run(
         [sys.executable, "-m", "dpviz", "run", "sbm", "weak_recovery", "--edges",
          str(edges_csv), "--n", "60", "--epsilon", "2", "--delta", "1e-6", "--degree", "20",
-         "--signal", "0.8"], capture_output=True, text=True, cwd=ROOT, check=False)
+         "--signal", "0.8", "--seed", "0"], capture_output=True, text=True, cwd=ROOT, check=False)
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
     assert len(payload["labels"]) == 60 and set(payload["labels"]) == {-1, 1}

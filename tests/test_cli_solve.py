@@ -50,7 +50,7 @@ def test_solve_prints_the_answer_and_the_curve(capsys):
 
 def test_solve_for_n_and_the_closed_form(capsys, tmp_path):
     code, out, err = main([*MEAN, "--target", "mean_error=0.02", "--runs", "5", "--for", "n",
-                           "--epsilon", "2"], capsys)
+                           "--epsilon", "2", "--seed", "0"], capsys)
     assert code == 0, err
     payload = strict_json(out)
     assert payload["parameter"] == "n" and payload["epsilon"] == 2.0
@@ -105,7 +105,7 @@ def test_private_files_and_missing_sources_are_refused(capsys, tmp_path):
 
 def test_module_entry_point():
     proc = subprocess.run([sys.executable, "-m", "dpviz", *MEAN, "--target", "mean_error=0.05",
-                           "--runs", "3"], capture_output=True, text=True, cwd=ROOT,
+                           "--runs", "3", "--seed", "0"], capture_output=True, text=True, cwd=ROOT,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert strict_json(proc.stdout)["epsilon"] > 0
