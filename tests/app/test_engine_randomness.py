@@ -44,7 +44,7 @@ def seen(monkeypatch):
     run = dpviz.run
 
     def spied(task, estimator, *args, **kwargs):
-        calls.append((estimator, draws(kwargs["rng"]) if "rng" in kwargs else
+        calls.append((estimator, draws(kwargs["rng"]) if kwargs.get("rng") is not None else
                       draws(np.random.default_rng(kwargs["seed"]))))
         return run(task, estimator, *args, **kwargs)
 
@@ -53,17 +53,23 @@ def seen(monkeypatch):
 
 
 def test_the_covariance_estimators_of_one_secure_rerun_draw_apart(seen):
-    seed = secrets.randbits(128)  # a fresh rerun (and cache key)
-    spec = (cov_ui.SYNTHETIC, 300, 3, 8, 1.0, 0)
-    settings = cov_ui.RunSettings(rho=0.5, epsilon=None, delta=0.0, radius=1.0,
-                                  params=(("emcov", ()), ("separate", ()), ("gauss", ())))
-    cov_ui.run_all(spec, settings, seed, secure=True)
+    from dpviz.scenario import Scenario
+
+    def chosen(seed: int | None) -> cov_ui.Chosen:
+        return cov_ui.Chosen(tuple(Scenario.from_dict({
+            "task": "covariance", "estimator": name,
+            "data": {"generator": "zipf", "n": 300, "d": 3, "buckets": 8, "skew": 1.0,
+                     "seed": 0},
+            "params": {"rho": 0.5, "delta": 0.0, "radius": 1.0}, "seed": seed})
+            for name in ("emcov", "separate", "gauss")), None, 0.0)
+
+    cov_ui.run_all(chosen(None), secrets.randbits(128))  # a fresh rerun (and cache key)
     assert [name for name, _ in seen] == ["emcov", "separate", "gauss"]
     keys = [tuple(d) for _, d in seen]
     assert len(set(keys)) == 3, keys
     # teaching randomness: one seed for all of them, as before (and as a card replays it)
     seen.clear()
-    cov_ui.run_all(spec, settings, secrets.randbits(32), secure=False)
+    cov_ui.run_all(chosen(secrets.randbits(32)), None)
     assert len({tuple(d) for _, d in seen}) == 1
 
 
