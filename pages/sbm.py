@@ -3,9 +3,8 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import audit, sbm
+from dpviz.ui import audit, runs, sbm
 from dpviz.ui.card import card_panel
-from dpviz.ui.scenarios import page_upload, scenario_of_page
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Stochastic block model")
@@ -16,17 +15,17 @@ st.markdown("A graph with two hidden communities: edges are likelier inside a co
 
 controls, figures = st.columns([2, 3], gap="large")
 with controls:
-    spec = sbm.graph_controls(ctx.data_seed)
-    settings = sbm.estimator_controls()
+    chosen = ui.attempt(sbm.controls, ctx)
 
 with figures:
-    if spec is None:
+    if chosen is None:
         st.info("Upload an edge list to recover its two communities.",
                 icon=":material/upload_file:")
         st.stop()
-    data = ui.attempt(sbm.graph_data, spec)
-    st.caption(ui.escape_markdown(data.description))
-    result = ui.attempt(sbm.run, spec, settings, ctx.seed, ctx.secure)
+    scenario, content = chosen
+    result = ui.attempt(runs.run, scenario, fresh=ctx.seed, content=content)
+    data = runs.loaded(scenario, content)  # loaded (and checked) by the run
+    st.caption(ui.escape_markdown(sbm.description(data)))
     if result.not_private:
         st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
                    "what the algorithm does, but this run gives no privacy guarantee.",
@@ -35,19 +34,14 @@ with figures:
         st.error(f"The algorithm gave no answer (⊥): {ui.escape_markdown(result.failed)}",
                  icon=":material/error:")
         st.stop()
-    sbm.result_metrics(result, data.labels)
-    sbm.result_panels(spec, data, result, ctx.data_seed)
-    try:  # bridge until the controls return the scenario
-        scenario = scenario_of_page("sbm")
-    except ValueError as err:
-        st.info(ui.escape_markdown(err), icon=":material/info:")
-    else:
-        card_panel(scenario, key="sbm_card", content=page_upload("sbm"))
-        ui.lazy_expander("Audit this estimator",
-                         lambda: audit.audit_button(scenario, key="sbm_audit"),
-                         key="sbm_audit_open", icon=":material/policy:")
-        solve_expander(scenario, key="sbm_solve")
+    sbm.result_metrics(result, sbm.true_labels(data))
+    sbm.result_panels(scenario, data, result)
+    card_panel(scenario, key="sbm_card", content=content)
+    ui.lazy_expander("Audit this estimator",
+                     lambda: audit.audit_button(scenario, key="sbm_audit"),
+                     key="sbm_audit_open", icon=":material/policy:")
+    solve_expander(scenario, key="sbm_solve")
 
 st.divider()
 st.subheader("Error against ε and n, and where recovery succeeds")
-sbm.curves_section(spec, data, settings)
+sbm.curves_section(scenario)

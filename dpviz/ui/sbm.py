@@ -1,15 +1,17 @@
-"""Widgets, cached engine calls and panels of the stochastic block model page (seed 003, §5).
+"""Widgets and panels of the stochastic block model page (seed 003, §5).
 
-The certified projection depends on the graph, d and ε_s but not on the privacy budget, so
-the graph is cached with it (:func:`prepared`): an ε move adds noise to the cached matrix and
+The controls return one :class:`~dpviz.scenario.Scenario` (the graph's data block, the
+estimator, its budget and parameters, the seed), run through :func:`dpviz.ui.runs.run`. The
+certified projection depends on the graph, d and ε_s but not on the privacy budget, so the
+runner caches the graph prepared with it: an ε move adds noise to the cached matrix and
 takes one eigenvector, never a new projection.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
@@ -18,22 +20,21 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
-import dpviz
-
 from .. import limits
-from ..data.graphs import Graph, as_graph, karate_club, read_edges, stochastic_block_model
+from ..data.graphs import Graph
 from ..metrics import community_error
-from ..registry import TASKS, preparation_owner
+from ..registry import TASKS
 from ..result import Result
-from ..sbm import PreparedGraph, kesten_stigum
-from ..spec import Estimator, Param
+from ..sbm import kesten_stigum
+from ..scenario import LoadedData, Scenario
+from ..spec import Param
 from ..viz import ledger_bar
 from ..viz import sbm as figures
-from ..work import check_work
 from . import widgets
-from .engine import run_randomness
 from .gmm import accept_option_names, choices_table
 from .risk import risk_panel
+from .runs import canonical
+from .shell import PageContext
 from .widgets import (
     advanced,
     attempt,
@@ -43,6 +44,7 @@ from .widgets import (
     lazy_expander,
     method_select,
     show_chart,
+    upload_block,
     upload_content,
 )
 
@@ -58,45 +60,7 @@ DRAWN_VERTICES = 400
 #: At most this many edges are drawn (a seeded sample); the layout uses all of them.
 DRAWN_EDGES = 5000
 DEFAULT_ESTIMATOR = "weak_recovery"
-#: ``("synthetic", n, d, ε_s, seed)``, ``("karate",)`` or ``("upload", name, bytes, n, d, ε_s)``.
-GraphSpec = tuple
-
-
-@dataclass(frozen=True)
-class GraphData:
-    """The graph a page runs on, its model parameters and its true labels if known.
-
-    ``not_private`` says why the model parameters are not public (read off the graph), or is
-    ``None``; :func:`run` puts it on every private run's result.
-    """
-
-    graph: Graph
-    labels: NDArray[np.int64] | None
-    degree: float
-    signal: float
-    description: str
-    not_private: str | None = None
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """The estimator and budget the page asked for (plain values: the cache keys)."""
-
-    estimator: str
-    epsilon: float
-    delta: float
-    accounting: str
-    params: tuple[tuple[str, Any], ...]
-
-    @property
-    def entry(self) -> Estimator:
-        """The estimator's registry entry."""
-        return TASKS["sbm"][self.estimator]
-
-    @property
-    def private(self) -> bool:
-        """Whether the estimator is private (non-private references get ε = ∞)."""
-        return self.entry.notion != "none"
+DEFAULT_DELTA = 1e-6
 
 
 def model_caption(n: int, degree: float, signal: float) -> str:
@@ -116,11 +80,21 @@ def model_caption(n: int, degree: float, signal: float) -> str:
             "signal ε_s is a property of the graph, not the privacy ε.")
 
 
-def graph_controls(seed: int) -> GraphSpec | None:
-    """The graph: a synthetic SBM (n, d, ε_s), the karate club, or an uploaded edge list.
+@dataclass(frozen=True)
+class GraphChoice:
+    """The graph the controls chose: its data block, an upload's bytes, the model given.
 
-    ``None`` while the upload source waits for its file.
+    ``block`` is ``None`` while the upload source waits for its file; ``model`` holds an
+    upload's public d and ε_s (a generated graph's and the karate club's come with the data).
     """
+
+    block: dict[str, Any] | None
+    content: bytes | None = None
+    model: Mapping[str, float] = field(default_factory=dict)
+
+
+def graph_controls(data_seed: int) -> GraphChoice:
+    """The graph: a synthetic SBM (n, d, ε_s), the karate club, or an uploaded edge list."""
     accept_option_names("sbm_source", tuple(SOURCES), SOURCES.__getitem__)
     source = st.radio("Graph", tuple(SOURCES), format_func=SOURCES.__getitem__,
                       key="sbm_source", bind="query-params", horizontal=True,
@@ -128,7 +102,7 @@ def graph_controls(seed: int) -> GraphSpec | None:
                            "Zachary's karate club (two factions, 34 members) or your own "
                            "edge list.")
     if source == KARATE:
-        return (KARATE,)
+        return GraphChoice({"dataset": "karate"})
     upload = None
     if source == UPLOAD:
         upload = st.file_uploader("Edge list: two integer columns, vertex ids 0 … n−1",
@@ -136,53 +110,31 @@ def graph_controls(seed: int) -> GraphSpec | None:
                                   help="One edge per row, each once; an optional header row.")
         st.caption(UPLOAD_NOTE)
     a, b = st.columns(2)
-    n = a.number_input("Vertices n", min_value=int(limits.SBM_VERTICES.low),
-                       max_value=int(limits.SBM_VERTICES.high), value=1000, step=100,
-                       format="%d", key="sbm_n", bind="query-params",
-                       help="Half the vertices in each community. The projection-based "
-                            f"estimators take at most {limits.SBM_PROJECTION_VERTICES:,}.")
-    degree = b.number_input("Average degree d", min_value=float(limits.SBM_DEGREE.low),
-                            max_value=float(limits.SBM_DEGREE.high), value=100.0, step=10.0,
-                            format="%g", key="sbm_degree", bind="query-params",
-                            help="A public model parameter, never read off the graph.")
-    signal = st.slider("Signal ε_s (of the graph, not the privacy ε)", min_value=0.01,
-                       max_value=1.0, value=0.5, step=0.01, key="sbm_signal",
-                       bind="query-params",
-                       help="How much likelier an edge is inside a community than across: "
-                            "p_in = (1 + ε_s)d/n, p_out = (1 − ε_s)d/n. Public, like d.")
-    st.caption(model_caption(int(n), float(degree), float(signal)))
+    n = int(a.number_input("Vertices n", min_value=int(limits.SBM_VERTICES.low),
+                           max_value=int(limits.SBM_VERTICES.high), value=1000, step=100,
+                           format="%d", key="sbm_n", bind="query-params",
+                           help="Half the vertices in each community. The projection-based "
+                                f"estimators take at most {limits.SBM_PROJECTION_VERTICES:,}."))
+    degree = float(b.number_input("Average degree d", min_value=float(limits.SBM_DEGREE.low),
+                                  max_value=float(limits.SBM_DEGREE.high), value=100.0,
+                                  step=10.0, format="%g", key="sbm_degree",
+                                  bind="query-params",
+                                  help="A public model parameter, never read off the graph."))
+    signal = float(st.slider("Signal ε_s (of the graph, not the privacy ε)", min_value=0.01,
+                             max_value=1.0, value=0.5, step=0.01, key="sbm_signal",
+                             bind="query-params",
+                             help="How much likelier an edge is inside a community than "
+                                  "across: p_in = (1 + ε_s)d/n, p_out = (1 − ε_s)d/n. "
+                                  "Public, like d."))
+    st.caption(model_caption(n, degree, signal))
     if source == UPLOAD:
         if upload is None:
-            return None
-        return (UPLOAD, str(upload.name), attempt(upload_content, upload), int(n), float(degree),
-                float(signal))
-    return (SYNTHETIC, int(n), float(degree), float(signal), int(seed))
-
-
-@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, show_spinner=False)
-def graph_data(spec: GraphSpec) -> GraphData:
-    """The graph of a page's graph description (the engine's sentence on bad input)."""
-    if spec[0] == KARATE:
-        karate = karate_club()
-        return GraphData(Graph(karate.edges, karate.n), karate.labels, karate.degree,
-                         karate.signal,
-                         f"Zachary's karate club: {karate.n} members, {len(karate.edges)} "
-                         "friendships, split into two factions (17 / 17). Its d = "
-                         f"{karate.degree:.3g} and ε_s = {karate.signal:.3g} are read off "
-                         "this very graph, so treat them as public only for the lesson.",
-                         karate.not_private)
-    if spec[0] == UPLOAD:
-        _, name, content, n, degree, signal = spec
-        graph = as_graph(read_edges(bytes(content)), int(n))
-        return GraphData(graph, None, float(degree), float(signal),
-                         f"{graph.n:,} vertices and {len(graph.edges):,} edges from "
-                         f"{name}; its communities are unknown, so no error is shown.")
-    _, n, degree, signal, seed = spec
-    check_work("sbm", "<data>", n=int(n), degree=float(degree), generate=False)
-    sbm = stochastic_block_model(int(n), float(degree), float(signal), seed=int(seed))
-    return GraphData(Graph(sbm.edges, sbm.n), sbm.labels, sbm.degree, sbm.signal,
-                     f"A stochastic block model: {sbm.n:,} vertices, {len(sbm.edges):,} "
-                     f"edges (average degree {2 * len(sbm.edges) / sbm.n:.3g}).")
+            return GraphChoice(None)
+        content = attempt(upload_content, upload)
+        return GraphChoice({**upload_block(upload, content), "n": n}, content,
+                           {"degree": degree, "signal": signal})
+    return GraphChoice({"generator": "sbm", "n": n, "degree": degree, "signal": signal,
+                        "seed": data_seed})
 
 
 def param_widget(estimator: str, param: Param) -> Any:
@@ -194,8 +146,12 @@ def _estimator_label(name: str) -> str:
     return TASKS["sbm"][name].label
 
 
-def estimator_controls() -> RunSettings:
-    """Algorithm (from the registry), its parameters, ε, δ; the choices in the expander."""
+def estimator_controls() -> tuple[str, dict[str, Any]]:
+    """Algorithm (from the registry), its parameters, the budget; the choices in the expander.
+
+    Returns the estimator's name and its scenario parameters: a non-private reference gets
+    ε = ∞ and δ = 0.
+    """
     names = tuple(TASKS["sbm"])
     accept_option_names("sbm_estimator", names, _estimator_label)
     estimator = str(st.selectbox("Algorithm", names, index=names.index(DEFAULT_ESTIMATOR),
@@ -206,56 +162,49 @@ def estimator_controls() -> RunSettings:
     own = [p for p in entry.params if p.name not in GRAPH_PARAMS]
     params = {p.name: param_widget(estimator, p) for p in own if not p.choice}
     epsilon = epsilon_slider("sbm_epsilon", value=2.0, label="Privacy ε")
-    delta = delta_input("sbm_delta", value=1e-6, label="δ")
+    delta = delta_input("sbm_delta", value=DEFAULT_DELTA, label="δ")
     if entry.notion == "none":
         st.caption(f"{entry.label} is a non-private reference: ε and δ are not used.")
+        epsilon, delta = math.inf, 0.0
     with advanced("Accounting and the choices the paper leaves open", "sbm"):
         accounting = method_select("sbm_accounting", value="pld")
         for p in own:
             if p.choice:
                 params[p.name] = param_widget(estimator, p)
-    return RunSettings(estimator, epsilon, delta, accounting, tuple(sorted(params.items())))
+    return estimator, {**params, "epsilon": epsilon, "delta": delta, "accounting": accounting}
 
 
-@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES - 1,  # dense n × n twice: ≤ 25 MB each
-               show_spinner="Projecting onto the correlation matrices (once per graph)…")
-def prepared(spec: GraphSpec, owner: str, values: tuple[tuple[str, Any], ...]) -> Any:
-    """The page's graph prepared by ``owner``'s entry, e.g. with its certified projection.
+def controls(ctx: PageContext) -> tuple[Scenario, bytes | None] | None:
+    """The page's run as a scenario, with an upload's bytes; ``None`` while no file is given.
 
-    ε-independent: every ε reuses it (``values``: the entry's :meth:`preparation`).
+    Teaching randomness: the scenario's seed is the global seed; under secure randomness it is
+    ``None`` and the page passes the rerun's fresh entropy to :func:`dpviz.ui.runs.run`.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of its range (e.g. an edge probability above 1), with the sentence.
     """
-    return TASKS["sbm"][owner].prepared(graph_data(spec).graph, dict(values))
+    graph = graph_controls(ctx.data_seed)
+    estimator, params = estimator_controls()
+    if graph.block is None:
+        return None
+    scenario = Scenario.from_dict({"task": "sbm", "estimator": estimator, "data": graph.block,
+                                   "params": {**params, **graph.model},
+                                   "seed": None if ctx.secure else ctx.seed})
+    return scenario, graph.content
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def run(spec: GraphSpec, settings: RunSettings, seed: int, secure: bool = False) -> Result:
-    """One run of a registered sbm estimator on the page's graph (same inputs, same run).
+def description(data: LoadedData) -> str:
+    """The graph in one sentence (an upload's communities are unknown)."""
+    if data.truth is None:
+        return f"{data.description} Its communities are unknown, so no error is shown."
+    return data.description
 
-    Estimators with a ``prepare`` hook (the projection-based ones) get the cached
-    :func:`prepared` graph, so an ε move costs only the noise and one eigenvector.
-    """
-    data = graph_data(spec)
-    epsilon = settings.epsilon if settings.private else math.inf
-    delta = settings.delta if settings.private else 0.0
-    params = dict(settings.params)
-    graph: Graph | PreparedGraph = data.graph
-    check_work("sbm", settings.estimator, n=data.graph.n, degree=data.degree, generate=False,
-               secure=secure)
-    values = settings.entry.preparation({"degree": data.degree, "signal": data.signal,
-                                         **params})
-    if values is not None:  # estimators with one preparation share the cached graph
-        graph = prepared(spec, preparation_owner("sbm", settings.estimator),
-                         tuple(sorted(values.items())))
-    with warnings.catch_warnings():  # the result's not_private says it; the page shows it
-        warnings.simplefilter("ignore")
-        result = dpviz.run("sbm", settings.estimator, graph, epsilon=epsilon, delta=delta,
-                           accounting=settings.accounting, degree=data.degree,
-                           signal=data.signal,
-                           **run_randomness(seed, secure, f"sbm/{settings.estimator}"), **params)
-    if settings.private and data.not_private:
-        reasons = "; ".join(r for r in (result.not_private, data.not_private) if r)
-        result = replace(result, not_private=reasons)
-    return result
+
+def true_labels(data: LoadedData) -> NDArray[np.int64] | None:
+    """The true communities, when the data come with them (not for an upload)."""
+    return None if data.truth is None else data.truth.labels
 
 
 @dataclass(frozen=True)
@@ -270,13 +219,9 @@ class Layout:
 
 
 @st.cache_data(max_entries=4, show_spinner="Laying the graph out (once per graph)…")
-def layout(spec: GraphSpec, seed: int) -> Layout:
-    """A seeded spring layout of the graph, or of a seeded sample of its vertices.
-
-    Above :data:`DRAWN_VERTICES` vertices a uniform sample of that many is drawn with the
-    edges among them; at most :data:`DRAWN_EDGES` of those edges are drawn.
-    """
-    graph = graph_data(spec).graph
+def _layout(block: str, seed: int, _graph: Graph) -> Layout:
+    """:func:`layout` of the graph of the data block ``block`` (its JSON keys the cache)."""
+    graph = _graph
     rng = np.random.default_rng(seed)
     sampled = graph.n > DRAWN_VERTICES
     vertices = (np.sort(rng.choice(graph.n, DRAWN_VERTICES, replace=False)) if sampled
@@ -293,6 +238,17 @@ def layout(spec: GraphSpec, seed: int) -> Layout:
     shown = (edges if len(edges) <= DRAWN_EDGES else
              edges[np.sort(rng.choice(len(edges), DRAWN_EDGES, replace=False))])
     return Layout(vertices.astype(np.int64), xy, shown, len(edges), sampled)
+
+
+def layout(scenario: Scenario, data: LoadedData) -> Layout:
+    """A seeded spring layout of the scenario's graph, or of a seeded sample of its vertices.
+
+    Seeded by the data seed (0 for a bundled graph or an upload), so it does not move with
+    the noise. Above :data:`DRAWN_VERTICES` vertices a uniform sample of that many is drawn
+    with the edges among them; at most :data:`DRAWN_EDGES` of those edges are drawn.
+    """
+    return _layout(canonical(dict(scenario.data)), int(scenario.data.get("seed", 0)),
+                   data.data)
 
 
 def layout_caption(drawn: Layout, n: int) -> str:
@@ -330,11 +286,11 @@ def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
                                "graph, not part of the release.")
 
 
-def result_panels(spec: GraphSpec, data: GraphData, result: Result, seed: int) -> None:
+def result_panels(scenario: Scenario, data: LoadedData, result: Result) -> None:
     """The adjacency heatmaps, the graph, the ledger and the choices of one run."""
     found = np.asarray(result.estimate["labels"], dtype=np.int64)
-    graph = data.graph
-    panels = ([("ordered by the true communities", data.labels)] if data.labels is not None
+    graph, labels = data.data, true_labels(data)
+    panels = ([("ordered by the true communities", labels)] if labels is not None
               else []) + [("ordered by the recovered ones", found)]
     show_chart(figures.adjacency_figure(graph.edges, graph.n, panels), key="sbm_adjacency",
                filename="dpviz-sbm-adjacency")
@@ -342,12 +298,12 @@ def result_panels(spec: GraphSpec, data: GraphData, result: Result, seed: int) -
         size = figures.block_size(graph.n)
         st.caption(f"n = {graph.n:,} is too many pixels: each pixel is the share of the "
                    f"{size} × {size} pairs it covers that are joined by an edge.")
-    drawn = layout(spec, seed)
-    truth = data.labels if data.labels is not None else found
+    drawn = layout(scenario, data)
+    truth = labels if labels is not None else found
     show_chart(figures.graph_figure(drawn.positions, drawn.edges, found[drawn.vertices],
                                     truth[drawn.vertices], vertices=drawn.vertices),
                key="sbm_graph", filename="dpviz-sbm-graph")
-    st.caption(layout_caption(drawn, graph.n) if data.labels is not None else
+    st.caption(layout_caption(drawn, graph.n) if labels is not None else
                layout_caption(drawn, graph.n).split(" Colours")[0] +
                " Colours are the recovered communities (the true ones are unknown).")
     if result.ledger.releases:
@@ -355,6 +311,7 @@ def result_panels(spec: GraphSpec, data: GraphData, result: Result, seed: int) -
         risk_panel(result.ledger, key="sbm")
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
+
     def choices() -> None:
         st.dataframe(choices_table(result.choices), hide_index=True, key="sbm_choices")
         if "guarantee" in result.diagnostics:
@@ -464,13 +421,19 @@ def _label(name: str) -> str:
     return TASKS["sbm"][name].label
 
 
-def curves_section(spec: GraphSpec, data: GraphData, settings: RunSettings) -> None:
-    """Overlap against ε, error against n and the phase diagram: live or saved."""
-    live = spec[0] == SYNTHETIC and data.graph.n <= LIVE_VERTICES
-    if live:
+def curves_section(scenario: Scenario) -> None:
+    """Overlap against ε, error against n and the phase diagram: live or saved.
+
+    Live on graphs generated like the scenario's (a generated graph of at most
+    :data:`LIVE_VERTICES` vertices), at its δ (the page's default δ when the scenario is a
+    non-private reference, which has none); else the saved larger runs.
+    """
+    block = scenario.data
+    if block.get("generator") == "sbm" and int(block["n"]) <= LIVE_VERTICES:
         st.caption(f"For n ≤ {LIVE_VERTICES} the curves are computed on {LIVE_SEEDS} graphs "
                    "like this one (it takes seconds: click when ready).")
-        key = (data.graph.n, data.degree, data.signal, settings.delta)
+        key = (int(block["n"]), float(block["degree"]), float(block["signal"]),
+               float(scenario.params.get("delta") or DEFAULT_DELTA))
         if st.button("Compute curves", key="sbm_compute", icon=":material/play_arrow:"):
             bar = st.progress(0.0, text="Running every algorithm on every graph…")
             try:

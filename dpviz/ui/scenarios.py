@@ -2,9 +2,9 @@
 
 Solve-for-ε and experiment cards both need "the run this page shows" as plain data; this
 module reads it from ``st.session_state`` (the widget keys of :mod:`dpviz.ui.gmm`,
-:mod:`dpviz.ui.covariance` and :mod:`dpviz.ui.sbm`) and the sidebar's seed. A widget not
+:mod:`dpviz.ui.covariance`) and the sidebar's seed. A widget not
 drawn yet reads as the page's default. An uploaded file is bytes with a name: its block is
-``{"upload": name, "sha256": hash of the bytes}`` (with ``"n"`` for an edge list), its name a
+``{"upload": name, "sha256": hash of the bytes}``, its name a
 label and never a path; :func:`page_upload` gives the bytes to whoever runs the scenario.
 """
 
@@ -21,7 +21,6 @@ from ..registry import TASKS
 from ..scenario import MAX_LABEL, Scenario
 from . import covariance as cov_ui
 from . import gmm as gmm_ui
-from . import sbm as sbm_ui
 
 #: The sidebar keeps the seed here while secure randomness hides its widget (dpviz.ui.shell).
 KEPT_SEED = "_kept_seed"
@@ -42,7 +41,7 @@ def _own_params(state: Mapping[str, Any], prefix: str, task: str, estimator: str
 
 
 #: The session key of each page's file uploader.
-UPLOADS = {"gmm": "gmm_upload", "covariance": "cov_upload", "sbm": "sbm_upload"}
+UPLOADS = {"gmm": "gmm_upload", "covariance": "cov_upload"}
 
 
 def _bytes(state: Mapping[str, Any], key: str) -> bytes:
@@ -136,38 +135,8 @@ def covariance_scenario(state: Mapping[str, Any], estimator: str | None = None) 
                                "params": params, "seed": noise})
 
 
-def sbm_scenario(state: Mapping[str, Any]) -> Scenario:
-    """The stochastic block model page's run (:mod:`dpviz.ui.sbm`'s widgets).
-
-    Raises
-    ------
-    ValueError
-        For Zachary's karate club, which no scenario data block describes yet.
-    """
-    data_seed, noise_seed = _seeds(state)
-    source = str(state.get("sbm_source", sbm_ui.SYNTHETIC))
-    if source == sbm_ui.KARATE:
-        raise ValueError("Zachary's karate club is a real graph with no scenario form yet: "
-                         "choose the synthetic SBM to solve for ε or record a card")
-    estimator = str(state.get("sbm_estimator", sbm_ui.DEFAULT_ESTIMATOR))
-    params = _own_params(state, "sbm", "sbm", estimator, skip=tuple(sbm_ui.GRAPH_PARAMS))
-    n, degree = int(state.get("sbm_n", 1000)), float(state.get("sbm_degree", 100.0))
-    signal = float(state.get("sbm_signal", 0.5))
-    data: dict[str, Any]
-    if source == sbm_ui.UPLOAD:
-        data = {**_upload(state, "sbm_upload"), "n": n}
-        params.update(degree=degree, signal=signal)
-    else:
-        data = {"generator": "sbm", "n": n, "degree": degree, "signal": signal,
-                "seed": data_seed}
-    params.update(_budget(state, "sbm", estimator, "sbm", 2.0, 1e-6),
-                  accounting=state.get("sbm_accounting", "pld"))
-    return Scenario.from_dict({"task": "sbm", "estimator": estimator, "data": data,
-                               "params": params, "seed": noise_seed})
-
-
 PAGES: Mapping[str, Callable[[Mapping[str, Any]], Scenario]] = {
-    "gmm": gmm_scenario, "covariance": covariance_scenario, "sbm": sbm_scenario}
+    "gmm": gmm_scenario, "covariance": covariance_scenario}
 
 
 def scenario_of_page(page: str, *, estimator: str | None = None) -> Scenario:
@@ -175,7 +144,7 @@ def scenario_of_page(page: str, *, estimator: str | None = None) -> Scenario:
 
     Parameters
     ----------
-    page : {"gmm", "covariance", "sbm"}
+    page : {"gmm", "covariance"}
         The page (its file name in ``pages/``).
     estimator : str, optional
         The covariance page runs several estimators: which one (default the first ticked).
@@ -183,7 +152,7 @@ def scenario_of_page(page: str, *, estimator: str | None = None) -> Scenario:
     Raises
     ------
     ValueError
-        An unknown page, or data no scenario describes (the karate club), with a sentence.
+        An unknown page, with a sentence.
     """
     if page not in PAGES:
         raise ValueError(f"no scenario for the page {page!r}; the pages with one are: "

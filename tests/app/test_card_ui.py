@@ -16,6 +16,7 @@ from dpviz import scenario as scenario_module
 from dpviz.data import files, sha256
 from dpviz.ui import covariance as cov_ui
 from dpviz.ui import gmm as gmm_ui
+from dpviz.ui import runs
 from dpviz.ui import sbm as sbm_ui
 from dpviz.ui import scenarios as page_scenarios
 
@@ -146,12 +147,20 @@ def test_a_page_scenario_records_an_upload_by_its_bytes(page, name, no_server_re
     assert sha256(server) not in json.dumps(card)
 
 
-def test_an_sbm_upload_named_like_a_server_file(no_server_read):
+def test_an_sbm_upload_named_like_a_server_file(no_server_read, monkeypatch):
     content = b"0,1\n1,2\n2,3\n3,0\n0,2\n"
-    state = {"sbm_source": sbm_ui.UPLOAD, "sbm_upload": Upload("requirements.txt", content),
-             "sbm_n": 4, "sbm_degree": 2.0, "sbm_estimator": "randomized_response",
-             "seed": 2}
-    scenario = page_scenarios.sbm_scenario(state)
+    ran = []
+    real = runs.run
+    monkeypatch.setattr(runs, "run", lambda s, **kwargs: ran.append(s) or real(s, **kwargs))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/sbm.py")
+    at.query_params.update({"sbm_source": sbm_ui.UPLOAD, "sbm_n": "4", "sbm_degree": "2",
+                            "sbm_estimator": "randomized_response"})
+    at.run()
+    at.file_uploader(key="sbm_upload").set_value(("requirements.txt", content, "text/csv"))
+    at.run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    scenario = ran[-1]  # the page's run
     assert dict(scenario.data) == {"upload": "requirements.txt", "sha256": sha256(content),
                                    "n": 4}
     card = cards.make_card(scenario, content=content)

@@ -13,8 +13,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import dpviz.data
 import dpviz.ui.home
-import dpviz.ui.sbm
 from dpviz.ui import escape_markdown
 
 from .app_helpers import ROOT, TIMEOUT, errors
@@ -122,8 +122,8 @@ def test_an_upload_too_long_for_a_page_is_refused_before_parsing(page, source, u
     def parsed(*args: object, **kwargs: object) -> None:
         raise AssertionError("the file was parsed")
 
-    monkeypatch.setattr(dpviz.ui.engine, "read_csv", parsed)
-    monkeypatch.setattr(dpviz.ui.sbm, "read_edges", parsed)
+    monkeypatch.setattr(dpviz.data, "read_csv", parsed)
+    monkeypatch.setattr(dpviz.data, "read_edges", parsed)  # the scenario loader's parser
     at = open_with(page)
     control = at.selectbox(key=source[0]) if page == "gmm" else at.radio(key=source[0])
     control.set_value(source[1]).run()

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz.registry import TASKS
 from dpviz.experiments import sbm_curves as curves
+from dpviz.registry import TASKS
+from dpviz.scenario import Scenario
+from dpviz.ui import runs
 from dpviz.ui import sbm as sbm_ui
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_section, values
@@ -130,7 +132,7 @@ def test_upload_waits_for_a_file_then_recovers_its_communities(sbm):
     sbm.selectbox(key="sbm_estimator").set_value("spectral")
     _upload(sbm, content)
     assert not sbm.exception and not errors(sbm)
-    assert any(f"40 vertices and {len(pairs)} edges from edges.csv" in c.value
+    assert any(f"40 vertices and {len(pairs)} edges from the uploaded file edges.csv" in c.value
                for c in sbm.caption)
     assert "Error rate" not in [m.label for m in sbm.metric]
     assert [t["name"] for t in charts(sbm)["sbm_adjacency"]["data"]] == [
@@ -173,6 +175,60 @@ def test_a_deep_link_reopens_the_scenario():
     assert values(charts(at)["sbm_adjacency"]["data"][0]["z"]).shape == (200, 200)
     assert any("Guarantee: 3.5-edge-DP" in c.value
                for c in open_section(at, "sbm_choices_open").caption)
+
+
+@pytest.fixture
+def ran(monkeypatch) -> list[Scenario]:
+    """The scenarios the page runs (:func:`dpviz.ui.runs.run`'s), in order."""
+    seen: list[Scenario] = []
+    real = runs.run
+
+    def record(scenario: Scenario, **kwargs):
+        seen.append(scenario)
+        return real(scenario, **kwargs)
+
+    monkeypatch.setattr(runs, "run", record)
+    return seen
+
+
+#: Old links (the tests', the browser tests' and the home page's) and the scenario each opens.
+OLD_LINKS = [
+    ({"sbm_n": "200", "sbm_degree": "40", "sbm_signal": "0.8", "sbm_epsilon": "3.5",
+      "sbm_estimator": "randomized_response"},
+     {"estimator": "randomized_response",
+      "data": {"generator": "sbm", "n": 200, "degree": 40.0, "signal": 0.8, "seed": 0},
+      "params": {"epsilon": 3.5, "delta": 1e-6, "accounting": "pld"}, "seed": 0}),
+    ({"sbm_n": "150", "sbm_degree": "40", "seed": "7", "sbm_estimator": "spectral"},
+     {"estimator": "spectral",
+      "data": {"generator": "sbm", "n": 150, "degree": 40.0, "signal": 0.5, "seed": 7},
+      "params": {"epsilon": "inf", "delta": 0.0, "accounting": "pld"}, "seed": 7}),
+    ({"sbm_source": "karate", "sbm_estimator": "weak_recovery"},
+     {"estimator": "weak_recovery", "data": {"dataset": "karate"},
+      "params": {"epsilon": 2.0, "delta": 1e-6, "accounting": "pld",
+                 "tolerance_fraction": 0.02, "exact_accounting": True}, "seed": 0}),
+    ({"sbm_n": "150", "sbm_degree": "40", "secure": "true"},
+     {"estimator": "weak_recovery",
+      "data": {"generator": "sbm", "n": 150, "degree": 40.0, "signal": 0.5, "seed": 0},
+      "params": {"epsilon": 2.0, "delta": 1e-6, "accounting": "pld",
+                 "tolerance_fraction": 0.02, "exact_accounting": True}, "seed": None}),
+]
+
+
+@pytest.mark.parametrize(("link", "expected"), OLD_LINKS)
+def test_an_old_link_opens_the_same_scenario(ran, link, expected):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page("pages/sbm.py")  # the link opened in a new tab: the sidebar reads it too
+    at.query_params.update(link)
+    at.run()
+    assert not at.exception and not errors(at)
+    assert ran[-1] == Scenario.from_dict({"task": "sbm", **expected})
+
+
+def test_card_and_solve_work_on_the_karate_club(ran):
+    at = open_sbm(sbm_source="karate")
+    assert not at.exception and not errors(at)
+    assert dict(ran[-1].data) == {"dataset": "karate"}
+    assert "sbm_card_prepare" in [b.key for b in at.button]
 
 
 def test_curves_are_computed_live_on_click_for_small_graphs():
