@@ -3,31 +3,28 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import exposure
+from dpviz.ui import exposure, runs
 from dpviz.ui.risk import risk_panel
 
 ctx = ui.page("Privacy exposure: one person alone")
 st.markdown(exposure.INTRO)
 
-settings = exposure.controls()
-shown = ui.attempt(exposure.compare, settings.scale, epsilon=settings.epsilon,
-                   delta=settings.delta, seed=ctx.seed,
-                   data_seed=ctx.data_seed, secure=ctx.secure)
-other_scale = exposure.SCALES[0] if settings.scale != exposure.SCALES[0] else exposure.SCALES[1]
-other = ui.attempt(exposure.compare, other_scale, epsilon=settings.epsilon,
-                   delta=settings.delta, seed=ctx.seed,
-                   data_seed=ctx.data_seed, secure=ctx.secure)
+scenario = exposure.controls(ctx)
+scale = int(scenario.data["scale"])
+shown = ui.attempt(exposure.compare, scenario, fresh=ctx.seed)
+other_scale = exposure.SCALES[0] if scale != exposure.SCALES[0] else exposure.SCALES[1]
+other = ui.attempt(exposure.compare, exposure.at_scale(scenario, other_scale), fresh=ctx.seed)
 if shown.private.failed:
     st.error(f"DP-EM gave no answer (⊥): {ui.escape_markdown(shown.private.failed)}",
              icon=":material/error:")
     st.stop()
 
-demo = ui.engine.exposure_data(settings.scale, ctx.data_seed)
-size = f"{len(demo.data):,} people"
-fig = viz.exposure_figure(demo.data, shown.lone, exposure.means_of(shown.reference),
+rows = runs.loaded(scenario).data
+epsilon, delta = scenario.params["epsilon"], scenario.params["delta"]
+size = f"{len(rows):,} people"
+fig = viz.exposure_figure(rows, shown.lone, exposure.means_of(shown.reference),
                           exposure.means_of(shown.private),
-                          private_label=f"DP-EM, ε = {settings.epsilon:g}, δ = "
-                                        f"{settings.delta:g}",
+                          private_label=f"DP-EM, ε = {epsilon:g}, δ = {delta:g}",
                           title=f"Where the four means land ({size})")
 ui.show_chart(fig, key="exposure_figure", filename="dpviz-privacy-exposure")
 st.markdown(exposure.explanation(shown, other))
@@ -40,4 +37,4 @@ st.caption("Both fits start from the same data-independent point (the global see
 if shown.private.ledger.releases:
     ui.show_chart(viz.ledger_bar(shown.private.ledger), key="exposure_ledger",
                   filename="dpviz-exposure-ledger")
-    risk_panel(shown.private.ledger, settings.delta, key="exposure")
+    risk_panel(shown.private.ledger, delta, key="exposure")

@@ -9,25 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import warnings
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
-import dpviz
-
 from .. import lens
-from ..data import ExposureDemo, exposure_demo, load_dataset
-from ..factor_analysis import digits_factor_images
 from ..mean import Mechanism
 from ..privacy import AuditResult, Budget, PlannedRelease
 from ..privacy.plans import Plan, epsilon_by_delta, epsilon_by_rounds, solve_methods
 from ..privacy.randomness import secure_generator
-from ..result import Result
 
 #: ``("DP-EM", scenario, rounds, k)`` or ``("free", rounds, ((mechanism, count, weight), ...))``.
 PlanSpec = tuple
@@ -53,14 +47,6 @@ def noise_rng(seed: int, secure: bool, stream: str) -> np.random.Generator:
     name = int.from_bytes(hashlib.sha256(stream.encode()).digest()[:16], "little")
     key = np.random.SeedSequence([int(seed), name]).generate_state(4, dtype=np.uint32)
     return secure_generator(int.from_bytes(key.tobytes(), "little"))
-
-
-def run_randomness(seed: int, secure: bool, stream: str) -> dict[str, Any]:
-    """``dpviz.run``'s randomness arguments: ``seed`` (teaching) or a secure ``rng``.
-
-    ``stream`` names the call's generator (:func:`noise_rng`).
-    """
-    return {"rng": noise_rng(seed, True, stream)} if secure else {"seed": int(seed)}
 
 
 def rounds_of(spec: PlanSpec) -> int:
@@ -155,54 +141,6 @@ def lens_audit(values: tuple[float, ...], row: int, new_value: float, *, query: 
                      threshold=threshold, seed=seed, secure=secure)
     return lens.audit_view(view, epsilon=epsilon, delta=delta, trials=trials,
                            seed=secrets.randbits(128) if secure else seed)
-
-
-# --- Privacy exposure demo ----------------------------------------------------------------
-
-#: The exposure demo fits k = 4 components (three groups and the person alone), with the
-#: estimators' default number of steps (DP-EM's J = 5 after its private start).
-EXPOSURE_K = 4
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def exposure_data(scale: int, seed: int) -> ExposureDemo:
-    """The exposure demo's rows (``scale`` × 104 people, one of them alone)."""
-    return exposure_demo(scale=int(scale), seed=int(seed))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def exposure_run(estimator: str, *, scale: int, data_seed: int, epsilon: float, delta: float,
-                 seed: int, secure: bool = False) -> Result:
-    """EM (``epsilon=inf``) or DP-EM on the exposure demo, radius 1 (public by construction)."""
-    demo = exposure_data(scale, data_seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return dpviz.run("gmm", estimator, demo.data, k=EXPOSURE_K, epsilon=epsilon,
-                         delta=delta, radius=demo.radius,
-                         # EM is DP-EM's reference: one stream, the same start
-                         **run_randomness(seed, secure, "exposure"))
-
-
-# --- Private factor analysis --------------------------------------------------------------
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def digits_data() -> tuple[NDArray[np.float64], float]:
-    """scikit-learn's digits, pixels / 16 / 8 (every row in the unit ball), and radius 1."""
-    dataset = load_dataset("digits")
-    radius = 1.0 if dataset.radius is None else float(dataset.radius)
-    return dataset.data, radius
-
-
-@st.cache_data(max_entries=24, show_spinner="Fitting the factors…")
-def factor_run(*, epsilon: float, delta: float, factors: int, iterations: int,
-               seed: int, secure: bool = False) -> tuple[Result, NDArray[np.float64]]:
-    """Private factor analysis of the digits (``epsilon=inf``: non-private), with W as images."""
-    data, radius = digits_data()
-    result = dpviz.run("factor_analysis", "dp_fa", data, factors=factors, epsilon=epsilon,
-                       delta=delta, radius=radius, iterations=iterations,
-                       # the non-private fit (ε = ∞) is the private one's reference
-                       **run_randomness(seed, secure, "factor_analysis"))
-    return result, digits_factor_images(result.estimate["loadings"])
 
 
 # --- Saved benchmarks on the Gaussian mixtures page -------------------------------------

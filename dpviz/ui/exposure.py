@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,8 +11,11 @@ from numpy.typing import ArrayLike
 
 from ..metrics import match_components
 from ..result import Result
-from .engine import exposure_data, exposure_run
-from .widgets import delta_input, epsilon_slider
+from ..scenario import Scenario
+from . import runs
+from .gmm import reference_scenario
+from .shell import PageContext
+from .widgets import attempt, delta_input, epsilon_slider
 
 #: The data's size multipliers: the paper's small set and 50 times more people.
 SCALES = (1, 50)
@@ -24,17 +26,16 @@ INTRO = ("A small data set of 104 people, three groups and **one person alone** 
          "land on anyone in particular.")
 
 
-@dataclass(frozen=True)
-class Controls:
-    """What the page asked for."""
-
-    epsilon: float
-    delta: float
-    scale: int
+#: The secure stream of DP-EM and of non-private EM, its reference: one start.
+STREAM = "exposure"
 
 
-def controls() -> Controls:
-    """ε, δ and the "× 50 data" toggle."""
+def controls(ctx: PageContext) -> Scenario:
+    """ε, δ and the "× 50 data" toggle: DP-EM on the exposure demo, as one Scenario.
+
+    The demo's public radius (1, true by construction) and k = 4 come with its data; the
+    seed is the sidebar's (teaching randomness), ``None`` under secure randomness.
+    """
     a, b, c = st.columns([3, 2, 2], vertical_alignment="bottom")
     with a:
         epsilon = epsilon_slider("exposure_epsilon", label="ε of DP-EM")
@@ -44,7 +45,18 @@ def controls() -> Controls:
         bigger = st.toggle("× 50 data", value=False, key="exposure_x50", bind="query-params",
                            help="Every group 50 times larger; the far component now holds "
                                 "50 people (the person alone and 49 neighbours).")
-    return Controls(float(epsilon), float(delta), SCALES[1] if bigger else SCALES[0])
+    return attempt(Scenario.from_dict, {
+        "task": "gmm", "estimator": "dp_em",
+        "data": {"generator": "exposure_demo", "scale": SCALES[1] if bigger else SCALES[0],
+                 "seed": ctx.data_seed},
+        "params": {"epsilon": float(epsilon), "delta": float(delta)},
+        "seed": None if ctx.secure else ctx.seed})
+
+
+def at_scale(scenario: Scenario, scale: int) -> Scenario:
+    """The same run on the demo at another size."""
+    return Scenario.from_dict({**scenario.to_dict(),
+                               "data": {**scenario.data, "scale": int(scale)}})
 
 
 def nearest(means: ArrayLike, point: ArrayLike) -> float:
@@ -105,20 +117,17 @@ class Comparison:
         return mean_gap(means_of(self.reference), means_of(self.private))
 
 
-def compare(scale: int, *, epsilon: float, delta: float, seed: int,
-            data_seed: int | None = None, secure: bool = False) -> Comparison:
-    """Run both estimators (cached) on the demo at ``scale``, the data seeded too.
+def compare(scenario: Scenario, *, fresh: int) -> Comparison:
+    """DP-EM's run of ``scenario`` and non-private EM from the same start (both cached).
 
-    The data use ``data_seed`` (default ``seed``): secure randomness redraws the noise, not
-    the data.
+    ``fresh`` is the rerun's entropy (secure randomness: it keys both runs' one stream);
+    the data use the scenario's data seed, so secure randomness redraws the noise, not the
+    data.
     """
-    data_seed = seed if data_seed is None else data_seed
-    demo = exposure_data(scale, data_seed)
-    reference = exposure_run("em", scale=scale, data_seed=data_seed, epsilon=math.inf,
-                             delta=0.0, seed=seed, secure=secure)
-    private = exposure_run("dp_em", scale=scale, data_seed=data_seed, epsilon=epsilon,
-                           delta=delta, seed=seed, secure=secure)
-    return Comparison(scale, reference, private, demo.data[demo.lone_index])
+    reference = runs.run(reference_scenario(scenario), fresh=fresh, stream=STREAM)
+    private = runs.run(scenario, fresh=fresh, stream=STREAM)
+    lone = runs.loaded(scenario).data[-1]  # the person alone is the demo's last row
+    return Comparison(int(scenario.data["scale"]), reference, private, lone)
 
 
 def summary_table(comparisons: list[Comparison]) -> pd.DataFrame:

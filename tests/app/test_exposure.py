@@ -71,3 +71,26 @@ def test_home_links_to_the_exposure_demo(home):
     targets = [link.proto.page for link in home.get("page_link")
                if link.proto.label.startswith("One person alone")]
     assert targets and all("exposure" in t for t in targets)
+
+
+def test_an_old_link_opens_the_same_scenario():
+    """``/exposure?exposure_epsilon=2.0&exposure_x50=true&exposure_delta=1e-06`` is DP-EM on
+    the demo at × 50 with that budget and the global seed, and non-private EM beside it."""
+    from dpviz.scenario import Scenario, run_scenario
+
+    from .app_helpers import ROOT, TIMEOUT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/exposure.py")
+    at.query_params.update({"exposure_epsilon": "2.0", "exposure_x50": "true",
+                            "exposure_delta": "1e-06"})
+    at.run()
+    assert not at.exception and not errors(at)
+    scenario = {"task": "gmm", "estimator": "dp_em", "seed": 0,
+                "data": {"generator": "exposure_demo", "scale": 50, "seed": 0},
+                "params": {"epsilon": 2.0, "delta": 1e-6}}
+    for name, replay in (("private means", scenario),
+                         ("non-private EM means", {**scenario, "estimator": "em", "params": {
+                             "epsilon": "inf", "delta": 0.0}})):
+        means = run_scenario(Scenario.from_dict(replay)).estimate["means"]
+        np.testing.assert_allclose(points(at, name), means, rtol=1e-9)
