@@ -33,7 +33,7 @@ with rounds_panel:
     rounds, by_rounds, deltas, by_delta = ui.attempt(
         ui.engine.budget_curves, spec, target.epsilon, target.delta, target.paper_mode, held)
     fig = viz.epsilon_by_rounds_chart(rounds, by_rounds, target_epsilon=target.epsilon,
-                                      planned_rounds=ui.engine.rounds_of(spec), held_by=held)
+                                      planned_rounds=spec.rounds, held_by=held)
     if predict.rounds_gate(rounds, by_rounds, held, target.delta):
         ui.show_chart(fig, key="budget_rounds_chart", filename="dpviz-epsilon-by-rounds")
     ui.show_chart(viz.allocation_bar(solutions[held], method=held), key="budget_bar",

@@ -5,13 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 import pandas as pd
 import streamlit as st
 
 from .. import limits
-from ..privacy import METHOD_LABELS, METHODS, Allocation
-from .engine import PlanSpec
+from ..privacy import METHOD_LABELS, METHODS, Allocation, PlannedRelease
+from ..privacy.plans import Plan
+from ..privacy.solver import PlannedMechanism
 from .widgets import advanced, delta_input, epsilon_slider
 
 PLANS = ("DP-EM GGG", "DP-EM LLG", "Free plan")
@@ -37,6 +39,38 @@ READING = """
 
 
 @dataclass(frozen=True)
+class PlanDescription:
+    """A privacy plan as the page describes it (plain values: the cache keys).
+
+    A DP-EM preset (``preset`` ``"GGG"`` or ``"LLG"``, ``rounds`` iterations, ``k``
+    components, seed 002) or free ``lines`` of releases, each ``(mechanism, count, weight)``
+    per round, repeated for ``rounds`` rounds.
+
+    Examples
+    --------
+    >>> PlanDescription(20, preset="GGG", k=3).plan().rounds
+    20
+    >>> PlanDescription(10, lines=(("laplace", 2, 1.0),)).plan().label
+    '10 rounds × 2 releases'
+    """
+
+    rounds: int
+    preset: str | None = None
+    k: int = 0
+    lines: tuple[tuple[PlannedMechanism, int, float], ...] = ()
+
+    def plan(self) -> Plan:
+        """The engine's :class:`~dpviz.privacy.plans.Plan` of this description."""
+        if self.preset is not None:
+            return Plan.dp_em(iterations=self.rounds, k=self.k, scenario=self.preset)
+        releases = tuple(PlannedRelease(f"line {i + 1}: {mechanism}", mechanism, 1.0, count,
+                                        weight)
+                         for i, (mechanism, count, weight) in enumerate(self.lines))
+        total = sum(count for _, count, _ in self.lines)
+        return Plan(releases, self.rounds, f"{self.rounds} rounds × {total} releases")
+
+
+@dataclass(frozen=True)
 class Target:
     """The target guarantee the plan must meet."""
 
@@ -52,14 +86,8 @@ def count_input(label: str, value: int, key: str, help: str | None = None) -> in
                                format="%d", key=key, help=help, bind="query-params"))
 
 
-def plan_controls() -> PlanSpec:
-    """The plan: a DP-EM preset (J iterations, k components) or free lines of releases.
-
-    Returns
-    -------
-    tuple
-        The plan description :func:`dpviz.ui.engine.build_plan` reads.
-    """
+def plan_controls() -> PlanDescription:
+    """The plan: a DP-EM preset (J iterations, k components) or free lines of releases."""
     kind = st.radio("Plan", PLANS, key="budget_plan", horizontal=True, bind="query-params",
                     help="Seed 002's DP-EM (per iteration: the weights, k means and k "
                          "covariances) or your own list of releases.")
@@ -72,14 +100,14 @@ def plan_controls() -> PlanSpec:
         st.caption("GGG: 2k + 1 Gaussian releases per iteration. LLG: Laplace weights and "
                    "means (k + 1), Gaussian covariances (k). Every release gets the same "
                    "noise multiplier (the paper's split).")
-        return ("DP-EM", kind[-3:], int(rounds), int(k))
+        return PlanDescription(int(rounds), preset=kind[-3:], k=int(k))
     a, b = st.columns(2)
     with a:
         rounds = count_input("Rounds", 10, "budget_rounds",
                              help="The lines below make one round; the plan repeats it.")
     n_lines = b.number_input("Lines", min_value=1, max_value=MAX_LINES, value=2, step=1,
                              format="%d", key="budget_lines", bind="query-params")
-    lines = []
+    lines: list[tuple[PlannedMechanism, int, float]] = []
     for i in range(int(n_lines)):
         mechanism, size, weight = FREE_DEFAULTS[i]
         a, b, c = st.columns(3)
@@ -95,8 +123,8 @@ def plan_controls() -> PlanSpec:
                                 key=f"budget_weight{i + 1}", bind="query-params",
                                 help="Its share of the budget relative to the other lines "
                                      "(> 0): a larger weight means less noise.")
-        lines.append((str(mechanism), int(size), float(weight)))
-    return ("free", int(rounds), tuple(lines))
+        lines.append((cast(PlannedMechanism, mechanism), int(size), float(weight)))
+    return PlanDescription(int(rounds), lines=tuple(lines))
 
 
 def target_controls() -> tuple[Target, str]:

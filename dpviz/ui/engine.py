@@ -19,12 +19,10 @@ from numpy.typing import NDArray
 
 from .. import lens
 from ..mean import Mechanism
-from ..privacy import AuditResult, Budget, PlannedRelease
-from ..privacy.plans import Plan, epsilon_by_delta, epsilon_by_rounds, solve_methods
+from ..privacy import AuditResult, Budget
+from ..privacy.plans import epsilon_by_delta, epsilon_by_rounds, solve_methods
 from ..privacy.randomness import secure_generator
-
-#: ``("DP-EM", scenario, rounds, k)`` or ``("free", rounds, ((mechanism, count, weight), ...))``.
-PlanSpec = tuple
+from .budget import PlanDescription
 
 ROUND_POINTS = 16
 DELTAS: tuple[float, ...] = tuple(float(d) for d in np.logspace(-12, -2, 11))
@@ -49,35 +47,11 @@ def noise_rng(seed: int, secure: bool, stream: str) -> np.random.Generator:
     return secure_generator(int.from_bytes(key.tobytes(), "little"))
 
 
-def rounds_of(spec: PlanSpec) -> int:
-    """The plan's number of rounds (EM iterations for the DP-EM presets).
-
-    Examples
-    --------
-    >>> rounds_of(("DP-EM", "GGG", 20, 3)), rounds_of(("free", 10, (("laplace", 1, 1.0),)))
-    (20, 10)
-    """
-    return int(spec[2] if spec[0] == "DP-EM" else spec[1])
-
-
-def build_plan(spec: PlanSpec) -> Plan:
-    """The engine's :class:`~dpviz.privacy.plans.Plan` for a page's plan description."""
-    if spec[0] == "DP-EM":
-        _, scenario, rounds, k = spec
-        return Plan.dp_em(iterations=int(rounds), k=int(k), scenario=scenario)
-    _, rounds, lines = spec
-    releases = tuple(PlannedRelease(f"line {i + 1}: {mechanism}", mechanism, 1.0, int(count),
-                                    float(weight))
-                     for i, (mechanism, count, weight) in enumerate(lines))
-    total = sum(int(c) for _, c, _ in lines)
-    return Plan(releases, int(rounds), f"{rounds} rounds × {total} releases")
-
-
 @st.cache_data(max_entries=64, show_spinner="Solving the plan under every accounting method…")
-def budget_solutions(spec: PlanSpec, epsilon: float, delta: float,
+def budget_solutions(spec: PlanDescription, epsilon: float, delta: float,
                      paper_mode: bool) -> dict[str, dict | str]:
     """Every method's allocation for the plan at the target, or its sentence."""
-    plan = build_plan(spec)
+    plan = spec.plan()
     budget = Budget(epsilon=epsilon, delta=delta, method="linear", paper_mode=paper_mode)
     solutions = solve_methods(plan, budget)
     if all(isinstance(s, str) for s in solutions.values()):
@@ -99,14 +73,15 @@ def round_grid(rounds: int) -> tuple[int, ...]:
 
 
 @st.cache_data(max_entries=64, show_spinner="Composing the curves…")
-def budget_curves(spec: PlanSpec, epsilon: float, delta: float, paper_mode: bool, held: str
+def budget_curves(spec: PlanDescription, epsilon: float, delta: float, paper_mode: bool,
+                  held: str
                   ) -> tuple[tuple[int, ...], dict[str, NDArray[np.float64]],
                              tuple[float, ...], dict[str, NDArray[np.float64]]]:
     """ε by rounds and ε(δ), with the noise held at method ``held``'s solution."""
     allocations = budget_solutions(spec, epsilon, delta, paper_mode)[held]
     if isinstance(allocations, str):
         raise ValueError(allocations)
-    plan = build_plan(spec)
+    plan = spec.plan()
     rounds = round_grid(plan.rounds)
     by_rounds = epsilon_by_rounds(plan, allocations, rounds, delta, paper_mode=paper_mode)
     deltas = tuple(sorted(set(DELTAS) | ({delta} if delta > 0 else set())))
