@@ -10,13 +10,13 @@ ctx = ui.page("Private factor analysis")
 st.markdown(factors.INTRO)
 st.info(factors.LIMITS, icon=":material/info:")
 
-settings = factors.controls()
-(reference, reference_images), (private, private_images) = ui.attempt(factors.runs, settings,
-                                                                      ctx.seed, ctx.secure)
-label = f"ε = {settings.epsilon:g}"
+scenario = ui.attempt(factors.controls, None if ctx.secure else ctx.seed)
+(reference, reference_images), (private, private_images) = ui.attempt(
+    factors.fits, scenario, ctx.seed if ctx.secure else None)
+label = f"ε = {scenario.params['epsilon']:g}"
 fig = viz.factor_images([("non-private (ε = ∞)", reference_images), (label, private_images)],
-                        title=f"The first {settings.factors} columns of W as 8 × 8 images: "
-                              f"non-private and {label}")
+                        title=f"The first {scenario.params['factors']} columns of W as 8 × 8 "
+                              f"images: non-private and {label}")
 ui.show_chart(fig, key="factors_figure", filename="dpviz-factor-analysis",
               alt="Heatmaps of the factor loadings of the digits, non-private and private")
 table = factors.loadings_table([("non-private", reference.estimate["loadings"]),
@@ -44,6 +44,5 @@ if private.ledger.releases:
                   filename="dpviz-factor-analysis-ledger")
     risk_panel(private.ledger, key="factors")
 ui.lazy_expander("Audit this estimator",
-                 lambda: audit.audit_button(settings.scenario(None if ctx.secure else ctx.seed),
-                                            key="factors_audit"),
+                 lambda: audit.audit_button(scenario, key="factors_audit"),
                  key="factors_audit_open", icon=":material/policy:")

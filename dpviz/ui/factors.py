@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 from numpy.typing import ArrayLike
 
+from ..factor_analysis import digits_factor_images
 from ..result import Result
 from ..scenario import Scenario
-from .engine import factor_run
+from . import runs
 from .widgets import advanced, delta_input
 
 #: The budgets at which correctly calibrated noise still leaves structure (ALGORITHMS.md §2).
@@ -31,25 +31,21 @@ LIMITS = ("**Below ε ≈ 1, correctly calibrated noise hides the factors**: the
           "noise, which is why this page uses the digits.")
 
 
-@dataclass(frozen=True)
-class Controls:
-    """What the page asked for (plain values: the cache keys)."""
-
-    epsilon: float
-    delta: float
-    factors: int
-    iterations: int
-
-    def scenario(self, seed: int | None) -> Scenario:
-        """The private run on the digits as a scenario (``seed``: ``None`` when secure)."""
-        return Scenario.from_dict({
-            "task": "factor_analysis", "estimator": "dp_fa", "data": {"dataset": "digits"},
-            "params": {"epsilon": self.epsilon, "delta": self.delta, "factors": self.factors,
-                       "iterations": self.iterations}, "seed": seed})
+#: The secure stream of the page's two fits: the non-private one (ε = ∞) is the private
+#: one's reference, so they start from the same point.
+STREAM = "factor_analysis"
 
 
-def controls() -> Controls:
-    """ε (one of :data:`EPSILONS`), δ, the number of factors and the EM steps."""
+def controls(seed: int | None) -> Scenario:
+    """The private run on the digits: ε (one of :data:`EPSILONS`), δ, factors, EM steps.
+
+    ``seed`` is the teaching noise seed, ``None`` under secure randomness.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of its range, with the scenario's sentence.
+    """
     a, b, c = st.columns([3, 2, 2], vertical_alignment="bottom")
     with a:
         epsilon = st.select_slider("ε of the private run", options=EPSILONS, value=2.0,
@@ -67,17 +63,28 @@ def controls() -> Controls:
                                      max_value=5000, value=100, step=10, format="%d",
                                      key="factors_iterations", bind="query-params",
                                      help="Post-processing of the one release: free.")
-    return Controls(float(epsilon), float(delta), int(factors), int(iterations))
+    return Scenario.from_dict({
+        "task": "factor_analysis", "estimator": "dp_fa", "data": {"dataset": "digits"},
+        "params": {"epsilon": float(epsilon), "delta": float(delta), "factors": int(factors),
+                   "iterations": int(iterations)}, "seed": seed})
 
 
-def runs(settings: Controls, seed: int, secure: bool = False
+def reference_scenario(scenario: Scenario) -> Scenario:
+    """The same fit without privacy (ε = ∞, δ = 0): the private run's reference."""
+    return Scenario.from_dict({**scenario.to_dict(),
+                               "params": {**scenario.params, "epsilon": math.inf,
+                                          "delta": 0.0}})
+
+
+def fits(scenario: Scenario, fresh: int | None
          ) -> tuple[tuple[Result, np.ndarray], tuple[Result, np.ndarray]]:
-    """The non-private fit (ε = ∞) and the private one, each with W as images."""
-    reference = factor_run(epsilon=math.inf, delta=0.0, factors=settings.factors,
-                           iterations=settings.iterations, seed=seed, secure=secure)
-    private = factor_run(epsilon=settings.epsilon, delta=settings.delta,
-                         factors=settings.factors, iterations=settings.iterations, seed=seed,
-                         secure=secure)
+    """The non-private fit (ε = ∞) and the private one, each with W as 8 × 8 images.
+
+    ``fresh`` is the rerun's OS entropy under secure randomness (:func:`dpviz.ui.runs.run`).
+    """
+    done = [runs.run(s, fresh=fresh, stream=STREAM)
+            for s in (reference_scenario(scenario), scenario)]
+    reference, private = ((r, digits_factor_images(r.estimate["loadings"])) for r in done)
     return reference, private
 
 

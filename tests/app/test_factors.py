@@ -64,3 +64,33 @@ def test_bad_delta_shows_the_engine_sentence(factors):
     assert not factors.exception
     assert len(errors(factors)) == 1 and "delta > 0" in errors(factors)[0]
     assert charts(factors) == {}
+
+
+def test_an_old_link_opens_the_same_scenario(monkeypatch):
+    """A link written before the page built a scenario opens the run it named (and its
+    non-private reference: the same scenario at ε = ∞)."""
+    from streamlit.testing.v1 import AppTest
+
+    from dpviz.ui import runs
+
+    from .app_helpers import ROOT, TIMEOUT
+
+    seen: list[dict] = []
+    real = runs.run
+
+    def spy(scenario, **kwargs):
+        seen.append(scenario.to_dict())
+        return real(scenario, **kwargs)
+
+    monkeypatch.setattr(runs, "run", spy)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page("pages/factors.py")  # the link opened in a new tab: the sidebar reads it
+    at.query_params.update({"factors_epsilon": "5", "factors_count": "2",
+                            "factors_iterations": "50", "seed": "3"})
+    at.run()
+    assert not at.exception and not errors(at)
+    private = {"task": "factor_analysis", "estimator": "dp_fa", "data": {"dataset": "digits"},
+               "params": {"epsilon": 5.0, "delta": 1e-5, "factors": 2, "iterations": 50},
+               "seed": 3}
+    reference = {**private, "params": {**private["params"], "epsilon": "inf", "delta": 0.0}}
+    assert seen == [reference, private]
