@@ -14,11 +14,9 @@ from streamlit.testing.v1 import AppTest
 from dpviz import card as cards
 from dpviz import scenario as scenario_module
 from dpviz.data import files, sha256
-from dpviz.ui import covariance as cov_ui
-from dpviz.ui import gmm as gmm_ui
-from dpviz.ui import runs
+from dpviz.scenario import Scenario
 from dpviz.ui import sbm as sbm_ui
-from dpviz.ui import scenarios as page_scenarios
+from dpviz.ui.widgets import upload_block
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, values
 
@@ -129,16 +127,15 @@ def no_server_read(monkeypatch):
 
 @pytest.mark.parametrize("name", ["requirements.txt", "../app.py", str(ROOT / "app.py"),
                                   "/etc/passwd"])
-@pytest.mark.parametrize("page", ["gmm", "covariance"])
-def test_a_page_scenario_records_an_upload_by_its_bytes(page, name, no_server_read):
+@pytest.mark.parametrize(("task", "estimator", "params"), [
+    ("gmm", "dp_em", {"k": 2, "epsilon": 1.0, "delta": 1e-5, "radius": 10.0}),
+    ("covariance", "gauss", {"rho": 0.1, "delta": 0.0, "radius": 1.0})])
+def test_an_upload_scenario_records_the_upload_by_its_bytes(task, estimator, params, name,
+                                                            no_server_read):
     content = csv_bytes(1)
-    if page == "gmm":
-        state = {"gmm_source": gmm_ui.CSV, "gmm_upload": Upload(name, content),
-                 "gmm_csv_k": 2, "gmm_estimator": "dp_em", "seed": 4}
-        scenario = page_scenarios.gmm_scenario(state)
-    else:
-        state = {"cov_source": cov_ui.CSV, "cov_upload": Upload(name, content), "seed": 4}
-        scenario = page_scenarios.covariance_scenario(state)
+    block = upload_block(Upload(name, content), content)  # the pages' upload block
+    scenario = Scenario.from_dict({"task": task, "estimator": estimator, "data": block,
+                                   "params": params, "seed": 4})
     assert dict(scenario.data) == {"upload": name, "sha256": sha256(content)}
     card = cards.make_card(scenario, content=content)
     assert card["data_file"] == {"upload": name, "sha256": sha256(content)}
@@ -147,11 +144,8 @@ def test_a_page_scenario_records_an_upload_by_its_bytes(page, name, no_server_re
     assert sha256(server) not in json.dumps(card)
 
 
-def test_an_sbm_upload_named_like_a_server_file(no_server_read, monkeypatch):
+def test_an_sbm_upload_named_like_a_server_file(no_server_read, ran):
     content = b"0,1\n1,2\n2,3\n3,0\n0,2\n"
-    ran = []
-    real = runs.run
-    monkeypatch.setattr(runs, "run", lambda s, **kwargs: ran.append(s) or real(s, **kwargs))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     at.switch_page("pages/sbm.py")
     at.query_params.update({"sbm_source": sbm_ui.UPLOAD, "sbm_n": "4", "sbm_degree": "2",
@@ -167,9 +161,13 @@ def test_an_sbm_upload_named_like_a_server_file(no_server_read, monkeypatch):
     assert card["data_file"]["sha256"] == sha256(content)
 
 
-def test_no_upload_yet_is_a_sentence():
-    with pytest.raises(ValueError, match="upload a file first"):
-        page_scenarios.gmm_scenario({"gmm_source": gmm_ui.CSV})
+def test_no_upload_yet_is_a_sentence_and_no_run(ran):
+    at = open_gmm({})
+    count = len(ran)
+    at.selectbox(key="gmm_source").set_value("csv").run()
+    assert not at.exception and not errors(at)
+    assert any(i.value.startswith("Upload a CSV file") for i in at.info)
+    assert len(ran) == count and "gmm_card_prepare" not in [b.key for b in at.button]
 
 
 @pytest.mark.parametrize("name", ["assets/results/gmm_mean_errors.csv", "../main/app.csv",

@@ -9,7 +9,6 @@ from streamlit.testing.v1 import AppTest
 from dpviz.experiments import sbm_curves as curves
 from dpviz.registry import TASKS
 from dpviz.scenario import Scenario
-from dpviz.ui import runs
 from dpviz.ui import sbm as sbm_ui
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_section, values
@@ -175,20 +174,6 @@ def test_a_deep_link_reopens_the_scenario():
     assert values(charts(at)["sbm_adjacency"]["data"][0]["z"]).shape == (200, 200)
     assert any("Guarantee: 3.5-edge-DP" in c.value
                for c in open_section(at, "sbm_choices_open").caption)
-
-
-@pytest.fixture
-def ran(monkeypatch) -> list[Scenario]:
-    """The scenarios the page runs (:func:`dpviz.ui.runs.run`'s), in order."""
-    seen: list[Scenario] = []
-    real = runs.run
-
-    def record(scenario: Scenario, **kwargs):
-        seen.append(scenario)
-        return real(scenario, **kwargs)
-
-    monkeypatch.setattr(runs, "run", record)
-    return seen
 
 
 #: Old links (the tests', the browser tests' and the home page's) and the scenario each opens.

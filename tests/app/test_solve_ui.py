@@ -6,7 +6,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpviz.scenario import load_data, run_scenario, score
-from dpviz.ui.scenarios import gmm_scenario
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors
 
@@ -50,14 +49,10 @@ def test_gmm_panel_solves_applies_and_keeps_the_answer():
     assert at.success and "gmm_solve_figure" in charts(at)  # the answer survives ε's move
 
 
-def test_the_page_scenario_replays_the_page_run():
+def test_the_page_scenario_replays_the_page_run(ran):
     at = open_page("gmm", gmm_n="2000", gmm_k="2", gmm_epsilon="3.0")
     assert not at.exception
-    keys = [k for k in ("seed", "gmm_source", "gmm_k", "gmm_d", "gmm_n", "gmm_separation",
-                        "gmm_weights", "gmm_covariance", "gmm_estimator", "gmm_epsilon",
-                        "gmm_delta", "gmm_accounting", "gmm_dp_em_iterations",
-                        "gmm_dp_em_scenario") if k in at.session_state]
-    s = gmm_scenario({k: at.session_state[k] for k in keys})
+    s = next(s for s in reversed(ran) if s.estimator == "dp_em")  # the page's (and solve's)
     assert s.data["generator"] == "gmm" and s.data["n"] == 2000 and s.data["k"] == 2
     assert s.estimator == "dp_em" and s.params["epsilon"] == 3.0
     loaded = load_data(s.data)
