@@ -23,7 +23,7 @@ import pandas as pd
 from .. import limits
 from ..registry import estimator as lookup
 from ..result import to_json_value
-from ..scenario import LoadedData, Scenario, load_data, run_scenario, score
+from ..scenario import LoadedData, Scenario, load_data, preparation, run_scenario, score
 from ..spec import Preparation
 from .cache import cache_directory, from_json_value, make_cache, read_cache
 from .sweep import SweepSpec, run_seeds, scenario_dict
@@ -91,30 +91,27 @@ def _execute(run: _Run) -> tuple[int, str, dict[str, Any]]:
 def _prepared(scenario: Scenario, loaded: LoadedData, base: str | None) -> LoadedData:
     """The run's data as its estimator takes them prepared, made once per data set.
 
-    Its entry's ``prepare`` hook (:meth:`dpviz.spec.Estimator.preparation`): a graph's
-    certified projection, covariance rows clipped with ``XᵀX`` formed. Every estimator and
-    budget of a sweep with the same preparation of those data reuses it (an ε grid projects
-    each graph once).
+    :func:`dpviz.scenario.preparation` (the entry's ``prepare`` hook: a graph's certified
+    projection, covariance rows clipped with ``XᵀX`` formed). Every estimator and budget of a
+    sweep with the same preparation of those data reuses it (an ε grid projects each graph
+    once).
     """
-    entry = lookup(scenario.task, scenario.estimator)
-    radius = scenario.params.get("radius") or loaded.radius
-    values = entry.preparation({**loaded.public, **scenario.params, "radius": radius})
+    values = preparation(scenario, loaded)
     if values is None:
         return loaded
+    block = json.dumps(to_json_value(dict(scenario.data)), sort_keys=True)
     return replace(loaded, data=_prepared_data(
-        entry.prepare, json.dumps(to_json_value(dict(scenario.data)), sort_keys=True),
+        lookup(scenario.task, scenario.estimator).prepare, block,
         json.dumps(to_json_value(values), sort_keys=True), base))
 
 
 @functools.lru_cache(maxsize=2)
-def _prepared_data(preparation: Preparation, block: str, values: str,
-                   base: str | None) -> Any:
+def _prepared_data(hook: Preparation, block: str, values: str, base: str | None) -> Any:
     """A data block prepared with ``values``, once per process and preparation.
 
     Keyed by the hook, not the estimator: entries sharing a preparation share the result.
     """
-    data = load_data(json.loads(block), base=base).data
-    return preparation.function(data, **json.loads(values))
+    return hook.function(load_data(json.loads(block), base=base).data, **json.loads(values))
 
 
 def worker_count(jobs: int, runs: int) -> int:
