@@ -43,8 +43,8 @@ class PlanDescription:
     """A privacy plan as the page describes it (plain values: the cache keys).
 
     A DP-EM preset (``preset`` ``"GGG"`` or ``"LLG"``, ``rounds`` iterations, ``k``
-    components, seed 002) or free ``lines`` of releases, each ``(mechanism, count, weight)``
-    per round, repeated for ``rounds`` rounds.
+    components, the DP-EM paper's) or free ``lines`` of releases, each
+    ``(mechanism, count, weight)`` per round, repeated for ``rounds`` rounds.
 
     Examples
     --------

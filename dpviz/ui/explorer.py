@@ -1,6 +1,6 @@
 """The Trade-off explorer: build a sweep spec from widgets, run it with progress, draw it.
 
-The spec is the one ``python -m dpviz sweep`` reads (DESIGN.md); the runs go through
+The spec is the one ``python -m dpviz sweep`` reads (the design contract); the runs go through
 :func:`dpviz.experiments.run_sweep`, so they are cached on disk per finished run and a rerun
 of the same sweep is answered at once.
 """

@@ -82,5 +82,5 @@ def sample_size_calculator(n: int | None = None, *, d: int = 2, k: int = 3) -> N
     show_chart(sample_size_figure(sweep, sample_at_hand=float(rows)), key="gmm_ppecalc_figure",
                filename="ppe_sample_size")
     (st.success if at_hand.alpha is not None else st.warning)(at_hand.sentence())
-    st.caption("Orders of magnitude from ALGORITHMS.md §5, computed from the public inputs "
-               "only — never from the data's rows.")
+    st.caption("Orders of magnitude from the paper's sample-size bounds, computed from the "
+               "public inputs only — never from the data's rows.")

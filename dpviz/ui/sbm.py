@@ -355,9 +355,9 @@ N_EPSILON = 2.0
 SAVED = {"epsilon": "accuracy_n1000", "n": "error_vs_n", "phase": "phase_n500"}
 RR_CAPTION = ("Randomized response flips every pair of vertices, so its noise grows like "
               "√n·e^(−ε/2) while the projection's does not grow with n: it wins on small "
-              "graphs and loses on large ones (ALGORITHMS.md §7; the crossover is near "
-              "n ≈ 5,000 at d = 100, ε = 2). Without this chart its success on a small graph "
-              "would look like a bug.")
+              "graphs and loses on large ones (in the saved runs at d = 100, ε = 2 the "
+              "crossover lies between n = 2,000 and 5,000). Without this chart its success on "
+              "a small graph would look like a bug.")
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The shared set-up every page makes first: page config, sidebar, navigation and style.
 
-dpviz runs in Streamlit's pages-directory mode (DESIGN.md, Streamlit notes): ``app.py`` is the
+dpviz runs in Streamlit's pages-directory mode (the design notes on Streamlit): ``app.py`` is the
 Home page, every file in ``pages/`` is a page, and each starts with :func:`page`, which plays
 the part a router would.
 """
