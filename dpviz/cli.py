@@ -202,9 +202,9 @@ def _params(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
-    from . import run
-    from .data import read_csv, read_file
-    from .data.graphs import read_edges
+    """``run``: the scenario of the flags (or a card's), run as the pages and sweeps run one."""
+    from .data import read_file
+    from .scenario import load_data, run_scenario
 
     if args.card is not None:
         from .card import read_card, run_card
@@ -218,38 +218,35 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
         content = None if args.data is None else read_file(args.data)
         folder = os.path.dirname(os.path.abspath(args.card))  # the card reads beside itself
         return run_card(card, base=folder, content=content).to_dict()
-    params = _params(args, extra)
-    data: Any = read_edges(args.edges) if args.edges is not None else read_csv(args.data)
-    raw_radius: str | None = args.radius
-    radius: float | str | None = raw_radius
-    if raw_radius is not None and raw_radius.strip().lower() != "data":
-        radius = limits.RADIUS.check(raw_radius)
-    result = run(args.task, args.estimator, data, epsilon=args.epsilon, delta=args.delta,
-                 rho=args.rho, accounting=args.accounting, seed=args.seed, radius=radius,
-                 paper_mode=args.paper_mode, **params)
-    return result.to_dict()
+    given = args.data if args.edges is None else args.edges
+    content = read_file(given, what="the CSV")
+    scenario = _scenario(args, extra, given)
+    return run_scenario(scenario, load_data(scenario.data, content=content)).to_dict()
 
 
-def _card(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
-    """``card``: the scenario of ``run``'s flags, run and recorded (:mod:`dpviz.card`)."""
-    from .card import make_card
-    from .data import read_file
+def _scenario(args: argparse.Namespace, extra: Sequence[str], path: str) -> Any:
+    """The :class:`~dpviz.scenario.Scenario` of ``run``'s and ``card``'s flags, data at ``path``."""
     from .scenario import Scenario
 
     params = _params(args, extra)
-    given = args.data if args.edges is None else args.edges
-    content = read_file(given)  # read once: the card's hash is of the bytes it runs on
-    path = _card_data_path(given, args.out)
     data: dict[str, Any] = {"csv": path}
     if args.edges is not None:
         data = {"edges": path, "n": params.pop("n", None)}
     budget = {"epsilon": args.epsilon, "delta": args.delta, "rho": args.rho,
               "accounting": args.accounting, "radius": args.radius,
               "paper_mode": args.paper_mode}
-    scenario = Scenario.from_dict({"task": args.task, "estimator": args.estimator,
-                                   "data": data, "params": {**budget, **params},
-                                   "seed": args.seed})
-    return make_card(scenario, content=content)
+    return Scenario.from_dict({"task": args.task, "estimator": args.estimator, "data": data,
+                               "params": {**budget, **params}, "seed": args.seed})
+
+
+def _card(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
+    """``card``: the scenario of ``run``'s flags, run and recorded (:mod:`dpviz.card`)."""
+    from .card import make_card
+    from .data import read_file
+
+    given = args.data if args.edges is None else args.edges
+    content = read_file(given)  # read once: the card's hash is of the bytes it runs on
+    return make_card(_scenario(args, extra, _card_data_path(given, args.out)), content=content)
 
 
 def _card_data_path(given: str, out: str | None) -> str:
