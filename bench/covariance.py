@@ -7,7 +7,8 @@
   ρ = 0.1, N = 4): the four zCDP estimators on the cached prepared data.
 * ``covariance_paper_error_<estimator>``: mean error at the paper's defaults (d = 200,
   n = 50 000, ρ = 0.1, N = 4), against ALGORITHMS.md §6's faithful-run reference.
-* ``covariance_claim_*``: the paper's claims (:func:`dpviz.experiments.covariance_figures.verdicts`)
+* ``covariance_claim_*``: the paper's claims
+  (:func:`dpviz.lab.experiments.covariance_figures.verdicts`)
   read off the saved Figures 2 and 3 (``assets/results/covariance_<figure>.csv``, made by
   ``make figures`` = ``python bench/covariance.py``: the sweeps
   ``assets/sweeps/dong_<figure>.json`` through the one runner, 50 repeats, fewer at the big
@@ -31,9 +32,9 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpviz.covariance import ESTIMATORS, prepare
 from dpviz.data.zipf import zipf_norm_data
-from dpviz.experiments.covariance_figures import (
+from dpviz.estimators.covariance import ESTIMATORS, prepare
+from dpviz.lab.experiments.covariance_figures import (
     SPECS,
     load_saved,
     run_figure,

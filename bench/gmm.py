@@ -37,8 +37,8 @@ from threadpoolctl import threadpool_limits
 
 import dpviz
 from dpviz.data import gaussian_mixture
-from dpviz.experiments import paper_reproduction
-from dpviz.metrics import log_likelihood_per_point, matched_mean_error
+from dpviz.estimators.metrics import log_likelihood_per_point, matched_mean_error
+from dpviz.lab.experiments import paper_reproduction
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP_SPEC = ROOT / "assets" / "sweeps" / "dp_em_paper.json"
@@ -105,7 +105,7 @@ def bench_page(b: Any) -> None:
     (3 000 drawn rows, ellipses) and the ledger bar.
     """
     from dpviz import viz
-    from dpviz.metrics import Truth, covariance_error, match_components, weight_error
+    from dpviz.estimators.metrics import Truth, covariance_error, match_components, weight_error
 
     mix = gaussian_mixture(3, 2, 10_000, separation=6, seed=0)
     truth = Truth.from_mixture(mix)

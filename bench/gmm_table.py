@@ -1,7 +1,7 @@
 """Issue 7's accuracy table: every GMM estimator on separations 2σ, 4σ, 6σ (the default) and
 8σ at ε ∈ {0.5, 1, 4} — matched mean error (median over the successful repeats) and success rate.
 
-The dpviz estimators run as one sweep (:mod:`dpviz.experiments`: every estimator of a repeat
+The dpviz estimators run as one sweep (:mod:`dpviz.lab.experiments`: every estimator of a repeat
 sees the same data); diffprivlib's ``KMeans`` runs on the same data draws (the sweep's data
 seeds). Writes ``assets/results/gmm_estimators.csv`` (one row per run) and adds one bench
 entry per cell of the default scenario. ``python bench/gmm_table.py [--repeats R]`` runs it
@@ -25,9 +25,9 @@ from threadpoolctl import threadpool_limits
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dpviz.experiments import SweepSpec, run_seeds, run_sweep  # noqa: E402
-from dpviz.metrics import matched_mean_error  # noqa: E402
-from dpviz.scenario import load_data  # noqa: E402
+from dpviz.estimators.metrics import matched_mean_error  # noqa: E402
+from dpviz.lab.experiments import SweepSpec, run_seeds, run_sweep  # noqa: E402
+from dpviz.lab.scenario import load_data  # noqa: E402
 
 TABLE_CSV = ROOT / "assets" / "results" / "gmm_estimators.csv"
 ESTIMATORS = ("dp_em", "dplloyd", "private_pca_clustering", "sample_aggregate", "ppe",

@@ -55,9 +55,9 @@ from bench.covariance import bench_covariance  # noqa: E402
 from bench.gmm import bench_gmm  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
 from bench.sweep import bench_sweep  # noqa: E402
-from dpviz import lens  # noqa: E402
 from dpviz.data import gaussian_mixture  # noqa: E402
 from dpviz.data.graphs import stochastic_block_model  # noqa: E402
+from dpviz.lab import lens  # noqa: E402
 from dpviz.privacy import (  # noqa: E402
     METHODS,
     Budget,

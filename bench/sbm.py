@@ -12,8 +12,8 @@ Entries (all under one BLAS/OpenMP thread, ``threadpool_limits(1)``):
   ``networkx.stochastic_block_model`` at n = 5 000, d = 100, ε_s = 0.5.
 - ``sbm_accuracy_n1000`` / ``sbm_accuracy_n3000`` / ``sbm_error_vs_n`` /
   ``sbm_exact_recovery`` / ``sbm_phase_n500``: median errors, also saved as
-  ``assets/results/sbm_*.csv`` (``dpviz.experiments.sbm_curves.load_saved``): sweeps of the
-  one runner (``dpviz.experiments``), every run through ``dpviz.run``.
+  ``assets/results/sbm_*.csv`` (``dpviz.lab.experiments.sbm_curves.load_saved``): sweeps of the
+  one runner (``dpviz.lab.experiments``), every run through ``dpviz.run``.
 
 Slow calls (seconds each) are timed once per repeat with ``time.perf_counter`` and the
 median taken; ``DPVIZ_BENCH_QUICK=1`` or ``--quick`` shrinks sizes and seeds (said in notes).
@@ -44,16 +44,16 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import dpviz  # noqa: E402
 from dpviz.data.graphs import stochastic_block_model  # noqa: E402
-from dpviz.experiments.sbm_curves import (  # noqa: E402
+from dpviz.estimators.metrics import community_error  # noqa: E402
+from dpviz.estimators.sbm import certified_projection  # noqa: E402
+from dpviz.estimators.sbm.projection import projection_sensitivity, scaled_centred_adjacency  # noqa: E402
+from dpviz.lab.experiments.sbm_curves import (  # noqa: E402
     RESULTS,
     error_curve,
     error_vs_n,
     load_saved,
     phase_diagram,
 )
-from dpviz.metrics import community_error  # noqa: E402
-from dpviz.sbm import certified_projection  # noqa: E402
-from dpviz.sbm.projection import projection_sensitivity, scaled_centred_adjacency  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
 DELTA = 1e-6

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dpviz.experiments import SweepSpec, run_sweep  # noqa: E402
+from dpviz.lab.experiments import SweepSpec, run_sweep  # noqa: E402
 
 TARGET = 1.7
 DP_EM_SPEC = {"task": "gmm", "estimators": ["dp_em"], "data": {"generator": "gmm"},

@@ -1,14 +1,14 @@
-"""Calibrate :mod:`dpviz.work`'s cost model on this machine (one BLAS thread).
+"""Calibrate :mod:`dpviz.lab.work`'s cost model on this machine (one BLAS thread).
 
 For every registered estimator of the sized tasks it times one run and records its peak
 traced memory (``tracemalloc``, which numpy reports to) at two sizes, in the model's units
-(:func:`dpviz.work.units`). Seconds get the line through the two points (slope
+(:func:`dpviz.lab.work.units`). Seconds get the line through the two points (slope
 ``seconds_per_unit``, intercept ``base_seconds``, raised to lie on or above both; where the
 slope is not positive, the larger seconds-per-unit ratio and no intercept); bytes get the
 larger bytes-per-unit ratio (``bytes_per_unit``), all rounded up. Run it with
 ``python bench/work_costs.py`` (a few minutes) and copy what it prints onto each registry
-entry's :class:`dpviz.spec.CostModel` (the data generators' onto
-:data:`dpviz.work.DATA_COSTS`).
+entry's :class:`dpviz.core.entry.CostModel` (the data generators' onto
+:data:`dpviz.lab.work.DATA_COSTS`).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dpviz  # noqa: E402
-from dpviz import work  # noqa: E402
 from dpviz.data import gaussian_mixture, stochastic_block_model  # noqa: E402
 from dpviz.data.graphs import Graph  # noqa: E402
-from dpviz.registry import TASKS  # noqa: E402
+from dpviz.estimators.registry import TASKS  # noqa: E402
+from dpviz.lab import work  # noqa: E402
 
 #: Two calibration sizes per task: big enough that the leading term dominates, small enough
 #: to finish in seconds.

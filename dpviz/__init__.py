@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .privacy import Budget
-from .result import TEACHING_RANDOMNESS, Result
+from dpviz.estimators.result import TEACHING_RANDOMNESS, Result
+from dpviz.privacy import Budget
 
 __version__ = "0.1.0"
 
@@ -46,7 +46,7 @@ def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
         :func:`~dpviz.privacy.randomness.secure_generator` and the seed is never shown. A
         fixed seed is teaching randomness: anyone who knows it recomputes the noise, so the
         result's ``choices["randomness"]`` says it is not a private release
-        (:data:`~dpviz.result.TEACHING_RANDOMNESS`).
+        (:data:`~dpviz.estimators.result.TEACHING_RANDOMNESS`).
     radius : float, "data" or None
         The public bound (ALGORITHMS.md §1.3).
     rng : numpy.random.Generator, optional
@@ -65,11 +65,11 @@ def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,
     ValueError
         Any bad input, with a sentence naming it.
     """
-    from . import limits
-    from .privacy.randomness import is_secure, secure_generator
-    from .registry import check_data, common_param
-    from .registry import estimator as lookup
-    from .work import check_run
+    from dpviz.core import limits
+    from dpviz.estimators.registry import check_data, common_param
+    from dpviz.estimators.registry import estimator as lookup
+    from dpviz.lab.work import check_run
+    from dpviz.privacy.randomness import is_secure, secure_generator
 
     spec = lookup(task, estimator)
     check_data(task, data)

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import limits
-from .privacy import METHODS, PrivacyEvent, compose, total_rho
-from .privacy.errors import PrivacyLeakWarning
+from dpviz.core import limits
+from dpviz.privacy import METHODS, PrivacyEvent, compose, total_rho
+from dpviz.privacy.errors import PrivacyLeakWarning
 
 
 class UsageError(Exception):
@@ -171,8 +171,8 @@ def _params(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     A budget parameter (``seed``, ``epsilon`` …) has its own flag and is refused here, as
     are the names of :func:`dpviz.run`'s other arguments (``task``, ``data``, ``rng`` …).
     """
-    from . import run
-    from .registry import COMMON_PARAMS
+    from dpviz import run
+    from dpviz.estimators.registry import COMMON_PARAMS
 
     flags = {p.name: "--" + p.name.replace("_", "-") + ("" if p.type == "bool" else " {}")
              for p in COMMON_PARAMS}
@@ -203,11 +203,11 @@ def _params(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     """``run``: the scenario of the flags (or a card's), run as the pages and sweeps run one."""
-    from .data import read_file
-    from .scenario import load_data, run_scenario
+    from dpviz.data import read_file
+    from dpviz.lab.scenario import load_data, run_scenario
 
     if args.card is not None:
-        from .card import read_card, run_card
+        from dpviz.lab.card import read_card, run_card
 
         if extra:
             raise UsageError(f"--card replays the card as recorded; remove {' '.join(extra)}")
@@ -225,8 +225,8 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
 
 
 def _scenario(args: argparse.Namespace, extra: Sequence[str], path: str) -> Any:
-    """The :class:`~dpviz.scenario.Scenario` of ``run``'s and ``card``'s flags, data at ``path``."""
-    from .scenario import Scenario
+    """The :class:`~dpviz.lab.scenario.Scenario` of ``run``'s and ``card``'s flags."""
+    from dpviz.lab.scenario import Scenario
 
     params = _params(args, extra)
     data: dict[str, Any] = {"csv": path}
@@ -240,9 +240,9 @@ def _scenario(args: argparse.Namespace, extra: Sequence[str], path: str) -> Any:
 
 
 def _card(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
-    """``card``: the scenario of ``run``'s flags, run and recorded (:mod:`dpviz.card`)."""
-    from .card import make_card
-    from .data import read_file
+    """``card``: the scenario of ``run``'s flags, run and recorded (:mod:`dpviz.lab.card`)."""
+    from dpviz.data import read_file
+    from dpviz.lab.card import make_card
 
     given = args.data if args.edges is None else args.edges
     content = read_file(given)  # read once: the card's hash is of the bytes it runs on
@@ -291,9 +291,9 @@ def _add_solve_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def _solve(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
-    """``solve``: :func:`dpviz.solve.solve_epsilon` or :func:`dpviz.solve.solve_n`."""
-    from .scenario import Scenario
-    from .solve import RUNS, parse_target, solve_epsilon, solve_n
+    """``solve``: :func:`dpviz.lab.solve.solve_epsilon` or :func:`dpviz.lab.solve.solve_n`."""
+    from dpviz.lab.scenario import Scenario
+    from dpviz.lab.solve import RUNS, parse_target, solve_epsilon, solve_n
 
     if args.task is None or args.estimator is None:
         raise UsageError("solve needs TASK and ESTIMATOR (e.g. `solve gmm dp_em --generator "
@@ -335,7 +335,7 @@ def _solve(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
 
 
 def _emit(payload: dict[str, Any], out: str | None) -> None:
-    from .result import to_json_value
+    from dpviz.estimators.result import to_json_value
 
     text = json.dumps(to_json_value(payload), allow_nan=False, indent=None)
     if out:
@@ -363,7 +363,7 @@ def _add_risk_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def _risk(args: argparse.Namespace) -> dict[str, Any]:
-    from .privacy import risk
+    from dpviz.privacy import risk
 
     if args.epsilon is not None:
         if args.sigma is not None or args.scale is not None:
@@ -393,9 +393,9 @@ def _add_sweep_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def _sweep(args: argparse.Namespace) -> None:
-    """``sweep``: :func:`dpviz.experiments.run_sweep`, progress on stderr."""
-    from .data import read_file
-    from .experiments import SweepSpec, progress_line, run_sweep, write_table
+    """``sweep``: :func:`dpviz.lab.experiments.run_sweep`, progress on stderr."""
+    from dpviz.data import read_file
+    from dpviz.lab.experiments import SweepSpec, progress_line, run_sweep, write_table
 
     text = read_file(args.spec, what="the sweep spec").decode("utf-8", errors="replace")
     try:
@@ -440,7 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command not in ("run", "card", "solve") and extra:
                 raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
             if args.command == "list":
-                from .registry import describe
+                from dpviz.estimators.registry import describe
 
                 _emit(describe(), None)
             elif args.command == "account":

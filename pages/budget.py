@@ -17,7 +17,7 @@ with plan_column:
 with target_column:
     target, held = ui.budget.target_controls()
 
-solutions = ui.attempt(ui.engine.budget_solutions, spec, target.epsilon, target.delta,
+solutions = ui.attempt(ui.cached.budget_solutions, spec, target.epsilon, target.delta,
                        target.paper_mode)
 message = ui.budget.headline(solutions)
 if message:
@@ -31,7 +31,7 @@ with noise:
         st.caption(ui.escape_markdown(sentence))
 with rounds_panel:
     rounds, by_rounds, deltas, by_delta = ui.attempt(
-        ui.engine.budget_curves, spec, target.epsilon, target.delta, target.paper_mode, held)
+        ui.cached.budget_curves, spec, target.epsilon, target.delta, target.paper_mode, held)
     fig = viz.epsilon_by_rounds_chart(rounds, by_rounds, target_epsilon=target.epsilon,
                                       planned_rounds=spec.rounds, held_by=held)
     if predict.rounds_gate(rounds, by_rounds, held, target.delta):

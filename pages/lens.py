@@ -17,7 +17,7 @@ with controls:
     settings = ui.lens.controls()
     st.caption("The table edits the dataset text above, so the link keeps it.")
 with figures:
-    view = ui.attempt(ui.engine.lens_view, **settings.engine_args(), seed=ctx.seed,
+    view = ui.attempt(ui.cached.lens_view, **settings.engine_args(), seed=ctx.seed,
                       secure=ctx.secure)
     ui.lens.metrics(view, None if ctx.secure else ctx.seed)
     ui.show_chart(viz.output_densities(view), key="lens_densities",
@@ -25,7 +25,7 @@ with figures:
     ui.show_chart(viz.privacy_loss(view, settings.epsilon), key="lens_loss",
                   filename="dpviz-lens-privacy-loss")
     st.caption(ui.lens.loss_caption(view, settings.epsilon, settings.delta))
-    audit = ui.attempt(ui.engine.lens_audit, **settings.engine_args(), seed=ctx.seed,
+    audit = ui.attempt(ui.cached.lens_audit, **settings.engine_args(), seed=ctx.seed,
                        trials=settings.trials, secure=ctx.secure)
     ui.show_chart(viz.audit_chart(audit), key="lens_audit", filename="dpviz-lens-audit")
     ui.lens.verdict(audit)

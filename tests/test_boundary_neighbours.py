@@ -38,14 +38,14 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz.registry import TASKS
+from dpviz.estimators.registry import TASKS
 
 REPLACE_ONE = "replace one row (n public)"
 ONE_EDGE = "one edge (n public)"
 
 #: The neighbouring relation each private estimator protects (its module docstring).
 RELATION: dict[tuple[str, str], str] = {
-    ("mean", "laplace"): REPLACE_ONE,  # dpviz/mean.py: replace-one, n public
+    ("mean", "laplace"): REPLACE_ONE,  # dpviz/estimators/mean.py: replace-one, n public
     ("mean", "gaussian"): REPLACE_ONE,
     ("gmm", "dp_em"): REPLACE_ONE,  # ALGORITHMS.md §2, dp_em.py: replace-one neighbours
     ("gmm", "dplloyd"): REPLACE_ONE,  # dplloyd.py: 2(d + 1) is the replace-one sensitivity

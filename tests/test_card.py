@@ -11,9 +11,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from dpviz import card as cards
 from dpviz.data import sha256
-from dpviz.scenario import Scenario
+from dpviz.lab import card as cards
+from dpviz.lab.scenario import Scenario
 
 SCENARIOS = {
     "gmm": {"task": "gmm", "estimator": "dp_em",

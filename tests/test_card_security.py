@@ -21,12 +21,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from dpviz import card as cards
 from dpviz import cli
-from dpviz import scenario as scenarios
 from dpviz.data import files, sha256, stochastic_block_model
-from dpviz.experiments import SweepSpec, run_sweep
-from dpviz.scenario import Scenario, load_data
+from dpviz.lab import card as cards
+from dpviz.lab import scenario as scenarios
+from dpviz.lab.experiments import SweepSpec, run_sweep
+from dpviz.lab.scenario import Scenario, load_data
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWD = Path("/etc/passwd")

@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz import cli, limits, metrics, registry
+from dpviz import cli
+from dpviz.core import limits
+from dpviz.estimators import metrics, registry
+from dpviz.estimators.result import to_json_value
 from dpviz.privacy import METHODS, PrivacyEvent, clip_to_ball, compose
 from dpviz.privacy.calibration import analytic_gaussian_epsilon
-from dpviz.result import to_json_value
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = np.random.default_rng(11).uniform(-0.8, 0.8, size=(120, 2))

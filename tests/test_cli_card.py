@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpviz import card as cards
 from dpviz import cli
 from dpviz.data import sha256, stochastic_block_model
+from dpviz.lab import card as cards
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -109,7 +109,7 @@ def test_bad_card_commands_exit_2_with_a_sentence(argv, sentence, gmm_card, csv_
 
 
 def test_a_secure_card_cannot_be_run(tmp_path, capsys):
-    from dpviz.scenario import Scenario
+    from dpviz.lab.scenario import Scenario
 
     card = cards.make_card(Scenario.from_dict({
         "task": "mean", "estimator": "gaussian", "data": {"dataset": "digits"},

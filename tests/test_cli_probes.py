@@ -17,9 +17,11 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz import cli, experiments, registry
-from dpviz.card import make_card
-from dpviz.scenario import Scenario
+from dpviz import cli
+from dpviz.estimators import registry
+from dpviz.lab import experiments
+from dpviz.lab.card import make_card
+from dpviz.lab.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = np.random.default_rng(3).uniform(-0.5, 0.5, size=(60, 2))

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dpviz import cli
-from dpviz.scenario import Scenario
-from dpviz.solve import solve_epsilon
+from dpviz.lab.scenario import Scenario
+from dpviz.lab.solve import solve_epsilon
 
 ROOT = Path(__file__).resolve().parents[1]
 MEAN = ["solve", "mean", "laplace", "--generator", "gmm", "--set-data", "n=500",

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from dpviz import cli
-from dpviz.experiments import SweepSpec, read_table, run_sweep
+from dpviz.lab.experiments import SweepSpec, read_table, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = {"task": "covariance", "estimators": ["gauss", "separate"],

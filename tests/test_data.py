@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import limits
+from dpviz.core import limits
 from dpviz.data import as_matrix, read_csv
 
 

@@ -1,4 +1,4 @@
-"""The papers' figures are sweeps of the one runner (dpviz.experiments): SBM curves and the
+"""The papers' figures are sweeps of the one runner (dpviz.lab.experiments): SBM curves and the
 covariance figures run through dpviz.run, and a run's noise seed depends on its estimator's
 name, not on what else is registered."""
 
@@ -10,10 +10,10 @@ from types import MappingProxyType
 import pytest
 
 import dpviz
-from dpviz import registry
-from dpviz.experiments import SweepSpec, replay, run_sweep
-from dpviz.experiments.covariance_figures import figure_sweep, run_figure
-from dpviz.experiments.sbm_curves import (
+from dpviz.estimators import registry
+from dpviz.lab.experiments import SweepSpec, replay, run_sweep
+from dpviz.lab.experiments.covariance_figures import figure_sweep, run_figure
+from dpviz.lab.experiments.sbm_curves import (
     curve_spec,
     error_curve,
     error_vs_n,

@@ -1,5 +1,5 @@
 """Sweeps: determinism (serial, local processes, Dask), the disk cache, cancelling, replay,
-export, bad specs (dpviz.experiments)."""
+export, bad specs (dpviz.lab.experiments)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from dpviz.experiments import (
+from dpviz.lab.experiments import (
     SweepSpec,
     cache_directory,
     read_table,
@@ -17,7 +17,7 @@ from dpviz.experiments import (
     scenario_for_row,
     write_table,
 )
-from dpviz.scenario import load_data, run_scenario
+from dpviz.lab.scenario import load_data, run_scenario
 
 SPEC = {"task": "gmm", "estimators": ["dp_em", "dplloyd"],
         "data": {"generator": "gmm", "n": 1200, "k": 2}, "fixed": {"delta": 1e-5,
@@ -81,7 +81,7 @@ def test_same_table_on_a_dask_cluster(serial, spec, tmp_path):
 
 
 def test_an_unreachable_scheduler_is_a_sentence(spec, tmp_path, monkeypatch):
-    monkeypatch.setattr("dpviz.experiments.runner.SCHEDULER_TIMEOUT", 1)
+    monkeypatch.setattr("dpviz.lab.experiments.runner.SCHEDULER_TIMEOUT", 1)
     with pytest.raises(ValueError, match="cannot reach the Dask scheduler"):
         run_sweep(spec, scheduler="tcp://127.0.0.1:9", cache_dir=tmp_path)
 
@@ -89,7 +89,7 @@ def test_an_unreachable_scheduler_is_a_sentence(spec, tmp_path, monkeypatch):
 def test_a_second_run_is_answered_from_disk(spec, tmp_path, monkeypatch):
     first = run_sweep(spec, cache_dir=tmp_path)
     calls = []
-    monkeypatch.setattr("dpviz.experiments.runner.run_scenario",
+    monkeypatch.setattr("dpviz.lab.experiments.runner.run_scenario",
                         lambda *a, **k: calls.append(1) or run_scenario(*a, **k))
     second = run_sweep(spec, cache_dir=tmp_path)
     assert calls == [] and second.attrs["cached"] == spec.runs

@@ -11,7 +11,8 @@ from scipy import stats
 from sklearn.datasets import load_digits
 from sklearn.decomposition import FactorAnalysis
 
-from dpviz.factor_analysis import (
+from dpviz.core.linalg import project_psd
+from dpviz.estimators.factor_analysis import (
     EIGENVALUE_FLOOR,
     ESTIMATORS,
     canonical_rotation,
@@ -22,7 +23,6 @@ from dpviz.factor_analysis import (
     private_factor_analysis,
     second_moment_sensitivity,
 )
-from dpviz.linalg import project_psd
 from dpviz.privacy import Budget, BudgetError
 from dpviz.privacy.calibration import analytic_gaussian_mu
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from dpviz import limits
+from dpviz.core import limits
 from dpviz.data import files, read_csv, read_edges, read_file, sha256
 
 SECRET = b"daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpviz.lens import two_release_attack
+from dpviz.lab.lens import two_release_attack
 from dpviz.viz.noise_reuse import SECURE_ROW, TEACHING_ROW, two_release_figure
 
 VALUES = np.random.default_rng(11).uniform(-2.0, 3.0, size=40)

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 import dpviz
-from dpviz.mean import mean_sensitivity, private_mean
-from dpviz.metrics import mean_error
+from dpviz.estimators.mean import mean_sensitivity, private_mean
+from dpviz.estimators.metrics import mean_error
 from dpviz.privacy import Budget, BudgetError, PrivacyLeakWarning, audit, clip_to_ball, repeat
 from dpviz.privacy.calibration import analytic_gaussian_mu
 

@@ -1,4 +1,5 @@
-"""Accuracy metrics (dpviz.metrics): matching, parameter errors, likelihood, NICV, ARI."""
+"""Accuracy metrics (dpviz.estimators.metrics): matching, parameter errors, likelihood, NICV,
+ARI."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import pytest
 from scipy.special import logsumexp
 from scipy.stats import multivariate_normal
 
-from dpviz import metrics
 from dpviz.data import gaussian_mixture
-from dpviz.metrics import (
+from dpviz.estimators import metrics
+from dpviz.estimators.metrics import (
     METRICS,
     Truth,
     adjusted_rand,
@@ -26,8 +27,8 @@ from dpviz.metrics import (
     nicv,
     weight_error,
 )
+from dpviz.estimators.result import Result
 from dpviz.privacy import Ledger
-from dpviz.result import Result
 
 
 def random_covariances(k, d, rng):

@@ -10,8 +10,8 @@ import pytest
 
 import dpviz
 import dpviz.privacy
-from dpviz import metrics, registry
-from dpviz.spec import Estimator, Param
+from dpviz.core.entry import Estimator, Param
+from dpviz.estimators import metrics, registry
 
 ALL_ESTIMATORS = [(task, name) for task, ests in registry.TASKS.items() for name in ests]
 
@@ -219,10 +219,11 @@ def _mutable_module_globals(module_names):
 
 
 def test_registry_modules_hold_no_mutable_state():
-    assert _mutable_module_globals(["dpviz.registry", "dpviz.metrics", "dpviz.spec",
-                                    "dpviz.limits", "dpviz.result", "dpviz.cli"]) == []
+    assert _mutable_module_globals(["dpviz.estimators.registry", "dpviz.estimators.metrics",
+                                    "dpviz.core.entry", "dpviz.core.limits",
+                                    "dpviz.estimators.result", "dpviz.cli"]) == []
 
 
 def test_engine_modules_hold_no_mutable_state():
     privacy = ["dpviz.privacy." + m.name for m in pkgutil.iter_modules(dpviz.privacy.__path__)]
-    assert _mutable_module_globals(["dpviz.mean", "dpviz.lens", *privacy]) == []
+    assert _mutable_module_globals(["dpviz.estimators.mean", "dpviz.lab.lens", *privacy]) == []

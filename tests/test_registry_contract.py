@@ -1,6 +1,6 @@
 """The contract every registered estimator keeps (issue 16, item 6).
 
-For each entry of :data:`dpviz.registry.TASKS`, on a small public instance:
+For each entry of :data:`dpviz.estimators.registry.TASKS`, on a small public instance:
 
 * its ledger's total stays within the budget under every accounting method it accepts;
 * the same seed gives the same output;
@@ -22,12 +22,12 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz.auditing import audit_unavailable
 from dpviz.data import gaussian_mixture, stochastic_block_model
 from dpviz.data.graphs import Graph
+from dpviz.estimators.registry import TASKS
+from dpviz.estimators.result import Result
+from dpviz.lab.audit import audit_unavailable
 from dpviz.privacy import METHODS
-from dpviz.registry import TASKS
-from dpviz.result import Result
 
 EPSILON, DELTA = 1.0, 1e-5
 #: Parameters that keep each run to milliseconds (the defaults are sized for real data).

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz import cli, limits
+from dpviz import cli
+from dpviz.core import limits
+from dpviz.estimators.result import Result
 from dpviz.privacy import METHODS, BudgetError
-from dpviz.result import Result
 
 X = np.random.default_rng(42).uniform(-1.0, 1.0, size=(300, 3)) * 0.6
 ESTIMATORS = ("laplace", "gaussian")

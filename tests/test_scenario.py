@@ -1,4 +1,4 @@
-"""dpviz.scenario: JSON round trip, validation, loading, running and scoring."""
+"""dpviz.lab.scenario: JSON round trip, validation, loading, running and scoring."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 import dpviz
 from dpviz.data import gaussian_mixture, sha256
-from dpviz.registry import TASKS
-from dpviz.scenario import LoadedData, Scenario, load_data, run_scenario, score
+from dpviz.estimators.registry import TASKS
+from dpviz.lab.scenario import LoadedData, Scenario, load_data, run_scenario, score
 
 GMM = {"task": "gmm", "estimator": "dp_em",
        "data": {"generator": "gmm", "n": 1500, "k": 2, "d": 2, "seed": 4},

@@ -18,9 +18,10 @@ import pytest
 from numpy.random import default_rng
 
 import dpviz
-from dpviz import cli, registry
+from dpviz import cli
+from dpviz.estimators import registry
+from dpviz.estimators.result import TEACHING_RANDOMNESS
 from dpviz.privacy.randomness import secure_generator
-from dpviz.result import TEACHING_RANDOMNESS
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = np.random.default_rng(23).uniform(-0.5, 0.5, size=(200, 3))  # inside B(0, 1): no clipping

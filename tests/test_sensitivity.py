@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import lens
-from dpviz.mean import mean_sensitivity, private_mean
+from dpviz.estimators.mean import mean_sensitivity, private_mean
+from dpviz.lab import lens
 from dpviz.privacy import Budget
 
 BUDGET = Budget(epsilon=1.0, delta=1e-6, method="zcdp")

@@ -9,9 +9,9 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
-from dpviz.metrics import METRICS
-from dpviz.scenario import Scenario
-from dpviz.solve import (
+from dpviz.estimators.metrics import METRICS
+from dpviz.lab.scenario import Scenario
+from dpviz.lab.solve import (
     DIRECTIONS,
     bisect_smallest,
     make_target,

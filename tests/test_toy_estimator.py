@@ -20,18 +20,20 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dpviz
-import dpviz.gmm
+import dpviz.estimators.gmm
 import dpviz.ui.gmm
 import dpviz.ui.gmm_compare
-from dpviz import card, cli, experiments, registry, solve
-from dpviz.auditing import audit_estimator, audit_unavailable, neighbour_pair
+from dpviz import cli
+from dpviz.core.entry import Estimator, shared_k
 from dpviz.data import as_matrix
-from dpviz.mean import private_mean
-from dpviz.neighbours import mixture_pair
+from dpviz.estimators import registry
+from dpviz.estimators.mean import private_mean
+from dpviz.estimators.neighbours import mixture_pair
+from dpviz.estimators.result import Result
+from dpviz.lab import card, experiments, solve
+from dpviz.lab.audit import audit_estimator, audit_unavailable, neighbour_pair
+from dpviz.lab.scenario import Scenario
 from dpviz.privacy import Budget
-from dpviz.result import Result
-from dpviz.scenario import Scenario
-from dpviz.spec import Estimator, shared_k
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "toy_centroid"
@@ -63,7 +65,7 @@ def toy(monkeypatch):
     for module in list(sys.modules.values()):
         if getattr(module, "TASKS", None) is original:
             monkeypatch.setattr(module, "TASKS", tasks)
-    monkeypatch.setattr(dpviz.gmm, "ESTIMATORS", gmm)
+    monkeypatch.setattr(dpviz.estimators.gmm, "ESTIMATORS", gmm)
     return TOY
 
 

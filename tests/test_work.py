@@ -1,4 +1,5 @@
-"""The work budget (dpviz.work) and the float-safety checks of dpviz.limits (issue 23, item 7)."""
+"""The work budget (dpviz.lab.work) and the float-safety checks of dpviz.core.limits (issue 23, item
+7)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz import limits, work
-from dpviz.scenario import load_data
+from dpviz.core import limits
+from dpviz.lab import work
+from dpviz.lab.scenario import load_data
 
 
 def test_page_sizes_fit_and_the_probes_are_refused_naming_the_way_out():

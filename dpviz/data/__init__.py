@@ -1,12 +1,18 @@
 """Data in: checked file reads, arrays, CSV files and edge lists; generators; bundled sets."""
 
-from .datasets import DATASETS, Dataset, DatasetInfo, load_dataset
-from .files import read_file, sha256
-from .generators import GENERATORS, GeneratorSpec
-from .graphs import GRAPH_DATASETS, karate_club, read_edges, stochastic_block_model
-from .mixtures import ExposureDemo, Mixture, exposure_demo, gaussian_mixture, mixture_radius
-from .tables import as_matrix, read_csv, validate_mixture_data
-from .zipf import zipf_norm_data
+from dpviz.data.datasets import DATASETS, Dataset, DatasetInfo, load_dataset
+from dpviz.data.files import read_file, sha256
+from dpviz.data.generators import GENERATORS, GeneratorSpec
+from dpviz.data.graphs import GRAPH_DATASETS, karate_club, read_edges, stochastic_block_model
+from dpviz.data.mixtures import (
+           ExposureDemo,
+           Mixture,
+           exposure_demo,
+           gaussian_mixture,
+           mixture_radius,
+)
+from dpviz.data.tables import as_matrix, read_csv, validate_mixture_data
+from dpviz.data.zipf import zipf_norm_data
 
 __all__ = ["DATASETS", "GENERATORS", "GRAPH_DATASETS", "Dataset", "DatasetInfo", "ExposureDemo",
            "GeneratorSpec", "Mixture", "as_matrix", "exposure_demo", "gaussian_mixture",

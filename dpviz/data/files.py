@@ -3,7 +3,7 @@
 An upload is bytes and never reaches this module; a path does, and every path dpviz reads as
 data comes through :func:`read_file`: resolved against a base folder (symlinks followed),
 kept inside that folder when the base is a card's or a sweep spec's, a regular file (no
-device, pipe or folder), and at most :data:`dpviz.limits.MAX_UPLOAD_BYTES` by its size *and*
+device, pipe or folder), and at most :data:`dpviz.core.limits.MAX_UPLOAD_BYTES` by its size *and*
 by what is read (``/proc`` files report size 0). Messages name the path as given and never
 quote the file's content.
 
@@ -31,7 +31,7 @@ import os
 import stat
 from pathlib import Path
 
-from .. import limits
+from dpviz.core import limits
 
 
 def sha256(content: bytes) -> str:
@@ -108,7 +108,7 @@ def read_file(path: str | os.PathLike[str], *, base: str | os.PathLike[str] | No
     Returns
     -------
     bytes
-        At most :data:`dpviz.limits.MAX_UPLOAD_BYTES` of them.
+        At most :data:`dpviz.core.limits.MAX_UPLOAD_BYTES` of them.
 
     Raises
     ------

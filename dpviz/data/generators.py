@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .. import limits
-from ..spec import Param
-from .graphs import SBM_PARAMS, stochastic_block_model
-from .mixtures import COVARIANCE_TYPES, exposure_demo, gaussian_mixture
-from .zipf import ZIPF_PARAMS, zipf_norm_data
+from dpviz.core import limits
+from dpviz.core.entry import Param
+from dpviz.data.graphs import SBM_PARAMS, stochastic_block_model
+from dpviz.data.mixtures import COVARIANCE_TYPES, exposure_demo, gaussian_mixture
+from dpviz.data.zipf import ZIPF_PARAMS, zipf_norm_data
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from .. import limits
-from ..spec import Param
-from .tables import read_csv
+from dpviz.core import limits
+from dpviz.core.entry import Param
+from dpviz.data.tables import read_csv
 
 IntArray = NDArray[np.int64]
 
@@ -217,7 +217,7 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
     Raises
     ------
     ValueError
-        A file over 50 MB, more edges than :data:`dpviz.limits.SBM_EDGES` (the same sentence
+        A file over 50 MB, more edges than :data:`dpviz.core.limits.SBM_EDGES` (the same sentence
         as :func:`as_graph`'s), a cell that is not a number, not two columns, an id that is
         not a whole number (the rest — ids out of range, self-loops, repeats — is
         :func:`as_graph`'s). No message quotes a cell.
@@ -247,7 +247,7 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
 
 
 def _check_edge_count(edges: int) -> None:
-    """Refuse more than :data:`dpviz.limits.SBM_EDGES` edges, naming the cap, not the count.
+    """Refuse more than :data:`dpviz.core.limits.SBM_EDGES` edges, naming the cap, not the count.
 
     The edge count is private under edge DP: the cap is dpviz's public data domain, the same
     for every dataset, so only graphs outside it are refused.
@@ -294,7 +294,7 @@ def as_graph(data: Any, n: Any = None) -> Graph:
     ValueError
         A sentence naming the problem: non-integer or text ids, ids below 0 or at least n,
         a self-loop, an edge listed twice (or as both (i, j) and (j, i)), a directed or
-        multi-graph, too many vertices, more edges than :data:`dpviz.limits.SBM_EDGES`
+        multi-graph, too many vertices, more edges than :data:`dpviz.core.limits.SBM_EDGES`
         (dpviz's public data domain; :func:`read_edges` refuses them with the same sentence).
 
     Notes

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import limits
+from dpviz.core import limits
 
 COVARIANCE_TYPES = ("spherical", "diagonal", "full")
 WEIGHT_CHOICES = ("equal", "random")

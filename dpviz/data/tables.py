@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import limits
-from .files import read_file, too_big
+from dpviz.core import limits
+from dpviz.data.files import read_file, too_big
 
 
 def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
@@ -26,7 +26,7 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
     estimators never edit their input in place). ``check_finite=False`` leaves the NaN/inf
     check to a caller that gets it cheaper (e.g. from row norms it computes anyway) and
     calls ``as_matrix`` again for the sentence when it fails. ``row_cap=False`` leaves the
-    cap on rows (:data:`dpviz.limits.MAX_ROWS`) to a caller with its own (an edge list's).
+    cap on rows (:data:`dpviz.core.limits.MAX_ROWS`) to a caller with its own (an edge list's).
 
     Examples
     --------
@@ -87,7 +87,7 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2,
         Fewest rows accepted; with 0, a file with no rows of numbers (empty, or a header
         only) reads as a 0 × 0 matrix.
     row_cap : bool
-        Refuse more than :data:`dpviz.limits.MAX_ROWS` rows (as :func:`as_matrix`);
+        Refuse more than :data:`dpviz.core.limits.MAX_ROWS` rows (as :func:`as_matrix`);
         ``False`` for a caller that checks its own cap (an edge list's,
         :func:`dpviz.data.graphs.read_edges`). The 50 MB cap holds either way.
 

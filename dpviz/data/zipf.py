@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import limits
-from ..spec import Param
+from dpviz.core import limits
+from dpviz.core.entry import Param
 
 BUCKETS = limits.Limit("buckets", 1, 32)
 SKEW = limits.Limit("skew", 0.0, 10.0)

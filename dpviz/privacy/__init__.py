@@ -3,13 +3,20 @@
 Every private release in dpviz goes through this package (ALGORITHMS.md §1).
 """
 
-from .accounting import METHOD_LABELS, METHODS, PrivacyEvent, compose, compose_parts, total_rho
-from .audit import AuditResult, attainable_lower_bound, audit, clopper_pearson, repeat
-from .bounds import Ball, clip_to_ball, resolve_ball
-from .budget import Budget
-from .errors import BudgetError, PrivacyLeakWarning
-from .ledger import Ledger, Release, Total, compose_runs
-from .mechanisms import (
+from dpviz.privacy.accounting import (
+    METHOD_LABELS,
+    METHODS,
+    PrivacyEvent,
+    compose,
+    compose_parts,
+    total_rho,
+)
+from dpviz.privacy.audit import AuditResult, attainable_lower_bound, audit, clopper_pearson, repeat
+from dpviz.privacy.bounds import Ball, clip_to_ball, resolve_ball
+from dpviz.privacy.budget import Budget
+from dpviz.privacy.errors import BudgetError, PrivacyLeakWarning
+from dpviz.privacy.ledger import Ledger, Release, Total, compose_runs
+from dpviz.privacy.mechanisms import (
     above_threshold,
     add_noise,
     draw_noise,
@@ -27,8 +34,8 @@ from .mechanisms import (
     symmetric_laplace,
     truncated_laplace,
 )
-from .randomness import is_secure, secure_generator
-from .solver import Allocation, PlannedRelease, compare_methods, solve
+from dpviz.privacy.randomness import is_secure, secure_generator
+from dpviz.privacy.solver import Allocation, PlannedRelease, compare_methods, solve
 
 __all__ = [
     "METHODS", "METHOD_LABELS", "Allocation", "AuditResult", "Ball", "Budget", "BudgetError",

@@ -41,8 +41,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import calibration
-from .errors import BudgetError
+from dpviz.privacy import calibration
+from dpviz.privacy.errors import BudgetError
 
 METHODS: tuple[str, ...] = ("linear", "advanced", "zcdp", "ma", "rdp", "pld")
 METHOD_LABELS: Mapping[str, str] = MappingProxyType({

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import beta
 
-from .. import limits
+from dpviz.core import limits
 
 Sampler = Callable[[Any, np.random.Generator, int], NDArray[np.float64]]
 

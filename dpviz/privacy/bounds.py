@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import limits
-from .errors import PrivacyLeakWarning
+from dpviz.core import limits
+from dpviz.privacy.errors import PrivacyLeakWarning
 
 DATA_BOUND_REASON = "bound read from the data"
 

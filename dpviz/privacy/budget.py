@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from .. import limits
-from .accounting import METHODS
-from .errors import BudgetError
+from dpviz.core import limits
+from dpviz.privacy.accounting import METHODS
+from dpviz.privacy.errors import BudgetError
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Budget:
 
     def describe(self) -> str:
         """A short human label, e.g. ``'ε = 1, δ = 1e-05 (zCDP)'``."""
-        from .accounting import METHOD_LABELS
+        from dpviz.privacy.accounting import METHOD_LABELS
 
         if self.rho is not None:
             return f"ρ = {self.rho:g} (zCDP)"

@@ -20,7 +20,7 @@ import math
 from scipy.optimize import brentq, minimize_scalar
 from scipy.special import log_ndtr, ndtr
 
-from .errors import BudgetError
+from dpviz.privacy.errors import BudgetError
 
 _RTOL = 1e-13
 # Past this Δ/σ the noise is negligible: ε is effectively infinite, and μ² overflows.

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .accounting import PrivacyEvent, compose_parts, total_rho
-from .budget import Budget
-from .errors import BudgetError
+from dpviz.privacy.accounting import PrivacyEvent, compose_parts, total_rho
+from dpviz.privacy.budget import Budget
+from dpviz.privacy.errors import BudgetError
 
 GAUSSIAN_MECHANISMS = ("gaussian", "symmetric_gaussian")
 PURE_MECHANISMS = ("exponential", "above_threshold", "randomized_response")

@@ -32,10 +32,10 @@ from opendp import domains, measurements, measures, metrics
 from opendp.mod import enable_features
 from scipy.optimize import brentq
 
-from .. import limits
-from .ledger import Ledger, Release
-from .randomness import is_secure
-from .solver import Allocation
+from dpviz.core import limits
+from dpviz.privacy.ledger import Ledger, Release
+from dpviz.privacy.randomness import is_secure
+from dpviz.privacy.solver import Allocation
 
 #: The ledger's ``sampler`` of a release: OpenDP's float-safe one, OpenDP's noise transformed
 #: and added in floating point (not float-safe), or numpy's floats.

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .accounting import METHODS, PrivacyEvent, compose_deltas, compose_rounds
-from .budget import Budget
-from .errors import BudgetError
-from .solver import Allocation, PlannedRelease, compare_methods
+from dpviz.privacy.accounting import METHODS, PrivacyEvent, compose_deltas, compose_rounds
+from dpviz.privacy.budget import Budget
+from dpviz.privacy.errors import BudgetError
+from dpviz.privacy.solver import Allocation, PlannedRelease, compare_methods
 
 
 @dataclass(frozen=True)

@@ -56,11 +56,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, logit, ndtr, ndtri
 
-from .. import limits
-from . import calibration
-from .accounting import PrivacyEvent, compose_parts, delta_profile
-from .errors import BudgetError
-from .ledger import Ledger
+from dpviz.core import limits
+from dpviz.privacy import calibration
+from dpviz.privacy.accounting import PrivacyEvent, compose_parts, delta_profile
+from dpviz.privacy.errors import BudgetError
+from dpviz.privacy.ledger import Ledger
 
 PRIOR = limits.Limit("prior", 0.0, 1.0)
 DELTA_FLOOR = 1e-12

@@ -22,11 +22,11 @@ from typing import Literal
 
 from scipy.optimize import brentq
 
-from .. import limits
-from . import calibration
-from .accounting import METHOD_LABELS, PrivacyEvent, compose_parts, discretised_pld
-from .budget import Budget
-from .errors import BudgetError
+from dpviz.core import limits
+from dpviz.privacy import calibration
+from dpviz.privacy.accounting import METHOD_LABELS, PrivacyEvent, compose_parts, discretised_pld
+from dpviz.privacy.budget import Budget
+from dpviz.privacy.errors import BudgetError
 
 PlannedMechanism = Literal["laplace", "gaussian", "pure"]
 

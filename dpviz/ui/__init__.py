@@ -4,9 +4,9 @@ Pages call :func:`page` first, then build their widgets from the helpers here an
 figures from :mod:`dpviz.viz` with :func:`show_chart`.
 """
 
-from . import budget, engine, home, lens
-from .shell import PageContext, navigation, page
-from .widgets import (
+from dpviz.ui import budget, cached, home, lens
+from dpviz.ui.shell import PageContext, navigation, page
+from dpviz.ui.widgets import (
     advanced,
     attempt,
     delta_input,
@@ -18,7 +18,7 @@ from .widgets import (
 )
 
 __all__ = [
-    "PageContext", "advanced", "attempt", "budget", "delta_input", "engine", "epsilon_slider",
+    "PageContext", "advanced", "attempt", "budget", "delta_input", "cached", "epsilon_slider",
     "escape_markdown", "home", "lazy_expander", "lens", "method_select", "navigation", "page",
     "show_chart",
 ]

@@ -7,12 +7,12 @@ from typing import Any
 
 import streamlit as st
 
-from ..auditing import AUDIT_RUNS, EstimatorAudit, audit_estimator, audit_unavailable
-from ..broken_variants import BROKEN_LABEL, audit_gallery
-from ..registry import estimator
-from ..scenario import Scenario
-from ..viz.audit import audit_comparison, audit_histograms
-from .widgets import attempt, escape_markdown, show_chart
+from dpviz.estimators.registry import estimator
+from dpviz.lab.audit import AUDIT_RUNS, EstimatorAudit, audit_estimator, audit_unavailable
+from dpviz.lab.broken_variants import BROKEN_LABEL, audit_gallery
+from dpviz.lab.scenario import Scenario
+from dpviz.ui.widgets import attempt, escape_markdown, show_chart
+from dpviz.viz.audit import audit_comparison, audit_histograms
 
 KEPT = 6  # audits remembered per widget and user
 

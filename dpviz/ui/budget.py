@@ -10,11 +10,11 @@ from typing import cast
 import pandas as pd
 import streamlit as st
 
-from .. import limits
-from ..privacy import METHOD_LABELS, METHODS, Allocation, PlannedRelease
-from ..privacy.plans import Plan
-from ..privacy.solver import PlannedMechanism
-from .widgets import advanced, delta_input, epsilon_slider
+from dpviz.core import limits
+from dpviz.privacy import METHOD_LABELS, METHODS, Allocation, PlannedRelease
+from dpviz.privacy.plans import Plan
+from dpviz.privacy.solver import PlannedMechanism
+from dpviz.ui.widgets import advanced, delta_input, epsilon_slider
 
 PLANS = ("DP-EM GGG", "DP-EM LLG", "Free plan")
 MECHANISMS = ("gaussian", "laplace", "pure")
@@ -80,7 +80,7 @@ class Target:
 
 
 def count_input(label: str, value: int, key: str, help: str | None = None) -> int:
-    """A whole number in :data:`dpviz.limits.COUNT` (1 … 100 000), bound to the URL."""
+    """A whole number in :data:`dpviz.core.limits.COUNT` (1 … 100 000), bound to the URL."""
     return int(st.number_input(label, min_value=int(limits.COUNT.low),
                                max_value=int(limits.COUNT.high), value=value, step=1,
                                format="%d", key=key, help=help, bind="query-params"))

@@ -1,6 +1,6 @@
 """The experiment card panel of an estimator page: a link to the scenario, and the card zip.
 
-The card (:mod:`dpviz.card`) replays the page's run headless with the same numbers; the link
+The card (:mod:`dpviz.lab.card`) replays the page's run headless with the same numbers; the link
 reopens the page with the same widgets, since every widget is bound to the URL (issue 9,
 part 5). Building the zip draws every figure as PNG and SVG in a browser (seconds), so it
 waits for a "Prepare card" click and is kept in the session until the scenario changes.
@@ -20,10 +20,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ..card import COMMAND, UPLOAD_COMMAND, card_zip, make_card
-from ..scenario import Scenario
-from ..viz import figure_table
-from .widgets import SHOWN_FIGURES
+from dpviz.lab.card import COMMAND, UPLOAD_COMMAND, card_zip, make_card
+from dpviz.lab.scenario import Scenario
+from dpviz.ui.widgets import SHOWN_FIGURES
+from dpviz.viz import figure_table
 
 UPLOAD_NOTE = ("It keeps the uploaded file's name and fingerprint (SHA-256), not its rows, "
                "and no figures or tables (they draw the rows): a replay needs that same file "

@@ -1,6 +1,6 @@
 """Widgets, scenarios, tables and panels of the Covariance page (seed 001).
 
-The controls return one :class:`~dpviz.scenario.Scenario` per ticked estimator (same data
+The controls return one :class:`~dpviz.lab.scenario.Scenario` per ticked estimator (same data
 block, same budget), and every run goes through :func:`dpviz.ui.runs.run`: the data are
 made, and the rows clipped with ``XᵀX`` formed (the entries' ``prepare`` hook), once per data
 block, so a ρ move costs only the noise and the eigendecompositions. The figures come from
@@ -19,24 +19,22 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .. import limits
-from ..covariance.emcov import DELTA_FOR_RHO
-from ..data import load_dataset
-from ..data.zipf import BUCKETS, SKEW
-from ..experiments import covariance_figures as reproduction
-from ..metrics import frobenius_error
-from ..privacy import compose_runs
-from ..privacy.calibration import zcdp_epsilon_bun_steinke
-from ..registry import TASKS
-from ..result import Result
-from ..scenario import LoadedData, Scenario
-from ..spec import Estimator, Param
-from ..viz import covariance as cov_viz
-from ..viz import ledger_bar
-from . import runs, widgets
-from .gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
-from .risk import risk_panel, spend_text
-from .widgets import (
+from dpviz.core import limits
+from dpviz.core.entry import Estimator, Param
+from dpviz.data import load_dataset
+from dpviz.data.zipf import BUCKETS, SKEW
+from dpviz.estimators.covariance.emcov import DELTA_FOR_RHO
+from dpviz.estimators.metrics import frobenius_error
+from dpviz.estimators.registry import TASKS
+from dpviz.estimators.result import Result
+from dpviz.lab.experiments import covariance_figures as reproduction
+from dpviz.lab.scenario import LoadedData, Scenario
+from dpviz.privacy import compose_runs
+from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
+from dpviz.ui import runs, widgets
+from dpviz.ui.gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
+from dpviz.ui.risk import risk_panel, spend_text
+from dpviz.ui.widgets import (
     advanced,
     attempt,
     delta_input,
@@ -45,6 +43,8 @@ from .widgets import (
     upload_block,
     upload_content,
 )
+from dpviz.viz import covariance as cov_viz
+from dpviz.viz import ledger_bar
 
 SYNTHETIC, DIGITS, CSV = "synthetic", "digits", "csv"
 SOURCES = (SYNTHETIC, DIGITS, CSV)

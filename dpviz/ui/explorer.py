@@ -1,7 +1,7 @@
 """The Trade-off explorer: build a sweep spec from widgets, run it with progress, draw it.
 
 The spec is the one ``python -m dpviz sweep`` reads (the design contract); the runs go through
-:func:`dpviz.experiments.run_sweep`, so they are cached on disk per finished run and a rerun
+:func:`dpviz.lab.experiments.run_sweep`, so they are cached on disk per finished run and a rerun
 of the same sweep is answered at once.
 """
 
@@ -17,14 +17,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ..card import figure_images, image_export_available
-from ..data import GENERATORS
-from ..experiments import SweepSpec, progress_line, run_sweep, summarise, write_table
-from ..metrics import METRICS
-from ..registry import TASKS
-from ..viz.curves import sweep_curves
-from ..work import check_sweep
-from .widgets import advanced, attempt, escape_markdown, show_chart
+from dpviz.data import GENERATORS
+from dpviz.estimators.metrics import METRICS
+from dpviz.estimators.registry import TASKS
+from dpviz.lab.card import figure_images, image_export_available
+from dpviz.lab.experiments import SweepSpec, progress_line, run_sweep, summarise, write_table
+from dpviz.lab.work import check_sweep
+from dpviz.ui.widgets import advanced, attempt, escape_markdown, show_chart
+from dpviz.viz.curves import sweep_curves
 
 #: Per task: the data block, the estimators ticked, the swept key and its values, the budget.
 DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({

@@ -9,13 +9,13 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import ArrayLike
 
-from ..metrics import match_components
-from ..result import Result
-from ..scenario import Scenario
-from . import runs
-from .gmm import reference_scenario
-from .shell import PageContext
-from .widgets import attempt, delta_input, epsilon_slider
+from dpviz.estimators.metrics import match_components
+from dpviz.estimators.result import Result
+from dpviz.lab.scenario import Scenario
+from dpviz.ui import runs
+from dpviz.ui.gmm import reference_scenario
+from dpviz.ui.shell import PageContext
+from dpviz.ui.widgets import attempt, delta_input, epsilon_slider
 
 #: The data's size multipliers: the paper's small set and 50 times more people.
 SCALES = (1, 50)

@@ -10,11 +10,11 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import ArrayLike
 
-from ..factor_analysis import digits_factor_images
-from ..result import Result
-from ..scenario import Scenario
-from . import runs
-from .widgets import advanced, delta_input
+from dpviz.estimators.factor_analysis import digits_factor_images
+from dpviz.estimators.result import Result
+from dpviz.lab.scenario import Scenario
+from dpviz.ui import runs
+from dpviz.ui.widgets import advanced, delta_input
 
 #: The budgets at which correctly calibrated noise still leaves structure (ALGORITHMS.md §2).
 EPSILONS = (1.0, 2.0, 5.0, 10.0)

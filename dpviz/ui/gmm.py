@@ -13,19 +13,21 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
-from .. import experiments, limits, viz
-from ..data import DATASETS, load_dataset, validate_mixture_data
-from ..metrics import METRICS, Truth, match_components
-from ..privacy import Ledger, compose_runs
-from ..registry import TASKS
-from ..result import Result
-from ..scenario import Scenario
-from ..spec import Estimator, Param
-from ..work import check_work
-from . import engine, runs, widgets
-from .risk import spend_text
-from .shell import PageContext
-from .widgets import (
+from dpviz import viz
+from dpviz.core import limits
+from dpviz.core.entry import Estimator, Param
+from dpviz.data import DATASETS, load_dataset, validate_mixture_data
+from dpviz.estimators.metrics import METRICS, Truth, match_components
+from dpviz.estimators.registry import TASKS
+from dpviz.estimators.result import Result
+from dpviz.lab import experiments
+from dpviz.lab.scenario import Scenario
+from dpviz.lab.work import check_work
+from dpviz.privacy import Ledger, compose_runs
+from dpviz.ui import cached, runs, widgets
+from dpviz.ui.risk import spend_text
+from dpviz.ui.shell import PageContext
+from dpviz.ui.widgets import (
     advanced,
     attempt,
     delta_input,
@@ -45,7 +47,7 @@ CSV_NOTE = ("An uploaded file is not kept in the link: a copied link reopens eve
 WEIGHTS = ("equal", "random")
 COVARIANCES = ("spherical", "diagonal", "full")
 BOUNDS = ("a radius I give", "read from the data (not private)")
-#: (metric name in ``dpviz.metrics.METRICS["gmm"]``, column title).
+#: (metric name in ``dpviz.estimators.metrics.METRICS["gmm"]``, column title).
 ERRORS = (("mean_error", "mean error"), ("weight_error", "weight error"),
           ("covariance_error", "covariance error"))
 DASH = "—"
@@ -599,7 +601,7 @@ def paper_section() -> None:
                                 "2/n sensitivities and max-norm scaling read from the data — "
                                 "which is NOT private. Off: dpviz's defaults (public radius, "
                                 "tight sensitivities, analytic Gaussian).")
-    table = attempt(engine.saved_table, str(engine.PAPER_CSV))
+    table = attempt(cached.saved_table, str(cached.PAPER_CSV))
     rep = attempt(experiments.paper_reproduction, table,
                   "paper_mode" if paper_mode else "dpviz")
     if paper_mode:
@@ -631,7 +633,7 @@ def paper_section() -> None:
 
 def peers_section() -> None:
     """DP-EM against DPLloyd, diffprivlib's KMeans and non-private EM (saved benchmark)."""
-    table = attempt(engine.saved_table, str(engine.ERRORS_CSV))
+    table = attempt(cached.saved_table, str(cached.ERRORS_CSV))
     medians = experiments.mean_error_medians(table)
     fig = viz.mean_error_boxes(table, PEERS, colors=PEER_COLORS,
                                title="Matched mean error at ε = 1, δ = 1e-5 (per seed)")

@@ -1,9 +1,9 @@
 """The Gaussian mixtures page's estimator stories and its compare view (issue 7).
 
-Each estimator with a story on its registry entry (:class:`dpviz.spec.Story`) draws it from
+Each estimator with a story on its registry entry (:class:`dpviz.core.entry.Story`) draws it from
 its result's diagnostics (the figures come from :mod:`dpviz.viz`); the compare view runs
 every estimator on the page's data and budget as a sweep with no grid
-(:func:`dpviz.experiments.compare_spec`), so it is cached on disk and parallel like any sweep.
+(:func:`dpviz.lab.experiments.compare_spec`), so it is cached on disk and parallel like any sweep.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from .. import experiments
-from ..registry import TASKS
-from ..result import Result
-from ..scenario import Scenario
-from ..spec import StoryInputs
-from ..viz.compare import compare_figure
-from .gmm import MixtureData
-from .ppe import sample_size_calculator
-from .widgets import escape_markdown, show_chart
+from dpviz.core.entry import StoryInputs
+from dpviz.estimators.registry import TASKS
+from dpviz.estimators.result import Result
+from dpviz.lab import experiments
+from dpviz.lab.scenario import Scenario
+from dpviz.ui.gmm import MixtureData
+from dpviz.ui.ppe import sample_size_calculator
+from dpviz.ui.widgets import escape_markdown, show_chart
+from dpviz.viz.compare import compare_figure
 
 #: The public calculators a story can name (its ``calculator``): a title and the panel.
 CALCULATORS: dict[str, tuple[str, Callable[..., None]]] = {

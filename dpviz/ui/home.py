@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ..lens import LensView
-from .engine import lens_view
+from dpviz.lab.lens import LensView
+from dpviz.ui.cached import lens_view
 
 
 @dataclass(frozen=True)

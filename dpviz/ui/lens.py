@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .. import limits
-from ..data import as_matrix
-from ..lens import QUERIES, LensView
-from ..privacy import AuditResult
-from .widgets import advanced, attempt, delta_input, epsilon_slider, method_select
+from dpviz.core import limits
+from dpviz.data import as_matrix
+from dpviz.lab.lens import QUERIES, LensView
+from dpviz.privacy import AuditResult
+from dpviz.ui.widgets import advanced, attempt, delta_input, epsilon_slider, method_select
 
 DEFAULT_VALUES = "0, 0.35, 0.9, 0.42, 0.71, 0.18, 0.64, 0.83"
 QUERY_CAPTIONS = ("how many values are ≥ the threshold", "sum of the values clipped to [lo, hi]",
@@ -43,7 +43,7 @@ class LensSettings:
     trials: int
 
     def engine_args(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`dpviz.ui.engine.lens_view`."""
+        """Keyword arguments of :func:`dpviz.ui.cached.lens_view`."""
         out = asdict(self)
         out.pop("trials")
         return out

@@ -1,6 +1,6 @@
 """The Privacy lens's lesson on noise reuse: two releases on one seed give the mean away.
 
-The engine is :func:`dpviz.lens.two_release_attack`; the figure
+The engine is :func:`dpviz.lab.lens.two_release_attack`; the figure
 :func:`dpviz.viz.noise_reuse.two_release_figure`.
 """
 
@@ -11,10 +11,10 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from ..lens import TwoReleases, two_release_attack
-from ..viz.noise_reuse import row_label, two_release_figure
-from .lens import LensSettings
-from .widgets import attempt, show_chart
+from dpviz.lab.lens import TwoReleases, two_release_attack
+from dpviz.ui.lens import LensSettings
+from dpviz.ui.widgets import attempt, show_chart
+from dpviz.viz.noise_reuse import row_label, two_release_figure
 
 INTRO = (
     "With **teaching randomness** the page draws its noise from one seed, so at every ε the "

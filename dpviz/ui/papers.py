@@ -14,14 +14,19 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from .. import experiments
-from ..experiments import SweepSpec, sbm_curves
-from ..gmm.sample_size import SampleAtHand, SampleSizePlan, sample_at_hand, sample_size_plan
-from ..registry import TASKS
-from ..viz.curves import sweep_curves
-from . import covariance, gmm, ppe
-from .shell import ROOT
-from .widgets import show_chart
+from dpviz.estimators.gmm.sample_size import (
+    SampleAtHand,
+    SampleSizePlan,
+    sample_at_hand,
+    sample_size_plan,
+)
+from dpviz.estimators.registry import TASKS
+from dpviz.lab import experiments
+from dpviz.lab.experiments import SweepSpec, sbm_curves
+from dpviz.ui import covariance, gmm, ppe
+from dpviz.ui.shell import ROOT
+from dpviz.ui.widgets import show_chart
+from dpviz.viz.curves import sweep_curves
 
 #: (tab label, paper) in the seeds' order.
 PAPERS = (
@@ -134,7 +139,7 @@ def ppe_verdict(plan: SampleSizePlan, at_hand: SampleAtHand, n: int) -> str:
 
     Examples
     --------
-    >>> from dpviz.gmm.sample_size import sample_at_hand, sample_size_plan
+    >>> from dpviz.estimators.gmm.sample_size import sample_at_hand, sample_size_plan
     >>> plan = sample_size_plan(**PPE_EXAMPLE)
     >>> hand = sample_at_hand(10_000, 1.0, 1e-6, k=2, d=2, beta=0.05, w_min=0.5)
     >>> text = ppe_verdict(plan, hand, 10_000)

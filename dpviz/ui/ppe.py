@@ -2,7 +2,7 @@
 
 Self-contained: the lead places :func:`sample_size_calculator` on the Gaussian mixtures page.
 Every widget key starts with ``gmm_ppecalc_``; the engine does the arithmetic
-(:mod:`dpviz.gmm.sample_size`) and the figure comes from :mod:`dpviz.viz.ppe`.
+(:mod:`dpviz.estimators.gmm.sample_size`) and the figure comes from :mod:`dpviz.viz.ppe`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .. import limits
-from ..gmm.sample_size import SampleAtHand, SampleSizePlan, sample_at_hand, sample_size_plan
-from ..viz.ppe import plan_table, sample_size_figure
-from .widgets import attempt, show_chart
+from dpviz.core import limits
+from dpviz.estimators.gmm.sample_size import (
+    SampleAtHand,
+    SampleSizePlan,
+    sample_at_hand,
+    sample_size_plan,
+)
+from dpviz.ui.widgets import attempt, show_chart
+from dpviz.viz.ppe import plan_table, sample_size_figure
 
 #: α values of the figure's sweep (log-spaced; the target α is added).
 ALPHA_SWEEP = tuple(float(a) for a in np.geomspace(0.01, 3.0, 8))

@@ -21,10 +21,10 @@ import plotly.graph_objects as go
 import streamlit as st
 from numpy.typing import ArrayLike, NDArray
 
-from ..privacy import METHOD_LABELS
-from ..scenario import Scenario
-from ..viz.predict import add_guess, guess_figure
-from .runs import canonical
+from dpviz.lab.scenario import Scenario
+from dpviz.privacy import METHOD_LABELS
+from dpviz.ui.runs import canonical
+from dpviz.viz.predict import add_guess, guess_figure
 
 GRID_SIDE = 41
 #: Margin around the rows' range in which a guess may be clicked, as a share of the range.

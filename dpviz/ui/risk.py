@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ..privacy import Ledger, PrivacyEvent
-from ..privacy.risk import Risk, risk_of_epsilon, risk_of_events
-from ..viz.risk import posterior_figure, tradeoff_figure
-from .widgets import show_chart
+from dpviz.privacy import Ledger, PrivacyEvent
+from dpviz.privacy.risk import Risk, risk_of_epsilon, risk_of_events
+from dpviz.ui.widgets import show_chart
+from dpviz.viz.risk import posterior_figure, tradeoff_figure
 
 #: δ of the posterior bound when the budget has none (a ρ budget) but a release needs one.
 DEFAULT_DELTA = 1e-5

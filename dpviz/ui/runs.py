@@ -1,9 +1,9 @@
-"""The pages' one run path: a :class:`~dpviz.scenario.Scenario` in, its data and its result out.
+"""The pages' one run path: a :class:`~dpviz.lab.scenario.Scenario` in, its data and its result out.
 
 Each estimator page's controls return one Scenario (data + estimator + budget + parameters +
 seed); every panel of the page — the main figure, compare, card, solve, audit, risk — takes
-that Scenario (or the :class:`~dpviz.result.Result` of :func:`run`), never another widget's
-state. The caches key on the scenario's canonical JSON, so one scenario is run once per
+that Scenario (or the :class:`~dpviz.estimators.result.Result` of :func:`run`), never another
+widget's state. The caches key on the scenario's canonical JSON, so one scenario is run once per
 server, whichever panel asks first.
 
 Randomness: a teaching scenario carries its seed; under secure randomness the scenario's seed
@@ -20,11 +20,11 @@ from typing import Any
 
 import streamlit as st
 
-from .. import limits
-from ..result import Result, to_json_value
-from ..scenario import LoadedData, Scenario, load_data, preparation, run_scenario
-from ..work import INTERACTIVE, check_run, check_scenario
-from .engine import noise_rng
+from dpviz.core import limits
+from dpviz.estimators.result import Result, to_json_value
+from dpviz.lab.scenario import LoadedData, Scenario, load_data, preparation, run_scenario
+from dpviz.lab.work import INTERACTIVE, check_run, check_scenario
+from dpviz.ui.cached import noise_rng
 
 
 def canonical(value: Any) -> str:
@@ -56,7 +56,7 @@ def loaded(scenario: Scenario, content: bytes | None = None) -> LoadedData:
 def _prepared(block: str, task: str, estimator: str, values: str,
               _content: bytes | None = None) -> Any:
     """The data prepared with ``values`` by the estimator's hook (once per data and values)."""
-    from ..registry import estimator as lookup
+    from dpviz.estimators.registry import estimator as lookup
 
     data = _loaded(block, _content).data
     return lookup(task, estimator).prepared(data, json.loads(values))
@@ -68,9 +68,9 @@ def compute(s: Scenario, *, fresh: int | None = None, content: bytes | None = No
 
     Checked against the page's work budget, its data loaded and prepared through the caches;
     ``fresh`` keys a secure generator on ``stream`` (default ``"<task>/<estimator>"``,
-    :func:`~dpviz.ui.engine.noise_rng`), ``None``: the scenario's seed (teaching).
+    :func:`~dpviz.ui.cached.noise_rng`), ``None``: the scenario's seed (teaching).
     """
-    from ..registry import preparation_owner
+    from dpviz.estimators.registry import preparation_owner
 
     if s.seed is not None:
         fresh = None  # teaching randomness: the seed alone decides the noise

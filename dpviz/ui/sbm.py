@@ -1,6 +1,6 @@
 """Widgets and panels of the stochastic block model page (seed 003, §5).
 
-The controls return one :class:`~dpviz.scenario.Scenario` (the graph's data block, the
+The controls return one :class:`~dpviz.lab.scenario.Scenario` (the graph's data block, the
 estimator, its budget and parameters, the seed), run through :func:`dpviz.ui.runs.run`. The
 certified projection depends on the graph, d and ε_s but not on the privacy budget, so the
 runner caches the graph prepared with it: an ε move adds noise to the cached matrix and
@@ -20,22 +20,20 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
-from .. import limits
-from ..data.graphs import Graph
-from ..metrics import community_error
-from ..registry import TASKS
-from ..result import Result
-from ..sbm import kesten_stigum
-from ..scenario import LoadedData, Scenario
-from ..spec import Param
-from ..viz import ledger_bar
-from ..viz import sbm as figures
-from . import widgets
-from .gmm import accept_option_names, choices_table
-from .risk import risk_panel
-from .runs import canonical
-from .shell import PageContext
-from .widgets import (
+from dpviz.core import limits
+from dpviz.core.entry import Param
+from dpviz.data.graphs import Graph
+from dpviz.estimators.metrics import community_error
+from dpviz.estimators.registry import TASKS
+from dpviz.estimators.result import Result
+from dpviz.estimators.sbm import kesten_stigum
+from dpviz.lab.scenario import LoadedData, Scenario
+from dpviz.ui import widgets
+from dpviz.ui.gmm import accept_option_names, choices_table
+from dpviz.ui.risk import risk_panel
+from dpviz.ui.runs import canonical
+from dpviz.ui.shell import PageContext
+from dpviz.ui.widgets import (
     advanced,
     attempt,
     delta_input,
@@ -47,6 +45,8 @@ from .widgets import (
     upload_block,
     upload_content,
 )
+from dpviz.viz import ledger_bar
+from dpviz.viz import sbm as figures
 
 SYNTHETIC, KARATE, UPLOAD = "synthetic", "karate", "upload"
 SOURCES = {SYNTHETIC: "Synthetic SBM", KARATE: "Zachary's karate club",
@@ -351,7 +351,7 @@ BASELINE = "randomized_response"
 PHASE = ("weak_recovery", "randomized_response")
 #: The ε of the error-against-n chart (where ALGORITHMS.md §7 puts the crossover).
 N_EPSILON = 2.0
-#: ``dpviz.experiments.sbm_curves.load_saved`` names of the saved larger runs.
+#: ``dpviz.lab.experiments.sbm_curves.load_saved`` names of the saved larger runs.
 SAVED = {"epsilon": "accuracy_n1000", "n": "error_vs_n", "phase": "phase_n500"}
 RR_CAPTION = ("Randomized response flips every pair of vertices, so its noise grows like "
               "√n·e^(−ε/2) while the projection's does not grow with n: it wins on small "
@@ -382,7 +382,7 @@ def _progress_callback(bar: Any, start: float, share: float) -> Any:
 def live_curves(n: int, degree: float, signal: float, delta: float, seeds: int,
                 bar: Any = None) -> Curves:
     """The three curves on ``seeds`` generated graphs like the page's (sweeps of the runner)."""
-    from ..experiments import sbm_curves as curves
+    from dpviz.lab.experiments import sbm_curves as curves
 
     def step(start: float, share: float) -> Any:
         return None if bar is None else _progress_callback(bar, start, share)
@@ -404,7 +404,7 @@ def live_curves(n: int, degree: float, signal: float, delta: float, seeds: int,
 @st.cache_data(max_entries=1, show_spinner=False)
 def saved_curves() -> Curves:
     """The saved larger runs (``assets/results/sbm_*.csv``)."""
-    from ..experiments import sbm_curves as curves
+    from dpviz.lab.experiments import sbm_curves as curves
 
     tables = {key: curves.load_saved(name) for key, name in SAVED.items()}
     first = tables["epsilon"].iloc[0]

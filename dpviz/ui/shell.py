@@ -14,8 +14,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from .. import limits
-from .widgets import SHOWN_FIGURES, show_failure
+from dpviz.core import limits
+from dpviz.ui.widgets import SHOWN_FIGURES, show_failure
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
@@ -58,7 +58,7 @@ class PageContext:
     seed : int
         The noise seed: the global seed, or in secure mode 128 fresh bits of OS entropy on
         every rerun that key the rerun's secure generators
-        (:func:`dpviz.ui.engine.noise_rng`): never shown, and a new cache key each rerun, so
+        (:func:`dpviz.ui.cached.noise_rng`): never shown, and a new cache key each rerun, so
         the noise is new (the same key would repeat it). Pass ``secure`` with it.
     presenter : bool
         Whether presenter mode is on.

@@ -1,6 +1,6 @@
 """The "Solve for ε" panel: state the accuracy needed, get the smallest ε that meets it.
 
-The search is :func:`dpviz.solve.solve_epsilon` on the page's scenario (its generator, never
+The search is :func:`dpviz.lab.solve.solve_epsilon` on the page's scenario (its generator, never
 the user's rows); its answer stays in ``st.session_state`` beside the inputs it answered, so
 a rerun redraws it and a changed setting asks for a new search.
 """
@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from .. import limits
-from ..registry import TASKS
-from ..scenario import Scenario
-from ..solve import RUNS, Solution, solve_epsilon, synthetic_twin
-from ..viz.solve import solve_figure
-from .covariance import RHO_GRID
-from .widgets import escape_markdown, lazy_expander, show_chart
+from dpviz.core import limits
+from dpviz.estimators.registry import TASKS
+from dpviz.lab.scenario import Scenario
+from dpviz.lab.solve import RUNS, Solution, solve_epsilon, synthetic_twin
+from dpviz.ui.covariance import RHO_GRID
+from dpviz.ui.widgets import escape_markdown, lazy_expander, show_chart
+from dpviz.viz.solve import solve_figure
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,8 @@ class Goal:
         return 1.0 - value if self.complement else value
 
 
-#: The accuracies each task offers, in the user's words (metrics of dpviz.metrics.METRICS).
+#: The accuracies each task offers, in the user's words (metrics of
+#: dpviz.estimators.metrics.METRICS).
 GOALS: dict[str, tuple[Goal, ...]] = {
     "gmm": (Goal("matched mean error at most", "mean_error", 0.1, 0.01),
             Goal("weight error at most", "weight_error", 0.1, 0.01),

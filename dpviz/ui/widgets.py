@@ -1,6 +1,6 @@
 """Widgets and display helpers every page shares.
 
-Ranges come from :mod:`dpviz.limits`; widgets carry explicit keys and are bound to the URL,
+Ranges come from :mod:`dpviz.core.limits`; widgets carry explicit keys and are bound to the URL,
 so a copied link reopens the scenario.
 """
 
@@ -16,13 +16,13 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from .. import limits
-from ..data.files import sha256
-from ..privacy import METHOD_LABELS, METHODS
-from ..scenario import MAX_LABEL
-from ..spec import Param
-from ..viz import figure_table
-from ..work import BIGGER_JOBS
+from dpviz.core import limits
+from dpviz.core.entry import Param
+from dpviz.data.files import sha256
+from dpviz.lab.scenario import MAX_LABEL
+from dpviz.lab.work import BIGGER_JOBS
+from dpviz.privacy import METHOD_LABELS, METHODS
+from dpviz.viz import figure_table
 
 T = TypeVar("T")
 
@@ -133,8 +133,8 @@ def show_failure(err: Exception) -> None:
 def upload_content(upload: Any) -> bytes:
     """An upload's bytes, refused before any parsing when it is too big for a page.
 
-    Checks the size Streamlit reports against :data:`dpviz.limits.MAX_UPLOAD_BYTES`, then
-    counts lines (a byte scan, no parsing) against :data:`dpviz.limits.INTERACTIVE_ROWS`: a
+    Checks the size Streamlit reports against :data:`dpviz.core.limits.MAX_UPLOAD_BYTES`, then
+    counts lines (a byte scan, no parsing) against :data:`dpviz.core.limits.INTERACTIVE_ROWS`: a
     page's public data domain, so the sentence names the cap, never the file's count (rows and
     edges are private).
 
@@ -206,7 +206,7 @@ def lazy_expander(label: str, body: Callable[[], object], *, key: str,
 
 
 def epsilon_slider(key: str, *, value: float = 1.0, label: str = "ε (target)") -> float:
-    """The ε slider, over :data:`dpviz.limits.EPSILON_UI`."""
+    """The ε slider, over :data:`dpviz.core.limits.EPSILON_UI`."""
     return float(st.slider(
         label, min_value=limits.EPSILON_UI.low, max_value=limits.EPSILON_UI.high, value=value,
         step=0.01, key=key, bind="query-params",

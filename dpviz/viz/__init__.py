@@ -4,21 +4,21 @@ Factories never compute statistics, load data or import Streamlit; their colours
 :mod:`dpviz.viz.style`, so "true" and "private" look the same everywhere.
 """
 
-from .exposure import exposure_figure
-from .factors import factor_images
-from .lens import audit_chart, output_densities, privacy_loss
-from .mixtures import ellipse, mixture_figure
-from .noise_reuse import two_release_figure
-from .papers import dp_em_paper_figure, mean_error_boxes
-from .privacy import (
+from dpviz.viz.exposure import exposure_figure
+from dpviz.viz.factors import factor_images
+from dpviz.viz.lens import audit_chart, output_densities, privacy_loss
+from dpviz.viz.mixtures import ellipse, mixture_figure
+from dpviz.viz.noise_reuse import two_release_figure
+from dpviz.viz.papers import dp_em_paper_figure, mean_error_boxes
+from dpviz.viz.privacy import (
     allocation_bar,
     epsilon_by_delta_chart,
     epsilon_by_rounds_chart,
     ledger_bar,
     noise_bars,
 )
-from .style import COLORS, DATASET_COLORS, METHOD_COLORS, TEMPLATE
-from .tables import figure_table
+from dpviz.viz.style import COLORS, DATASET_COLORS, METHOD_COLORS, TEMPLATE
+from dpviz.viz.tables import figure_table
 
 __all__ = [
     "COLORS", "DATASET_COLORS", "METHOD_COLORS", "TEMPLATE", "allocation_bar", "audit_chart",

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from ..auditing import EstimatorAudit
-from .style import BAND_COLOR, COLORS, DATASET_COLORS, TEMPLATE, legend_on_top, wrapped
+from dpviz.lab.audit import EstimatorAudit
+from dpviz.viz.style import BAND_COLOR, COLORS, DATASET_COLORS, TEMPLATE, legend_on_top, wrapped
 
 
 def audit_comparison(audits: Sequence[EstimatorAudit], *,
@@ -19,8 +19,8 @@ def audit_comparison(audits: Sequence[EstimatorAudit], *,
     Parameters
     ----------
     audits : sequence of EstimatorAudit
-        From :func:`dpviz.auditing.audit_estimator` or
-        :func:`dpviz.broken_variants.audit_gallery`.
+        From :func:`dpviz.lab.audit.audit_estimator` or
+        :func:`dpviz.lab.broken_variants.audit_gallery`.
     title : str
         The figure's title.
 
@@ -33,7 +33,7 @@ def audit_comparison(audits: Sequence[EstimatorAudit], *,
         "true"-coloured when the lower end does not exceed the claim, "private"-coloured
         (a violation) otherwise. Then, where known, a ``Scatter`` of ticks at the bound a
         perfect audit of that ledger typically shows at the same run count (trace 2,
-        :attr:`dpviz.auditing.EstimatorAudit.attainable`): a correct Gaussian estimator's
+        :attr:`dpviz.lab.audit.EstimatorAudit.attainable`): a correct Gaussian estimator's
         bound near 0 sits beside a tick near 0, not far below its claim for nothing.
     """
     names = [a.label for a in audits]

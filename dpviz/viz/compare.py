@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import TEMPLATE, series_color
+from dpviz.viz.style import TEMPLATE, series_color
 
 #: Axis titles of the compare panels (metric column → title).
 PANEL_TITLES: Mapping[str, str] = {
@@ -31,7 +31,7 @@ def compare_figure(summary: pd.DataFrame, metrics: Sequence[str], *,
     Parameters
     ----------
     summary : pandas.DataFrame
-        From :func:`dpviz.experiments.compare_summary`.
+        From :func:`dpviz.lab.experiments.compare_summary`.
     metrics : sequence of str
         The metric columns to draw (a metric no estimator has is still a panel, empty).
     labels : mapping, optional

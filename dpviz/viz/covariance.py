@@ -1,9 +1,9 @@
 """Figures of the Covariance page: matrices, spectra, ellipses, errors and the paper's curves.
 
-Factories only draw: the page runs the estimators (``dpviz.covariance``), picks the block of
-the matrices shown and the two coordinates of the ellipses, and passes plain arrays, results'
-numbers and saved tables in. Colours: the truth is ``COLORS["true"]`` everywhere; each
-estimator keeps one colour on every figure (:func:`estimator_color`).
+Factories only draw: the page runs the estimators (``dpviz.estimators.covariance``), picks the block
+of the matrices shown and the two coordinates of the ellipses, and passes plain arrays, results'
+numbers and saved tables in. Colours: the truth is ``COLORS["true"]`` everywhere; each estimator
+keeps one colour on every figure (:func:`estimator_color`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 from plotly.subplots import make_subplots
 
-from .mixtures import ellipse
-from .style import COLORS, TEMPLATE, log_ticks, series_color
+from dpviz.viz.mixtures import ellipse
+from dpviz.viz.style import COLORS, TEMPLATE, log_ticks, series_color
 
 #: Diverging: negative entries blue, positive red, zero white.
 MATRIX_COLORSCALE = "RdBu_r"

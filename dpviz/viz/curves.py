@@ -1,6 +1,6 @@
 """Error-vs-parameter curves of a sweep: one line per estimator with its 95% band.
 
-The statistics come from :func:`dpviz.experiments.summarise` (mean ± 1.96 standard errors
+The statistics come from :func:`dpviz.lab.experiments.summarise` (mean ± 1.96 standard errors
 over the repeats, a normal-approximation interval of the mean); the factory only draws them.
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import TEMPLATE, series_color
+from dpviz.viz.style import TEMPLATE, series_color
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -28,7 +28,7 @@ def sweep_curves(summary: pd.DataFrame, *, x: str, metric: str,
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`dpviz.experiments.summarise` of the sweep's table.
+        :func:`dpviz.lab.experiments.summarise` of the sweep's table.
     x, metric : str
         The swept column and the metric (axis titles).
     labels : mapping, optional

@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 from plotly.subplots import make_subplots
 
-from .mixtures import DATA_COLOR
-from .style import COLORS, TEMPLATE
+from dpviz.viz.mixtures import DATA_COLOR
+from dpviz.viz.style import COLORS, TEMPLATE
 
 LONE_COLOR = "#c2255c"
 

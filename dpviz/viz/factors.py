@@ -1,7 +1,7 @@
 """Factor analysis figures: the columns of the loading matrix W as images.
 
 The factory only draws: the page turns each run's loadings into images
-(:func:`dpviz.factor_analysis.digits_factor_images`) and passes them in, one row per run.
+(:func:`dpviz.estimators.factor_analysis.digits_factor_images`) and passes them in, one row per run.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 from plotly.subplots import make_subplots
 
-from .style import TEMPLATE
+from dpviz.viz.style import TEMPLATE
 
 #: Diverging: negative loadings blue, positive red, zero white.
 FACTOR_COLORSCALE = "RdBu_r"

@@ -22,10 +22,10 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 from plotly.subplots import make_subplots
 
-from ..result import Result
-from ..spec import StoryFigure, StoryInputs, StoryRows
-from .mixtures import DATA_COLOR
-from .style import COLORS, TEMPLATE, series_color
+from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
+from dpviz.estimators.result import Result
+from dpviz.viz.mixtures import DATA_COLOR
+from dpviz.viz.style import COLORS, TEMPLATE, series_color
 
 CIRCLE_POINTS = 73
 UNASSIGNED = "unassigned"

@@ -1,6 +1,6 @@
 """Figures of the Privacy lens: output densities, privacy loss and the empirical audit.
 
-Factories only draw what :func:`dpviz.lens.look` and :func:`dpviz.lens.audit_view` computed.
+Factories only draw what :func:`dpviz.lab.lens.look` and :func:`dpviz.lab.lens.audit_view` computed.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ..lens import LensView
-from ..privacy import AuditResult
-from .style import BAND_COLOR, COLORS, DATASET_COLORS, SHADE_COLOR, TEMPLATE, legend_on_top
+from dpviz.lab.lens import LensView
+from dpviz.privacy import AuditResult
+from dpviz.viz.style import BAND_COLOR, COLORS, DATASET_COLORS, SHADE_COLOR, TEMPLATE, legend_on_top
 
 
 def _fill(color: str) -> str:
@@ -133,7 +133,7 @@ def audit_chart(result: AuditResult, *,
     Parameters
     ----------
     result : AuditResult
-        From :func:`dpviz.lens.audit_view` (or any :func:`dpviz.privacy.audit`).
+        From :func:`dpviz.lab.lens.audit_view` (or any :func:`dpviz.privacy.audit`).
     title : str
         The figure's title.
 

@@ -1,7 +1,7 @@
 """Figures of the Gaussian mixtures page: data, true and private means, covariance ellipses.
 
 Factories only draw: the page matches the private components to the true ones
-(:func:`dpviz.metrics.match_components`), picks the rows to draw and the two coordinates
+(:func:`dpviz.estimators.metrics.match_components`), picks the rows to draw and the two coordinates
 shown, and passes plain arrays in.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from .style import COLORS, TEMPLATE
+from dpviz.viz.style import COLORS, TEMPLATE
 
 DATA_COLOR = "#9aa5b1"
 #: The multiples of the standard deviation drawn as ellipses, with their dash styles.

@@ -1,6 +1,6 @@
 """The noise-reuse lesson's figure: two releases of one mean and the two-ε attack on them.
 
-The factory only draws what :func:`dpviz.lens.two_release_attack` computed.
+The factory only draws what :func:`dpviz.lab.lens.two_release_attack` computed.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from ..lens import TwoReleases
-from .style import COLORS, TEMPLATE, legend_on_top, series_color
+from dpviz.lab.lens import TwoReleases
+from dpviz.viz.style import COLORS, TEMPLATE, legend_on_top, series_color
 
 #: The row label of each kind of randomness.
 TEACHING_ROW = "teaching randomness (one seed)"

@@ -1,6 +1,6 @@
 """Figures that reproduce a paper's result from a saved benchmark (the page draws, never runs).
 
-Factories take plain tables already summarised by the engine (:mod:`dpviz.ui.engine`) and
+Factories take plain tables already summarised by the engine (:mod:`dpviz.ui.cached`) and
 only draw them; their colours come from :mod:`dpviz.viz.style`.
 """
 
@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import COLORS, METHOD_SHORT, TEMPLATE, log_ticks, method_color, series_color
+from dpviz.viz.style import COLORS, METHOD_SHORT, TEMPLATE, log_ticks, method_color, series_color
 
 
 def _band_color(hex_color: str, alpha: float = 0.15) -> str:

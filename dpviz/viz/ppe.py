@@ -1,7 +1,8 @@
 """Figures of the Private Populous Estimator's story and of its sample-size calculator.
 
-Arbas 2023 (seed 004) Algorithm 1 + B_GMM (:mod:`dpviz.gmm.ppe`). The factories only draw
-what a :class:`~dpviz.result.Result` (or a :class:`~dpviz.gmm.sample_size.SampleSizePlan`)
+Arbas 2023 (seed 004) Algorithm 1 + B_GMM (:mod:`dpviz.estimators.gmm.ppe`). The factories only draw
+what a :class:`~dpviz.estimators.result.Result` (or a
+:class:`~dpviz.estimators.gmm.sample_size.SampleSizePlan`)
 holds. The chunks' mixtures, the qᵢ, Q and the chosen chunk are **not released** (only Q̃ and
 the masked mixture are); the figures say so in their titles.
 """
@@ -13,11 +14,11 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ..gmm.sample_size import SampleSizePlan
-from ..result import Result
-from ..spec import StoryFigure, StoryInputs, StoryRows
-from .mixtures import ellipse
-from .style import COLORS, TEMPLATE, series_color
+from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
+from dpviz.estimators.gmm.sample_size import SampleSizePlan
+from dpviz.estimators.result import Result
+from dpviz.viz.mixtures import ellipse
+from dpviz.viz.style import COLORS, TEMPLATE, series_color
 
 CHUNK_COLOR = "#9aa5b1"
 POPULOUS_LINE = 0.6

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from .style import TEMPLATE
+from dpviz.viz.style import TEMPLATE
 
 GUESS_COLOR = "#0ca678"
 GRID_NAME = "click anywhere to guess"

@@ -15,10 +15,10 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from ..privacy import METHOD_LABELS, Allocation, Ledger
-from .style import (
+from dpviz.privacy import METHOD_LABELS, Allocation, Ledger
+from dpviz.viz.style import (
     COLORS,
-        METHOD_SHORT,
+    METHOD_SHORT,
     TEMPLATE,
     legend_on_top,
     log_ticks,

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from .style import BAND_COLOR, COLORS, SHADE_COLOR, TEMPLATE
+from dpviz.viz.style import BAND_COLOR, COLORS, SHADE_COLOR, TEMPLATE
 
 GUESSING = "random guessing (no information)"
 

@@ -18,8 +18,8 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 from plotly.subplots import make_subplots
 
-from .papers import _band_color
-from .style import COLORS, TEMPLATE, series_color, wrapped
+from dpviz.viz.papers import _band_color
+from dpviz.viz.style import COLORS, TEMPLATE, series_color, wrapped
 
 #: The two communities (label +1, label −1) and the ring around a misplaced node.
 COMMUNITY_COLORS = ("#1f6feb", "#0ca678")

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
-from .style import BAND_COLOR, COLORS, TEMPLATE
+from dpviz.viz.style import BAND_COLOR, COLORS, TEMPLATE
 
 if TYPE_CHECKING:
-    from ..solve import Solution
+    from dpviz.lab.solve import Solution
 
 #: Axis titles of the parameter searched.
 AXIS_TITLES = {"epsilon": "privacy ε (log scale)", "rho": "ρ, zCDP (log scale)",
@@ -23,7 +23,7 @@ def solve_figure(solution: Solution, *, title: str | None = None) -> go.Figure:
     Parameters
     ----------
     solution : Solution
-        From :func:`dpviz.solve.solve_epsilon` or :func:`dpviz.solve.solve_n`.
+        From :func:`dpviz.lab.solve.solve_epsilon` or :func:`dpviz.lab.solve.solve_n`.
     title : str, optional
         Defaults to the target in symbols and the probability.
 
@@ -36,7 +36,7 @@ def solve_figure(solution: Solution, *, title: str | None = None) -> go.Figure:
 
     Examples
     --------
-    >>> from dpviz.solve import Solution, make_target
+    >>> from dpviz.lab.solve import Solution, make_target
     >>> sol = Solution("epsilon", 1.0, make_target("sbm", "overlap", 0.8), 0.9, 20,
     ...                ((0.1, 0.0), (1.0, 0.95), (10.0, 1.0)), "simulation", 0.1, 10.0, 1.0)
     >>> fig = solve_figure(sol)

@@ -1,7 +1,7 @@
 """Figures of the stability learner (seed 003 §6, degree-2 surrogate): W, the test, the centres.
 
-The factories take a :class:`~dpviz.result.Result` of
-:func:`dpviz.gmm.stability.stability_mixture` (and the data or labels to draw) and return
+The factories take a :class:`~dpviz.estimators.result.Result` of
+:func:`dpviz.estimators.gmm.stability.stability_mixture` (and the data or labels to draw) and return
 ``plotly.graph_objects.Figure``; they compute nothing but an ordering of rows.
 """
 
@@ -13,8 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from ..spec import StoryFigure, StoryInputs, StoryRows
-from .style import COLORS, TEMPLATE
+from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
+from dpviz.viz.style import COLORS, TEMPLATE
 
 
 def clustering_matrix_heatmap(result: Any, labels: ArrayLike | None = None, *,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz.scenario import Scenario
+from dpviz.lab.scenario import Scenario
 from dpviz.ui import runs
 
 from .app_helpers import open_page

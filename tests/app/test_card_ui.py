@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import card as cards
-from dpviz import scenario as scenario_module
 from dpviz.data import files, sha256
-from dpviz.scenario import Scenario
+from dpviz.lab import card as cards
+from dpviz.lab import scenario as scenario_module
+from dpviz.lab.scenario import Scenario
 from dpviz.ui import sbm as sbm_ui
 from dpviz.ui.widgets import upload_block
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import limits
-from dpviz.experiments import covariance_figures as reproduction
-from dpviz.registry import TASKS
+from dpviz.core import limits
+from dpviz.estimators.registry import TASKS
+from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.ui import covariance as cov_ui
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, open_section, values

@@ -76,7 +76,7 @@ def test_home_links_to_the_exposure_demo(home):
 def test_an_old_link_opens_the_same_scenario():
     """``/exposure?exposure_epsilon=2.0&exposure_x50=true&exposure_delta=1e-06`` is DP-EM on
     the demo at × 50 with that budget and the global seed, and non-private EM beside it."""
-    from dpviz.scenario import Scenario, run_scenario
+    from dpviz.lab.scenario import Scenario, run_scenario
 
     from .app_helpers import ROOT, TIMEOUT
 

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import experiments, registry
-from dpviz.registry import TASKS
+from dpviz.estimators import registry
+from dpviz.estimators.registry import TASKS
+from dpviz.lab import experiments
 from dpviz.ui import gmm as gmm_ui
 
 from .app_helpers import charts, errors, open_page, open_section, values
@@ -222,7 +223,7 @@ def _markdown(at: AppTest, start: str) -> str:
 
 
 def test_paper_section_draws_the_saved_curves_with_claim_and_verdict(gmm):
-    from dpviz.ui import engine
+    from dpviz.ui import cached
 
     assert "gmm_paper" not in charts(gmm)
     open_section(gmm, "gmm_paper_open")
@@ -233,7 +234,7 @@ def test_paper_section_draws_the_saved_curves_with_claim_and_verdict(gmm):
     assert fig["layout"]["xaxis"]["type"] == fig["layout"]["xaxis2"]["type"] == "log"
     claim = _markdown(gmm, "**The paper's claim:**")
     assert "zCDP and the moments accountant give higher test log-likelihood" in claim
-    rep = experiments.paper_reproduction(engine.saved_table(str(engine.PAPER_CSV)), "dpviz")
+    rep = experiments.paper_reproduction(cached.saved_table(str(cached.PAPER_CSV)), "dpviz")
     verdict = _markdown(gmm, "**Verdict:**")
     holds, cells = rep.ordering
     assert f"holds in {holds} of {cells} (scenario, ε) cells" in verdict
@@ -259,9 +260,9 @@ def test_paper_mode_toggle_switches_the_curves(gmm):
 
 
 def test_peers_section_reads_the_saved_errors(gmm):
-    from dpviz.ui import engine
+    from dpviz.ui import cached
 
-    medians = experiments.mean_error_medians(engine.saved_table(str(engine.ERRORS_CSV)))
+    medians = experiments.mean_error_medians(cached.saved_table(str(cached.ERRORS_CSV)))
     open_section(gmm, "gmm_peers_open")
     fig = charts(gmm)["gmm_peers"]
     assert [t["name"] for t in fig["data"]] == list(gmm_ui.PEERS.values())

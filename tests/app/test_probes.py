@@ -107,7 +107,7 @@ def test_an_unexpected_failure_inside_attempt_shows_the_same_sentence(monkeypatc
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("float division by zero")
 
-    monkeypatch.setattr(dpviz.ui.engine, "lens_view", broken)
+    monkeypatch.setattr(dpviz.ui.cached, "lens_view", broken)
     at = open_with("lens")
     assert not at.exception, at.exception
     assert errors(at) == [dpviz.ui.widgets.INTERNAL_ERROR]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz.scenario import load_data, run_scenario, score
+from dpviz.lab.scenario import load_data, run_scenario, score
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpviz import card as cards
 from dpviz.data import read_csv, sha256
+from dpviz.lab import card as cards
 
 from .browser_helpers import problems, screenshot, settle
 

@@ -10,18 +10,18 @@ import pytest
 from scipy import integrate, stats
 
 import dpviz
-from dpviz.covariance import ESTIMATORS, prepare, second_moment
-from dpviz.covariance.adaptive import (
+from dpviz.data.zipf import zipf_norm_data
+from dpviz.estimators.covariance import ESTIMATORS, prepare, second_moment
+from dpviz.estimators.covariance.adaptive import (
     GRID,
     adaptive_covariance,
     bias_bound,
     choose_clip,
     norm_histogram,
 )
-from dpviz.covariance.common import Privacy
-from dpviz.covariance.gauss import gauss_covariance
-from dpviz.covariance.separate import separate_covariance
-from dpviz.data.zipf import zipf_norm_data
+from dpviz.estimators.covariance.common import Privacy
+from dpviz.estimators.covariance.gauss import gauss_covariance
+from dpviz.estimators.covariance.separate import separate_covariance
 from dpviz.privacy import Budget, Ledger, audit, repeat
 from dpviz.privacy.mechanisms import sample_bingham
 
@@ -92,7 +92,7 @@ def test_symmetric_noise_has_the_claimed_variance_on_and_off_the_diagonal() -> N
         for s in range(2)])
     sigma = 1 / (n * math.sqrt(rho))  # r²/(n√ρ)
     assert released == pytest.approx([sigma, sigma], rel=1e-9)
-    from dpviz.covariance.common import noisy_matrix
+    from dpviz.estimators.covariance.common import noisy_matrix
 
     noise = noisy_matrix(np.zeros((d, d)), Privacy("zcdp", rho), n=n, radius=1.0,
                          rng=np.random.default_rng(1), ledger=Ledger(), name="w")
@@ -266,7 +266,7 @@ def test_paper_defaults_reproduce_the_reference_errors() -> None:
 def test_a_huge_row_moves_the_released_moment_no_more_than_a_unit_row():
     """Review finding: clipping by a rank update would leak a rounding error that grows with
     the raw norm; rows far over the radius are clipped explicitly."""
-    from dpviz.covariance.common import clip_rows
+    from dpviz.estimators.covariance.common import clip_rows
     from dpviz.privacy.bounds import Ball
 
     rng = np.random.default_rng(0)
@@ -289,7 +289,7 @@ def test_a_huge_row_moves_the_released_moment_no_more_than_a_unit_row():
 def test_emcov_refuses_an_eigenvalue_share_outside_0_1(share):
     """Review finding: a share of 1.5 once released the eigenvalues at 1.5ε while the ledger
     said ε (the registry's range stops it earlier; the engine itself must too)."""
-    from dpviz.covariance.emcov import emcov_covariance
+    from dpviz.estimators.covariance.emcov import emcov_covariance
     from dpviz.privacy import Budget
 
     with pytest.raises(ValueError, match="eigenvalue_share must be > 0 and < 1"):

@@ -1,11 +1,12 @@
-"""The covariance paper's claims read off figure tables (dpviz.experiments.covariance_figures)."""
+"""The covariance paper's claims read off figure tables
+(dpviz.lab.experiments.covariance_figures)."""
 
 import math
 
 import pandas as pd
 import pytest
 
-from dpviz.experiments.covariance_figures import crossover, load_saved, verdicts
+from dpviz.lab.experiments.covariance_figures import crossover, load_saved, verdicts
 
 
 def frame(rows, figure="fig2"):

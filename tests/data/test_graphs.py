@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from dpviz import limits
+from dpviz.core import limits
 from dpviz.data.graphs import (
     KARATE_NOT_PRIVATE,
     Graph,

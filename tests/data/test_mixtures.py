@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from dpviz import limits
+from dpviz.core import limits
 from dpviz.data import GENERATORS, exposure_demo, gaussian_mixture, mixture_radius
 
 

@@ -18,8 +18,13 @@ from threadpoolctl import threadpool_limits
 
 import dpviz
 from dpviz.cli import main
-from dpviz.gmm import dp_em as dpem
-from dpviz.gmm.dp_em import MixtureParameters, dp_em, initial_parameters, responsibilities
+from dpviz.estimators.gmm import dp_em as dpem
+from dpviz.estimators.gmm.dp_em import (
+    MixtureParameters,
+    dp_em,
+    initial_parameters,
+    responsibilities,
+)
 from dpviz.privacy import (
     Budget,
     BudgetError,
@@ -895,7 +900,7 @@ def test_lloyd_start_releases_are_in_the_ledger_at_the_planned_multiplier(method
 
 
 def test_lloyd_start_uses_dplloyds_iterations_not_a_copy(monkeypatch):
-    from dpviz.gmm import dplloyd
+    from dpviz.estimators.gmm import dplloyd
 
     calls = []
     original = dplloyd.lloyd_iterations
@@ -993,7 +998,7 @@ def test_bad_initialisation_values_are_refused_with_a_sentence(case):
 
 
 def test_defaults_are_the_charged_lloyd_start_and_the_noise_floor_as_labelled_choices():
-    from dpviz import registry
+    from dpviz.estimators import registry
 
     result = dp_em(GOOD, Budget(epsilon=1.0, delta=1e-5), k=2, rng=np.random.default_rng(0))
     assert result.choices["initialisation"].startswith("private: the centres of 3 DPLloyd")
@@ -1040,7 +1045,7 @@ def test_noise_floor_raises_every_eigenvalue_to_c_sqrt_d_times_the_noise_sd(join
 def test_defaults_beat_the_uniform_start_on_well_separated_data():
     """The reason for the defaults (bench/gmm.py measures it at n = 10 000 over 20 seeds)."""
     from dpviz.data import gaussian_mixture
-    from dpviz.metrics import matched_mean_error
+    from dpviz.estimators.metrics import matched_mean_error
 
     mix = gaussian_mixture(3, 2, 10_000, separation=6, seed=0)
     common = {"k": 3, "epsilon": 1.0, "delta": 1e-5, "radius": mix.radius}

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpviz.gmm import dplloyd
-from dpviz.gmm.dplloyd import (
+from dpviz.estimators.gmm import dplloyd
+from dpviz.estimators.gmm.dplloyd import (
     ESTIMATORS,
     lloyd_sensitivity,
     lloyd_statistics,

@@ -11,18 +11,19 @@ import pytest
 import dpviz
 from dpviz import cli
 from dpviz.data import gaussian_mixture
-from dpviz.gmm import ESTIMATORS
-from dpviz.gmm.kssu import (
+from dpviz.estimators.gmm import ESTIMATORS
+from dpviz.estimators.gmm.kssu import (
     cluster_statistics,
     pair_terms,
     pca_sensitivity,
     private_pca_clustering,
 )
-from dpviz.gmm.one_cluster import PreconditionWarning
-from dpviz.metrics import matched_mean_error
+from dpviz.estimators.gmm.one_cluster import PreconditionWarning
+from dpviz.estimators.metrics import matched_mean_error
 from dpviz.privacy import METHODS, Budget, BudgetError, audit, repeat
 
-pytestmark = pytest.mark.filterwarnings("ignore::dpviz.gmm.one_cluster.PreconditionWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::dpviz.estimators.gmm.one_cluster.PreconditionWarning")
 
 MIX = gaussian_mixture(2, 4, 3000, separation=14, seed=3)
 SIGMAS = {"sigma_min": MIX.sigma / 2, "sigma_max": 1.5 * MIX.sigma}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal, norm
 
-from dpviz.gmm.masking import (
+from dpviz.estimators.gmm.masking import (
     alpha_for_radius,
     covariance_eta,
     covariance_mask_quantile,
@@ -14,7 +14,7 @@ from dpviz.gmm.masking import (
     masking_plan,
     masking_radius,
 )
-from dpviz.gmm.semimetric import dist_comp
+from dpviz.estimators.gmm.semimetric import dist_comp
 from dpviz.privacy import Budget, Ledger, audit
 
 # a budget where each part's (eps, delta) is moderate, so exceedances are measurable

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from dpviz.gmm import one_cluster as oc
+from dpviz.estimators.gmm import one_cluster as oc
 from dpviz.privacy import Budget, BudgetError, Ledger, audit, repeat, solve
 
 

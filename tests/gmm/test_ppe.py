@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz import cli, metrics
+from dpviz import cli
 from dpviz.data.mixtures import gaussian_mixture
-from dpviz.gmm.masking import masking_radius
-from dpviz.gmm.ppe import ChunkMixtures, agreement_scores, private_populous_estimator
-from dpviz.gmm.sample_size import agreement_threshold, minimum_chunks, ppe_budget
+from dpviz.estimators import metrics
+from dpviz.estimators.gmm.masking import masking_radius
+from dpviz.estimators.gmm.ppe import ChunkMixtures, agreement_scores, private_populous_estimator
+from dpviz.estimators.gmm.sample_size import agreement_threshold, minimum_chunks, ppe_budget
 from dpviz.privacy import METHODS, Budget, BudgetError, PrivacyLeakWarning, audit
 from dpviz.privacy.ledger import Ledger
 from dpviz.privacy.mechanisms import truncated_laplace
@@ -134,8 +135,8 @@ def test_a_failed_accuracy_condition_warns_about_accuracy_not_privacy(monkeypatc
     # alpha/(2z) > 1 breaks only the accuracy argument (dist_COMP's restricted triangle
     # inequality); the privacy guarantee holds for any alpha, so no PrivacyLeakWarning.
     # (alpha's range stops at 2z, so the condition is reached by widening it here.)
-    from dpviz import limits
-    from dpviz.gmm import masking, ppe
+    from dpviz.core import limits
+    from dpviz.estimators.gmm import masking, ppe
 
     wide = limits.Limit("alpha", 0.0, 10.0, low_open=True)
     monkeypatch.setattr(masking, "ALPHA", wide)

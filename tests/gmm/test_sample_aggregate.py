@@ -11,13 +11,14 @@ import pytest
 import dpviz
 from dpviz import cli
 from dpviz.data import gaussian_mixture
-from dpviz.gmm import ESTIMATORS
-from dpviz.gmm import sample_aggregate as sa
-from dpviz.gmm.one_cluster import PreconditionWarning, nearest_per_owner
-from dpviz.metrics import match_components, matched_mean_error
+from dpviz.estimators.gmm import ESTIMATORS
+from dpviz.estimators.gmm import sample_aggregate as sa
+from dpviz.estimators.gmm.one_cluster import PreconditionWarning, nearest_per_owner
+from dpviz.estimators.metrics import match_components, matched_mean_error
 from dpviz.privacy import METHODS, Budget, BudgetError, audit, repeat
 
-pytestmark = pytest.mark.filterwarnings("ignore::dpviz.gmm.one_cluster.PreconditionWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::dpviz.estimators.gmm.one_cluster.PreconditionWarning")
 
 MIX = gaussian_mixture(2, 2, 1600, separation=10, seed=1)
 CHUNKS = 40

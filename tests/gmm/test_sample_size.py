@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from dpviz.gmm.sample_size import (
+from dpviz.estimators.gmm.sample_size import (
     chunk_size_needed,
     minimum_chunks,
     ppe_budget,

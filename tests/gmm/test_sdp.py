@@ -1,4 +1,5 @@
-"""The clustering program's solver (dpviz.gmm.sdp): feasibility, certificate, vs cvxpy."""
+"""The clustering program's solver (dpviz.estimators.gmm.sdp): feasibility, certificate, vs
+cvxpy."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from dpviz.gmm.sdp import (
+from dpviz.estimators.gmm.sdp import (
     NotConvergedError,
     far_pairs,
     feasible_point,

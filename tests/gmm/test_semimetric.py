@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from dpviz.gmm.semimetric import (
+from dpviz.estimators.gmm.semimetric import (
     Components,
     Z,
     bottleneck,

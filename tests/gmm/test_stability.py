@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz.gmm.sdp import solve_clustering_program
-from dpviz.gmm.stability import (
+from dpviz.estimators.gmm.sdp import solve_clustering_program
+from dpviz.estimators.gmm.stability import (
     ESTIMATORS,
     centroids,
     mass_sensitivity,
@@ -233,7 +233,7 @@ def test_registry_and_dpviz_run():
     est = ESTIMATORS["stability"]
     assert "heuristic (degree-2 SDP surrogate" in est.label
     assert est.paper.startswith("Chen et al. 2023 §6")
-    assert "stability" in dpviz.gmm.ESTIMATORS
+    assert "stability" in dpviz.estimators.gmm.ESTIMATORS
     result = dpviz.run("gmm", "stability", X, k=3, epsilon=1, delta=1e-5, seed=0,
                        radius=RADIUS, subsample=100, rows=100)
     assert result.estimator == "stability"

@@ -20,9 +20,9 @@ from opendp.mod import enable_features
 
 import dpviz
 from dpviz.data.graphs import stochastic_block_model
+from dpviz.estimators.registry import TASKS
 from dpviz.privacy import Release, mechanisms
 from dpviz.privacy.randomness import SecureGenerator, is_secure, secure_generator
-from dpviz.registry import TASKS
 
 PRIVATE = [(task, name) for task, ests in TASKS.items() for name, est in ests.items()
            if est.notion != "none"]

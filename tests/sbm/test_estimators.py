@@ -7,17 +7,17 @@ import numpy as np
 import pytest
 
 import dpviz
-from dpviz import limits
+from dpviz.core import limits
 from dpviz.data.graphs import as_graph, karate_club, stochastic_block_model
-from dpviz.metrics import community_error
-from dpviz.privacy import Budget
-from dpviz.sbm import (
+from dpviz.estimators.metrics import community_error
+from dpviz.estimators.sbm import (
     ESTIMATORS,
     PreparedGraph,
     kesten_stigum,
     prepare_graph,
     private_weak_recovery,
 )
+from dpviz.privacy import Budget
 
 GRAPH = stochastic_block_model(200, 30.0, 0.8, seed=0)
 MODEL = {"degree": 30.0, "signal": 0.8}

@@ -10,6 +10,10 @@ from scipy import stats
 
 import dpviz
 from dpviz.data.graphs import Graph, stochastic_block_model
+from dpviz.estimators.sbm import ESTIMATORS, weak
+from dpviz.estimators.sbm.baselines import randomized_response_graph
+from dpviz.estimators.sbm.exact import majority_vote, vote_plan
+from dpviz.estimators.sbm.exponential import agreement, balanced_labellings
 from dpviz.privacy import (
     METHODS,
     Budget,
@@ -22,10 +26,6 @@ from dpviz.privacy import (
     solve,
 )
 from dpviz.privacy.calibration import analytic_gaussian_mu
-from dpviz.sbm import ESTIMATORS, weak
-from dpviz.sbm.baselines import randomized_response_graph
-from dpviz.sbm.exact import majority_vote, vote_plan
-from dpviz.sbm.exponential import agreement, balanced_labellings
 
 GRAPH = stochastic_block_model(60, 20.0, 0.8, seed=0)
 MODEL = {"degree": 20.0, "signal": 0.8}
@@ -35,10 +35,11 @@ def test_weak_recovery_noise_scale(monkeypatch):
     seen = []
     monkeypatch.setattr(weak, "top_eigenvector_dense",
                         lambda m: (seen.append(m), np.ones(m.shape[0]))[1])
-    prepared = dpviz.sbm.prepare_graph(GRAPH, **MODEL)
+    prepared = dpviz.estimators.sbm.prepare_graph(GRAPH, **MODEL)
     projection = prepared.projection
     budget = Budget(epsilon=1.0, delta=1e-6)
-    result = dpviz.sbm.private_weak_recovery(prepared, budget, rng=np.random.default_rng(0),
+    result = dpviz.estimators.sbm.private_weak_recovery(prepared, budget,
+                                                        rng=np.random.default_rng(0),
                                              **MODEL)
     sensitivity = (projection.sensitivity + 2 * projection.tolerance) / math.sqrt(2)
     sigma = sensitivity / analytic_gaussian_mu(1.0, 1e-6)
@@ -53,7 +54,7 @@ def test_weak_recovery_noise_scale(monkeypatch):
 
 
 def test_gauss_adjacency_noise_scale(monkeypatch):
-    from dpviz.sbm import baselines
+    from dpviz.estimators.sbm import baselines
 
     seen = []
     monkeypatch.setattr(baselines, "top_eigenvector_dense",
@@ -222,7 +223,7 @@ def test_a_hand_built_graph_with_an_edge_twice_is_refused():
 
 def test_an_uncertified_projection_releases_nothing_and_says_the_failure_is_not_private(
         monkeypatch):
-    from dpviz.sbm.projection import NotCertifiedError
+    from dpviz.estimators.sbm.projection import NotCertifiedError
 
     def fail(*args, **kwargs):
         raise NotCertifiedError("not certified within 200 iterations")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpviz.data.graphs import Graph, stochastic_block_model
-from dpviz.sbm.projection import (
+from dpviz.estimators.sbm.projection import (
     NotCertifiedError,
     certified_projection,
     nearest_correlation,

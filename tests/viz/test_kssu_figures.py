@@ -10,9 +10,9 @@ import plotly.graph_objects as go
 import pytest
 
 from dpviz.data import gaussian_mixture
-from dpviz.gmm.kssu import private_pca_clustering
-from dpviz.gmm.one_cluster import PreconditionWarning
-from dpviz.gmm.sample_aggregate import sample_aggregate
+from dpviz.estimators.gmm.kssu import private_pca_clustering
+from dpviz.estimators.gmm.one_cluster import PreconditionWarning
+from dpviz.estimators.gmm.sample_aggregate import sample_aggregate
 from dpviz.privacy import Budget
 from dpviz.viz.kssu import (
     candidate_cloud_figure,
@@ -22,7 +22,8 @@ from dpviz.viz.kssu import (
 )
 from dpviz.viz.style import COLORS
 
-pytestmark = pytest.mark.filterwarnings("ignore::dpviz.gmm.one_cluster.PreconditionWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::dpviz.estimators.gmm.one_cluster.PreconditionWarning")
 
 MIX = gaussian_mixture(2, 4, 3000, separation=14, seed=3)
 FLAT = gaussian_mixture(2, 2, 1600, separation=10, seed=1)

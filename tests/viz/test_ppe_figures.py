@@ -6,8 +6,8 @@ import warnings
 import numpy as np
 import pytest
 
-from dpviz.gmm.ppe import private_populous_estimator
-from dpviz.gmm.sample_size import sample_size_plan
+from dpviz.estimators.gmm.ppe import private_populous_estimator
+from dpviz.estimators.gmm.sample_size import sample_size_plan
 from dpviz.privacy import Budget
 from dpviz.viz.ppe import (
     agreement_figure,

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from dpviz.gmm.stability import stability_mixture
+from dpviz.estimators.gmm.stability import stability_mixture
 from dpviz.privacy import Budget
 from dpviz.viz.stability import (
     clustering_matrix_heatmap,

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from dpviz.auditing import audit_estimator
-from dpviz.broken_variants import audit_broken
+from dpviz.lab.audit import audit_estimator
+from dpviz.lab.broken_variants import audit_broken
 from dpviz.viz.audit import audit_comparison, audit_histograms
 from dpviz.viz.style import COLORS, DATASET_COLORS
 

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import lens, viz
+from dpviz import viz
+from dpviz.lab import lens
 from dpviz.privacy import AuditResult, Budget
 from dpviz.viz.style import COLORS, DATASET_COLORS
 

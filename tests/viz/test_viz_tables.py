@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz import lens, viz
+from dpviz import viz
+from dpviz.lab import lens
 from dpviz.privacy import Budget
 
 

@@ -1,0 +1,393 @@
+"""Steps every private covariance estimator shares (Dong, Liang & Yi 2022, seed 001).
+
+Setting (ALGORITHMS.md §6): rows ``xᵢ ∈ ℝᵈ`` clipped to the public ball ``B(0, r)``; the
+target is the second-moment matrix ``Σ = XᵀX/n`` of the **unclipped** rows (not centred);
+neighbours replace one row, n is public. Replace-one sensitivities, with
+``‖xxᵀ − yyᵀ‖_F² = ‖x‖⁴ + ‖y‖⁴ − 2(xᵀy)² ≤ 2r⁴``:
+
+* ``Δ₂(Σ) = √2 r²/n`` (Frobenius), ``Δ₁(Σ) = √2 d r²/n`` (L1 of the matrix ≤ d × Frobenius);
+* ``Δ₂(λ(Σ)) = √2 r²/n`` (the paper's Lemma 8), ``Δ₁(λ(Σ)) = 2r²/n``;
+* ``Δ(tr Σ) = r²/n``.
+
+Symmetric noise: i.i.d. on the entries ``i ≤ j`` (the diagonal included), mirrored — the
+paper's ``GWig(d)`` (Gaussian, through :func:`dpviz.privacy.symmetric_gaussian`) and its
+Symmetric Laplace Wigner matrix (§6 of the paper: the upper triangle released by
+:func:`dpviz.privacy.laplace`, then mirrored). Never ``(W + Wᵀ)/2`` (a different variance),
+never an unsymmetrised matrix into ``eigh`` (which reads one triangle).
+
+Budgets: zCDP natively (ρ, or (ε, δ) converted to ρ by the budget solver: Canonne–Kamath–
+Steinke, Bun–Steinke in paper mode); δ = 0 with a finite ε selects the pure-DP (Laplace)
+versions of the paper's §6; ε = ∞ gives the noiseless answer of the clipped data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dpviz.data import as_matrix
+from dpviz.estimators.result import Result
+from dpviz.privacy import (
+    Budget,
+    BudgetError,
+    Ledger,
+    PlannedRelease,
+    gaussian,
+    laplace,
+    resolve_ball,
+    solve,
+    symmetric_gaussian,
+    symmetric_laplace,
+)
+from dpviz.privacy.bounds import Ball, count_outside
+
+Notion = Literal["zcdp", "pure"]
+
+# Rounding margin: noise scales are computed from a share of the budget and rounded up by
+# this relative amount, so floating point never makes the ledger's total exceed the request.
+_SAFETY = 1 + 1e-12
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """A share of the budget in the estimator's own unit: ρ (zCDP) or ε (pure DP).
+
+    Shares add in both units (zCDP composition adds ρ; pure DP adds ε), so a split of the
+    budget is a list of fractions summing to one. ``amount = inf`` means no noise.
+    """
+
+    notion: Notion
+    amount: float
+
+    def share(self, fraction: float) -> Privacy:
+        """The same notion with ``fraction`` of the amount."""
+        return Privacy(self.notion, self.amount * fraction)
+
+    @property
+    def epsilon(self) -> float:
+        """The ε of a pure release at this share (zCDP: ``√(2ρ)``, since ε-DP ⇒ ε²/2-zCDP)."""
+        if self.notion == "pure":
+            return self.amount / _SAFETY
+        return math.sqrt(2 * self.amount) / _SAFETY
+
+    def gaussian_sigma(self, sensitivity: float) -> float:
+        """σ of a Gaussian release spending this ρ: ``Δ₂/√(2ρ)``."""
+        if math.isinf(self.amount):
+            return 0.0
+        return sensitivity / math.sqrt(2 * self.amount) * _SAFETY
+
+    def laplace_scale(self, sensitivity: float) -> float:
+        """Scale of a Laplace release spending this ε: ``Δ₁/ε``."""
+        if math.isinf(self.amount):
+            return 0.0
+        return sensitivity / self.amount * _SAFETY
+
+
+def privacy_of(budget: Budget) -> tuple[Privacy, str]:
+    """The estimator's notion and total amount, and a sentence saying how it was obtained.
+
+    Raises
+    ------
+    BudgetError
+        An (ε, δ > 0) budget under an accounting method other than zCDP: the estimators
+        compose in zCDP, as the paper does.
+    """
+    if budget.non_private:
+        return Privacy("zcdp", math.inf), "epsilon = inf: no noise (the clipped data's answer)"
+    if budget.rho is None and budget.delta == 0:
+        return (Privacy("pure", float(budget.epsilon)),  # type: ignore[arg-type]
+                "pure epsilon-DP (delta = 0): the Laplace versions of the paper's Section 6")
+    if budget.method != "zcdp":
+        raise BudgetError("the covariance estimators compose in zCDP, as the paper does: give "
+                          "rho, or (epsilon, delta) with accounting 'zcdp', or delta = 0 for "
+                          "the pure-DP versions")
+    rho = solve([PlannedRelease("budget", "gaussian", 1.0)], budget)["budget"].rho
+    assert rho is not None
+    if budget.rho is not None:
+        return Privacy("zcdp", rho), f"rho = {rho:g} zCDP, as given"
+    conversion = ("Bun-Steinke, epsilon = rho + 2 sqrt(rho ln(1/delta))" if budget.paper_mode
+                  else "Canonne-Kamath-Steinke (tighter than the paper's Bun-Steinke)")
+    return (Privacy("zcdp", rho),
+            f"(epsilon, delta) = ({budget.epsilon:g}, {budget.delta:g}) converted to "
+            f"rho = {rho:.6g} by {conversion}")
+
+
+def paper_epsilon(rho: float, delta: float = 1e-10) -> float:
+    """The paper's (ε, δ) display of ρ-zCDP: ``ε = ρ + 2√(ρ ln(1/δ))`` (Bun & Steinke).
+
+    Examples
+    --------
+    >>> round(paper_epsilon(0.1), 4)
+    3.1349
+    """
+    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def second_moment(x: ArrayLike) -> NDArray[np.float64]:
+    """``XᵀX/n``, the (uncentred) second-moment matrix the paper estimates.
+
+    ``x.T @ x`` lets NumPy call BLAS ``syrk`` (measured at n = 10 000, d = 200, one thread:
+    9.9 ms, against 10.6–12 ms for ``scipy.linalg.blas.dsyrk``), and its result is exactly
+    symmetric.
+
+    Examples
+    --------
+    >>> second_moment([[1.0, 0.0], [1.0, 2.0]]).tolist()
+    [[1.0, 1.0], [1.0, 2.0]]
+    """
+    rows = np.asarray(x, dtype=float)
+    return rows.T @ rows / rows.shape[0]
+
+
+@dataclass(frozen=True)
+class CovarianceData:
+    """The data after clipping to the public ball, with what every estimator reads.
+
+    Attributes
+    ----------
+    rows : ndarray
+        n × d rows (data units): as given, or already clipped when a row was far over the
+        radius (:func:`clip_rows`); :meth:`clipped` gives them clipped either way.
+    scale : ndarray
+        The factor that clips each of ``rows`` to ``B(0, r)`` (``min(1, r/‖x‖)``, or ones).
+    moment : ndarray
+        The clipped rows' second moment ``Σ (sx)(sx)ᵀ/n``, which every release is computed
+        from.
+    true_covariance : ndarray
+        ``XᵀX/n`` of the unclipped rows: the target (ground truth, not a release).
+    norms : ndarray
+        The clipped rows' norms.
+    ball : Ball
+        The public ball (``ball.radius`` is r).
+    rows_clipped : int
+        How many rows had norm > r.
+    """
+
+    rows: NDArray[np.float64]
+    scale: NDArray[np.float64]
+    moment: NDArray[np.float64]
+    true_covariance: NDArray[np.float64]
+    norms: NDArray[np.float64]
+    ball: Ball
+    rows_clipped: int
+
+    def clipped(self, index: NDArray[np.intp] | NDArray[np.bool_]) -> NDArray[np.float64]:
+        """The selected rows clipped to ``B(0, r)``."""
+        return self.rows[index] * self.scale[index][:, None]
+
+    @property
+    def n(self) -> int:
+        """Number of rows (public)."""
+        return int(self.rows.shape[0])
+
+    @property
+    def d(self) -> int:
+        """Dimension."""
+        return int(self.rows.shape[1])
+
+    @property
+    def radius(self) -> float:
+        """The public radius r."""
+        return self.ball.radius
+
+
+def prepare(data: ArrayLike | CovarianceData, radius: float | str | None) -> CovarianceData:
+    """Validate, clip to the public ball ``B(0, r)``, form the second moments once.
+
+    The unclipped target is the clipped moment plus a correction from the clipped rows
+    only, so ``XᵀX`` is formed once whatever the data. Already prepared data is returned as
+    it is (callers that run several estimators on the same data, such as a page's cache or
+    a sweep, prepare once); its radius must then agree with ``radius`` when one is given.
+
+    Raises
+    ------
+    ValueError
+        Bad data (NaN, one row, …) or a bad radius, with a sentence naming it.
+    """
+    if isinstance(data, CovarianceData):
+        if radius is not None and resolve_ball(data.rows, radius).radius != data.radius:
+            raise ValueError(f"the data were clipped to radius {data.radius:g}; prepare them "
+                             f"again to use radius {radius}")
+        return data
+    x = as_matrix(data, check_finite=False)
+    squared = np.einsum("ij,ij->i", x, x)
+    if not np.isfinite(squared).all():  # a NaN or inf cell (or a norm that overflows)
+        as_matrix(x)  # the sentence naming the first bad cell, if there is one
+    return clip_rows(x, resolve_ball(x, radius), squared=squared)
+
+
+#: Rows over the radius by at most this factor are clipped by a rank update of ``XᵀX`` (no
+#: copy of the rows); its rounding error is then of the order of forming ``XᵀX`` itself.
+#: Farther rows would make that error grow with their norm (a leak past the sensitivity), so
+#: then the clipped rows are formed explicitly.
+RANK_UPDATE_FACTOR = 2.0
+
+
+def clip_rows(x: NDArray[np.float64], ball: Ball, *,
+              squared: NDArray[np.float64] | None = None) -> CovarianceData:
+    """:func:`prepare` on an already validated float matrix (never edited in place).
+
+    Rows over the radius only slightly (norm ≤ :data:`RANK_UPDATE_FACTOR`·r, e.g. rows
+    scaled to norm r that round to r(1 + 1e-16)) are clipped by a rank update of ``XᵀX``:
+    a clipped row ``sx`` contributes ``s²xxᵀ`` instead of ``xxᵀ``, and the rows are not
+    copied. Any farther row, and the clipped rows are formed explicitly, so the released
+    moment never carries a rounding error that grows with a raw norm. Also for sweeps over
+    generated data (the paper's d = 800 exceeds the upload limit on columns). ``squared``:
+    the rows' squared norms, when the caller has them.
+    """
+    n, r = x.shape[0], ball.radius
+    if squared is None:
+        squared = np.einsum("ij,ij->i", x, x)
+    over = np.flatnonzero(squared > r * r)
+    scale = np.ones(n)
+    if not over.size:  # the common case: nothing to clip
+        moment = second_moment(x)
+        return CovarianceData(rows=x, scale=scale, moment=moment, true_covariance=moment,
+                              norms=np.sqrt(squared), ball=ball, rows_clipped=0)
+    raw_norms = np.sqrt(squared[over])
+    rows_clipped = count_outside(raw_norms, r)
+    norms = np.sqrt(squared)
+    norms[over] = r
+    scale[over] = r / raw_norms
+    if raw_norms.max() <= RANK_UPDATE_FACTOR * r:
+        true = second_moment(x)
+        lost = x[over] * np.sqrt(1.0 - scale[over] ** 2)[:, None]
+        return CovarianceData(rows=x, scale=scale, moment=true - lost.T @ lost / n,
+                              true_covariance=true, norms=norms, ball=ball,
+                              rows_clipped=rows_clipped)
+    clipped = x * scale[:, None]
+    moment = second_moment(clipped)
+    raw_over, clipped_over = x[over], clipped[over]
+    # the target (ground truth, never released) by the correction from the clipped rows
+    true = moment + (raw_over.T @ raw_over - clipped_over.T @ clipped_over) / n
+    return CovarianceData(rows=clipped, scale=np.ones(n), moment=moment, true_covariance=true,
+                          norms=norms, ball=ball, rows_clipped=rows_clipped)
+
+
+def noisy_matrix(matrix: NDArray[np.float64], privacy: Privacy, *, n: int, radius: float,
+                 rng: np.random.Generator, ledger: Ledger, name: str) -> NDArray[np.float64]:
+    """Release a second moment of rows in ``B(0, radius)`` with symmetric noise.
+
+    zCDP: ``+ σ·GWig(d)``, ``σ = Δ₂/√(2ρ)``, ``Δ₂ = √2 radius²/n`` (GaussCov). Pure DP:
+    the upper triangle ``+ Lap(Δ₁/ε)``, ``Δ₁ = √2 d radius²/n``, mirrored (LapCov).
+    """
+    d = matrix.shape[0]
+    if privacy.notion == "zcdp":
+        sensitivity = math.sqrt(2) * radius**2 / n
+        return symmetric_gaussian(matrix, sensitivity=sensitivity,
+                                  sigma=privacy.gaussian_sigma(sensitivity), rng=rng,
+                                  ledger=ledger, name=name)
+    sensitivity = math.sqrt(2) * d * radius**2 / n
+    return symmetric_laplace(matrix, sensitivity=sensitivity,
+                             scale=privacy.laplace_scale(sensitivity), rng=rng, ledger=ledger,
+                             name=name)
+
+
+def noisy_vector(values: NDArray[np.float64], privacy: Privacy, *, l2: float, l1: float,
+                 rng: np.random.Generator, ledger: Ledger, name: str) -> NDArray[np.float64]:
+    """Release a vector with Gaussian (zCDP, sensitivity ``l2``) or Laplace (``l1``) noise."""
+    if privacy.notion == "zcdp":
+        return np.atleast_1d(gaussian(values, sensitivity=l2, sigma=privacy.gaussian_sigma(l2),
+                                      rng=rng, ledger=ledger, name=name))
+    return np.atleast_1d(laplace(values, sensitivity=l1, scale=privacy.laplace_scale(l1),
+                                 rng=rng, ledger=ledger, name=name))
+
+
+def noisy_scalar(value: float, privacy: Privacy, *, sensitivity: float,
+                 rng: np.random.Generator, ledger: Ledger, name: str) -> tuple[float, float]:
+    """Release a scalar (L1 = L2 sensitivity); returns the value and the noise scale used."""
+    if privacy.notion == "zcdp":
+        scale = privacy.gaussian_sigma(sensitivity)
+        out = gaussian(value, sensitivity=sensitivity, sigma=scale, rng=rng, ledger=ledger,
+                       name=name)
+    else:
+        scale = privacy.laplace_scale(sensitivity)
+        out = laplace(value, sensitivity=sensitivity, scale=scale, rng=rng, ledger=ledger,
+                      name=name)
+    return float(out), scale
+
+
+def descending_eigh(matrix: NDArray[np.float64]) -> tuple[NDArray[np.float64],
+                                                           NDArray[np.float64]]:
+    """``eigh`` of a symmetric matrix, eigenvalues (and vector columns) in decreasing order."""
+    values, vectors = np.linalg.eigh(matrix)
+    return values[::-1], vectors[:, ::-1]
+
+
+def clamp_eigenvalues(values: NDArray[np.float64], radius: float) -> NDArray[np.float64]:
+    """Clamp to ``[0, r²]``, the range of a second moment of rows in ``B(0, r)``.
+
+    This projects onto the convex set ``{0 ⪯ M ⪯ r²I}``, which holds the (clipped) target,
+    so it never increases the Frobenius error.
+    """
+    return np.clip(values, 0.0, radius**2)
+
+
+def recompose(vectors: NDArray[np.float64], values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``V diag(λ) Vᵀ`` for ``λ ≥ 0`` (every caller clamps first), post-processing.
+
+    Formed as ``WWᵀ`` with ``W = V diag(√λ)``: BLAS ``syrk``, half the work of a general
+    product, and exactly symmetric.
+    """
+    if (values < 0).any():
+        raise ValueError("recompose needs eigenvalues >= 0; clamp them first")
+    scaled = vectors * np.sqrt(values)
+    return scaled @ scaled.T
+
+
+def gauss_cov(matrix: NDArray[np.float64], privacy: Privacy, *, n: int, radius: float,
+              rng: np.random.Generator, ledger: Ledger,
+              name: str = "covariance") -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """GaussCov / LapCov: noisy matrix, one ``eigh``, clamp to ``[0, r²]``, recompose.
+
+    Returns the released matrix and its eigenvalues (descending).
+    """
+    values, vectors = descending_eigh(
+        noisy_matrix(matrix, privacy, n=n, radius=radius, rng=rng, ledger=ledger, name=name))
+    values = clamp_eigenvalues(values, radius)
+    return recompose(vectors, values), values
+
+
+class CovarianceDiagnostics(Mapping[str, Any]):
+    """The diagnostics mapping; ``true_eigenvalues`` is computed on first access.
+
+    The true spectrum is ground truth for plots, not part of any release: computing it
+    lazily keeps it out of the estimators' running time (one ``eigvalsh``, ~10% of
+    GaussCov at d = 200). Picklable (Streamlit's cache pickles results).
+    """
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self._values = dict(values)
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "true_eigenvalues" and key not in self._values:
+            self._values[key] = np.linalg.eigvalsh(self._values["true_covariance"])[::-1]
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._values
+        if "true_eigenvalues" not in self._values:
+            yield "true_eigenvalues"
+
+    def __len__(self) -> int:
+        return len(self._values) + ("true_eigenvalues" not in self._values)
+
+
+def covariance_result(prepared: CovarianceData, budget: Budget, ledger: Ledger, *,
+                      covariance: NDArray[np.float64], eigenvalues: NDArray[np.float64],
+                      error_bound: float, choices: Mapping[str, Any],
+                      extra: Mapping[str, Any] | None = None) -> Result:
+    """The :class:`~dpviz.estimators.result.Result` of the covariance contract (issue 5)."""
+    diagnostics = {"true_covariance": prepared.true_covariance, "eigenvalues": eigenvalues,
+                   "rows_clipped": prepared.rows_clipped, "error_bound": float(error_bound),
+                   **(extra or {})}
+    all_choices = {"bound": prepared.ball.describe(), "radius": prepared.radius,
+                   "target": "X^T X / n of the unclipped rows (not centred)", **choices}
+    return Result(estimate={"covariance": covariance}, ledger=ledger, choices=all_choices,
+                  not_private=prepared.ball.not_private,
+                  diagnostics=CovarianceDiagnostics(diagnostics))

@@ -1,0 +1,294 @@
+"""Sample-and-aggregate for Gaussian mixtures: seed 000 (KSSU19) §6, as ALGORITHMS.md §4 states it.
+
+Split the rows into t disjoint chunks (a data-independent shuffle), fit scikit-learn's
+``GaussianMixture`` (fixed ``random_state``) on each, clip each chunk's k means to the public
+ball ``B(0, R)``, and aggregate the t·k candidate means privately: k rounds of the private
+1-cluster routine of :mod:`dpviz.estimators.gmm.one_cluster`, each finding a ball supported by about
+t/2 chunks and removing the candidates within its averaging radius; mean i is the ball's private
+centre; weight i the heaviest bin of a stable histogram (bin width α) of the weights of the
+candidates in ball i.
+
+Sensitivity: one changed row changes one chunk, hence its k candidates. Every count is a count
+of **distinct chunks** (a chunk votes at most once per region), so a single count has
+sensitivity 1, GoodRadius's score ``1 + k``, a histogram over regions L1 sensitivity 2k
+(``Lap(2k/ε)``, cut ``1 + b·ln(k/(2δ))``), and the centred sum — one candidate per chunk, its
+nearest — ``2r_c``. The derivations are in :mod:`dpviz.estimators.gmm.one_cluster`.
+
+UI label: "sample-and-aggregate with a simplified 1-cluster aggregator; sample cost ≈ √k/ε ×
+the non-private learner (KSSU19 §6)". The learner never affects privacy; the aggregator's
+thresholds need many chunks (t in the hundreds at ε = 1): with few chunks the run still
+happens and ``choices["preconditions"]`` with a warning say which condition fails.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Hashable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.mixture import GaussianMixture
+
+from dpviz.core import limits
+from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
+from dpviz.data import as_matrix
+from dpviz.estimators.gmm.one_cluster import (
+    GOOD_CENTER_LABEL,
+    GOOD_RADIUS_LABEL,
+    OneCluster,
+    PreconditionWarning,
+    RoundAllocations,
+    bottom_if_a_round_failed,
+    good_radius_slack,
+    grouped_stable_histogram,
+    histogram_budget,
+    nearest_per_owner,
+    one_cluster,
+    one_cluster_plan,
+    radius_grid,
+    score_sensitivity,
+)
+from dpviz.estimators.result import Result
+from dpviz.privacy import Ledger, PlannedRelease, clip_to_ball, solve
+from dpviz.privacy.bounds import resolve_ball
+from dpviz.privacy.budget import Budget
+
+K_RANGE = limits.COMPONENTS_PER_CHUNK
+CHUNKS_RANGE = limits.Limit("chunks", 2, 100_000)
+BETA_RANGE = limits.Limit("beta", 0.0, 1.0, low_open=True, high_open=True)
+BIN_RANGE = limits.Limit("weight_bin", 0.001, 0.5)
+SHARE_RANGE = limits.Limit("weight_share", 0.0, 1.0, low_open=True, high_open=True)
+MIN_RADIUS_RANGE = limits.Limit("min_radius", 1e-6, 1.0)
+WEIGHT_HISTOGRAM = "weight histogram"
+LABEL = ("sample-and-aggregate with a simplified 1-cluster aggregator; sample cost ≈ √k/ε × "
+         "the non-private learner (KSSU19 §6)")
+
+
+def chunk_estimates(points: NDArray[np.float64], chunks: int, k: int
+                    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
+    """Fit ``GaussianMixture(k, random_state=0)`` on each of ``chunks`` consecutive blocks.
+
+    Returns the t·k means (clipped to the unit ball), their weights and their chunk (owner).
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).normal(size=(40, 1)) * 0.01 + 0.5
+    >>> means, weights, owners = chunk_estimates(x, 2, 1)
+    >>> means.round(1).ravel().tolist(), weights.tolist(), owners.tolist()
+    ([0.5, 0.5], [1.0, 1.0], [0, 1])
+    """
+    d = points.shape[1]
+    means, weights = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a chunk's fit is never released
+        for block in np.array_split(clip_to_ball(points, np.zeros(d), 1.0), chunks):
+            try:  # a chunk the learner cannot fit votes for a fixed, public placeholder
+                fit = GaussianMixture(n_components=k, random_state=0).fit(block)
+                means.append(fit.means_)
+                weights.append(fit.weights_)
+            except (ValueError, np.linalg.LinAlgError):
+                means.append(np.zeros((k, d)))
+                weights.append(np.full(k, 1 / k))
+    stacked = clip_to_ball(np.concatenate(means), np.zeros(d), 1.0)
+    return stacked, np.concatenate(weights), np.repeat(np.arange(chunks), k)
+
+
+def weight_histogram_counts(voters: list[NDArray[np.intp]], weights: NDArray[np.float64],
+                            width: float) -> dict[Hashable, int]:
+    """Distinct-chunk counts of the bins ``(ball i, ⌊w/α⌋)`` of the candidates' weights.
+
+    ``voters[i]`` holds one candidate per chunk, so a chunk adds 1 to at most k bins (one per
+    ball) and replacing it moves the histogram by at most 2k in L1.
+
+    Examples
+    --------
+    >>> weight_histogram_counts([np.array([0, 2]), np.array([1])],
+    ...                         np.array([0.52, 0.48, 0.51]), 0.05)
+    {(0, 10): 2, (1, 9): 1}
+    """
+    counts: dict[Hashable, int] = {}
+    for i, members in enumerate(voters):
+        for b in np.floor(weights[members] / width).astype(int):
+            counts[(i, int(b))] = counts.get((i, int(b)), 0) + 1
+    return counts
+
+
+def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, k: int,
+                     radius: float | str | None = None, chunks: int = 50, beta: float = 0.05,
+                     weight_bin: float = 0.05, weight_share: float = 0.25,
+                     min_radius: float = 0.001) -> Result:
+    """Private GMM means and weights by sample-and-aggregate (KSSU19 §6; ALGORITHMS.md §4).
+
+    Parameters
+    ----------
+    data : array-like
+        n × d rows.
+    budget : Budget
+        (ε, δ) with δ > 0 (zCDP, MA and RDP budgets are composed under PLD, see ``choices``).
+    rng : numpy.random.Generator
+        The chunk shuffle, the grid shifts and the noise.
+    k : int
+        Number of components, 1 … 20.
+    radius : float, "data" or None
+        Public R: candidate means are clipped to ``B(0, R)`` (``None``: the unit ball).
+    chunks : int
+        t, the number of disjoint chunks (2 … n/(2k)).
+    beta : float
+        Failure probability in GoodRadius's slack.
+    weight_bin : float
+        α, the width of the weight histogram's bins.
+    weight_share : float
+        Share of the budget for the weight histogram (1/4: one round's share at k = 3).
+    min_radius : float
+        The smallest radius of GoodRadius's grid, in units of R.
+
+    Returns
+    -------
+    Result
+        ``weights`` and ``means`` (``covariances`` is ``None``), or ⊥ naming the round that
+        failed. ``diagnostics``: ``candidates`` (t·k × d, data units), ``candidate_weights``,
+        ``owners`` (chunk of each), ``taken_by`` (the round that removed each, −1 none),
+        ``rounds`` and ``preconditions``.
+
+    Raises
+    ------
+    ValueError
+        Bad data or parameters; ``BudgetError`` for δ = 0 or a ρ budget.
+    """
+    k = limits.check_integer(K_RANGE, k)
+    chunks = limits.check_integer(CHUNKS_RANGE, chunks)
+    beta = limits.check_number(BETA_RANGE, beta)
+    alpha = limits.check_number(BIN_RANGE, weight_bin)
+    share = limits.check_number(SHARE_RANGE, weight_share)
+    smallest = limits.check_number(MIN_RADIUS_RANGE, min_radius)
+    x = as_matrix(data, min_rows=2)
+    n, d = x.shape
+    if chunks * 2 * k > n:
+        raise ValueError(f"chunks = {chunks} chunks of at least 2k = {2 * k} rows need "
+                         f"{chunks * 2 * k} rows, got {n}; lower chunks to at most "
+                         f"{max(n // (2 * k), 1)}")
+    accounting = histogram_budget(budget, k + 1, estimator="sample_aggregate")
+    ball = resolve_ball(x, radius)
+    unit = (x - ball.center) / ball.radius
+    shuffled = unit[rng.permutation(n)]
+    candidates, candidate_weights, owners = chunk_estimates(shuffled, chunks, k)
+
+    plan = [*one_cluster_plan(k, group_size=k, weight=(1 - share) / k),
+            PlannedRelease(WEIGHT_HISTOGRAM, "pure", 2.0 * k, weight=share)]
+    solved = solve(plan, accounting.solve)
+    allocations = RoundAllocations.from_solved(solved, accounting.histogram_delta)
+    target = math.ceil(chunks / 2)
+    radii = radius_grid(smallest, 2.0)
+    gamma = good_radius_slack(len(radii), beta, float(allocations.good_radius.epsilon or 0.0),
+                              score_sensitivity(k))
+    eps_h = float(allocations.histogram.epsilon or 0.0)
+    cut = 1 + 2 * k / eps_h * math.log(k / (2 * accounting.histogram_delta))
+    conditions = {
+        "GoodRadius slack": f"{'holds' if target > gamma else 'fails'}: t/2 = {target} chunks "
+                            f"per ball against the slack Gamma = {gamma:.3g}",
+        "GoodCenter histogram": f"{'holds' if target / 3**d > cut else 'fails'}: t/(2·3^d) = "
+                                f"{target / 3**d:.3g} chunks against the cut {cut:.3g}",
+        "learner": "assumed: most chunks' GaussianMixture fits are close to the truth",
+    }
+    failing = [f"{name} ({text})" for name, text in conditions.items()
+               if text.startswith("fails")]
+    if failing:
+        warnings.warn("sample_aggregate: the aggregator's guarantee does not apply: "
+                      + "; ".join(failing), PreconditionWarning, stacklevel=2)
+
+    ledger = Ledger(accounting.record)
+    taken_by = np.full(len(candidates), -1, dtype=np.int64)
+    voters: list[NDArray[np.intp]] = []
+    rounds: list[OneCluster] = []
+    for j in range(k):
+        left = np.flatnonzero(taken_by < 0)
+        found = one_cluster(candidates[left], owners=owners[left], group_size=k, target=target,
+                            radii=radii, allocations=allocations, beta=beta, rng=rng,
+                            ledger=ledger, label=f"round {j + 1}")
+        rounds.append(found)
+        if found.centre is None or found.average_radius is None:
+            voters.append(np.array([], dtype=np.intp))
+            continue
+        near = np.linalg.norm(candidates[left] - found.centre, axis=1) <= found.average_radius
+        taken_by[left[near]] = j
+        inside = left[near]
+        voters.append(inside[nearest_per_owner(candidates[inside], owners[inside],
+                                               found.centre, found.average_radius)])
+
+    diagnostics: dict[str, Any] = {
+        "candidates": ball.from_unit(candidates), "candidate_weights": candidate_weights,
+        "owners": owners, "taken_by": taken_by, "preconditions": conditions,
+        "target": target, "gamma": gamma, "histogram_cut": cut,
+        "rounds": [{"radius": None if r.radius is None else r.radius * ball.radius,
+                    "centre": None if r.centre is None else ball.from_unit(r.centre),
+                    "cell_centre": (None if r.cell_centre is None
+                                    else ball.from_unit(r.cell_centre)),
+                    "average_radius": (None if r.average_radius is None
+                                       else r.average_radius * ball.radius),
+                    "noisy_count": r.noisy_count, "scores": r.scores,
+                    "threshold": r.threshold, "failed": r.failed} for r in rounds],
+    }
+    choices: dict[str, Any] = {
+        "bound": ball.describe(), "radius": ball.radius, "label": LABEL,
+        "learner": "scikit-learn GaussianMixture(n_components=k, random_state=0) per chunk",
+        "chunks": chunks, "accounting": accounting.note,
+        "good radius": GOOD_RADIUS_LABEL, "good center": GOOD_CENTER_LABEL,
+        "ball support": f"t/2 = {target} distinct chunks",
+        "radius grid": f"r_j = {smallest:g} R 2^(j/2) up to 2R, {len(radii)} radii",
+        "removal": "candidates within the averaging radius r_c of the private centre",
+        "round budget split": "GoodRadius 1/3, histogram 1/3, centred sum 1/6, count 1/6",
+        "weight share": share, "weight bin": alpha,
+        "weights": "heaviest kept bin of each ball's distinct-chunk weight histogram "
+                   "(1/k when none is kept), normalised",
+        "preconditions": conditions,
+    }
+    bottom = bottom_if_a_round_failed(rounds, ledger=ledger, choices=choices,
+                                      not_private=ball.not_private, diagnostics=diagnostics)
+    if bottom is not None:
+        return bottom
+    counts = weight_histogram_counts(voters, candidate_weights, alpha)
+    kept = grouped_stable_histogram(counts, epsilon=float(solved[WEIGHT_HISTOGRAM].epsilon or 0),
+                                    delta=accounting.histogram_delta, group_size=k, rng=rng,
+                                    ledger=ledger, name=WEIGHT_HISTOGRAM)
+    raw = np.full(k, 1.0 / k)
+    for i in range(k):
+        bins = {key: v for key, v in kept.items() if isinstance(key, tuple) and key[0] == i}
+        if bins:
+            raw[i] = (max(bins, key=lambda key: bins[key])[1] + 0.5) * alpha
+    means = np.stack([r.centre for r in rounds if r.centre is not None])
+    return Result(estimate={"weights": raw / raw.sum(), "means": ball.from_unit(means),
+                            "covariances": None},
+                  ledger=ledger, choices=choices, not_private=ball.not_private,
+                  diagnostics=diagnostics)
+
+
+ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
+    "sample_aggregate": Estimator(
+        task="gmm", name="sample_aggregate", function=sample_aggregate,
+        story=Story("The rows are split into t chunks; a non-private EM runs on each, and the t·k "
+                    "candidate means are aggregated privately: a ball supported by many chunks "
+                    "per component, its centre released with noise.",
+                    "dpviz.viz.kssu:sample_aggregate_story"),
+        cost=CostModel(3.2e-06, base_seconds=1.5, bytes_per_unit=37.0),
+        label="Sample-and-aggregate (KSSU19 §6)",
+        paper="Kamath, Sheffet, Singhal & Ullman 2019 (seed 000), §6; simplified 1-cluster "
+              "aggregator (ALGORITHMS.md §4)",
+        notion="approximate", outputs=("weights", "means"),
+        params=(
+            shared_k(limits.COMPONENTS_PER_CHUNK),
+            Param("chunks", "int", 50, min=2, max=100_000,
+                  help="t, the number of disjoint chunks the learner runs on"),
+            Param("beta", "float", 0.05, min=1e-6, max=0.5, choice=True,
+                  help="failure probability in GoodRadius's slack"),
+            Param("weight_bin", "float", 0.05, min=0.001, max=0.5, choice=True,
+                  help="bin width alpha of the weight histogram"),
+            Param("weight_share", "float", 0.25, min=0.01, max=0.99, choice=True,
+                  help="share of the budget for the weight histogram; the k rounds share "
+                       "the rest equally"),
+            Param("min_radius", "float", 0.001, min=1e-6, max=1.0, choice=True,
+                  help="smallest radius of GoodRadius's grid, in units of R"))),
+})

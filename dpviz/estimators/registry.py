@@ -1,0 +1,111 @@
+"""The registry: every task's estimators, and the parameters every run shares.
+
+Pages, the command line and sweeps build their widgets and loops from here, so a new
+estimator appears everywhere by being added to its task's ``ESTIMATORS`` mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import networkx as nx
+
+from dpviz import data
+from dpviz.core import limits
+from dpviz.core.entry import Estimator, Param
+from dpviz.data.graphs import Graph
+from dpviz.estimators import covariance, factor_analysis, gmm, mean, metrics, sbm
+from dpviz.privacy import METHODS
+
+TASKS: Mapping[str, Mapping[str, Estimator]] = MappingProxyType({
+    "mean": MappingProxyType(dict(mean.ESTIMATORS)),
+    "gmm": MappingProxyType(dict(gmm.ESTIMATORS)),
+    "factor_analysis": MappingProxyType(dict(factor_analysis.ESTIMATORS)),
+    "covariance": MappingProxyType(dict(covariance.ESTIMATORS)),
+    "sbm": MappingProxyType(dict(sbm.ESTIMATORS)),
+})
+
+COMMON_PARAMS: tuple[Param, ...] = (
+    Param("epsilon", "float", None, min=0.0, max=float("inf"), help="target epsilon (> 0; "
+          "inf for the non-private answer); give epsilon or rho"),
+    Param("delta", "float", 0.0, min=0.0, max=limits.DELTA.high, help="target delta, "
+          ">= 0 and < 1 (0 for pure DP)"),
+    Param("rho", "float", None, min=0.0, help="target rho for a zCDP budget, instead of epsilon"),
+    Param("accounting", "str", "zcdp", options=METHODS, choice=True,
+          help="how releases are composed (delta = 0 forces linear)"),
+    Param("seed", "int", None, min=0, max=limits.NOISE_SEED.high,
+          help="a fixed noise seed: teaching randomness, the noise can be recomputed from it "
+               "(not a private release); default fresh OS entropy, never shown"),
+    Param("radius", "str", None, help="public radius R of the clipping ball B(center, R); "
+          "default the unit ball; 'data' reads it from the data (not private)"),
+    Param("paper_mode", "bool", False, help="reproduce the paper's own accounting choices"),
+)
+
+
+def common_param(name: str) -> Param:
+    """One of the parameters every run shares."""
+    return next(p for p in COMMON_PARAMS if p.name == name)
+
+
+def estimator(task: str, name: str) -> Estimator:
+    """Look up an estimator; a ``ValueError`` lists what exists.
+
+    Examples
+    --------
+    >>> estimator(["gmm"], "dp_em")
+    Traceback (most recent call last):
+    ...
+    ValueError: task must be a name such as 'gmm', got a list
+    """
+    for what, value, example in (("task", task, "gmm"), ("estimator", name, "dp_em")):
+        if not isinstance(value, str):
+            raise ValueError(f"{what} must be a name such as {example!r}, got a "
+                             f"{type(value).__name__}")
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; the tasks are: {', '.join(TASKS)}")
+    if name not in TASKS[task]:
+        raise ValueError(f"unknown estimator {name!r} for task {task!r}; choose one of: "
+                         f"{', '.join(TASKS[task])}")
+    return TASKS[task][name]
+
+
+def preparation_owner(task: str, name: str) -> str:
+    """The first estimator of ``task`` with ``name``'s preparation: a cache's key for it.
+
+    Estimators with one preparation so share the prepared data.
+
+    Examples
+    --------
+    >>> preparation_owner("sbm", "projection"), preparation_owner("covariance", "emcov")
+    ('weak_recovery', 'gauss')
+    """
+    entry = estimator(task, name)
+    return next(other for other, e in TASKS[task].items() if e.prepare == entry.prepare)
+
+
+def check_data(task: str, data: Any) -> None:
+    """Refuse a graph given as rows: only the ``sbm`` task reads a graph.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> check_data("gmm", nx.karate_club_graph())
+    Traceback (most recent call last):
+    ...
+    ValueError: a graph is data for the sbm task, not for gmm; give rows (an n × d array)
+    """
+    if task != "sbm" and isinstance(data, Graph | nx.Graph):
+        raise ValueError(f"a graph is data for the sbm task, not for {task}; give rows (an "
+                         "n × d array)")
+
+
+def describe() -> dict[str, Any]:
+    """What ``python -m dpviz list`` prints."""
+    out: dict[str, Any] = {task: {name: est.to_dict(COMMON_PARAMS) for name, est in ests.items()}
+                           for task, ests in TASKS.items()}
+    out["metrics"] = {task: list(metrics.METRICS.get(task, {})) for task in TASKS}
+    out["datasets"] = list(data.DATASETS)
+    out["generators"] = list(data.GENERATORS)
+    return out

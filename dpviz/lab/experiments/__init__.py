@@ -1,0 +1,48 @@
+"""Sweeps: grid × repeats, seeded per run, cached per finished run, run in parallel.
+
+One runner serves every grid dpviz runs (the explorer page, ``python -m dpviz sweep``, the
+compare views and the papers' saved figures), each run through
+:func:`dpviz.lab.scenario.run_scenario`
+and so :func:`dpviz.run`:
+
+* :mod:`~dpviz.lab.experiments.sweep` — the spec (:class:`SweepSpec`) and every run's seeds;
+* :mod:`~dpviz.lab.experiments.runner` — :func:`run_sweep`, :func:`replay`;
+* :mod:`~dpviz.lab.experiments.cache` — finished runs on disk;
+* :mod:`~dpviz.lab.experiments.tables` — tables written and read, summaries, the compare view;
+* :mod:`~dpviz.lab.experiments.papers` — the DP-EM paper's saved tables summarised;
+* :mod:`~dpviz.lab.experiments.sbm_curves` — the SBM error curves and phase diagram;
+* :mod:`~dpviz.lab.experiments.covariance_figures` — the covariance paper's Figures 2 and 3.
+"""
+
+from dpviz.lab.experiments.cache import cache_directory
+from dpviz.lab.experiments.papers import (
+           PAPER_METHODS,
+           TIGHT,
+           PaperReproduction,
+           mean_error_medians,
+           paper_reproduction,
+)
+from dpviz.lab.experiments.runner import (
+           check_scheduler,
+           replay,
+           run_sweep,
+           scenario_for_row,
+           worker_count,
+)
+from dpviz.lab.experiments.sweep import SweepSpec, run_seeds, scenario_dict
+from dpviz.lab.experiments.tables import (
+           COMPARE_METRICS,
+           compare_spec,
+           compare_summary,
+           progress_line,
+           read_table,
+           summarise,
+           time_left,
+           write_table,
+)
+
+__all__ = ["COMPARE_METRICS", "PAPER_METHODS", "TIGHT", "PaperReproduction", "SweepSpec",
+           "cache_directory", "check_scheduler", "compare_spec", "compare_summary",
+           "mean_error_medians", "paper_reproduction", "progress_line", "read_table",
+           "replay", "run_seeds", "run_sweep", "scenario_dict", "scenario_for_row",
+           "summarise", "time_left", "worker_count", "write_table"]

@@ -1,0 +1,710 @@
+"""Accuracy first: the smallest ε (or n) that meets a stated accuracy (issue 9, part 1).
+
+A user states what they need — "matched mean error ≤ 0.1 with probability 0.9", "≥ 95% of
+the vertices right" — and :func:`solve_epsilon` finds the smallest privacy budget whose
+simulated runs meet it that often; :func:`solve_n` finds the smallest number of rows (or
+vertices) at a given budget.
+
+How. The share of runs meeting the target is estimated from ``runs`` simulated runs of the
+scenario: each draws fresh data from the scenario's generator (public parameters, never the
+user's rows) and fresh noise. The runs' data and noise seeds are fixed once per call and
+reused at every budget (common random numbers), so the share is monotone in practice and a
+bisection on log ε (:func:`bisect_smallest`) finds where it crosses the probability. Each
+point's share is computed once per call. Where the error's distribution is known in closed
+form — the private mean (:mod:`dpviz.estimators.mean`): its error is the norm of the noise, Gaussian
+(``σ·χ_d``) or one-dimensional Laplace (``b·Exp(1)``) — the share is exact and no run is
+simulated (:func:`mean_error_share`).
+
+A ⊥ run (``Result.failed``) and a NaN metric count as runs that miss the target.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from dpviz.core import limits
+from dpviz.estimators.metrics import METRICS
+from dpviz.lab.scenario import (
+    USER_KINDS,
+    LoadedData,
+    Scenario,
+    check_metrics,
+    load_data,
+    preparation,
+    run_scenario,
+    score,
+)
+from dpviz.lab.work import check_scenario
+from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
+
+Direction = Literal["at_most", "at_least"]
+Progress = Callable[[int, int], None]
+
+#: Whether a metric is an error (met when ≤ the target) or a score (met when ≥ it). Every
+#: metric of :data:`dpviz.estimators.metrics.METRICS` is listed (a test checks it).
+DIRECTIONS: Mapping[str, Direction] = MappingProxyType({
+    "mean_error": "at_most", "weight_error": "at_most", "covariance_error": "at_most",
+    "nicv": "at_most", "frobenius_error": "at_most", "error_rate": "at_most",
+    "test_log_likelihood": "at_least", "adjusted_rand": "at_least", "overlap": "at_least",
+})
+#: Relative precision of a budget search: it stops when the bracket's ends are within 5%.
+RTOL = 0.05
+#: Relative precision of a closed-form search (each point is exact and costs nothing).
+CLOSED_FORM_RTOL = 1e-4
+#: Points of a closed form's curve (a log grid over the search range, plus the answer).
+CLOSED_FORM_POINTS = 25
+#: The default search range of ε (the pages' slider range) and of ρ (the covariance page's).
+EPSILON_RANGE = (limits.EPSILON_UI.low, limits.EPSILON_UI.high)
+RHO_RANGE = (1e-4, 10.0)
+#: Simulated runs per point by default.
+RUNS = 20
+#: Salt of the simulation's seed sequence (keeps its streams apart from a page's noise seeds).
+_SOLVE_SALT = 0x501E
+PROBABILITY = limits.Limit("probability", 0.0, 1.0, low_open=True)
+RUNS_LIMIT = limits.Limit("runs", 1, 1000)
+
+
+@dataclass(frozen=True)
+class Target:
+    """An accuracy target: ``metric ≤ value`` for an error, ``≥ value`` for a score.
+
+    Examples
+    --------
+    >>> t = make_target("sbm", "overlap", 0.9)
+    >>> t.describe(), t.met([0.95, 0.5, float("nan")]).tolist()
+    ('overlap ≥ 0.9', [True, False, False])
+    """
+
+    task: str
+    metric: str
+    value: float
+
+    @property
+    def direction(self) -> Direction:
+        """``"at_most"`` for an error, ``"at_least"`` for a score."""
+        return DIRECTIONS[self.metric]
+
+    def met(self, values: ArrayLike) -> NDArray[np.bool_]:
+        """Which metric values meet the target (NaN never does)."""
+        v = np.asarray(values, dtype=float)
+        with np.errstate(invalid="ignore"):
+            ok = v <= self.value if self.direction == "at_most" else v >= self.value
+        return np.asarray(ok & np.isfinite(v))
+
+    def describe(self) -> str:
+        """The target in symbols, e.g. ``'mean_error ≤ 0.1'``."""
+        return f"{self.metric} {'≤' if self.direction == 'at_most' else '≥'} {self.value:g}"
+
+
+def make_target(task: str, metric: str, value: float | str) -> Target:
+    """Check a target against the task's metrics; a ``ValueError`` says what is wrong.
+
+    Examples
+    --------
+    >>> make_target("gmm", "mean_error", "0.1")
+    Target(task='gmm', metric='mean_error', value=0.1)
+    >>> make_target("gmm", "overlap", 0.9)
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown metric 'overlap' for the gmm task; its metrics are: mean_error, \
+weight_error, covariance_error, test_log_likelihood, nicv, adjusted_rand
+    """
+    if task not in METRICS:
+        raise ValueError(f"the task {task!r} has no metrics to solve for; the tasks with "
+                         f"metrics are: {', '.join(METRICS)}")
+    check_metrics(task, [metric])
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"the target value of {metric} must be a number, got {value!r}"
+                         ) from None
+    if not math.isfinite(number):
+        raise ValueError(f"the target value of {metric} must be a finite number, got {value!r}")
+    return Target(task, metric, number)
+
+
+def parse_target(task: str, text: str) -> Target:
+    """A target written ``METRIC=VALUE`` (the command line's ``--target``).
+
+    Examples
+    --------
+    >>> parse_target("covariance", "frobenius_error=0.05").describe()
+    'frobenius_error ≤ 0.05'
+    """
+    metric, sep, value = text.partition("=")
+    if not sep or not metric.strip() or not value.strip():
+        raise ValueError(f"a target is METRIC=VALUE (e.g. mean_error=0.1), got {text!r}")
+    return make_target(task, metric.strip(), value.strip())
+
+
+# --- the bisection ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Search:
+    """What :func:`bisect_smallest` found: the answer (or ``None``) and every point tried."""
+
+    answer: float | None
+    searched: tuple[tuple[float, float], ...]
+
+
+def bisect_smallest(share: Callable[[float], float], low: float, high: float,
+                    probability: float, *, rtol: float = RTOL,
+                    integer: bool = False) -> Search:
+    """The smallest x in [low, high] with ``share(x) ≥ probability``, by bisection on log x.
+
+    ``share`` is assumed non-decreasing. ``high`` is tried first (``None`` if even it fails),
+    then ``low`` (the answer if it already succeeds); then the bracket is halved at its
+    geometric mid-point until its ends are within a factor ``1 + rtol`` (or, with
+    ``integer``, adjacent integers). The answer is the bracket's upper end: a point that was
+    tried and met the probability.
+
+    Parameters
+    ----------
+    share : callable
+        x ↦ the share of runs meeting the target at x.
+    low, high : float
+        The search range, ``0 < low < high``.
+    probability : float
+        The share to reach.
+    rtol : float
+        Relative width at which to stop.
+    integer : bool
+        Search integers (the number of rows).
+
+    Returns
+    -------
+    Search
+        The answer and the points tried, sorted by x.
+
+    Examples
+    --------
+    >>> s = bisect_smallest(lambda x: float(x >= 3.0), 0.1, 100.0, 0.9, rtol=0.01)
+    >>> 3.0 <= s.answer <= 3.03, s.searched[0], s.searched[-1]
+    (True, (0.1, 0.0), (100.0, 1.0))
+    >>> bisect_smallest(lambda n: float(n >= 1234), 10, 10_000, 0.5, rtol=0,
+    ...                 integer=True).answer
+    1234.0
+    >>> bisect_smallest(lambda x: 0.5, 1.0, 10.0, 0.9).answer is None
+    True
+    """
+    if not 0 < low < high:
+        raise ValueError(f"the search range must have 0 < low < high, got low = {low:g}, "
+                         f"high = {high:g}")
+    tried: dict[float, float] = {}
+
+    def at(x: float) -> float:
+        if x not in tried:
+            tried[x] = float(share(x))
+        return tried[x]
+
+    def done() -> Search:
+        return Search(answer, tuple(sorted(tried.items())))
+
+    answer: float | None = None
+    if at(high) < probability:
+        return done()
+    answer = high
+    if at(low) >= probability:
+        answer = low
+        return done()
+    lo, hi = low, high
+    while hi > lo * (1 + rtol) and (not integer or hi - lo > 1):
+        mid = math.sqrt(lo * hi)
+        if integer:
+            mid = float(min(max(round(mid), lo + 1), hi - 1))
+        if at(mid) >= probability:
+            hi = mid
+        else:
+            lo = mid
+    answer = hi
+    return done()
+
+
+def steps_needed(low: float, high: float, rtol: float = RTOL, integer: bool = False) -> int:
+    """At most how many points :func:`bisect_smallest` tries (for a progress bar).
+
+    Examples
+    --------
+    >>> steps_needed(0.01, 20.0)
+    10
+    """
+    halvings = math.ceil(math.log2(max(math.log(high / low) / math.log1p(rtol), 1.0)))
+    if integer:
+        halvings = min(halvings, math.ceil(math.log2(max(high - low, 2.0))))
+    return 2 + halvings
+
+
+# --- the answer ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Solution:
+    """The smallest budget (or n) meeting a target with the stated probability.
+
+    Attributes
+    ----------
+    parameter : {"epsilon", "rho", "n"}
+        What was searched.
+    value : float or None
+        The answer: the smallest point tried whose share met the probability (every larger
+        point tried met it too); ``None`` when even ``high`` does not.
+    target : Target
+    probability : float
+    runs : int
+        Simulated runs per point (0 for a closed form: the share is exact).
+    searched : tuple of (x, share)
+        Every point tried, by x: the curve to draw.
+    method : {"simulation", "closed form"}
+    low, high : float
+        The search range.
+    epsilon : float or None
+        The answer as ε: the answer itself for ``"epsilon"``; for ``"rho"`` the ε it implies
+        at the scenario's δ (Bun & Steinke), ``None`` without δ; for ``"n"`` the fixed ε.
+    reason : str or None
+        Why there is no answer.
+    notes : tuple of str
+        What the reader should know (⊥ runs, a bundled data set, a run that is not private).
+    """
+
+    parameter: str
+    value: float | None
+    target: Target
+    probability: float
+    runs: int
+    searched: tuple[tuple[float, float], ...]
+    method: str
+    low: float
+    high: float
+    epsilon: float | None = None
+    reason: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def reachable(self) -> bool:
+        """Whether the target is met within the search range."""
+        return self.value is not None
+
+    def share_at(self, x: float) -> float:
+        """The share measured at a point tried."""
+        return dict(self.searched)[x]
+
+    def sentence(self) -> str:
+        """The answer in words, e.g. ``'ε = 1.3 gives mean_error ≤ 0.1 in 90% of runs …'``."""
+        symbol = {"epsilon": "ε", "rho": "ρ", "n": "n"}[self.parameter]
+        how = (f"in {self.probability:.0%} of runs or more ({self.runs} simulated runs per "
+               "point)" if self.method == "simulation" else
+               f"with probability {self.probability:.0%} or more (closed form)")
+        if self.value is None:
+            reason = self.reason or "not reachable"
+            return f"{reason[0].upper()}{reason[1:]}."
+        return f"{symbol} = {self.value:.4g} gives {self.target.describe()} {how}."
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``python -m dpviz solve``: ``{"epsilon", "searched", …}``."""
+        out: dict[str, Any] = {"epsilon": self.epsilon}
+        if self.parameter != "epsilon":
+            out[self.parameter] = self.value
+        out.update({
+            "searched": [[x, share] for x, share in self.searched],
+            "parameter": self.parameter, "reachable": self.reachable,
+            "target": {"metric": self.target.metric, "value": self.target.value,
+                       "direction": self.target.direction},
+            "probability": self.probability, "runs": self.runs, "method": self.method,
+            "low": self.low, "high": self.high, "reason": self.reason,
+            "notes": list(self.notes)})
+        return out
+
+
+# --- simulated runs -----------------------------------------------------------------------
+
+def simulation_seeds(scenario: Scenario, runs: int) -> tuple[tuple[int, int], ...]:
+    """Each simulated run's (data seed, noise seed), the same at every point of a search.
+
+    Derived from the scenario's data seed and noise seed (a ``SeedSequence``), so other
+    seeds give fresh data and fresh noise; a noise seed ``None`` draws from OS entropy.
+
+    Examples
+    --------
+    >>> s = Scenario("mean", "laplace", {"generator": "zipf", "seed": 1}, {"epsilon": 1.0},
+    ...              seed=0)
+    >>> a = simulation_seeds(s, 3)
+    >>> len(a), a == simulation_seeds(s, 3), a == simulation_seeds(replace(s, seed=1), 3)
+    (3, True, False)
+    """
+    if scenario.seed is None:
+        sequence = np.random.SeedSequence()
+    else:
+        sequence = np.random.SeedSequence(
+            [_SOLVE_SALT, int(scenario.data.get("seed", 0) or 0), int(scenario.seed)])
+    state = sequence.generate_state(2 * runs, dtype=np.uint32)
+    return tuple((int(state[2 * i]), int(state[2 * i + 1])) for i in range(runs))
+
+
+def synthetic_twin(scenario: Scenario) -> None:
+    """Refuse a scenario whose data are a user's file: simulations need a generator.
+
+    Raises
+    ------
+    ValueError
+        For a CSV or an edge list.
+    """
+    if any(kind in scenario.data for kind in USER_KINDS):
+        what = "edge list" if scenario.task == "sbm" else "CSV file"
+        generator = "the sbm generator" if scenario.task == "sbm" else "a generator"
+        raise ValueError(
+            f"solve needs a synthetic twin: simulating runs on your {what} would use the "
+            f"private data themselves; describe data like yours with {generator} (public "
+            "parameters such as n, d and k) and solve on that")
+
+
+class _Simulator:
+    """Runs the scenario at a point over the fixed seeds and scores it (one search's state)."""
+
+    def __init__(self, scenario: Scenario, target: Target, runs: int,
+                 progress: Progress | None, total_points: int, *, reuse_data: bool) -> None:
+        synthetic_twin(scenario)
+        check_scenario(scenario.task, scenario.estimator, scenario.data, scenario.params)
+        self.scenario, self.target = scenario, target
+        self.seeds = simulation_seeds(scenario, runs)
+        self.generated = "generator" in scenario.data
+        self.progress, self.total = progress, total_points * runs
+        self.done = 0
+        self.reuse_data = reuse_data
+        self.loaded: dict[int, LoadedData] = {}
+        self.failed = 0
+        self.not_private: str | None = None
+
+    def _data(self, i: int, scenario: Scenario) -> LoadedData:
+        if i in self.loaded:
+            return self.loaded[i]
+        block = dict(scenario.data)
+        if self.generated:
+            block["seed"] = self.seeds[i][0]
+        loaded = _prepared(scenario, load_data(block))
+        if self.reuse_data:
+            self.loaded[i] = loaded
+        return loaded
+
+    def values(self, scenario: Scenario) -> NDArray[np.float64]:
+        out = np.empty(len(self.seeds))
+        for i, (_, noise_seed) in enumerate(self.seeds):
+            loaded = self._data(i, scenario)
+            run = replace(scenario, seed=noise_seed)
+            with warnings.catch_warnings():  # a not-private run is noted once, below
+                warnings.simplefilter("ignore")
+                result = run_scenario(run, loaded)
+            self.failed += result.failed is not None
+            self.not_private = self.not_private or result.not_private
+            out[i] = score(run, result, loaded.truth, [self.target.metric])[self.target.metric]
+            self.done += 1
+            if self.progress is not None:
+                self.progress(min(self.done, self.total), self.total)
+        return out
+
+    def share(self, scenario: Scenario) -> float:
+        return float(self.target.met(self.values(scenario)).mean())
+
+    def notes(self) -> tuple[str, ...]:
+        out = []
+        if not self.generated:
+            out.append("the data are a bundled public set: the runs vary the noise only")
+        if self.failed:
+            out.append(f"{self.failed} of {self.done} simulated runs gave no answer (⊥) and "
+                       "count as missing the target")
+        if self.not_private:
+            out.append(f"the runs are not private: {self.not_private}")
+        return tuple(out)
+
+
+def simulated_share(scenario: Scenario, *, metric: str, target: float,
+                    runs: int = RUNS) -> float:
+    """The share of ``runs`` simulated runs of the scenario, at its own budget, meeting a target.
+
+    The runs' seeds come from the scenario's (:func:`simulation_seeds`): other seeds give a
+    fresh check of an answer. A ⊥ run counts as missing the target.
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"task": "mean", "estimator": "laplace",
+    ...     "data": {"generator": "gmm", "n": 1000, "d": 2, "k": 1}, "params": {"epsilon": 5},
+    ...     "seed": 0})
+    >>> simulated_share(s, metric="mean_error", target=0.01, runs=10)
+    1.0
+    """
+    goal = make_target(scenario.task, metric, target)
+    runs = limits.check_integer(RUNS_LIMIT, runs)
+    return _Simulator(scenario, goal, runs, None, 1, reuse_data=False).share(scenario)
+
+
+def _prepared(scenario: Scenario, loaded: LoadedData) -> LoadedData:
+    """The data as the estimator takes them prepared, once per data set.
+
+    Its entry's ``prepare`` hook: a graph's certified projection, covariance rows clipped with
+    ``XᵀX`` formed.
+    """
+    from dpviz.estimators.registry import estimator as lookup
+
+    values = preparation(scenario, loaded)
+    if values is None:
+        return loaded
+    return replace(loaded, data=lookup(scenario.task, scenario.estimator).prepared(
+        loaded.data, values))
+
+
+def _check(scenario: Scenario, probability: float, runs: int) -> tuple[float, int]:
+    from dpviz.estimators.registry import estimator as lookup
+
+    if lookup(scenario.task, scenario.estimator).notion == "none":
+        raise ValueError(f"{scenario.estimator} is not private: its accuracy does not depend "
+                         "on the privacy budget, so there is nothing to solve for")
+    return (PROBABILITY.check(probability), limits.check_integer(RUNS_LIMIT, runs))
+
+
+def _budget_parameter(scenario: Scenario) -> str:
+    return "rho" if scenario.params.get("rho") is not None else "epsilon"
+
+
+def _at_budget(scenario: Scenario, parameter: str, value: float) -> Scenario:
+    params = {**scenario.params, "epsilon": None, "rho": None, parameter: value}
+    return replace(scenario, params=MappingProxyType(params))
+
+
+def _as_epsilon(scenario: Scenario, parameter: str, value: float | None) -> float | None:
+    if value is None or parameter == "epsilon":
+        return value
+    delta = float(scenario.params.get("delta") or 0.0)
+    return zcdp_epsilon_bun_steinke(value, delta) if 0 < delta < 1 else None
+
+
+def _unreachable(parameter: str, high: float, share: float, target: Target,
+                 probability: float) -> str:
+    symbol = {"epsilon": "ε", "rho": "ρ", "n": "n"}[parameter]
+    return (f"not reachable even at {symbol} = {high:g}: {share:.0%} of runs meet "
+            f"{target.describe()}, {probability:.0%} needed")
+
+
+# --- closed form: the private mean --------------------------------------------------------
+
+def mean_error_share(scale: float, d: int, mechanism: str, target: float) -> float | None:
+    """``P(‖noise‖₂ ≤ target)`` for the private mean's noise, or ``None`` without a closed form.
+
+    The mean's error against the clipped data's mean is the norm of its noise (Dwork & Roth
+    2014, §3.3 and App. A): d independent ``N(0, σ²)`` have ``‖·‖₂ = σ·χ_d``, so the share
+    is ``F_{χ²_d}((t/σ)²)``; one ``Laplace(b)`` has ``|·| ~ Exp(1/b)``, share
+    ``1 − e^{−t/b}``. The norm of d > 1 Laplace draws has no closed form (``None``).
+
+    Examples
+    --------
+    >>> round(mean_error_share(1.0, 1, "laplace", math.log(10)), 6)
+    0.9
+    >>> round(mean_error_share(2.0, 1, "gaussian", 2 * 1.6448536), 4)
+    0.9
+    >>> mean_error_share(1.0, 3, "laplace", 1.0) is None
+    True
+    """
+    if target <= 0:
+        return 0.0
+    if mechanism == "gaussian":
+        return float(stats.chi2.cdf((target / scale) ** 2, d))
+    if mechanism == "laplace" and d == 1:
+        return float(-math.expm1(-target / scale))
+    return None
+
+
+def _closed_form(scenario: Scenario, target: Target) -> Callable[[Scenario], float] | None:
+    """The exact share at a budget, when the scenario is a private mean with a closed form."""
+    if scenario.task != "mean" or target.metric != "mean_error":
+        return None
+    loaded = load_data(scenario.data)
+    d = int(np.asarray(loaded.data).shape[1])
+    if mean_error_share(1.0, d, scenario.estimator, 1.0) is None:
+        return None
+
+    def share(at: Scenario) -> float:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scale = float(run_scenario(at, loaded).diagnostics["noise_scale"])
+        value = mean_error_share(scale, d, at.estimator, target.value)
+        assert value is not None
+        return value
+
+    return share
+
+
+# --- the searches -------------------------------------------------------------------------
+
+def solve_epsilon(scenario: Scenario, *, metric: str, target: float,
+                  probability: float = 0.9, runs: int = RUNS, low: float | None = None,
+                  high: float | None = None, progress: Progress | None = None) -> Solution:
+    """The smallest privacy budget whose runs meet ``metric``'s target with ``probability``.
+
+    The budget searched is the one the scenario states: ε, or ρ when its ``params`` give
+    ``rho`` (the covariance page's budget). Everything else — data generator, δ,
+    accounting, the estimator's parameters — is the scenario's.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        With a generator (or a bundled data set) as its data: a CSV or an edge list is
+        refused (``solve needs a synthetic twin``).
+    metric : str
+        One of the task's metrics (``python -m dpviz list``); errors are met when ≤
+        ``target``, scores (overlap, adjusted Rand, test log-likelihood) when ≥ it.
+    target : float
+        The accuracy needed.
+    probability : float
+        The share of runs that must meet it, in (0, 1].
+    runs : int
+        Simulated runs per point, each with its own data and noise seeds (common to every
+        point). Ignored where a closed form gives the share exactly (the private mean).
+    low, high : float, optional
+        The search range (default the pages' ε slider, 0.01 … 20; ρ 1e-4 … 10).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each simulated run.
+
+    Returns
+    -------
+    Solution
+        ``value`` is ``None`` when the target is not met even at ``high`` (``reason`` says by
+        how much).
+
+    Raises
+    ------
+    ValueError
+        A bad metric, target, probability, run count or range; a CSV or edge-list scenario;
+        a non-private estimator.
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"task": "mean", "estimator": "gaussian",
+    ...     "data": {"generator": "gmm", "n": 1000, "d": 2, "k": 1},
+    ...     "params": {"epsilon": 1.0, "delta": 1e-5}})
+    >>> sol = solve_epsilon(s, metric="mean_error", target=0.05)
+    >>> sol.method, round(sol.value, 2)
+    ('closed form', 0.32)
+    """
+    goal = make_target(scenario.task, metric, target)
+    probability, runs = _check(scenario, probability, runs)
+    parameter = _budget_parameter(scenario)
+    default = RHO_RANGE if parameter == "rho" else EPSILON_RANGE
+    lo = float(default[0] if low is None else low)
+    hi = float(default[1] if high is None else high)
+    if parameter == "epsilon":
+        lo, hi = limits.check_epsilon(lo), limits.check_epsilon(hi)
+    exact = _closed_form(scenario, goal) if "generator" in scenario.data or (
+        "dataset" in scenario.data) else None
+    if exact is not None:
+        closed = exact
+
+        def share(x: float) -> float:
+            return closed(_at_budget(scenario, parameter, x))
+
+        search = bisect_smallest(share, lo, hi, probability, rtol=CLOSED_FORM_RTOL)
+        # every point is exact: draw a log grid and the answer, not the bisection's cluster
+        grid = {float(x): share(float(x)) for x in np.geomspace(lo, hi, CLOSED_FORM_POINTS)}
+        if search.answer is not None:
+            grid[search.answer] = dict(search.searched)[search.answer]
+        searched = tuple(sorted(grid.items()))
+        return _solution(scenario, parameter, search.answer, goal, probability, 0, searched,
+                         "closed form", lo, hi, ())
+    simulator = _Simulator(scenario, goal, runs, progress, steps_needed(lo, hi), reuse_data=True)
+    search = bisect_smallest(lambda x: simulator.share(_at_budget(scenario, parameter, x)),
+                             lo, hi, probability)
+    return _solution(scenario, parameter, search.answer, goal, probability, runs,
+                     search.searched, "simulation", lo, hi, simulator.notes())
+
+
+def _solution(scenario: Scenario, parameter: str, answer: float | None, goal: Target,
+              probability: float, runs: int, searched: tuple[tuple[float, float], ...],
+              method: str, lo: float, hi: float, notes: tuple[str, ...]) -> Solution:
+    reason = None
+    if answer is None:
+        reason = _unreachable(parameter, hi, dict(searched)[hi], goal, probability)
+    elif answer == lo:
+        notes += (f"already met at the low end of the search ({lo:g}): the answer is at most "
+                  "that",)
+    epsilon = (_as_epsilon(scenario, parameter, answer) if parameter != "n"
+               else scenario.params.get("epsilon"))
+    return Solution(parameter, answer, goal, probability, runs, searched, method, lo, hi,
+                    epsilon, reason, notes)
+
+
+def _n_range(scenario: Scenario, low: float | None, high: float | None) -> tuple[int, int]:
+    from dpviz.data import GENERATORS
+
+    if "generator" not in scenario.data:
+        raise ValueError("solving for n needs generated data: give a generator (with an n) "
+                         "as the scenario's data")
+    spec = GENERATORS[str(scenario.data["generator"])]
+    known = {p.name: p for p in spec.params}
+    if "n" not in known:
+        raise ValueError(f"the generator {spec.name!r} has no parameter n to solve for")
+    param = known["n"]
+    current = int(scenario.data.get("n") or param.default)
+    floor = int(param.min or 2)
+    if spec.name == "sbm":  # p_in = (1 + ε_s)d/n must stay ≤ 1
+        floor = max(floor, math.ceil((1 + float(scenario.data["signal"]))
+                                     * float(scenario.data["degree"])) + 1)
+    lo = max(floor, current // 10) if low is None else low
+    hi = min(int(param.max or current * 10), current * 10) if high is None else high
+    lo_n = limits.check_integer(limits.Limit("low", floor, float(param.max or math.inf)), lo)
+    hi_n = limits.check_integer(limits.Limit("high", floor, float(param.max or math.inf)), hi)
+    return lo_n, hi_n
+
+
+def solve_n(scenario: Scenario, epsilon: float | None = None, *, metric: str, target: float,
+            probability: float = 0.9, runs: int = RUNS, low: int | None = None,
+            high: int | None = None, progress: Progress | None = None) -> Solution:
+    """The smallest n (rows, or vertices) whose runs meet the target at a fixed budget.
+
+    Bisection on log n over the generator's ``n``, with the same seeds at every n (the
+    data differ with n, but each run's seeds do not).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Its data must be a generator with an ``n``.
+    epsilon : float, optional
+        The budget to hold (default the scenario's own ε or ρ).
+    metric, target, probability, runs, progress
+        As :func:`solve_epsilon`.
+    low, high : int, optional
+        The range of n (default a tenth to ten times the scenario's n, within the
+        generator's range; for an SBM above ``(1 + ε_s)·d``).
+
+    Returns
+    -------
+    Solution
+        With ``parameter == "n"``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`solve_epsilon`, and for data without an ``n``.
+    """
+    goal = make_target(scenario.task, metric, target)
+    probability, runs = _check(scenario, probability, runs)
+    synthetic_twin(scenario)
+    if epsilon is not None:
+        scenario = _at_budget(scenario, "epsilon", limits.check_epsilon(epsilon))
+    lo, hi = _n_range(scenario, low, high)
+
+    def at(n: float) -> Scenario:
+        return replace(scenario, data=MappingProxyType({**scenario.data, "n": int(n)}))
+
+    simulator = _Simulator(scenario, goal, runs, progress,
+                           steps_needed(lo, hi, integer=True), reuse_data=False)
+    search = bisect_smallest(lambda n: simulator.share(at(n)), lo, hi, probability,
+                             integer=True)
+    searched = tuple((float(int(x)), s) for x, s in search.searched)
+    answer = None if search.answer is None else float(int(search.answer))
+    return _solution(scenario, "n", answer, goal, probability, runs, searched, "simulation",
+                     float(lo), float(hi), simulator.notes())

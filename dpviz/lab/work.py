@@ -1,0 +1,395 @@
+"""How much work a run is, estimated from public sizes before any of it starts.
+
+A link, an upload or a command-line flag sets n, d, k or a graph's degree; this module says,
+before the data are made or read, whether the run fits a budget of time and memory, and
+refuses with a sentence that names the limit and how to run bigger jobs (issue 23, item 7).
+The pages check against :data:`INTERACTIVE` (every page answers within a few seconds of
+server time), the command line and the API against :data:`BATCH` (memory only: what would
+end in ``MemoryError`` is refused, however long it takes).
+
+The cost model is ``seconds = base_seconds + seconds_per_unit · time units`` and
+``bytes = bytes_per_unit · memory units``, with the units of :func:`units` (the leading
+term of the estimator's work, e.g. ``n·k·d·(d+1)`` for one mixture fit) and the coefficients
+on each registry entry (:class:`dpviz.core.entry.CostModel`, the task's generators' in
+:data:`DATA_COSTS`), measured on the development machine (2 cores, 24 GB) with one BLAS
+thread by ``python bench/work_costs.py``: it times
+every registered estimator at two sizes per task and reads its peak traced memory
+(``tracemalloc``, which numpy reports to); the seconds get a line on or above both points,
+the bytes the larger bytes-per-unit ratio, rounded up. The estimate is the leading term
+only, so it is meant for the sizes where work matters; both budgets keep a margin for what
+it leaves out.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any
+
+from dpviz.core.entry import CostModel
+from dpviz.core.limits import (
+    BATCH_MEMORY_SHARE,
+    INTERACTIVE_BYTES,
+    INTERACTIVE_DATA_BYTES,
+    INTERACTIVE_SECONDS,
+    SWEEP_SECONDS,
+)
+
+#: The pages' generators' coefficients (``estimator="<data>"``), per task; same measurement.
+DATA_COSTS = MappingProxyType({
+    "gmm": CostModel(1.7e-11, bytes_per_unit=19.0),
+    "covariance": CostModel(4.2e-10, bytes_per_unit=33.0),
+    "mean": CostModel(1.7e-08, bytes_per_unit=33.0),
+    "sbm": CostModel(4.9e-08, bytes_per_unit=32.0),
+})
+#: What the generator of a task without a measured one costs.
+DATA_DEFAULT = CostModel(1e-8, bytes_per_unit=32.0)
+#: The estimator name that stands for a task's generator.
+DATA = "<data>"
+#: Seconds per time unit of an estimator whose task has no measured one.
+UNMEASURED_SECONDS = 1e-6
+
+#: Seconds per noise entry drawn by OpenDP's exact, float-safe samplers (secure randomness),
+#: rounded up from ``make bench``'s ``secure_raw_gaussian_1e5`` (50–70 µs an entry on the
+#: development machine; numpy's floating-point draw takes about 10 ns).
+SECURE_SECONDS_PER_DRAW = 7e-5
+#: DP-EM's default number of iterations, each releasing k weights, means and covariances.
+DP_EM_ITERATIONS = 20
+
+BIGGER_JOBS = ("Bigger runs belong on the command line (python -m dpviz run or solve), or in "
+               "a sweep spread over a Dask cluster (python -m dpviz sweep --scheduler ADDRESS)")
+#: Where a run too big for this machine goes.
+BIGGER_MACHINE = ("Run it on a machine with more memory, or as a sweep spread over a Dask "
+                  "cluster (python -m dpviz sweep --scheduler ADDRESS)")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The estimated work of one run (or of its repeats).
+
+    Attributes
+    ----------
+    seconds : float
+        Server time, one BLAS thread.
+    bytes : float
+        Peak memory the run adds.
+    data_bytes : float
+        The data it makes or reads (what a page's cache keeps).
+    """
+
+    seconds: float
+    bytes: float
+    data_bytes: float
+
+
+@dataclass(frozen=True)
+class WorkBudget:
+    """What one request may cost, and where a bigger run goes.
+
+    Seconds (``inf``: any time), peak bytes and the bytes of the data a cache keeps.
+    """
+
+    name: str
+    seconds: float
+    bytes: float
+    data_bytes: float = math.inf
+    advice: str = BIGGER_JOBS
+
+
+def physical_memory() -> float:
+    """The machine's memory in bytes (``inf`` where the OS does not say)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return math.inf
+
+
+#: The pages' budget: every page answers within about five seconds of server time.
+INTERACTIVE = WorkBudget("on a page", INTERACTIVE_SECONDS, INTERACTIVE_BYTES,
+                         INTERACTIVE_DATA_BYTES)
+#: The command line's and the API's: any time, but a share of the machine's memory.
+BATCH = WorkBudget("in one run", math.inf, BATCH_MEMORY_SHARE * physical_memory(),
+                   advice=BIGGER_MACHINE)
+
+
+def cost_model(task: str, estimator: str) -> CostModel:
+    """The coefficients of ``task/estimator`` (its registry entry's), or of the task's data.
+
+    An estimator without measured seconds costs as its task's dearest one.
+
+    Examples
+    --------
+    >>> cost_model("sbm", "weak_recovery").growth, cost_model("gmm", DATA).bytes_per_unit
+    ('cubic', 19.0)
+    """
+    from dpviz.estimators.registry import TASKS
+
+    if estimator == DATA:
+        return DATA_COSTS.get(task, DATA_DEFAULT)
+    entries = TASKS.get(task, {})
+    model = entries[estimator].cost if estimator in entries else CostModel()
+    if model.seconds_per_unit is None:
+        dearest = max((e.cost.seconds_per_unit for e in entries.values()
+                       if e.cost.seconds_per_unit is not None), default=UNMEASURED_SECONDS)
+        model = replace(model, seconds_per_unit=dearest)
+    return model
+
+
+def units(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
+          degree: float = 0.0) -> tuple[float, float]:
+    """The leading terms of a run's time and memory, in the cost model's units.
+
+    Parameters
+    ----------
+    task, estimator : str
+        Registry keys; ``estimator="<data>"`` is the task's data generator.
+    n, d, k : int
+        Rows (vertices for ``sbm``), columns and mixture components.
+    degree : float
+        The SBM's average degree.
+
+    Returns
+    -------
+    tuple of float
+        Time units and memory units (8-byte numbers).
+
+    Examples
+    --------
+    >>> units("covariance", "gauss", n=1000, d=10)
+    (101000.0, 10100.0)
+    """
+    rows, cols, parts = float(n), float(max(d, 1)), float(max(k, 1))
+    return _units(task, estimator, rows, cols, parts, float(degree))
+
+
+def _units(task: str, estimator: str, n: float, d: float, k: float,
+           degree: float) -> tuple[float, float]:
+    if task == "gmm":
+        return n * k * d * (d + 1) + n * d, n * (d + k) + k * d * d
+    if task == "covariance":
+        return n * d * d + d ** 3, n * d + d * d
+    if task == "sbm":
+        edges = n * max(float(degree), 1.0)
+        growth = cost_model(task, estimator).growth
+        if growth == "cubic":
+            return n ** 3, n * n
+        if growth == "quadratic":
+            return n * n, n * n
+        return edges + n, edges + n
+    return n * d, n * d
+
+
+def secure_draws(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1) -> float:
+    """The noise entries one run draws: the leading term of what secure randomness costs.
+
+    A symmetric d × d release draws d(d + 1)/2 entries, DP-EM k(1 + d + d(d + 1)/2) per
+    iteration, the dense SBM releases n(n − 1)/2; every other release draws O(n + d) entries,
+    which the entry's seconds per unit already cover.
+
+    Examples
+    --------
+    >>> secure_draws("sbm", "weak_recovery", n=1000)
+    499500.0
+    """
+    draws = cost_model(task, estimator).draws
+    symmetric = d * (d + 1) / 2
+    if draws == "pairs":
+        return n * (n - 1) / 2
+    if draws == "symmetric":
+        return symmetric
+    if draws == "mixture_iterations":
+        return DP_EM_ITERATIONS * k * (1 + d + symmetric)
+    return 0.0
+
+
+def estimate(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
+             degree: float = 0.0, repeats: int = 1, generate: bool = True,
+             secure: bool = False) -> Cost:
+    """The estimated cost of ``repeats`` runs of ``task/estimator`` at these sizes.
+
+    ``generate`` adds making the data once (the pages' generators); ``secure`` adds drawing
+    every noise entry with OpenDP's float-safe samplers (:func:`secure_draws`); the
+    coefficients are the entry's (:func:`cost_model`).
+    """
+    time_units, memory_units = units(task, estimator, n=n, d=d, k=k, degree=degree)
+    model = cost_model(task, estimator)
+    draws = secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
+    seconds = repeats * (model.base_seconds
+                         + time_units * float(model.seconds_per_unit or UNMEASURED_SECONDS)
+                         + draws * SECURE_SECONDS_PER_DRAW)
+    memory = memory_units * model.bytes_per_unit
+    data_time, data_memory = units(task, DATA, n=n, d=d, k=k, degree=degree)
+    if generate:
+        data = cost_model(task, DATA)
+        seconds += data_time * float(data.seconds_per_unit or UNMEASURED_SECONDS)
+        memory += data_memory * data.bytes_per_unit
+    return Cost(seconds, memory, 8 * data_memory)
+
+
+def _size_words(n: int, d: int, k: int, degree: float, task: str) -> str:
+    if task == "sbm":
+        return f"n = {n:,} vertices of average degree {degree:g}"
+    if task == "gmm":
+        return f"n = {n:,} rows, d = {d}, k = {k}"
+    return f"n = {n:,} rows, d = {d}"
+
+
+def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
+               degree: float = 0.0, repeats: int = 1, generate: bool = True,
+               secure: bool = False, budget: WorkBudget = INTERACTIVE) -> Cost:
+    """Refuse, before any work, a run whose estimated cost exceeds ``budget``.
+
+    Depends on public sizes only (never on the data), so a refusal tells nothing about
+    anyone's row.
+
+    Returns
+    -------
+    Cost
+        The estimate, when it fits.
+
+    Raises
+    ------
+    ValueError
+        Naming the sizes, the estimate, the limit and where bigger runs go.
+
+    Examples
+    --------
+    >>> check_work("gmm", "dp_em", n=10_000, d=2, k=3).seconds < 1
+    True
+    >>> check_work("gmm", "dp_em", n=1_000_000, d=50, k=3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: n = 1,000,000 rows, d = 50, k = 3 is too much work on a page: ...
+    """
+    cost = estimate(task, estimator, n=n, d=d, k=k, degree=degree, repeats=repeats,
+                    generate=generate, secure=secure)
+    sizes = _size_words(n, d, k, degree, task) + (f", {repeats} runs" if repeats > 1 else "")
+    if cost.seconds > budget.seconds:
+        draws = repeats * secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
+        why = (f" with secure randomness, which draws each of its {draws:,.0f} noise entries "
+               f"with a float-safe sampler (about {SECURE_SECONDS_PER_DRAW * 1e6:.0f} µs an "
+               "entry)" if draws * SECURE_SECONDS_PER_DRAW > budget.seconds / 2 else "")
+        lower = (" Lower the sizes, or turn secure randomness off to watch the picture "
+                 "(teaching randomness)." if why else " Lower the sizes.")
+        raise ValueError(
+            f"{sizes} is too much work {budget.name}{why}: about {cost.seconds:,.0f} s of "
+            f"server time, and the limit is {budget.seconds:g} s.{lower} {budget.advice}.")
+    for needed, limit in ((cost.bytes, budget.bytes), (cost.data_bytes, budget.data_bytes)):
+        if needed > limit:
+            raise ValueError(
+                f"{sizes} needs about {_memory(needed)} of memory {budget.name}, and the "
+                f"limit is {_memory(limit)}. Lower the sizes. {budget.advice}.")
+    return cost
+
+
+def _memory(size: float) -> str:
+    return f"{size / 2**30:,.1f} GB" if size >= 2**30 else f"{size / 2**20:,.0f} MB"
+
+
+#: The task whose cost model covers each registered generator's data.
+GENERATOR_TASKS = MappingProxyType({"gmm": "gmm", "zipf": "covariance", "sbm": "sbm"})
+
+
+def check_generator(name: str, params: Mapping[str, Any],
+                    budget: WorkBudget = BATCH) -> None:
+    """Refuse, before generating, data of generator ``name`` that exceed ``budget``.
+
+    Called wherever a generator block (a sweep's, a card's, ``solve --set-data``) is made.
+    """
+    task = GENERATOR_TASKS.get(name)
+    if task is None:  # the exposure demo: at most a few thousand rows
+        return
+    check_work(task, DATA, n=int(params.get("n", 1)), d=int(params.get("d", 1)),
+               k=int(params.get("k", 1)), degree=float(params.get("degree", 0.0)),
+               generate=False, budget=budget)
+
+
+def check_run(task: str, estimator: str, data: Any, params: Mapping[str, Any],
+              budget: WorkBudget = BATCH, *, secure: bool = False) -> None:
+    """Refuse, before running, ``task/estimator`` on ``data`` when it exceeds ``budget``.
+
+    The sizes are read off the data's shape (rows × columns) or a graph's vertex count;
+    ``secure`` adds drawing the noise with float-safe samplers.
+    """
+    n = getattr(data, "n", None)
+    shape = getattr(data, "shape", None)
+    if n is None and shape is not None and len(shape) == 2:
+        n, d = int(shape[0]), int(shape[1])
+    else:
+        d = 1
+    if n is None:
+        return
+    k = params.get("k")
+    degree = params.get("degree")
+    check_work(task, estimator, n=int(n), d=d, k=int(k) if k else 1,
+               degree=float(degree) if degree else 0.0, generate=False, secure=secure,
+               budget=budget)
+
+
+def check_scenario(task: str, estimator: str, data: Mapping[str, Any],
+                   params: Mapping[str, Any], budget: WorkBudget = BATCH, *,
+                   secure: bool = False) -> None:
+    """Refuse, before its data are generated, a run on generated data that exceeds ``budget``.
+
+    ``data`` is a scenario's data block; only a generator's sizes are known before loading
+    (a file's are checked by :func:`check_run` once read); ``secure`` as for
+    :func:`check_run`.
+    """
+    from dpviz.data import GENERATORS
+
+    name = data.get("generator")
+    if name not in GENERATORS or GENERATOR_TASKS.get(str(name)) != task:
+        return
+    block = {key: value for key, value in data.items() if key not in ("generator",
+                                                                      "test_fraction")}
+    sizes = GENERATORS[str(name)].resolve(block)
+    k = params.get("k") or sizes.get("k") or 1
+    check_work(task, estimator, n=int(sizes.get("n", 1)), d=int(sizes.get("d", 1)), k=int(k),
+               degree=float(sizes.get("degree", 0.0)), secure=secure, budget=budget)
+
+
+#: A sweep started from a page: its runs together (a progress bar shows them).
+SWEEP = WorkBudget("in a sweep started from a page", SWEEP_SECONDS, INTERACTIVE_BYTES,
+                   INTERACTIVE_DATA_BYTES)
+
+
+def check_sweep(task: str, estimators: Sequence[str], data: Mapping[str, Any],
+                points: Sequence[Mapping[str, Any]], repeats: int,
+                budget: WorkBudget = SWEEP) -> Cost:
+    """Refuse a sweep whose runs together exceed ``budget`` (each also on its own memory).
+
+    ``points`` are the grid's points: a ``data.X`` key overrides the data block's ``X``,
+    ``k`` the mixture's components. Only generated data have sizes before loading.
+    """
+    from dpviz.data import GENERATORS
+
+    name = str(data.get("generator", ""))
+    if name not in GENERATORS or GENERATOR_TASKS.get(name) != task:
+        return Cost(0.0, 0.0, 0.0)
+    block = {key: value for key, value in data.items() if key not in ("generator",
+                                                                      "test_fraction")}
+    seconds, peak, held = 0.0, 0.0, 0.0
+    for point in points or ({},):
+        given = {**block, **{key[5:]: value for key, value in point.items()
+                             if key.startswith("data.")}}
+        sizes = GENERATORS[name].resolve(given)
+        k = int(point.get("k") or sizes.get("k") or 1)
+        for estimator in estimators:
+            one = check_work(task, estimator, n=int(sizes.get("n", 1)),
+                             d=int(sizes.get("d", 1)), k=k,
+                             degree=float(sizes.get("degree", 0.0)), repeats=repeats,
+                             budget=WorkBudget(budget.name, math.inf, budget.bytes,
+                                               budget.data_bytes, budget.advice))
+            seconds += one.seconds
+            peak, held = max(peak, one.bytes), max(held, one.data_bytes)
+    total = Cost(seconds, peak, held)
+    if total.seconds > budget.seconds:
+        raise ValueError(
+            f"this sweep ({len(points or [{}])} points × {len(estimators)} estimators × "
+            f"{repeats} repeats) is too much work {budget.name}: about {seconds:,.0f} s of "
+            f"server time, and the limit is {budget.seconds:g} s. Fewer points, repeats or "
+            f"smaller sizes. {budget.advice}.")
+    return total
