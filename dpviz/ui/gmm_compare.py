@@ -20,6 +20,7 @@ from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
 from dpviz.lab import experiments
 from dpviz.lab.scenario import Scenario
+from dpviz.ui import runs
 from dpviz.ui.gmm import MixtureData
 from dpviz.ui.ppe import sample_size_calculator
 from dpviz.ui.widgets import escape_markdown, show_chart
@@ -68,6 +69,27 @@ def _compare(spec_json: str) -> pd.DataFrame:
     return experiments.run_sweep(spec, jobs=COMPARE_JOBS)
 
 
+def cannot_succeed(scenario: Scenario, chosen: Sequence[str]) -> dict[str, str]:
+    """The chosen private estimators that cannot succeed on this data and budget, and why.
+
+    Each entry's public preconditions (:meth:`dpviz.core.entry.Estimator.cannot_run`) at the
+    data's n, d and k and the scenario's ε and δ: public inputs only, so leaving an
+    estimator out says nothing about anyone's row.
+    """
+    data = runs.loaded(scenario)
+    n, d = data.data.shape
+    k = int(scenario.params.get("k") or data.public.get("k") or 1)
+    epsilon, delta = scenario.params.get("epsilon"), scenario.params.get("delta") or 0.0
+    out = {}
+    for name in chosen:
+        entry = TASKS["gmm"][name]
+        if entry.notion != "none":
+            why = entry.cannot_run(n=n, d=d, k=k, epsilon=epsilon, delta=delta)
+            if why is not None:
+                out[name] = why
+    return out
+
+
 def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
     """Every estimator on the page's data and budget, side by side, with 95% error bars."""
     names = tuple(TASKS["gmm"])
@@ -84,6 +106,15 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
         return
     if not chosen:
         st.info("Pick at least one estimator.", icon=":material/info:")
+        return
+    skipped = cannot_succeed(scenario, chosen)
+    if skipped:
+        st.info("Left out, because they cannot succeed at this n and budget (known from the "
+                "public sizes before any run): " + " ".join(
+                    f"{_label(name)}: {escape_markdown(why)}" for name, why in skipped.items()),
+                icon=":material/block:")
+    chosen = [name for name in chosen if name not in skipped]
+    if not chosen:
         return
     spec = experiments.compare_spec(scenario, chosen, repeats=repeats)
     text = json.dumps(spec.to_dict(), sort_keys=True)

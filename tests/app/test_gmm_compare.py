@@ -34,6 +34,18 @@ def test_compare_view_runs_every_chosen_estimator_on_the_same_data(cache_dir):
     assert any("Each of the 6 private runs is another release" in c.value for c in at.caption)
 
 
+def test_compare_leaves_out_what_cannot_succeed_and_says_why(cache_dir):
+    at = open_section(open_page("gmm"), "gmm_compare_open")
+    at.multiselect(key="gmm_compare_estimators").set_value(["dp_em", "ppe"]).run()
+    at.number_input(key="gmm_compare_repeats").set_value(2).run()
+    note = next(i.value for i in at.info if "Left out" in i.value)
+    assert "cannot succeed" in note and "PPE" in note and "DP-EM" not in note
+    at.button(key="gmm_compare_run").click().run()
+    assert not at.exception, at.exception
+    bars = [t for t in charts(at)["gmm_compare_figure"]["data"] if t["type"] == "bar"]
+    assert {t["name"] for t in bars} == {"dp_em"}  # PPE never ran
+
+
 @pytest.mark.parametrize("estimator, title", [
     ("ppe", "The noisy test"),
     ("stability", "The stability test"),
