@@ -49,8 +49,9 @@ with figures:
     shown = gmm.matched(data.truth, gmm.estimate_of(result, iteration))
     show_cloud = st.toggle("Show the cloud of private means over R repeated runs",
                            value=False, key="gmm_cloud", bind="query-params",
-                           help="Runs the estimator R more times with seeds derived from the "
-                                "global seed (R is in the advanced settings): how far the "
+                           help="Runs the estimator R more times with fresh noise (seeds derived "
+                                "from the global seed under teaching randomness; R is in the "
+                                "advanced settings): how far the "
                                 "private means wander at this ε. Each run is another private "
                                 "release of the same data, so the budget bar and the risk "
                                 "panel then charge all 1 + R runs.")

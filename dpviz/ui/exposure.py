@@ -124,8 +124,9 @@ def compare(scenario: Scenario, *, fresh: int) -> Comparison:
     the data use the scenario's data seed, so secure randomness redraws the noise, not the
     data.
     """
-    reference = runs.run(reference_scenario(scenario), fresh=fresh, stream=STREAM)
-    private = runs.run(scenario, fresh=fresh, stream=STREAM)
+    stream = f"{STREAM}/{scenario.data['scale']}"  # each size its own key, its two runs one
+    reference = runs.run(reference_scenario(scenario), fresh=fresh, stream=stream)
+    private = runs.run(scenario, fresh=fresh, stream=stream)
     lone = runs.loaded(scenario).data[-1]  # the person alone is the demo's last row
     return Comparison(int(scenario.data["scale"]), reference, private, lone)
 

@@ -122,4 +122,6 @@ def run(scenario: Scenario, *, fresh: int | None = None, content: bytes | None =
     """
     if scenario.seed is not None:
         fresh = None  # teaching randomness: the seed alone decides the noise
+    elif fresh is None:  # a cached entropy draw would replay one "secure" noise to everyone
+        raise ValueError("a secure run (no seed) needs the rerun's fresh entropy")
     return _run(canonical(scenario.to_dict()), fresh, stream, content)
