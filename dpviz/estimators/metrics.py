@@ -558,3 +558,64 @@ METRICS: Mapping[str, Mapping[str, MetricFunction]] = MappingProxyType({
     "sbm": MappingProxyType({"overlap": sbm_overlap, "error_rate": sbm_error_rate}),
 })
 """Each task's metrics by name: ``METRICS[task][name](result, truth) -> float``."""
+
+
+@dataclass(frozen=True)
+class MetricLabel:
+    """How a metric is named to people: its title, its unit and which way is better.
+
+    Pages, the compare view, ``solve`` and the explorer show :attr:`text`; the metric's
+    name (``METRICS`` key) appears only in exported files and specs.
+
+    Examples
+    --------
+    >>> MetricLabel("weight error", "L1 distance").text
+    'weight error (L1 distance)'
+    """
+
+    title: str
+    unit: str = ""
+    higher_is_better: bool = False
+
+    @property
+    def text(self) -> str:
+        """The title with its unit in brackets (an axis title, a table column)."""
+        return f"{self.title} ({self.unit})" if self.unit else self.title
+
+
+LABELS: Mapping[str, Mapping[str, MetricLabel]] = MappingProxyType({
+    "mean": MappingProxyType({"mean_error": MetricLabel("error of the mean", "L2, data units")}),
+    "gmm": MappingProxyType({
+        "mean_error": MetricLabel("error of the means", "matched, L2, data units"),
+        "weight_error": MetricLabel("weight error", "matched, L1"),
+        "covariance_error": MetricLabel("covariance error", "matched, Frobenius"),
+        "test_log_likelihood": MetricLabel("held-out log-likelihood", "per row",
+                                           higher_is_better=True),
+        "nicv": MetricLabel("within-cluster spread", "normalised intra-cluster variance"),
+        "adjusted_rand": MetricLabel("agreement with the true clusters", "adjusted Rand index",
+                                     higher_is_better=True),
+    }),
+    "covariance": MappingProxyType({
+        "frobenius_error": MetricLabel("error of the matrix", "Frobenius norm")}),
+    "sbm": MappingProxyType({
+        "overlap": MetricLabel("overlap with the true communities", "1 exact, 0 a coin flip",
+                               higher_is_better=True),
+        "error_rate": MetricLabel("share of vertices misplaced", "0 to 0.5"),
+    }),
+})
+"""Each metric's :class:`MetricLabel`, keyed as :data:`METRICS` (a test checks both agree)."""
+
+
+def metric_label(task: str, name: str) -> MetricLabel:
+    """The label of ``METRICS[task][name]``; a ``ValueError`` lists the task's metrics.
+
+    Examples
+    --------
+    >>> metric_label("sbm", "overlap").higher_is_better
+    True
+    """
+    found = LABELS.get(task, {}).get(name)
+    if found is None:
+        raise ValueError(f"unknown metric {name!r} for the task {task!r}; its metrics are: "
+                         f"{', '.join(METRICS.get(task, {})) or 'none'}")
+    return found
