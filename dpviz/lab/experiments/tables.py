@@ -41,28 +41,35 @@ def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     return table
 
 
-def time_left(done: int, total: int, elapsed: float) -> float | None:
-    """Seconds left at the pace so far (``None`` before the first run finishes).
+def time_left(done: int, total: int, elapsed: float, *,
+              since: tuple[int, float] = (0, 0.0)) -> float | None:
+    """Seconds left at the pace since ``since`` (``None`` until a run has finished after it).
+
+    ``since = (done, elapsed)`` when the pace starts counting: a caller passes the moment the
+    first run finished, so the workers' start-up and the runs read from the cache (done at
+    once) do not skew the pace.
 
     Examples
     --------
-    >>> time_left(10, 40, 5.0), time_left(0, 40, 1.0)
-    (15.0, None)
+    >>> time_left(10, 40, 5.0), time_left(0, 40, 1.0), time_left(10, 40, 6.0, since=(2, 4.0))
+    (15.0, None, 7.5)
     """
-    if done <= 0:
+    runs, seconds = done - since[0], elapsed - since[1]
+    if runs <= 0:
         return None
-    return elapsed / done * (total - done)
+    return seconds / runs * (total - done)
 
 
-def progress_line(done: int, total: int, elapsed: float) -> str:
-    """One line of progress for a terminal or a progress bar.
+def progress_line(done: int, total: int, elapsed: float, *,
+                  since: tuple[int, float] = (0, 0.0)) -> str:
+    """One line of progress for a terminal or a progress bar (:func:`time_left`'s pace).
 
     Examples
     --------
     >>> progress_line(10, 40, 5.0)
     'sweep: 10/40 runs, 5 s elapsed, about 15 s left'
     """
-    left = time_left(done, total, elapsed)
+    left = time_left(done, total, elapsed, since=since)
     tail = "" if left is None or done == total else f", about {left:.0f} s left"
     return f"sweep: {done}/{total} runs, {elapsed:.0f} s elapsed{tail}"
 
@@ -71,17 +78,26 @@ def progress_line(done: int, total: int, elapsed: float) -> str:
 Z95 = 1.959963984540054
 
 
-def summarise(table: pd.DataFrame, x: str, metric: str) -> pd.DataFrame:
-    """Mean of ``metric`` per (estimator, ``x``) with a 95% band: mean ± 1.96 standard errors.
+#: The bands :func:`summarise` draws: ``"mean"`` (mean ± 1.96 standard errors) or
+#: ``"quantile"`` (median, 10th to 90th percentile of the runs).
+BANDS = {"mean": "mean and 95% band of the mean",
+         "quantile": "median and 10th–90th percentile of the runs"}
 
-    The band is the normal-approximation confidence interval of the mean over the repeats
-    (standard error = sample standard deviation / √count); with one finished run it is the
-    mean alone. Failed runs and NaN values are left out and counted in ``failed``.
+
+def summarise(table: pd.DataFrame, x: str, metric: str, *, band: str = "mean") -> pd.DataFrame:
+    """Per (estimator, ``x``): a centre of ``metric`` and a band (:data:`BANDS`).
+
+    ``band="mean"``: the mean and the normal-approximation 95% interval of the mean over the
+    repeats (standard error = sample standard deviation / √count; with one finished run the
+    mean alone). ``band="quantile"``: the median and the 10th and 90th percentiles of the runs
+    (linear interpolation): the band holds runs, so an error's band never goes below zero.
+    Failed runs and NaN values are left out and counted in ``failed``.
 
     Returns
     -------
     pandas.DataFrame
-        ``estimator, <x>, mean, low, high, count, failed``, estimators in table order.
+        ``estimator, <x>, mean, low, high, count, failed`` (``median`` in place of ``mean``
+        for quantile bands), estimators in table order; ``attrs["band"]`` says which.
 
     Examples
     --------
@@ -90,24 +106,36 @@ def summarise(table: pd.DataFrame, x: str, metric: str) -> pd.DataFrame:
     >>> s = summarise(t, "epsilon", "err")
     >>> s["mean"].tolist(), s["count"].tolist(), s["failed"].tolist()
     ([2.0, 1.0], [2, 1], [0, 1])
+    >>> summarise(t, "epsilon", "err", band="quantile")[["median", "low"]].values.tolist()
+    [[2.0, 1.2], [1.0, 1.0]]
     """
+    if band not in BANDS:
+        raise ValueError(f"band must be one of {', '.join(BANDS)}, got {band!r}")
     for column in ("estimator", x, metric):
         if column not in table.columns:
             raise ValueError(f"the table has no column {column!r}; its columns are: "
                              f"{', '.join(map(str, table.columns))}")
+    centre = "mean" if band == "mean" else "median"
     ok = table[metric].notna() & (table["failed"] == "")
     rows = []
     for (name, value), group in table.groupby(["estimator", x], sort=False):
         values = group.loc[ok[group.index], metric].astype(float)
         count = int(values.size)
-        mean = float(values.mean()) if count else math.nan
-        half = Z95 * float(values.std(ddof=1)) / math.sqrt(count) if count > 1 else 0.0
-        rows.append({"estimator": name, x: value, "mean": mean, "low": mean - half,
-                     "high": mean + half, "count": count, "failed": int(len(group) - count)})
-    out = pd.DataFrame(rows, columns=["estimator", x, "mean", "low", "high", "count", "failed"])
+        if band == "quantile":
+            middle, low, high = ((float(values.quantile(q)) for q in (0.5, 0.1, 0.9))
+                                 if count else (math.nan,) * 3)
+        else:
+            middle = float(values.mean()) if count else math.nan
+            half = Z95 * float(values.std(ddof=1)) / math.sqrt(count) if count > 1 else 0.0
+            low, high = middle - half, middle + half
+        rows.append({"estimator": name, x: value, centre: middle, "low": low, "high": high,
+                     "count": count, "failed": int(len(group) - count)})
+    out = pd.DataFrame(rows, columns=["estimator", x, centre, "low", "high", "count", "failed"])
     order = {name: i for i, name in enumerate(dict.fromkeys(table["estimator"]))}
-    return out.sort_values(["estimator", x], key=lambda c: c.map(order) if c.name ==
-                           "estimator" else c, kind="stable").reset_index(drop=True)
+    out = out.sort_values(["estimator", x], key=lambda c: c.map(order) if c.name ==
+                          "estimator" else c, kind="stable").reset_index(drop=True)
+    out.attrs["band"] = band
+    return out
 
 
 # --- compare: every estimator on the same data and budget -----------------------------------
@@ -141,12 +169,14 @@ def compare_spec(scenario: Scenario, estimators: Sequence[str], *, repeats: int,
         "description": "every estimator on the same data and budget"})
 
 
-def compare_summary(table: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
-    """Per estimator: each metric's mean with its 95% band, the success rate, the run time.
+def compare_summary(table: pd.DataFrame, metrics: Sequence[str], *,
+                    band: str = "mean") -> pd.DataFrame:
+    """Per estimator: each metric's centre and band (:func:`summarise`), success rate, time.
 
     Failed runs (an honest ⊥, or a refused input) count against the success rate and are
     left out of the metrics. Columns: ``estimator, runs, succeeded, success_rate, seconds``
-    (median) and ``<metric>, <metric>_low, <metric>_high`` for each metric.
+    (median) and ``<metric>, <metric>_low, <metric>_high`` for each metric (``<metric>`` the
+    mean, or the median for ``band="quantile"``).
 
     Examples
     --------
@@ -166,8 +196,9 @@ def compare_summary(table: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame
     out["success_rate"] = out["succeeded"] / out["runs"]
     out["seconds"] = out["estimator"].map(grouped["seconds"].median())
     for metric in metrics:
-        bands = summarise(point, "_point", metric).set_index("estimator")
-        out[metric] = out["estimator"].map(bands["mean"])
+        bands = summarise(point, "_point", metric, band=band).set_index("estimator")
+        out[metric] = out["estimator"].map(bands["mean" if band == "mean" else "median"])
         out[f"{metric}_low"] = out["estimator"].map(bands["low"])
         out[f"{metric}_high"] = out["estimator"].map(bands["high"])
+    out.attrs["band"] = band
     return out
