@@ -7,7 +7,6 @@ tuples only; bad input raises the engine's ``ValueError`` (never cached) for
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from pathlib import Path
 from typing import cast
@@ -19,6 +18,7 @@ from numpy.typing import NDArray
 
 from dpviz.estimators.mean import Mechanism
 from dpviz.lab import lens
+from dpviz.lab.experiments.sweep import digest_int
 from dpviz.privacy import AuditResult, Budget
 from dpviz.privacy.plans import epsilon_by_delta, epsilon_by_rounds, solve_methods
 from dpviz.privacy.randomness import secure_generator
@@ -33,7 +33,7 @@ def noise_rng(seed: int, secure: bool, stream: str) -> np.random.Generator:
 
     Under secure randomness ``seed`` is the rerun's fresh OS entropy (the sidebar's, never
     shown), so the next rerun's cache key and noise are new; each engine call keys its own
-    generator with ``SeedSequence([seed, hash of stream])``, so two calls of one rerun share
+    generator with ``SeedSequence([seed, digest_int(stream)])``, so two calls of one rerun share
     their numpy draws (the Bingham sampler, the truncated Laplace, randomized response's
     flips, a random start) only when they name the same ``stream``: non-private EM and the
     run it is the reference of, to start where it starts. The Laplace and Gaussian noise
@@ -42,8 +42,8 @@ def noise_rng(seed: int, secure: bool, stream: str) -> np.random.Generator:
     """
     if not secure:
         return np.random.default_rng(int(seed))
-    name = int.from_bytes(hashlib.sha256(stream.encode()).digest()[:16], "little")
-    key = np.random.SeedSequence([int(seed), name]).generate_state(4, dtype=np.uint32)
+    key = np.random.SeedSequence([int(seed), digest_int(stream)]).generate_state(
+        4, dtype=np.uint32)
     return secure_generator(int.from_bytes(key.tobytes(), "little"))
 
 

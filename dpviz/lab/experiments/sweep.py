@@ -238,7 +238,19 @@ def _check_param_key(key: str, entries: Sequence[Any], where: str) -> None:
                      f"keys are data.<generator parameter> and {', '.join(known)}")
 
 
-def _digest_int(value: Any) -> int:
+def digest_int(value: Any) -> int:
+    """A 64-bit integer naming ``value`` (its canonical JSON, SHA-256): a seed's name part.
+
+    The same value gives the same integer in every process and version of Python (unlike
+    ``hash``), so a name keys a seed: :func:`run_seeds` and the pages' noise streams.
+
+    Examples
+    --------
+    >>> digest_int("gauss") == digest_int("gauss"), digest_int("gauss") == digest_int("zero")
+    (True, False)
+    >>> digest_int({"b": 1, "a": 2}) == digest_int({"a": 2, "b": 1})
+    True
+    """
     text = json.dumps(to_json_value(value), sort_keys=True)
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
@@ -261,9 +273,9 @@ def run_seeds(spec: SweepSpec, point: Mapping[str, Any], repeat: int,
     (True, False)
     """
     data_point = {k: v for k, v in point.items() if k.startswith("data.")}
-    data_seed = np.random.SeedSequence([spec.seed, _digest_int(data_point), repeat])
-    noise_seed = np.random.SeedSequence([spec.seed, _digest_int(dict(point)), repeat,
-                                         _digest_int(estimator)])
+    data_seed = np.random.SeedSequence([spec.seed, digest_int(data_point), repeat])
+    noise_seed = np.random.SeedSequence([spec.seed, digest_int(dict(point)), repeat,
+                                         digest_int(estimator)])
     return (int(data_seed.generate_state(1)[0]), int(noise_seed.generate_state(1)[0]))
 
 
