@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -163,9 +164,20 @@ INTERACTIVE_DATA_BYTES = 24 * 2**20
 DATA_CACHE_ENTRIES = 4
 #: Server seconds of a sweep started from the explorer page (a progress bar shows it).
 SWEEP_SECONDS = 120.0
+#: The on-disk cache of the SBM page's live curves keeps at most this many sweep files and
+#: bytes (the oldest used evicted first): every new graph a visitor draws adds files.
+CURVE_CACHE_FILES = 64
+CURVE_CACHE_BYTES = 64 * 2**20
 #: Share of the machine's memory one command-line or API run may use.
 BATCH_MEMORY_SHARE = 0.25
+#: Columns of a table: what a CSV file or an upload may have, and what a run of a task
+#: without its own limit in :data:`TASK_COLUMNS` takes.
 MAX_COLUMNS = 200
+#: Columns a run of these tasks takes through :func:`dpviz.run` (the command line, sweeps):
+#: the covariance paper's Figures 2 and 3(b) go to d = 800. The pages stop sooner: their
+#: widgets at :data:`DIMENSIONS`, uploads at :data:`MAX_COLUMNS`, and ``dpviz.lab.work``'s
+#: time budget refuses what would take over :data:`INTERACTIVE_SECONDS`.
+TASK_COLUMNS = MappingProxyType({"covariance": 1_000})
 MAX_ROWS = 1_000_000
 
 # Mixture sizes (the GMM generator, CSV validation for mixtures, the GMM widgets).
@@ -176,6 +188,18 @@ COMPONENTS = Limit("k", 1, 100)
 #: centres): beyond 20 each chunk holds too few rows per component for the aggregate to agree.
 COMPONENTS_PER_CHUNK = Limit("k", 1, 20)
 DIMENSIONS = Limit("d", 1, MAX_COLUMNS)
+
+
+def max_columns(task: str) -> int:
+    """The most columns a run of ``task`` takes (:data:`TASK_COLUMNS`, else :data:`MAX_COLUMNS`).
+
+    Examples
+    --------
+    >>> max_columns("covariance"), max_columns("gmm")
+    (1000, 200)
+    """
+    return TASK_COLUMNS.get(task, MAX_COLUMNS)
+
 SAMPLE_SIZE = Limit("n", 2, MAX_ROWS)
 MIN_ROWS_PER_COMPONENT = 2
 # Separation between means, in standard deviations (0: every mean at the origin).

@@ -1,4 +1,7 @@
-"""The sweep cache: every finished run appended to ``<folder>/<spec digest>.jsonl``."""
+"""The sweep cache: every finished run appended to ``<folder>/<spec digest>.jsonl``.
+
+A folder that pages fill (the SBM page's live curves) is kept bounded by :func:`bound_cache`.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +35,45 @@ def make_cache(directory: Path) -> None:
     except OSError as err:
         raise ValueError(f"cannot make the cache folder {directory}: {err.strerror}") from None
 
+
+
+def bound_cache(directory: Path, *, files: int, size: float,
+                keep: Path | None = None) -> list[Path]:
+    """Evict the oldest sweep files of ``directory``: keep at most ``files``, ``size`` bytes.
+
+    Returns the removed paths. Oldest by modification time; ``keep`` (the file just used)
+    is touched first, so it is the newest and the last to go. A file another process removed
+    meanwhile is skipped.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> for i, name in enumerate("abc"):
+    ...     _ = (folder / f"{name}.jsonl").write_text("{}")
+    ...     os.utime(folder / f"{name}.jsonl", (i, i))
+    >>> [p.name for p in bound_cache(folder, files=2, size=1e9)]
+    ['a.jsonl']
+    """
+    if keep is not None and keep.is_file():
+        keep.touch()
+    found = []
+    for path in directory.glob("*.jsonl"):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        found.append((stat.st_mtime, stat.st_size, path))
+    found.sort(key=lambda entry: (entry[0], entry[2].name))
+    total = sum(entry[1] for entry in found)
+    removed: list[Path] = []
+    for _, bytes_, path in found:
+        if len(found) - len(removed) <= files and total <= size:
+            break
+        path.unlink(missing_ok=True)
+        removed.append(path)
+        total -= bytes_
+    return removed
 
 
 def read_cache(path: Path) -> dict[str, dict[str, Any]]:

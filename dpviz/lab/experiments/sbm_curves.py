@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from dpviz.core import limits
+from dpviz.lab.experiments.cache import bound_cache, cache_directory
 from dpviz.lab.experiments.runner import run_sweep
 from dpviz.lab.experiments.sweep import SweepSpec
 
@@ -25,6 +27,8 @@ COLUMNS = ("estimator", "n", "degree", "signal", "epsilon", "delta", "seed", "no
            "error", "overlap", "seconds")
 PHASE_COLUMNS = ("estimator", "signal", "epsilon", "success_rate", "median_error", "seeds")
 RESULTS = Path(__file__).resolve().parents[3] / "assets" / "results"
+#: The default cache's subfolder of the curves' runs (bounded: :func:`_curve`).
+CURVES = "sbm_curves"
 
 
 def curve_spec(estimators: Sequence[str], *, n: int, degree: float, signal: float,
@@ -55,9 +59,17 @@ def curve_spec(estimators: Sequence[str], *, n: int, degree: float, signal: floa
 
 def _curve(spec: SweepSpec, progress: Progress | None,
            cache_dir: str | None) -> pd.DataFrame:
-    """Run ``spec`` and read its table as :data:`COLUMNS` (one row per run)."""
+    """Run ``spec`` and read its table as :data:`COLUMNS` (one row per run).
+
+    Without ``cache_dir`` the runs are cached in the :data:`CURVES` folder of the default
+    cache, which is then bounded (the page's live curves add files for every graph drawn).
+    """
     report = None if progress is None else (lambda done, total, _: progress(done, total))
-    table = run_sweep(spec, cache_dir=cache_dir, progress=report)
+    folder = cache_directory(cache_dir) if cache_dir is not None else cache_directory() / CURVES
+    table = run_sweep(spec, cache_dir=folder, progress=report)
+    if cache_dir is None:
+        bound_cache(folder, files=limits.CURVE_CACHE_FILES, size=limits.CURVE_CACHE_BYTES,
+                    keep=folder / f"{spec.digest()}.jsonl")
     data, fixed = spec.data, spec.fixed
 
     def column(key: str, default: Any) -> Any:
