@@ -53,8 +53,8 @@ class LabelledGraph(Graph):
 
     Attributes
     ----------
-    labels : ndarray
-        The true community of every vertex, ``±1``.
+    labels : ndarray or None
+        The true community of every vertex, ``±1``; ``None`` when none is known.
     degree : float
         ``d``, the model's average degree (public).
     signal : float
@@ -66,7 +66,7 @@ class LabelledGraph(Graph):
         One sentence for pages and cards (a bundled graph's).
     """
 
-    labels: IntArray
+    labels: IntArray | None
     degree: float
     signal: float
     not_private: str | None = None
@@ -207,8 +207,80 @@ def karate_club() -> LabelledGraph:
                                      "them as public only for the lesson.")
 
 
+#: The signal a bundled graph without a known split is given: the synthetic SBM's default,
+#: assumed (it cannot be read off a graph whose communities are unknown).
+ASSUMED_SIGNAL = 0.5
+
+
+def _networkx_graph(make: str, title: str, what: str) -> LabelledGraph:
+    """A graph that ships with networkx, without known communities (no truth to score).
+
+    Its ``degree`` is its mean degree, read off the graph (so ``not_private`` says so); its
+    ``signal`` is :data:`ASSUMED_SIGNAL`. Vertex names are sorted and numbered ``0 … n−1``.
+    """
+    import networkx as nx
+
+    graph = nx.Graph(getattr(nx, make)())  # weighted or not: one unweighted edge per pair
+    named = as_graph(graph)
+    degree = float(2 * len(named.edges) / named.n)
+    reason = ("the model parameter d was read off this very graph (its mean degree), not "
+              "given as a public input, so the sensitivity proof's assumption fails")
+    return LabelledGraph(
+        edges=named.edges, n=named.n, labels=None, degree=degree, signal=ASSUMED_SIGNAL,
+        not_private=reason,
+        description=f"{title}: {named.n} {what}, {len(named.edges)} edges. No true "
+                    f"communities ship with it, so nothing is scored; d = {degree:.3g} is "
+                    f"read off this very graph and ε_s = {ASSUMED_SIGNAL:g} is assumed — treat "
+                    "them as public only for the lesson.")
+
+
+def les_miserables() -> LabelledGraph:
+    """Characters of Hugo's *Les Misérables* who appear together (Knuth; networkx): 77, 254.
+
+    Examples
+    --------
+    >>> g = les_miserables()
+    >>> g.n, len(g.edges), round(g.degree, 2), g.labels is None
+    (77, 254, 6.6, True)
+    """
+    return _networkx_graph("les_miserables_graph", "Les Misérables (co-appearances)",
+                           "characters")
+
+
+def florentine_families() -> LabelledGraph:
+    """Marriages between Renaissance Florentine families (Padgett; networkx): 15, 20.
+
+    Examples
+    --------
+    >>> g = florentine_families()
+    >>> g.n, len(g.edges), round(g.degree, 3)
+    (15, 20, 2.667)
+    """
+    return _networkx_graph("florentine_families_graph", "Florentine families (marriages)",
+                           "families")
+
+
+def davis_southern_women() -> LabelledGraph:
+    """Davis' Southern Women: 18 women and the 14 events they attended (networkx): 32, 89.
+
+    Bipartite (every edge joins a woman and an event), which a two-block SBM with ε_s > 0
+    does not describe: a lesson in a model that does not fit.
+
+    Examples
+    --------
+    >>> g = davis_southern_women()
+    >>> g.n, len(g.edges)
+    (32, 89)
+    """
+    return _networkx_graph("davis_southern_women_graph",
+                           "Davis' Southern Women (women and the events they attended; "
+                           "bipartite, which the model does not describe)", "women and events")
+
+
 #: Bundled graphs for the ``sbm`` task, by the name a scenario's ``{"dataset": name}`` uses.
-GRAPH_DATASETS = {"karate": karate_club}
+GRAPH_DATASETS = {"karate": karate_club, "les_miserables": les_miserables,
+                  "florentine_families": florentine_families,
+                  "davis_southern_women": davis_southern_women}
 
 
 def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
@@ -244,6 +316,110 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
         raise ValueError(f"an edge list has two columns (the two ends of each edge); this CSV "
                          f"has {table.shape[1]}")
     return _integer_ids(table)
+
+
+#: Why a run on an edge list whose n was read from its ids has no guarantee.
+N_FROM_IDS = ("n was read from the edge list (its largest vertex id), not given as a public "
+              "input: which vertices have an edge is what edge privacy protects")
+
+
+@dataclass(frozen=True)
+class EdgeReport:
+    """What reading an edge list found (a non-private teaching diagnostic, never released).
+
+    Attributes
+    ----------
+    n : int
+        The vertices.
+    n_given : bool
+        ``n`` was given by the user (public); otherwise it is read from the ids.
+    isolated : int
+        Vertices with no edge (ids absent from the list, below n).
+    self_loops : int
+        Rows with both ends on one vertex: dropped (the model has none).
+    renumbered : bool
+        The ids were renumbered ``0 … m−1`` in increasing order (asked for: ids with gaps).
+    """
+
+    n: int
+    n_given: bool
+    isolated: int
+    self_loops: int
+    renumbered: bool
+
+    @property
+    def not_private(self) -> str | None:
+        """:data:`N_FROM_IDS` when n was read from the ids, else ``None``."""
+        return None if self.n_given else N_FROM_IDS
+
+    def sentence(self) -> str:
+        """One sentence for pages and descriptions.
+
+        Examples
+        --------
+        >>> EdgeReport(100, False, 3, 1, False).sentence()  # doctest: +ELLIPSIS
+        "n = 100 vertices, read from the edge list's ids (0 … 99; not private); 3 of them..."
+        """
+        where = ("given" if self.n_given else
+                 f"read from the edge list's ids (0 … {self.n - 1}; not private)")
+        parts = [f"n = {self.n:,} vertices, {where}"]
+        if self.renumbered:
+            parts.append("the ids were renumbered 0 … n−1 in increasing order")
+        parts.append(f"{self.isolated:,} of them have no edge (isolated vertices)"
+                     if self.isolated else "every vertex has an edge")
+        if self.self_loops:
+            parts.append(f"{self.self_loops:,} self-loop{'s' if self.self_loops > 1 else ''} "
+                         "(an edge from a vertex to itself) dropped: the model has none")
+        return "; ".join(parts) + "."
+
+
+def edge_list_graph(source: str | os.PathLike[str] | bytes, n: int | None = None, *,
+                    renumber: bool = False) -> tuple[Graph, EdgeReport]:
+    r"""Read an edge list into a graph, reporting what an upload needs to know.
+
+    ``n`` defaults to the largest id + 1 (ids are ``0 … n−1``; ids that never appear are
+    isolated vertices, reported), and is then not a public input (:data:`N_FROM_IDS`).
+    Self-loops are dropped and counted. With ``renumber``, ids with gaps (e.g. 3, 17, 1 002)
+    become ``0 … m−1`` in increasing order, m the number of distinct ids.
+
+    Raises
+    ------
+    ValueError
+        :func:`read_edges`' and :func:`as_graph`'s sentences; ids giving more vertices than
+        dpviz takes (with the advice to renumber them).
+
+    Examples
+    --------
+    >>> g, report = edge_list_graph(b"0,1\n1,1\n1,3\n")
+    >>> g.n, g.edges.tolist(), report.isolated, report.self_loops
+    (4, [[0, 1], [1, 3]], 1, 1)
+    >>> edge_list_graph(b"10,30\n30,20\n", renumber=True)[0].edges.tolist()
+    [[0, 2], [1, 2]]
+    """
+    ids = read_edges(source)
+    loops = ids[:, 0] == ids[:, 1]
+    ids = ids[~loops]
+    if ids.size and ids.min() < 0:
+        row, col = np.argwhere(ids < 0)[0]
+        raise ValueError(f"the edge list's row {row + 1}, column {col + 1} has a vertex id "
+                         "below 0; ids must be >= 0")
+    if renumber:
+        _, inverse = np.unique(ids, return_inverse=True)
+        ids = inverse.reshape(-1, 2).astype(np.int64)
+    given = n is not None
+    if n is None:
+        if not ids.size:
+            raise ValueError("the edge list has no edges, so its ids cannot give n: give n, "
+                             "the number of vertices")
+        top = int(ids.max()) + 1
+        if top > limits.SBM_VERTICES.high:
+            raise ValueError(f"the largest vertex id gives more than "
+                             f"{int(limits.SBM_VERTICES.high):,} vertices, the most dpviz takes: "
+                             "renumber the ids (if they have gaps) or give a smaller graph")
+        n = max(top, int(limits.SBM_VERTICES.low))
+    graph = as_graph(ids.reshape(-1, 2), n)
+    isolated = graph.n - int(np.unique(graph.edges).size)
+    return graph, EdgeReport(graph.n, given, isolated, int(loops.sum()), renumber)
 
 
 def _check_edge_count(edges: int) -> None:
@@ -412,6 +588,7 @@ SBM_PARAMS: tuple[Param, ...] = (
           help="seed of the graph generator (the same seed gives the same graph)"),
 )
 
-__all__ = ["GRAPH_DATASETS", "KARATE_NOT_PRIVATE", "SBM_PARAMS", "Graph", "LabelledGraph",
+__all__ = ["GRAPH_DATASETS", "KARATE_NOT_PRIVATE", "N_FROM_IDS", "SBM_PARAMS", "EdgeReport",
+           "Graph", "LabelledGraph", "edge_list_graph",
            "adjacency_matrix", "as_graph", "balanced_labels", "karate_club", "read_edges",
            "stochastic_block_model"]

@@ -9,6 +9,7 @@ import csv
 import io
 import math
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,8 @@ from dpviz.data.files import read_file, too_big
 
 
 def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
-              check_finite: bool = True, row_cap: bool = True) -> NDArray[np.float64]:
+              check_finite: bool = True, row_cap: bool = True,
+              max_columns: int = limits.MAX_COLUMNS) -> NDArray[np.float64]:
     """Return ``data`` as a finite float matrix (n × d), or raise ``ValueError``.
 
     A 1-D input is one column. A float64 array comes back as itself (no copy: the
@@ -27,6 +29,7 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
     check to a caller that gets it cheaper (e.g. from row norms it computes anyway) and
     calls ``as_matrix`` again for the sentence when it fails. ``row_cap=False`` leaves the
     cap on rows (:data:`dpviz.core.limits.MAX_ROWS`) to a caller with its own (an edge list's).
+    ``max_columns``: a task's own cap on columns (:func:`dpviz.core.limits.max_columns`).
 
     Examples
     --------
@@ -60,9 +63,9 @@ def as_matrix(data: Any, *, min_rows: int = 2, name: str = "data",
         raise ValueError(f"{name} has {arr.shape[0]} rows; dpviz takes at most {limits.MAX_ROWS}")
     if arr.shape[1] == 0:
         raise ValueError(f"{name} has no columns")
-    if arr.shape[1] > limits.MAX_COLUMNS:
+    if arr.shape[1] > max_columns:
         raise ValueError(f"{name} has {arr.shape[1]} columns; dpviz takes at most "
-                         f"{limits.MAX_COLUMNS}")
+                         f"{max_columns}")
     return arr
 
 
@@ -74,8 +77,49 @@ def _is_number(cell: str) -> bool:
     return True
 
 
+#: The longest column name kept from a CSV's header (longer ones are cut).
+MAX_NAME = 60
+
+
+@dataclass(frozen=True)
+class Table:
+    """A CSV read by :func:`read_table`: its numbers and its column names.
+
+    Attributes
+    ----------
+    values : ndarray
+        n × d floats.
+    names : tuple of str
+        The header's names (cut to :data:`MAX_NAME` characters; an empty one is
+        ``column j``), or ``column 1 … column d`` when the file has no header row.
+    """
+
+    values: NDArray[np.float64]
+    names: tuple[str, ...]
+
+
+def read_table(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2,
+               row_cap: bool = True) -> Table:
+    r"""Read a numeric CSV with its column names (see :func:`read_csv` for the checks).
+
+    Examples
+    --------
+    >>> t = read_table(b"height (cm),weight (kg)\n170,60\n180,75\n")
+    >>> t.names, t.values.shape
+    (('height (cm)', 'weight (kg)'), (2, 2))
+    >>> read_table(b"1,2\n3,4\n").names
+    ('column 1', 'column 2')
+    """
+    header: list[str] = []
+    values = read_csv(source, min_rows=min_rows, row_cap=row_cap, header=header)
+    d = values.shape[1]
+    names = tuple((str(h).strip()[:MAX_NAME] or f"column {j + 1}") if j < len(header) else
+                  f"column {j + 1}" for j, h in enumerate(header[:d] + [""] * (d - len(header))))
+    return Table(values, names)
+
+
 def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2,
-             row_cap: bool = True) -> NDArray[np.float64]:
+             row_cap: bool = True, header: list[str] | None = None) -> NDArray[np.float64]:
     r"""Read a numeric CSV (optional header row) into an n × d matrix.
 
     Parameters
@@ -90,6 +134,8 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2,
         Refuse more than :data:`dpviz.core.limits.MAX_ROWS` rows (as :func:`as_matrix`);
         ``False`` for a caller that checks its own cap (an edge list's,
         :func:`dpviz.data.graphs.read_edges`). The 50 MB cap holds either way.
+    header : list, optional
+        Filled with the header row's names when the file has one (:func:`read_table`).
 
     Raises
     ------
@@ -114,42 +160,69 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2,
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValueError("the CSV is not UTF-8 text") from None
+    # Streamed: each row becomes floats as it is read, the width is checked on the first data
+    # row and the row count as it grows, so a huge file is refused early, never held as text
+    # cells (Python strings take ~50 bytes each: a 50 MB file would hold gigabytes).
+    values: list[list[float]] = []
+    width, first_line, seen = 0, 1, False
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
-        rows = [row for row in csv.reader(io.StringIO(text, newline=""))
-                if any(c.strip() for c in row)]
+        for row in reader:
+            if not any(c.strip() for c in row):
+                continue
+            if not seen:
+                seen = True
+                if not any(_is_number(c) for c in row):  # a header row: no cell is a number
+                    first_line = 2
+                    if header is not None:
+                        header[:] = row[:limits.MAX_COLUMNS + 1]
+                    width = -len(row)  # the header's width, checked on the first data row
+                    continue
+            i = len(values)
+            if i == 0:
+                if width < 0 and -width != len(row):
+                    raise ValueError(f"the CSV's header has {-width} names but its first data "
+                                     f"row has {len(row)} cells")
+                width = len(row)
+                if width > limits.MAX_COLUMNS:
+                    raise ValueError(f"the CSV has {width} columns; dpviz takes at most "
+                                     f"{limits.MAX_COLUMNS}")
+            elif len(row) != width:
+                raise ValueError(f"row {i + first_line} of the CSV has {len(row)} cells; the "
+                                 f"first data row has {width}")
+            if row_cap and i >= limits.MAX_ROWS:
+                raise ValueError(f"the CSV has more than {limits.MAX_ROWS} rows; dpviz takes at "
+                                 f"most {limits.MAX_ROWS}")
+            if not row_cap and i > limits.SBM_EDGES:
+                break  # one row past the edge cap is kept: read_edges refuses it
+            values.append(_numbers(row, i + first_line))
     except csv.Error as err:
         raise ValueError(f"the CSV cannot be read: {err}") from None
-    if not rows and min_rows > 0:
+    if not seen and min_rows > 0:
         raise ValueError("the CSV is empty")
-    first_line = 1
-    if rows and not any(_is_number(c) for c in rows[0]):  # a header row: no cell is a number
-        header, rows, first_line = rows[0], rows[1:], 2
-        if rows and len(header) != len(rows[0]):
-            raise ValueError(f"the CSV's header has {len(header)} names but its first data "
-                             f"row has {len(rows[0])} cells")
-    if not rows and min_rows == 0:  # e.g. the edge list of the empty graph: a valid input
+    if not values and min_rows == 0:  # e.g. the edge list of the empty graph: a valid input
         return np.empty((0, 0))
-    if row_cap and len(rows) > limits.MAX_ROWS:
-        raise ValueError(f"the CSV has {len(rows)} rows; dpviz takes at most {limits.MAX_ROWS}")
-    width = len(rows[0]) if rows else 0
-    values = np.empty((len(rows), width))
-    for i, row in enumerate(rows):
-        if len(row) != width:
-            raise ValueError(f"row {i + first_line} of the CSV has {len(row)} cells; the first "
-                             f"data row has {width}")
-        for j, cell in enumerate(row):
-            cell = cell.strip()
-            try:
-                values[i, j] = float(cell)
-            except ValueError:
-                place = f"row {i + first_line}, column {j + 1}"
-                problem = (f"the CSV has an empty cell in {place}" if not cell else
-                           f"the CSV's {place} is not a number")  # never the cell's text
-                raise ValueError(f"{problem}; every cell must be a number") from None
-            if not math.isfinite(values[i, j]):
-                raise ValueError(f"the CSV has a missing or infinite value in row "
-                                 f"{i + first_line}, column {j + 1}")
-    return as_matrix(values, min_rows=min_rows, name="the CSV", row_cap=row_cap)
+    return as_matrix(np.array(values, dtype=float).reshape(len(values), max(width, 0)),
+                     min_rows=min_rows, name="the CSV", row_cap=row_cap)
+
+
+def _numbers(row: list[str], line: int) -> list[float]:
+    """A CSV row's cells as finite floats; a sentence naming the cell (never quoting it)."""
+    out = []
+    for j, raw in enumerate(row):
+        cell = raw.strip()
+        try:
+            value = float(cell)
+        except ValueError:
+            place = f"row {line}, column {j + 1}"
+            problem = (f"the CSV has an empty cell in {place}" if not cell else
+                       f"the CSV's {place} is not a number")  # never the cell's text
+            raise ValueError(f"{problem}; every cell must be a number") from None
+        if not math.isfinite(value):
+            raise ValueError(f"the CSV has a missing or infinite value in row {line}, "
+                             f"column {j + 1}")
+        out.append(value)
+    return out
 
 
 def validate_mixture_data(x: Any, k: Any, *, name: str = "data") -> NDArray[np.float64]:

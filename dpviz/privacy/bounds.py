@@ -7,13 +7,17 @@ anything is computed. A bound read from the data is not private; the result then
 
 from __future__ import annotations
 
+import math
 import warnings
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpviz.core import limits
+from dpviz.privacy.budget import Budget
 from dpviz.privacy.errors import PrivacyLeakWarning
 
 DATA_BOUND_REASON = "bound read from the data"
@@ -135,3 +139,330 @@ def resolve_ball(x: NDArray[np.float64], radius: float | str | None,
             r = float(np.max(np.linalg.norm(x - c, axis=1))) if len(x) else 1.0
             return Ball(c, r if r > 0 else 1.0, "data")
     return Ball(c, limits.RADIUS.check(radius), "public")
+
+
+
+# --- The bound of a user's own table: ranges typed, estimated privately, or read from the data
+
+#: How a table's bound is chosen (a data block's ``bounds``): per-column ranges the user types,
+#: ranges estimated privately with a share of the budget, ranges read from the data.
+BOUND_KINDS = ("ranges", "private", "data")
+#: The quantiles a private range estimates in each column (rows beyond them are clipped).
+PRIVATE_QUANTILES = (0.01, 0.99)
+#: The public candidates of a private quantile: 0 and ±10^e for e = −3, −2.99, …, 6 (2.3 %
+#: apart). Fixed in advance and the same for every data set, so choosing among them is private.
+QUANTILE_GRID: NDArray[np.float64] = np.concatenate(
+    [-(10.0 ** np.arange(6.0, -3.005, -0.01)), [0.0], 10.0 ** np.arange(-3.0, 6.005, 0.01)])
+QUANTILE_GRID.flags.writeable = False
+#: The largest magnitude a typed range may have (larger values overflow squared norms).
+RANGE_LIMIT = 1e12
+#: What a user must know about typed ranges.
+TYPED_HINT = ("typed ranges must come from what you know about the columns (their units, an "
+              "instrument's or a form's range), never from looking at the data")
+#: How the clipped-rows count is labelled wherever it is shown.
+CLIPPED_NOTE = ("not private: a teaching diagnostic computed from the data, not released and "
+                "not charged to the budget")
+_HOW = {"ranges": "per-column ranges typed by the user (public)",
+        "private": "per-column ranges estimated privately (charged to the budget)",
+        "data": "per-column ranges read from the data — not private"}
+
+
+@dataclass(frozen=True)
+class Box:
+    """Per-column ranges ``[low_j, high_j]`` a table's cells are clipped into.
+
+    The estimators see ``(clip(x) − center)/scale``, which lies in the ball of radius
+    :attr:`radius` about the origin (their public bound), and their releases are mapped back
+    to the table's units by :meth:`map_estimate` (post-processing).
+
+    Attributes
+    ----------
+    low, high : ndarray
+        The ranges (d,), ``low < high``.
+    source : {"ranges", "private", "data"}
+        Typed by the user, estimated privately, or read from the data (not private).
+    standardise : bool
+        Scale every column to ``[−1, 1]`` (by the ranges' half-widths, public or private
+        constants); otherwise the columns keep their units and are only centred.
+
+    Examples
+    --------
+    >>> box = Box(np.array([0.0, 0.0]), np.array([100.0, 10.0]), "ranges")
+    >>> box.prepare([[150.0, 5.0]]).tolist(), round(box.radius, 3)
+    ([[50.0, 0.0]], 50.249)
+    >>> box.map_estimate({"mean": np.zeros(2)})["mean"].tolist()
+    [50.0, 5.0]
+    """
+
+    low: NDArray[np.float64]
+    high: NDArray[np.float64]
+    source: str
+    standardise: bool = False
+
+    @property
+    def center(self) -> NDArray[np.float64]:
+        """The ranges' midpoints."""
+        return (self.low + self.high) / 2
+
+    @property
+    def scale(self) -> NDArray[np.float64]:
+        """Per-column divisors: the half-widths when standardising, else ones."""
+        half = (self.high - self.low) / 2
+        return half if self.standardise else np.ones_like(half)
+
+    @property
+    def radius(self) -> float:
+        """The public radius of the prepared rows: the norm of the scaled half-widths."""
+        return float(np.linalg.norm((self.high - self.low) / 2 / self.scale))
+
+    @property
+    def not_private(self) -> str | None:
+        """The reason the guarantee fails (ranges read from the data), or ``None``."""
+        return DATA_BOUND_REASON if self.source == "data" else None
+
+    def prepare(self, x: ArrayLike) -> NDArray[np.float64]:
+        """Clip every cell into its column's range, centre, and scale (a row-wise map)."""
+        return (np.clip(np.asarray(x, dtype=float), self.low, self.high) - self.center) \
+            / self.scale
+
+    def clipped_rows(self, x: ArrayLike) -> int:
+        """How many rows have a cell outside its range: not private (:data:`CLIPPED_NOTE`)."""
+        rows = np.asarray(x, dtype=float)
+        return int(np.count_nonzero(((rows < self.low) | (rows > self.high)).any(axis=1)))
+
+    def map_estimate(self, values: Any) -> dict[str, Any]:
+        """Releases (or diagnostics) in the prepared units back in the table's units.
+
+        Locations (``mean``, ``means``, ``true_mean``, ``start_centres``) get
+        ``center + scale·m``; second moments (``covariance``, ``covariances``) ``S·C·S``
+        (a covariance task's matrix is then the second moment about :attr:`center`);
+        ``loadings`` are scaled row-wise, ``noise_variances`` by ``scale²``; a mixture's
+        trajectory step by step. Other entries are kept.
+        """
+        c, s = self.center, self.scale
+        out: dict[str, Any] = {}
+        for key, value in dict(values).items():
+            if value is None:
+                out[key] = value
+            elif key in ("mean", "means", "true_mean", "start_centres"):
+                out[key] = c + s * np.asarray(value, dtype=float)
+            elif key in ("covariance", "covariances"):
+                out[key] = np.asarray(value, dtype=float) * np.multiply.outer(s, s)
+            elif key == "loadings":
+                out[key] = np.asarray(value, dtype=float) * s[:, None]
+            elif key == "noise_variances":
+                out[key] = np.asarray(value, dtype=float) * s**2
+            elif key == "trajectory":
+                out[key] = tuple(replace(step, **self.map_estimate(
+                    {"means": step.means, "covariances": step.covariances})) for step in value)
+            else:
+                out[key] = value
+        return out
+
+    def ranges(self) -> list[list[float]]:
+        """The ranges as ``[[low, high], …]`` (a data block's ``ranges``)."""
+        return [[float(a), float(b)] for a, b in zip(self.low, self.high, strict=True)]
+
+    def describe(self) -> str:
+        """Say how the bound was chosen, and what the estimators' radius is."""
+        scaled = ("each column scaled to [−1, 1] by its range" if self.standardise else
+                  "columns centred, in their own units")
+        return f"{_HOW[self.source]}; {scaled}; rows then lie within radius {self.radius:.4g}"
+
+
+def parse_bounds(value: Any, d: int | None = None) -> dict[str, Any] | None:
+    """A table's bound choice, checked: ``None`` or a block of one of :data:`BOUND_KINDS`.
+
+    ``{"ranges": [[low, high], …]}``, ``{"private": share}`` or ``{"data": True}``, each with
+    ``"standardise"`` (true or false).
+
+    Strings are the command line's: ``"data"``, ``"private:0.1"`` (a tenth of the budget),
+    ``"0:100,0:100"`` (one ``low:high`` per column).
+
+    Parameters
+    ----------
+    value : str, mapping or None
+    d : int, optional
+        The number of columns, when known: typed ranges must give one per column.
+
+    Raises
+    ------
+    ValueError
+        One sentence naming the problem.
+
+    Examples
+    --------
+    >>> parse_bounds("private:0.1")
+    {'private': 0.1, 'standardise': False}
+    >>> parse_bounds("0:100, -5:5")["ranges"]
+    [[0.0, 100.0], [-5.0, 5.0]]
+    >>> parse_bounds("5:1")
+    Traceback (most recent call last):
+    ...
+    ValueError: bounds: column 1's range must have low < high, got 5 and 1
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "data":
+            value = {"data": True}
+        elif text.startswith("private"):
+            _, sep, share = text.partition(":")
+            value = {"private": share if sep else None}
+        else:
+            pairs = [part.split(":") for part in text.split(",")]
+            if any(len(p) != 2 for p in pairs):
+                raise ValueError("bounds must be 'data', 'private:SHARE' (e.g. private:0.1) or "
+                                 f"one low:high per column (e.g. 0:100,0:100), got {value!r}")
+            value = {"ranges": pairs}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"bounds must be one of {', '.join(BOUND_KINDS)}, got {value!r}")
+    kinds = [k for k in BOUND_KINDS if k in value]
+    extra = set(map(str, value)) - {*BOUND_KINDS, "standardise"}
+    if len(kinds) != 1 or extra:
+        raise ValueError(f"bounds need exactly one of {', '.join(BOUND_KINDS)} (and optionally "
+                         f"standardise), got {', '.join(sorted(map(str, value))) or 'none'}")
+    standardise = value.get("standardise", False)
+    if not isinstance(standardise, bool):
+        raise ValueError(f"bounds' standardise must be true or false, got {standardise!r}")
+    kind = kinds[0]
+    if kind == "data":
+        return {"data": True, "standardise": standardise}
+    if kind == "private":
+        share = value["private"]
+        if share is None:
+            raise ValueError("private bounds need the share of the budget they spend, e.g. "
+                             "private:0.1 for 10 %")
+        try:
+            share = float(share)
+        except (TypeError, ValueError):
+            raise ValueError(f"the private bounds' share must be a number between 0 and 1, got "
+                             f"{share!r}") from None
+        if not 0 < share < 1:
+            raise ValueError(f"the private bounds' share of the budget must be > 0 and < 1, got "
+                             f"{share:g}")
+        return {"private": share, "standardise": standardise}
+    ranges = value["ranges"]
+    if not isinstance(ranges, list | tuple) or not ranges:
+        raise ValueError("bounds' ranges are one [low, high] per column")
+    out = []
+    for j, pair in enumerate(ranges):
+        try:
+            low, high = (float(v) for v in pair)
+        except (TypeError, ValueError):
+            raise ValueError(f"bounds: column {j + 1}'s range must be two numbers, low:high")\
+                from None
+        if not (math.isfinite(low) and math.isfinite(high)) or max(abs(low), abs(high)) \
+                > RANGE_LIMIT:
+            raise ValueError(f"bounds: column {j + 1}'s range must be finite numbers of at most "
+                             f"{RANGE_LIMIT:g} in size")
+        if not low < high:
+            raise ValueError(f"bounds: column {j + 1}'s range must have low < high, got {low:g} "
+                             f"and {high:g}")
+        out.append([low, high])
+    if d is not None and len(out) != d:
+        raise ValueError(f"bounds give ranges for {len(out)} columns, but the table has {d}")
+    return {"ranges": out, "standardise": standardise}
+
+
+def quantile_releases(d: int) -> int:
+    """How many private quantiles the private ranges of ``d`` columns release (two each)."""
+    return len(PRIVATE_QUANTILES) * d
+
+
+def private_quantile(column: ArrayLike, q: float, *, epsilon: float,
+                     rng: np.random.Generator, ledger: Any, name: str) -> float:
+    """The ``q``-quantile of a column, chosen by the exponential mechanism; ε-DP.
+
+    Among the public candidates :data:`QUANTILE_GRID`, ``t`` scores ``−|#{x ≤ t} − q·n|``:
+    replacing one row moves the count by at most 1 (sensitivity 1; ``n`` is public under
+    replace-one neighbours). Recorded on ``ledger``.
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Ledger
+    >>> x = np.arange(1000.0)
+    >>> round(private_quantile(x, 0.5, epsilon=math.inf, rng=np.random.default_rng(0),
+    ...                        ledger=Ledger(), name="median"), 1)
+    501.2
+    """
+    from dpviz.privacy.mechanisms import exponential
+
+    values = np.sort(np.asarray(column, dtype=float))
+    counts = np.searchsorted(values, QUANTILE_GRID, side="right")
+    utility = -np.abs(counts - q * values.size)
+    index = exponential(utility, sensitivity=1.0, epsilon=epsilon, rng=rng, ledger=ledger,
+                        name=name)
+    return float(QUANTILE_GRID[index])
+
+
+def private_box(x: ArrayLike, *, epsilon: float, rng: np.random.Generator, ledger: Any,
+                names: Sequence[str] | None = None, standardise: bool = False) -> Box:
+    """Per-column ranges from private quantiles (:data:`PRIVATE_QUANTILES`), each at ``epsilon``.
+
+    ``2d`` releases on ``ledger``; a range whose two ends land on one candidate is widened
+    to the next candidate above (post-processing).
+    """
+    rows = np.atleast_2d(np.asarray(x, dtype=float))
+    d = rows.shape[1]
+    names = list(names or [f"column {j + 1}" for j in range(d)])
+    low, high = np.empty(d), np.empty(d)
+    for j in range(d):
+        ends = [private_quantile(rows[:, j], q, epsilon=epsilon, rng=rng, ledger=ledger,
+                                 name=f"bound: {q:.0%} quantile of {names[j]}")
+                for q in PRIVATE_QUANTILES]
+        low[j] = min(ends)
+        above = QUANTILE_GRID[QUANTILE_GRID > low[j]]
+        high[j] = max(max(ends), above[0] if above.size else low[j] + 1.0)
+    return Box(low, high, "private", standardise)
+
+
+def data_box(x: ArrayLike, *, standardise: bool = False) -> Box:
+    """Per-column ranges read from the data (min and max): not private, and a warning."""
+    warnings.warn(f"not private: {DATA_BOUND_REASON}", PrivacyLeakWarning, stacklevel=2)
+    rows = np.atleast_2d(np.asarray(x, dtype=float))
+    low, high = rows.min(axis=0), rows.max(axis=0)
+    flat = high <= low
+    return Box(np.where(flat, low - 0.5, low), np.where(flat, high + 0.5, high), "data",
+               standardise)
+
+
+def split_budget(budget: Budget, share: float, releases: int) -> tuple[float, Budget]:
+    """Split a budget between ``releases`` pure-DP bound releases and the estimator.
+
+    Under zCDP (an (ε, δ) target with zCDP accounting, or a ρ budget) the bound takes the
+    share of ρ (each release ``ε_b`` with ``ε_b²/2`` of it) and the estimator the rest, so
+    the ledger's composed ρ is the budget's; under any other method the bound takes the
+    share of ε (sequential composition). At ε = ∞ both halves are ∞ (no noise).
+
+    Returns
+    -------
+    (float, Budget)
+        The ε of each bound release, and the estimator's budget.
+
+    Examples
+    --------
+    >>> each, rest = split_budget(Budget(epsilon=1.0), 0.1, 4)
+    >>> round(each, 6), round(rest.epsilon, 6)
+    (0.025, 0.9)
+    """
+    from dataclasses import replace as renew
+
+    from dpviz.privacy.calibration import zcdp_epsilon, zcdp_epsilon_bun_steinke, zcdp_rho_for
+
+    if budget.non_private:
+        return math.inf, budget
+    if budget.method == "zcdp":
+        paper = budget.paper_mode
+        rho = budget.rho if budget.rho is not None else zcdp_rho_for(
+            budget.epsilon or 0.0, budget.delta,
+            conversion="bun-steinke" if paper else "cks")
+        each = math.sqrt(2 * share * rho / releases)
+        left = (1 - share) * rho
+        if budget.rho is not None:
+            return each, renew(budget, rho=left)
+        convert = zcdp_epsilon_bun_steinke if paper else zcdp_epsilon
+        return each, renew(budget, epsilon=convert(left, budget.delta) * (1 - 1e-12))
+    epsilon = budget.epsilon or 0.0
+    return share * epsilon / releases, renew(budget, epsilon=(1 - share) * epsilon)
