@@ -38,7 +38,7 @@ with rounds_panel:
         ui.show_chart(fig, key="budget_rounds_chart", filename="dpviz-epsilon-by-rounds")
     ui.show_chart(viz.allocation_bar(solutions[held], method=held), key="budget_bar",
                   filename="dpviz-budget-bar")
-    risk_panel_for(target.epsilon, target.delta, key="budget")
+    risk_panel_for(target.epsilon, target.delta, key="budget", plan=solutions[held])
 
 delta_panel, reading = st.columns(2, gap="large")
 with delta_panel:

@@ -47,7 +47,7 @@ with live:
     if adaptive:
         st.subheader("How AdaptiveCov chose its clip radius")
         cov.adaptive_panel(adaptive[0])
-    cov.ledger_panel(drawn)
+    cov.ledger_panel(drawn, chosen)
     ui.lazy_expander("Choices the paper leaves open, as used",
                      lambda: cov.choices_panel(drawn), key="cov_choices_open",
                      icon=":material/rule:")

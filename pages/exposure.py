@@ -37,4 +37,4 @@ st.caption("Both fits start from the same data-independent point (the global see
 if shown.private.ledger.releases:
     ui.show_chart(viz.ledger_bar(shown.private.ledger), key="exposure_ledger",
                   filename="dpviz-exposure-ledger")
-    risk_panel(shown.private.ledger, delta, key="exposure")
+    risk_panel(shown.private.ledger, scenario, key="exposure")

@@ -42,7 +42,7 @@ st.caption(f"One release: the pixels' second-moment matrix (1,797 digits) with s
 if private.ledger.releases:
     ui.show_chart(viz.ledger_bar(private.ledger), key="factors_ledger",
                   filename="dpviz-factor-analysis-ledger")
-    risk_panel(private.ledger, key="factors")
+    risk_panel(private.ledger, scenario, key="factors")
 ui.lazy_expander("Audit this estimator",
                  lambda: audit.audit_button(scenario, key="factors_audit"),
                  key="factors_audit_open", icon=":material/policy:")

@@ -30,7 +30,7 @@ with figures:
     ui.show_chart(viz.audit_chart(audit), key="lens_audit", filename="dpviz-lens-audit")
     ui.lens.verdict(audit)
     ui.show_chart(viz.ledger_bar(view.ledger), key="lens_ledger", filename="dpviz-lens-ledger")
-    risk_panel(view.ledger, settings.delta, key="lens")
+    risk_panel(view.ledger, key="lens")
 
 ui.lazy_expander("Audit gallery: variants broken on purpose",
                  lambda: audit_ui.broken_gallery("lens_gallery", epsilon=settings.epsilon,

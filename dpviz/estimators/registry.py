@@ -18,6 +18,7 @@ from dpviz.core.entry import Estimator, Param
 from dpviz.data.graphs import Graph
 from dpviz.estimators import covariance, factor_analysis, gmm, mean, metrics, sbm
 from dpviz.privacy import METHODS
+from dpviz.privacy.risk import ONE_EDGE, REPLACE_ONE, Relation
 
 TASKS: Mapping[str, Mapping[str, Estimator]] = MappingProxyType({
     "mean": MappingProxyType(dict(mean.ESTIMATORS)),
@@ -42,6 +43,13 @@ COMMON_PARAMS: tuple[Param, ...] = (
           "default the unit ball; 'data' reads it from the data (not private)"),
     Param("paper_mode", "bool", False, help="reproduce the paper's own accounting choices"),
 )
+
+#: The neighbouring relation each task's estimators protect: rows are replaced (n public);
+#: graphs differ in one edge (edge privacy).
+RELATIONS: Mapping[str, Relation] = MappingProxyType({
+    "mean": REPLACE_ONE, "gmm": REPLACE_ONE, "factor_analysis": REPLACE_ONE,
+    "covariance": REPLACE_ONE, "sbm": ONE_EDGE,
+})
 
 
 def common_param(name: str) -> Param:

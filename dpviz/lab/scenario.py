@@ -110,6 +110,11 @@ class Scenario:
     params: Mapping[str, Any]
     seed: int | None = None
 
+    @property
+    def budget(self) -> Budget:
+        """The run's privacy budget, from ``params`` (ε or ρ, δ, accounting, paper mode)."""
+        return budget_of(self.params)
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``inf`` as ``"inf"``), which :meth:`from_dict` reads back."""
         return {"task": self.task, "estimator": self.estimator,
@@ -303,9 +308,15 @@ def _normalise_params(entry: Any, params: Any) -> dict[str, Any]:
             out[name] = common_param(name).parse(value)
         else:
             out[name] = entry.param(name).parse(value)
-    Budget(epsilon=out.get("epsilon"), delta=out.get("delta") or 0.0, rho=out.get("rho"),
-           method=out.get("accounting") or "zcdp", paper_mode=bool(out.get("paper_mode")))
+    budget_of(out)
     return out
+
+
+def budget_of(params: Mapping[str, Any]) -> Budget:
+    """The :class:`~dpviz.privacy.Budget` a scenario's ``params`` give (checked as it checks)."""
+    return Budget(epsilon=params.get("epsilon"), delta=params.get("delta") or 0.0,
+                  rho=params.get("rho"), method=params.get("accounting") or "zcdp",
+                  paper_mode=bool(params.get("paper_mode")))
 
 
 def parse_radius(value: Any) -> float | str | None:

@@ -59,6 +59,7 @@ from scipy.special import expit, logit, ndtr, ndtri
 from dpviz.core import limits
 from dpviz.privacy import calibration
 from dpviz.privacy.accounting import PrivacyEvent, compose_parts, delta_profile
+from dpviz.privacy.budget import Budget
 from dpviz.privacy.errors import BudgetError
 from dpviz.privacy.ledger import Ledger
 
@@ -73,6 +74,15 @@ PROFILE_TOP = 1 - 1e-9
 CURVE_POINTS = 101
 CURVE_LOG_POINTS = 25
 CURVE_LOG_LOW = 1e-6
+#: The false-positive rate at which the panel quotes the best attack's true-positive rate: an
+#: attacker who may wrongly accuse 1 person in 100 (Carlini et al. 2022 read attacks there).
+LOW_FPR = 0.01
+#: δ at which a budget without one (a ρ budget) is stated as (ε, δ) when its releases need one.
+DEFAULT_DELTA = 1e-5
+#: Relative difference under which the spent ε counts as the allowed one (PLD discretisation).
+SAME_EPSILON = 5e-3
+#: Advantage difference under which the releases' own curve counts as the worst case's.
+SAME_ADVANTAGE = 5e-3
 
 Parts = Mapping[str | None, Sequence[PrivacyEvent]]
 
@@ -445,6 +455,159 @@ def risk_of_plan(mechanism: str, sensitivity: float, scale: float, count: int = 
     return risk_of_events({None: [event]}, delta)
 
 
-__all__ = ["Risk", "advantage_bound", "posterior_bound", "risk_of_epsilon", "risk_of_events",
-           "risk_of_gaussian", "risk_of_ledger", "risk_of_plan", "tradeoff_epsilon_delta",
-           "tradeoff_gaussian"]
+@dataclass(frozen=True)
+class Relation:
+    """Which datasets count as neighbours: what one guarantee protects.
+
+    Attributes
+    ----------
+    name : str
+        In plain words (``"replace one row"``).
+    sentence : str
+        What it protects, in one sentence.
+    opendp : str
+        OpenDP's name of the dataset distance it bounds by 1.
+    dp_accounting : str
+        dp-accounting's ``NeighboringRelation`` member.
+    member : str
+        What an attacker wants to know, as a clause ("you are in the data").
+    members : str
+        What an attack finds ("the people in the data").
+    """
+
+    name: str
+    sentence: str
+    opendp: str
+    dp_accounting: str
+    member: str = "you are in the data"
+    members: str = "the people in the data"
+
+
+REPLACE_ONE = Relation(
+    "replace one row",
+    "two datasets are neighbours when one person's row is replaced by anyone else's; the "
+    "number of rows is public",
+    "ChangeOneDistance", "REPLACE_ONE")
+ADD_OR_REMOVE_ONE = Relation(
+    "add or remove one row",
+    "two datasets are neighbours when one person's row is added or removed; even whether "
+    "someone took part is hidden",
+    "SymmetricDistance", "ADD_OR_REMOVE_ONE")
+ONE_EDGE = Relation(
+    "add or remove one edge",
+    "two graphs on the same public vertices are neighbours when one edge is added or removed "
+    "(edge privacy): any single link is hidden, not everything about one vertex",
+    "SymmetricDistance on the edge list", "ADD_OR_REMOVE_ONE on the edge list",
+    "a given edge is in the graph", "the edges in the graph")
+
+
+@dataclass(frozen=True)
+class Spending:
+    """What a run spent against what it was allowed, and the risk of both readings.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The pair the run spent: ε at the budget's δ composed exactly (PLD), or, when every
+        release is pure, the pure ε with ``delta == 0``.
+    allowed_epsilon : float
+        The budget's ε (a ρ budget's ``ρ + 2√(ρ ln(1/δ))`` at ``delta``).
+    allowed_rho : float or None
+        The budget's ρ, for a ρ budget.
+    own : Risk
+        The releases' own trade-off (their whole ε(δ) profile).
+    worst : Risk
+        Any mechanism meeting the spent (ε, δ): the worst case of the pair alone.
+    """
+
+    epsilon: float
+    delta: float
+    allowed_epsilon: float
+    allowed_rho: float | None
+    own: Risk
+    worst: Risk
+
+    @property
+    def pure(self) -> bool:
+        """Whether the spent guarantee is pure ε-DP (then nothing says δ)."""
+        return self.delta == 0
+
+    @property
+    def change(self) -> float:
+        """``spent/allowed − 1`` (0 when they agree within :data:`SAME_EPSILON`)."""
+        if not math.isfinite(self.allowed_epsilon) or self.allowed_epsilon <= 0:
+            return 0.0
+        ratio = self.epsilon / self.allowed_epsilon - 1
+        return 0.0 if abs(ratio) <= SAME_EPSILON else ratio
+
+    @property
+    def tighter(self) -> bool:
+        """Whether the releases' own curve bounds attacks clearly below the pair alone."""
+        return tighter(self.own, self.worst)
+
+
+def tighter(own: Risk, worst: Risk) -> bool:
+    """Whether ``own`` allows a clearly smaller advantage than ``worst`` (the pair's curve)."""
+    return own.advantage < worst.advantage - SAME_ADVANTAGE
+
+
+def _pure(events: Sequence[PrivacyEvent]) -> bool:
+    return all(e.kind in ("laplace", "pure") for e in events)
+
+
+def spending(parts: Parts, budget: Budget, stated_delta: float | None = None) -> Spending:
+    """The (ε, δ) a run's releases spent, beside the budget it was allowed.
+
+    Parameters
+    ----------
+    parts : mapping
+        The run's events by data part (:meth:`dpviz.privacy.Ledger.events_by_part`).
+    budget : Budget
+        The budget the run was given (one run's; several runs charged together spend more).
+    stated_delta : float, optional
+        For a ρ budget, the δ at which it is stated as (ε, δ); default
+        :data:`DEFAULT_DELTA`. Ignored when the budget has a δ.
+
+    Returns
+    -------
+    Spending
+
+    Raises
+    ------
+    ValueError
+        For a stated δ out of range.
+
+    Examples
+    --------
+    Four Laplace releases of ε = 0.25 each spend a pure ε = 1, whatever δ the budget allows:
+
+    >>> four = {None: [PrivacyEvent("laplace", epsilon=0.25, count=4)]}
+    >>> s = spending(four, Budget(epsilon=1.0, delta=1e-5))
+    >>> round(s.epsilon, 12), s.delta, s.change
+    (1.0, 0.0, 0.0)
+    """
+    delta = budget.delta
+    if delta == 0 and budget.rho is not None:
+        delta = DEFAULT_DELTA if stated_delta is None else limits.DELTA.check(stated_delta)
+    if budget.rho is not None:
+        allowed = (calibration.zcdp_epsilon_bun_steinke(budget.rho, delta) if delta > 0
+                   else math.inf)
+    else:
+        allowed = float(budget.epsilon if budget.epsilon is not None else math.inf)
+    events = _all_events(parts)
+    spent_delta = delta
+    if _pure(events):
+        pure_epsilon = _epsilon_at(parts, 0.0)
+        if delta == 0 or pure_epsilon <= allowed * (1 + SAME_EPSILON):
+            spent_delta = 0.0
+    elif delta == 0:
+        spent_delta = DEFAULT_DELTA  # approximate releases under a pure budget: say so at 1e-5
+    own = risk_of_events(parts, spent_delta)
+    return Spending(own.epsilon, spent_delta, allowed, budget.rho, own,
+                    risk_of_epsilon(own.epsilon, spent_delta))
+
+
+__all__ = ["ADD_OR_REMOVE_ONE", "LOW_FPR", "ONE_EDGE", "REPLACE_ONE", "Relation", "Risk",
+           "Spending", "advantage_bound", "posterior_bound", "risk_of_epsilon", "risk_of_events",
+           "risk_of_gaussian", "risk_of_ledger", "risk_of_plan", "spending", "tighter",
+           "tradeoff_epsilon_delta", "tradeoff_gaussian"]

@@ -469,7 +469,7 @@ def adaptive_panel(run: Run) -> None:
 ALL_DRAWN = "all"
 
 
-def ledger_panel(runs: Sequence[Run]) -> None:
+def ledger_panel(runs: Sequence[Run], chosen: Chosen) -> None:
     """The budget bar of every drawn run together, or of one, and the risk of them all.
 
     Each estimator is another private release of the same data, so what the page draws is
@@ -500,7 +500,8 @@ def ledger_panel(runs: Sequence[Run]) -> None:
                    f"estimator, each within the budget: together they spend "
                    f"{spend_text(drawn)}, and the risk panel charges them all. A real release "
                    "publishes one.")
-    risk_panel(drawn, key="cov")
+    risk_panel(drawn, chosen.scenarios[0], key="cov", runs=len(spending),
+               stated_delta=chosen.stated_delta or None)
 
 
 def choices_panel(runs: Sequence[Run]) -> None:

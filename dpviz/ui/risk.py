@@ -1,30 +1,68 @@
-"""The "What this ε means" panel shown beside every budget (issue 9, part 2).
+"""The "What this ε means" panel shown beside every budget: one vocabulary on every page.
 
-The numbers come from :mod:`dpviz.privacy.risk`: from a run's own ledger (its whole privacy
-profile, composed by PLD) or from an (ε, δ) pair; the figures from :mod:`dpviz.viz.risk`.
+It reads the run's own ledger and the budget of the page's Scenario (one truth) and states, in
+this order: the ε and δ the run spent (equal to what the controls allowed, or one sentence
+why not), the neighbouring relation protected (named as OpenDP and dp-accounting name it),
+the risk as odds ("50 % sure becomes at most X % sure") and the best attack's true-positive
+rate at a 1 % false-positive rate. When the releases' own trade-off curve is tighter than the
+(ε, δ) worst case, both are given and one sentence says why. The f-DP trade-off curve is one
+click away. Pure DP never mentions δ. Numbers come from :mod:`dpviz.privacy.risk`, figures
+from :mod:`dpviz.viz.risk`.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 import numpy as np
 import streamlit as st
 
-from dpviz.privacy import Ledger, PrivacyEvent
-from dpviz.privacy.risk import Risk, risk_of_epsilon, risk_of_events
+from dpviz.estimators.registry import RELATIONS
+from dpviz.lab.scenario import Scenario
+from dpviz.privacy import METHOD_LABELS, Allocation, Budget, Ledger, PrivacyEvent
+from dpviz.privacy.risk import (
+    LOW_FPR,
+    REPLACE_ONE,
+    Relation,
+    Risk,
+    Spending,
+    risk_of_epsilon,
+    risk_of_events,
+    spending,
+    tighter,
+)
 from dpviz.ui.widgets import show_chart
 from dpviz.viz.risk import posterior_figure, tradeoff_figure
 
-#: δ of the posterior bound when the budget has none (a ρ budget) but a release needs one.
-DEFAULT_DELTA = 1e-5
+#: The glossary page, linked from every term of the panel.
+GLOSSARY = "pages/glossary.py"
 PRIORS = np.linspace(0.0, 1.0, 101)
-ADVANTAGE_HELP = ("Advantage: the largest true-positive rate minus false-positive rate of any "
-                  "test that tries to tell whether one person's row was in the data (Kairouz "
-                  "et al. 2015; Dong, Roth & Su 2019); 0% is a coin flip. The posterior: an "
-                  "attacker's belief after the release from a 50% prior, e^ε/(1 + e^ε), "
-                  "except with probability δ.")
 
 #: A ledger as plain values (the cache key): ``((part, ((kind, μ, ε, δ, count), ...)), ...)``.
 EventKey = tuple[tuple[str | None, tuple[tuple[str, float, float, float, int], ...]], ...]
+#: A budget as plain values: ``(ε, δ, ρ, accounting)``.
+BudgetKey = tuple[float | None, float, float | None, str]
+
+
+def glossary(anchor: str, words: str = "In the glossary") -> str:
+    """A markdown link to one entry of the glossary page (for help texts and captions)."""
+    return f"[{words}](/glossary#{anchor})"
+
+
+HELP = {
+    "spent": "ε bounds how much one release can change the odds of anything; δ is the small "
+             "chance that bound fails. Smaller is more private. "
+             + glossary("epsilon-and-delta"),
+    "relation": "What the guarantee hides: the outputs barely change between any two "
+                "neighbouring inputs. " + glossary("neighbouring-datasets"),
+    "odds": "An attacker's belief after the release, from a 50% prior: at most "
+            "e^ε/(1 + e^ε). " + glossary("odds"),
+    "attack": "A membership-inference attack guesses whether someone's row was used. Its "
+              "true-positive rate is the share of present people it finds; its false-positive "
+              "rate the share of absent people it accuses; the advantage is the first minus "
+              "the second at its best. " + glossary("membership-inference"),
+}
 
 
 def events_key(ledger: Ledger) -> EventKey:
@@ -34,59 +72,37 @@ def events_key(ledger: Ledger) -> EventKey:
                  for part, events in sorted(parts.items(), key=lambda kv: str(kv[0])))
 
 
+def _parts(key: EventKey) -> dict[str | None, list[PrivacyEvent]]:
+    return {part: [PrivacyEvent(kind, mu, eps, d, count)  # type: ignore[arg-type]
+                   for kind, mu, eps, d, count in events] for part, events in key}
+
+
+def _budget_key(budget: Budget) -> BudgetKey:
+    return (budget.epsilon, budget.delta, budget.rho, budget.method)
+
+
 @st.cache_data(max_entries=64, show_spinner="Composing the privacy profile…")
-def ledger_risk(key: EventKey, delta: float) -> Risk:
-    """:func:`dpviz.privacy.risk.risk_of_events` of a ledger given by :func:`events_key`."""
-    parts = {part: [PrivacyEvent(kind, mu, eps, d, count)  # type: ignore[arg-type]
-                    for kind, mu, eps, d, count in events] for part, events in key}
-    return risk_of_events(parts, delta)
+def ledger_spending(key: EventKey, budget: BudgetKey, stated_delta: float | None) -> Spending:
+    """:func:`dpviz.privacy.risk.spending` of a ledger given by :func:`events_key`."""
+    epsilon, delta, rho, method = budget
+    return spending(_parts(key), Budget(epsilon=epsilon, delta=delta, rho=rho, method=method),
+                    stated_delta)
 
 
-def _delta_for(ledger: Ledger, delta: float | None) -> float:
-    if delta is not None and delta > 0:
-        return float(delta)
-    budget_delta = ledger.budget.delta if ledger.budget is not None else 0.0
-    if budget_delta > 0:
-        return float(budget_delta)
-    pure = all(r.event().kind in ("laplace", "pure") for r in ledger.releases)
-    return 0.0 if pure else DEFAULT_DELTA
+@st.cache_data(max_entries=32, show_spinner="Composing the plan's privacy profile…")
+def plan_risk(key: EventKey, delta: float) -> Risk:
+    """:func:`dpviz.privacy.risk.risk_of_events` of a plan given by :func:`events_key`."""
+    return risk_of_events(_parts(key), delta)
 
 
-def sentences(risk: Risk) -> tuple[str, str]:
-    """The panel's two sentences: the posterior bound and the attack, with the numbers."""
-    if np.isinf(risk.epsilon):
-        belief = ("With δ = 0 these releases have no finite ε: a posterior bound needs "
-                  "δ > 0.")
-    else:
-        unless = f", except with probability δ = {risk.delta:.2g}" if risk.delta > 0 else ""
-        belief = (f"An attacker who was 50% sure that a given person is in the data is at "
-                  f"most **{risk.posterior_max:.1%}** sure after seeing this release"
-                  f"{unless} (ε = {risk.epsilon:.3g}).")
-    fpr, tpr = risk.best
-    attack = (f"The best membership-inference attack is right about present people at most "
-              f"{risk.advantage:.1%} more often than it is wrong about absent ones (e.g. "
-              f"true-positive rate {tpr:.1%} at false-positive rate {fpr:.1%}).")
-    return belief, attack
+def number(value: float) -> str:
+    """ε or a share as the panel writes it: three significant digits, ``∞`` for no bound."""
+    return "∞" if math.isinf(value) else f"{value:.3g}"
 
 
-def _show(risk: Risk, *, key: str, origin: str) -> None:
-    with st.container(border=True, key=f"{key}-risk"):
-        st.markdown(f"**What this ε means** · best attack's advantage "
-                    f"**{risk.advantage:.1%}** · 50% sure becomes at most "
-                    f"**{risk.posterior_max:.1%}**", help=ADVANTAGE_HELP)
-        belief, attack = sentences(risk)
-        st.markdown(belief)
-        st.caption(f"{attack} {origin}")
-        # drawn on demand: two more figures on every page would slow each rerun
-        if st.toggle("Show the attack's trade-off curve and the posterior bound",
-                     value=False, key=f"{key}_risk_curves", bind="query-params"):
-            fpr, tpr = risk.curve()
-            show_chart(tradeoff_figure(fpr, tpr, best=risk.best, advantage=risk.advantage),
-                       key=f"{key}_risk_tradeoff", filename=f"dpviz-{key}-attack-tradeoff")
-            if not np.isinf(risk.epsilon):
-                show_chart(posterior_figure(PRIORS, risk.posterior(PRIORS),
-                                            epsilon=risk.epsilon, delta=risk.delta),
-                           key=f"{key}_risk_posterior", filename=f"dpviz-{key}-posterior")
+def pair_text(epsilon: float, delta: float) -> str:
+    """``ε = 1, δ = 1e-05``, or ``ε = 1`` for pure DP (which never mentions δ)."""
+    return f"ε = {number(epsilon)}" + (f", δ = {delta:.2g}" if delta > 0 else "")
 
 
 def spend_text(ledger: Ledger) -> str:
@@ -94,34 +110,195 @@ def spend_text(ledger: Ledger) -> str:
     total = ledger.total()
     if total.epsilon is None:
         return f"ρ = {total.rho:.3g}"
-    return f"ε = {total.epsilon:.3g}" + (f", δ = {total.delta:.2g}" if total.delta else "")
+    return pair_text(total.epsilon, total.delta)
 
 
-def risk_panel(ledger: Ledger, delta: float | None = None, *, key: str) -> None:
-    """The panel for a run: advantage, posterior bound and curve, from the run's own ledger.
+def allowed_text(spent: Spending) -> str:
+    """What the controls allowed, in the words the page's header uses."""
+    if spent.allowed_rho is not None:
+        return (f"ρ = {spent.allowed_rho:g}, stated as ε = {number(spent.allowed_epsilon)} at "
+                f"δ = {spent.delta:.2g} by ε = ρ + 2√(ρ ln(1/δ))")
+    return f"ε = {number(spent.allowed_epsilon)}"
+
+
+def why_different(spent: Spending, method: str, runs: int) -> str | None:
+    """One sentence saying why the spent ε is not the allowed one, or ``None`` when it is."""
+    if runs > 1:
+        return (f"This page drew {runs} private runs on the same data, each within what you "
+                f"allowed ({allowed_text(spent)}): together they spent "
+                f"ε = {number(spent.epsilon)}.")
+    change = spent.change
+    if change == 0:
+        return None
+    if change > 0:
+        return (f"These releases compose to more than you allowed ({allowed_text(spent)}), "
+                f"so the guarantee is the larger ε = {number(spent.epsilon)}.")
+    if spent.allowed_rho is not None:
+        return (f"You allowed {allowed_text(spent)}; composing the releases exactly "
+                f"(privacy loss distributions) finds a tighter ε = {number(spent.epsilon)}.")
+    if method != "pld":
+        return (f"Tighter accounting found you spent {spent.epsilon:.2f} of the "
+                f"{spent.allowed_epsilon:.2f} you allowed: the run set its noise by "
+                f"{METHOD_LABELS[method]} accounting, which overstates what releases cost, "
+                "and composing them exactly (privacy loss distributions) shows the true "
+                "spend.")
+    return (f"The run's releases spent {spent.epsilon:.2f} of the {spent.allowed_epsilon:.2f} "
+            "you allowed: it released less than its budget permits.")
+
+
+#: The kinds of privacy event in words, in the order the sentence names them.
+NOISE_WORDS = {"gaussian": "Gaussian", "laplace": "Laplace", "pure": "other pure-DP",
+               "approximate": "other approximate-DP"}
+
+
+def noise_words(key: EventKey) -> str:
+    """What the releases are, in a few words (``all Gaussian noise``, ``Gaussian and Laplace
+    noise``), for the sentence on the two curves."""
+    kinds = {kind for _, events in key for kind, *_ in events}
+    names = [words for kind, words in NOISE_WORDS.items() if kind in kinds]
+    if len(names) == 1:
+        return f"all {names[0]} noise"
+    return f"{', '.join(names[:-1])} and {names[-1]} noise"
+
+
+def _header(relation: Relation, risk: Risk, spent_line: str, why: str | None, *,
+            label: str = "Spent") -> None:
+    st.markdown("**What this ε means**",
+                help="The guarantee in four lines: what was spent, what is protected, how "
+                     "sure an attacker can become, and how well the best attack does. "
+                     + glossary("what-epsilon-means", "Every term in the glossary"))
+    st.markdown(f"**{label}:** {spent_line}" + (f" {why}" if why else ""), help=HELP["spent"])
+    st.markdown(f"**Protects:** neighbours that *{relation.name}*: {relation.sentence}.",
+                help=f"{HELP['relation']} OpenDP calls this distance {relation.opendp}; "
+                     f"Google's dp-accounting calls the relation {relation.dp_accounting}.")
+    if math.isinf(risk.epsilon):
+        st.markdown("**Odds:** no finite ε: the odds are not bounded.", help=HELP["odds"])
+    else:
+        unless = (f", except on rare outputs (total probability δ = {risk.delta:.2g})"
+                  if risk.delta > 0 else "")
+        st.markdown(f"**Odds:** someone 50% sure {relation.member} can become at most "
+                    f"**{risk.posterior_max:.1%}** sure{unless}.", help=HELP["odds"])
+
+
+def _attack_line(relation: Relation, risk: Risk) -> None:
+    tpr = float(risk.tpr(LOW_FPR))
+    st.markdown(f"**Best attack:** at a {LOW_FPR:.0%} false-positive rate it finds at most "
+                f"**{tpr:.1%}** of {relation.members}; its largest advantage (true-positive "
+                f"minus false-positive rate) is **{risk.advantage:.1%}**.", help=HELP["attack"])
+
+
+def _two_curves(own: Risk, worst: Risk, words: str, pair: str) -> str:
+    return (f"The ({pair}) promise alone would allow an attack with advantage "
+            f"{worst.advantage:.1%} (true-positive rate {float(worst.tpr(LOW_FPR)):.1%} at "
+            f"{LOW_FPR:.0%}); these releases, {words}, allow only {own.advantage:.1%}: the "
+            "promise covers every mechanism that meets it, while their own trade-off curve "
+            "(from their privacy loss distribution) is exact.")
+
+
+def _curves(own: Risk, worst: Risk | None, *, key: str) -> None:
+    """The f-DP trade-off curve (and the looser one) and the posterior bound, on demand."""
+    # drawn on demand: two more figures on every page would slow each rerun
+    if not st.toggle("Show the f-DP trade-off curve (type I against type II error) and the "
+                     "odds from every prior", value=False, key=f"{key}_risk_curves",
+                     bind="query-params"):
+        return
+    fpr, tpr = own.curve()
+    looser = worst.curve() if worst is not None else None
+    show_chart(tradeoff_figure(fpr, tpr, best=own.best, advantage=own.advantage,
+                               worst=looser), key=f"{key}_risk_tradeoff",
+               filename=f"dpviz-{key}-attack-tradeoff")
+    st.caption("Every attack errs two ways: it accuses an absent person (type I error, the "
+               "false-positive rate) or misses a present one (type II error). No attack can "
+               "sit below the curve; random guessing sits on the diagonal. "
+               + glossary("trade-off-curve"))
+    if not math.isinf(own.epsilon):
+        show_chart(posterior_figure(PRIORS, own.posterior(PRIORS), epsilon=own.epsilon,
+                                    delta=own.delta),
+                   key=f"{key}_risk_posterior", filename=f"dpviz-{key}-posterior")
+
+
+def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, runs: int = 1,
+               stated_delta: float | None = None, relation: Relation | None = None) -> None:
+    """The panel for a run: what it spent, what it protects, the odds and the best attack.
 
     Parameters
     ----------
     ledger : Ledger
-        The run's ledger; every release is composed (PLD, the whole ε(δ) profile).
-    delta : float, optional
-        δ of the posterior bound; defaults to the budget's (1e-5 for a ρ budget with
-        Gaussian releases).
+        What the page drew: the run's ledger, or several runs composed
+        (:func:`dpviz.privacy.compose_runs`); every release is composed exactly (PLD).
+    scenario : Scenario, optional
+        The page's scenario: its budget is what the controls allowed, its task names the
+        relation protected. Without one (the lens) the budget is the one the ledger was
+        opened with.
     key : str
         Page prefix of the panel's element keys.
+    runs : int
+        How many runs of that budget ``ledger`` holds (a cloud, one run per estimator).
+    stated_delta : float, optional
+        For a ρ budget: the δ at which the page states it as (ε, δ).
+    relation : Relation, optional
+        The relation when there is no scenario (default: replace one row).
     """
     if not ledger.releases:
         st.caption("Nothing in this run was released with calibrated noise, so there is no "
                    "bound on what an attacker learns.")
         return
-    chosen = _delta_for(ledger, delta)
-    risk = ledger_risk(events_key(ledger), chosen)
-    _show(risk, key=key, origin="Computed from this run's own ledger: every release composed "
-                                "by privacy-loss distributions (its whole ε(δ) curve), "
-                                "which can be tighter than the accounting the run used.")
+    budget = scenario.budget if scenario is not None else ledger.budget
+    if budget is None:
+        raise ValueError("the risk panel needs the budget the run was given")
+    if relation is None:
+        relation = RELATIONS[scenario.task] if scenario is not None else REPLACE_ONE
+    events = events_key(ledger)
+    spent = ledger_spending(events, _budget_key(budget), stated_delta)
+    with st.container(border=True, key=f"{key}-risk"):
+        _header(relation, spent.own, f"{pair_text(spent.epsilon, spent.delta)}.",
+                why_different(spent, budget.method, runs))
+        _attack_line(relation, spent.own)
+        if spent.tighter:
+            st.caption(_two_curves(spent.own, spent.worst, noise_words(events),
+                                   pair_text(spent.epsilon, spent.delta)))
+        _curves(spent.own, spent.worst if spent.tighter else None, key=key)
 
 
-def risk_panel_for(epsilon: float, delta: float, *, key: str) -> None:
-    """The panel for an (ε, δ) guarantee alone (e.g. the Privacy budget page's target)."""
-    risk = risk_of_epsilon(epsilon, delta)
-    _show(risk, key=key, origin="From the (ε, δ) pair alone: any mechanism meeting it.")
+def plan_events(allocations: Mapping[str, Allocation]) -> EventKey:
+    """A solved plan's releases as the panel's event key (``line → Allocation``)."""
+    parts: dict[str | None, list[PrivacyEvent]] = {}
+    for allocation in allocations.values():
+        parts.setdefault(allocation.release.part, []).append(allocation.event())
+    return tuple((part, tuple((e.kind, e.mu, e.epsilon, e.delta, e.count) for e in events))
+                 for part, events in sorted(parts.items(), key=lambda kv: str(kv[0])))
+
+
+def risk_panel_for(epsilon: float, delta: float, *, key: str,
+                   plan: Mapping[str, Allocation] | None = None,
+                   relation: Relation = REPLACE_ONE) -> None:
+    """The panel for an (ε, δ) target alone (the Privacy budget page's), beside a plan.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The target.
+    key : str
+        Page prefix of the panel's element keys.
+    plan : mapping, optional
+        The solved plan (``line → Allocation``) whose own trade-off curve is set beside the
+        pair's worst case.
+    relation : Relation
+        The relation the plan's sensitivities are computed for.
+    """
+    worst = risk_of_epsilon(epsilon, delta)
+    events = plan_events(plan) if plan else None
+    own = plan_risk(events, delta) if events else None
+    with st.container(border=True, key=f"{key}-risk"):
+        _header(relation, worst, f"{pair_text(epsilon, delta)}, what every plan on this page "
+                                 "is solved to spend.", None, label="Target")
+        _attack_line(relation, worst)
+        if own is not None and events is not None and tighter(own, worst):
+            st.caption(f"These numbers hold for any mechanism meeting the target. The plan "
+                       f"drawn here, {noise_words(events)}, allows only {own.advantage:.1%} "
+                       f"(true-positive rate {float(own.tpr(LOW_FPR)):.1%} at {LOW_FPR:.0%}): "
+                       "its own trade-off curve, from its privacy loss distribution, is "
+                       "tighter than the pair's worst case.")
+            _curves(own, worst, key=key)
+        else:
+            _curves(worst, None, key=key)

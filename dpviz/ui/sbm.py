@@ -308,7 +308,7 @@ def result_panels(scenario: Scenario, data: LoadedData, result: Result) -> None:
                " Colours are the recovered communities (the true ones are unknown).")
     if result.ledger.releases:
         show_chart(ledger_bar(result.ledger), key="sbm_ledger", filename="dpviz-sbm-ledger")
-        risk_panel(result.ledger, key="sbm")
+        risk_panel(result.ledger, scenario, key="sbm")
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
 

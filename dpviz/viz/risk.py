@@ -16,47 +16,64 @@ GUESSING = "random guessing (no information)"
 
 
 def tradeoff_figure(fpr: ArrayLike, tpr: ArrayLike, *, best: tuple[float, float],
-                    advantage: float,
-                    title: str = "The best membership-inference attack") -> go.Figure:
-    """The attack's TPR against its FPR, with the diagonal and the best attack marked.
+                    advantage: float, worst: tuple[ArrayLike, ArrayLike] | None = None,
+                    worst_label: str = "any mechanism meeting the (ε, δ) alone",
+                    title: str = "The f-DP trade-off: the best attack's two errors"
+                    ) -> go.Figure:
+    """The trade-off curve ``β = f(α)`` (Dong, Roth & Su 2019): type II against type I error.
+
+    Every test of "this person is in the data" errs two ways: it accuses an absent person
+    (type I, rate α, the false-positive rate) or misses a present one (type II, rate β,
+    one minus the true-positive rate). Privacy keeps every test at or above the curve.
 
     Parameters
     ----------
     fpr, tpr : array-like
-        The trade-off curve (Dong, Roth & Su 2019): the highest true-positive rate any
-        attack reaches at each false-positive rate.
+        The curve as FPR α and the highest TPR ``1 − β`` any attack reaches there.
     best : (float, float)
         The (FPR, TPR) of the attack with the largest advantage.
     advantage : float
         That attack's ``TPR − FPR``.
+    worst : (array-like, array-like), optional
+        FPR and TPR of a looser curve drawn dashed beside it (the (ε, δ) worst case).
+    worst_label : str
+        Its legend entry.
     title : str
         The figure's title.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Three ``Scatter`` traces: the curve (filled down to the diagonal), the diagonal, the
-        best attack.
+        ``Scatter`` traces: the diagonal, the curve (filled up to the diagonal), the looser
+        curve when given, the best attack.
     """
     x = np.asarray(fpr, dtype=float)
-    y = np.asarray(tpr, dtype=float)
+    beta = 1.0 - np.asarray(tpr, dtype=float)
     fig = go.Figure(layout={"template": TEMPLATE})
-    fig.add_scatter(x=[0.0, 1.0], y=[0.0, 1.0], mode="lines", name=GUESSING,
+    fig.add_scatter(x=[0.0, 1.0], y=[1.0, 0.0], mode="lines", name=GUESSING,
                     line={"color": BAND_COLOR, "dash": "dash"}, hoverinfo="skip")
-    fig.add_scatter(x=x, y=y, mode="lines", name="best attack at each false-positive rate",
+    fig.add_scatter(x=x, y=beta, mode="lines", name="the best attack these releases allow",
                     line={"color": COLORS["private"], "width": 3}, fill="tonexty",
                     fillcolor=SHADE_COLOR,
-                    hovertemplate="FPR %{x:.3g}<br>TPR at most %{y:.3g}<extra></extra>")
-    fig.add_scatter(x=[best[0]], y=[best[1]], mode="markers+text",
+                    hovertemplate="type I error α %{x:.3g}<br>type II error β at least "
+                                  "%{y:.3g}<extra></extra>")
+    if worst is not None:
+        fig.add_scatter(x=np.asarray(worst[0], dtype=float),
+                        y=1.0 - np.asarray(worst[1], dtype=float), mode="lines",
+                        name=worst_label, line={"color": COLORS["true"], "dash": "dot"},
+                        hovertemplate="type I error α %{x:.3g}<br>type II error β at least "
+                                      "%{y:.3g}<extra></extra>")
+    fig.add_scatter(x=[best[0]], y=[1.0 - best[1]], mode="markers+text",
                     name=f"largest advantage: TPR − FPR = {advantage:.1%}",
                     marker={"color": COLORS["true"], "size": 11, "symbol": "x"},
                     text=[f"  {advantage:.1%}"], textposition="middle right",
-                    hovertemplate="FPR %{x:.3g}<br>TPR %{y:.3g}<extra></extra>")
-    fig.update_layout(title=title, height=420,
-                      xaxis={"title": "false-positive rate (calls an absent person present)",
-                             "range": [0, 1], "constrain": "domain"},
-                      yaxis={"title": "true-positive rate (finds a present person)",
-                             "range": [0, 1.02], "scaleanchor": "x", "scaleratio": 1})
+                    hovertemplate="α %{x:.3g}<br>β %{y:.3g}<extra></extra>")
+    fig.update_layout(title=title, height=440,
+                      xaxis={"title": "type I error α (false-positive rate: accuses an absent "
+                                      "person)", "range": [0, 1], "constrain": "domain"},
+                      yaxis={"title": "type II error β (1 − true-positive rate: misses a "
+                                      "present person)", "range": [0, 1.02],
+                             "scaleanchor": "x", "scaleratio": 1})
     return fig
 
 
@@ -69,7 +86,7 @@ def posterior_figure(prior: ArrayLike, posterior: ArrayLike, *, epsilon: float, 
     prior, posterior : array-like
         Beliefs before the release and the bound after it.
     epsilon, delta : float
-        The pair the bound uses (it holds except with probability δ).
+        The pair the bound uses (it holds except with probability δ; pure for δ = 0).
     title : str
         The figure's title.
 
@@ -83,8 +100,8 @@ def posterior_figure(prior: ArrayLike, posterior: ArrayLike, *, epsilon: float, 
     fig.add_scatter(x=p, y=p, mode="lines", name="learned nothing (posterior = prior)",
                     line={"color": BAND_COLOR, "dash": "dash"}, hoverinfo="skip")
     fig.add_scatter(x=p, y=np.asarray(posterior, dtype=float), mode="lines",
-                    name=f"at most, after the release (ε = {epsilon:.3g}, except with "
-                         f"probability δ = {delta:.2g})",
+                    name=f"at most, after the release (ε = {epsilon:.3g}"
+                         + (f", except with probability δ = {delta:.2g})" if delta else ")"),
                     line={"color": COLORS["private"], "width": 3},
                     hovertemplate="prior %{x:.0%}<br>at most %{y:.1%}<extra></extra>")
     fig.update_layout(title=title, height=420,

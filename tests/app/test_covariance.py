@@ -178,8 +178,8 @@ def _bar_rho(at) -> float:
 
 
 def _risk_epsilon(at) -> float:
-    text = next(m.value for m in at.markdown if "50% sure that a given person" in m.value)
-    return float(re.search(r"\(ε = ([0-9.e+-]+)\)", text).group(1))
+    text = next(m.value for m in at.markdown if m.value.startswith("**Spent:**"))
+    return float(re.search(r"ε = ([0-9.e+-]+)", text).group(1))
 
 
 def test_the_ledger_charges_every_drawn_estimator_and_shows_each(cov):

@@ -25,9 +25,9 @@ def bar_total(at: AppTest) -> tuple[float, str]:
 
 
 def risk_epsilon(at: AppTest) -> float:
-    """The ε the risk panel states in its posterior sentence."""
-    text = next(m.value for m in at.markdown if "50% sure that a given person" in m.value)
-    return float(re.search(r"\(ε = ([0-9.e+-]+)\)", text).group(1))
+    """The ε the risk panel says was spent."""
+    text = next(m.value for m in at.markdown if m.value.startswith("**Spent:**"))
+    return float(re.search(r"ε = ([0-9.e+-]+)", text).group(1))
 
 
 @pytest.fixture

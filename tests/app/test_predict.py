@@ -109,12 +109,13 @@ def test_budget_page_guess_epsilon_after_t_rounds():
 
 def test_risk_panel_beside_the_gmm_budget():
     at = open_page("gmm")
-    panel = next(m.value for m in at.markdown if m.value.startswith("**What this ε means**"))
-    advantage = float(panel.split("**")[3].rstrip("%")) / 100
-    posterior = float(panel.split("**")[5].rstrip("%")) / 100
+    attack = next(m.value for m in at.markdown if m.value.startswith("**Best attack:**"))
+    odds = next(m.value for m in at.markdown if m.value.startswith("**Odds:**"))
+    advantage = float(attack.split("**")[5].rstrip("%")) / 100
+    posterior = float(odds.split("**")[3].rstrip("%")) / 100
     assert 0.05 < advantage < 0.2  # DP-EM at ε = 1, δ = 1e-5, composed by PLD
     assert 0.5 < posterior < math.e / (1 + math.e) + 1e-3
-    assert any("at most" in m.value and "50% sure" in m.value for m in at.markdown)
+    assert "50% sure" in odds
     at.toggle(key="gmm_risk_curves").set_value(True).run()
     assert not at.exception
     shown = charts(at)
@@ -125,7 +126,7 @@ def test_risk_panel_beside_the_gmm_budget():
 
 def test_risk_panel_on_the_budget_page():
     at = open_page("budget")
-    panel = next(m.value for m in at.markdown if m.value.startswith("**What this ε means**"))
+    panel = " ".join(m.value for m in at.markdown if m.value.startswith(("**Odds", "**Best")))
     assert "**46.2%**" in panel and "**73.1%**" in panel  # ε = 1, δ = 1e-5
 
 
