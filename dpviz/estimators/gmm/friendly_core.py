@@ -1,0 +1,422 @@
+"""FriendlyCore for Gaussian mixtures: Tsfadia, Cohen, Kaplan, Mansour & Stemmer (ICML 2022).
+
+The paper's k-means / k-GMM use: split the rows into t disjoint chunks (a data-independent
+shuffle), fit a non-private mixture on each (scikit-learn's ``GaussianMixture``, the learner of
+sample-and-aggregate, :func:`~dpviz.estimators.gmm.sample_aggregate.chunk_estimates`), so each
+chunk gives one **k-tuple** of means (clipped to the public ball ``B(0, R)``, here in units of
+R) and of mixing weights; then
+
+1. **Friends.** Two k-tuples X, Y are friends (``f(X, Y) = 1``) when both are *separated* (the
+   k means of each are pairwise more than ``6r`` apart) and every mean of X has a mean of Y
+   within ``r`` (then the matching is a bijection: two means of X near one of Y would be
+   within 2r). ``r`` is public (``friend_radius``, in units of R).
+2. **Filter** (FriendlyCore's smooth filter, with each tuple's *probability* of joining the
+   core used as its weight instead of a coin flip): ``deg(X)`` = the number of other tuples
+   that are X's friends, ``w(X) = clip((deg(X) − (t+1)/2)/Δ, 0, 1)`` with ``Δ = (t − 3)/2``:
+   0 up to half the tuples, 1 when every other tuple is a friend.
+3. **Private core weight.** ``Ŵ = W + TLap`` for ``W = Σ w(X)`` (truncated Laplace, support
+   ``[−A, A]``), and the certified lower bound ``W_low = Ŵ − A ≤ W``. ⊥ when
+   ``W_low < t/4`` (the core is too light to average).
+4. **Aggregation.** Each tuple of positive weight is matched to a reference tuple of the core
+   (mean i ↔ the reference mean within 2r); the weighted average of each group of matched means
+   and of the matched mixing weights is released with Gaussian noise; the k components are
+   then sorted (lexicographically by mean) — post-processing.
+
+Privacy (replace-one neighbours on rows; one row changes one chunk, hence one tuple).
+
+* *Friendliness of the core.* ``w(X) > 0`` needs ``deg(X) > (t+1)/2``, so X has more than
+  (t−1)/2 friends among the t − 1 tuples D and D′ share. Any two tuples of positive weight,
+  in D or in D′, therefore have a common friend: their means are matched within 2r, every
+  group of matched means has diameter ≤ 2r, and with the 6r separation the matching is
+  consistent (the same k groups whichever reference is used, so the released *set* of
+  components does not depend on the reference; the noise is i.i.d. across components).
+* *Weights.* A shared tuple's degree moves by at most 1, its weight by at most ``1/Δ``: over
+  the t − 1 shared tuples ``L = Σ|w − w′| ≤ (t − 1)/Δ``, and the changed tuple's weight
+  lies in [0, 1]. **Sensitivity of W: ``1 + (t − 1)/Δ``** (≈ 3).
+* *Group means.* With μ′ the neighbour's weighted mean (within 2r of every core mean),
+  ``Σ w(x − μ′) = Σ_shared (w − w′)(x − μ′) + w_*(x_* − μ′) − w′_*(x′_* − μ′)``, so
+  ``‖μ − μ′‖ ≤ 2r(L + 2)/max(W, W′)`` per group and **L2 sensitivity
+  ``2r√k((t − 1)/Δ + 2)/W_low``** over the k·d released coordinates; the **mixing weights**
+  (vectors of the simplex, diameter √2): ``√2((t − 1)/Δ + 2)/W_low``.
+* *The lower bound.* Every Ŵ either dataset can output satisfies ``Ŵ − A ≤ max(W, W′)``
+  (the noise is truncated at A), so for every released Ŵ the two Gaussian releases, drawn
+  at the sensitivities above, have the planned noise multiplier on both datasets.
+* *Composition.* The truncated Laplace is (ε_W, δ_W)-DP (Geng et al.); the two Gaussians are
+  zCDP (ρ = Δ²/2σ²) given Ŵ; they compose adaptively. ``δ_W`` is half of δ (the
+  stable-histogram reserve of :func:`~dpviz.estimators.gmm.one_cluster.histogram_budget`), the
+  solver spreads the rest (plan weights: core weight 1, means 1, mixing weights 1/2) and the
+  ledger composes under PLD (zCDP, MA and RDP budgets are recorded under PLD at the same
+  target, as sample-and-aggregate does). Degrees, weights, the reference and the chunk fits
+  are never released.
+
+This is not the paper's exact filter: FriendlyCore draws each tuple into the core with the
+probability above and proves the composition with a friendly-DP aggregator; dpviz uses the
+probabilities as weights (the expected core) and proves the sensitivities above directly.
+
+Public constants, chosen by simulation on generated mixtures only (``bench/friendly_core.py``:
+``gaussian_mixture`` with k = 3, d = 2, separations 4σ–8σ, n = 10 000 and 100 000, ε ∈ {1, 4},
+δ = 10⁻⁵; never on a user's data): ``friend_radius = 0.05`` R and ``CHUNK_ROWS = 100`` rows
+per chunk when ``chunks`` is automatic (see the bench's docstring for the grid and results).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dpviz.core import limits
+from dpviz.core.entry import CostModel, Estimator, Param, shared_k
+from dpviz.data import as_matrix
+from dpviz.estimators.gmm.one_cluster import histogram_budget
+from dpviz.estimators.gmm.sample_aggregate import chunk_estimates
+from dpviz.estimators.neighbours import NeighbourPair, mixture_pair
+from dpviz.estimators.result import Result
+from dpviz.privacy import Ledger, PlannedRelease, release, solve, truncated_laplace
+from dpviz.privacy.bounds import resolve_ball
+from dpviz.privacy.budget import Budget
+from dpviz.privacy.mechanisms import truncated_laplace_bound
+
+K_RANGE = limits.COMPONENTS_PER_CHUNK
+#: Up to 2 000 chunks: the friend matrix compares every pair of k-tuples (t² k² d work).
+CHUNKS_RANGE = limits.Limit("chunks", 5, 2_000)
+FRIEND_RADIUS_RANGE = limits.Limit("friend_radius", 1e-4, 1.0)
+#: Rows per chunk when ``chunks`` is automatic (a choice, by simulation: module docstring).
+CHUNK_ROWS = 100
+#: A tuple's means must be pairwise more than this many friend radii apart (consistent groups).
+SEPARATION = 6.0
+#: ⊥ when the certified core weight W_low is below this share of the chunks.
+CORE_FLOOR = 0.25
+CORE_WEIGHT = "core weight"
+CORE_MEANS = "core means"
+CORE_MIXING = "core mixing weights"
+LABEL = ("FriendlyCore (Tsfadia, Cohen, Kaplan, Mansour & Stemmer, ICML 2022): the chunks' "
+         "k-means filtered to a friendly core and averaged privately")
+
+
+def automatic_chunks(n: int, k: int) -> int:
+    """``t = n // CHUNK_ROWS``, at least 5, at most ``n // (2k)`` and 2 000.
+
+    Examples
+    --------
+    >>> automatic_chunks(10_000, 3), automatic_chunks(100_000, 3), automatic_chunks(40, 3)
+    (100, 1000, 6)
+    """
+    return int(max(CHUNKS_RANGE.low, min(n // CHUNK_ROWS, n // (2 * k), CHUNKS_RANGE.high)))
+
+
+def ramp_width(chunks: int) -> float:
+    """``Δ = (t − 3)/2``: a tuple's weight climbs from 0 to 1 over this many friends."""
+    return (chunks - 3) / 2
+
+
+def weight_change(chunks: int) -> float:
+    """``(t − 1)/Δ``: how far the shared tuples' weights move in total (L1) when one changes.
+
+    Examples
+    --------
+    >>> weight_change(103)
+    2.04
+    """
+    return (chunks - 1) / ramp_width(chunks)
+
+
+def core_weight_sensitivity(chunks: int) -> float:
+    """Replace-one sensitivity of the core weight ``W = Σ w(X)``: ``1 + (t − 1)/Δ``."""
+    return 1.0 + weight_change(chunks)
+
+
+def means_sensitivity(chunks: int, k: int, friend_radius: float, weight_low: float) -> float:
+    """L2 sensitivity of the k group means given ``W ≥ W_low``: ``2r√k((t−1)/Δ + 2)/W_low``."""
+    return 2 * friend_radius * math.sqrt(k) * (weight_change(chunks) + 2) / weight_low
+
+
+def mixing_sensitivity(chunks: int, weight_low: float) -> float:
+    """L2 sensitivity of the group mixing weights given ``W ≥ W_low``: ``√2((t−1)/Δ + 2)/W_low``."""
+    return math.sqrt(2) * (weight_change(chunks) + 2) / weight_low
+
+
+def separated(tuples: NDArray[np.float64], friend_radius: float) -> NDArray[np.bool_]:
+    """Whether each k-tuple's means are pairwise more than ``6r`` apart (t × k × d → t).
+
+    Examples
+    --------
+    >>> separated(np.array([[[0.0], [1.0]], [[0.0], [0.5]]]), 0.1).tolist()
+    [True, False]
+    """
+    k = tuples.shape[1]
+    gaps = np.linalg.norm(tuples[:, :, None, :] - tuples[:, None, :, :], axis=-1)
+    gaps[:, np.arange(k), np.arange(k)] = np.inf
+    return np.asarray(gaps.min(axis=(1, 2)) > SEPARATION * friend_radius)
+
+
+def friend_matrix(tuples: NDArray[np.float64], friend_radius: float,
+                  block: int = 256) -> NDArray[np.bool_]:
+    """``f(X, Y)`` for every pair of k-tuples (t × t, False on the diagonal).
+
+    Friends: both separated (:func:`separated`) and every mean of X within ``r`` of a mean of
+    Y (a bijection then, by the separation). Computed ``block`` rows at a time.
+
+    Examples
+    --------
+    >>> t = np.array([[[0.0], [1.0]], [[0.05], [0.98]], [[0.3], [1.0]]])
+    >>> friend_matrix(t, 0.1).astype(int).tolist()
+    [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
+    """
+    count = len(tuples)
+    ok = separated(tuples, friend_radius)
+    friends = np.zeros((count, count), dtype=bool)
+    for start in range(0, count, block):
+        rows = tuples[start:start + block]
+        dist = np.linalg.norm(rows[:, None, :, None, :] - tuples[None, :, None, :, :], axis=-1)
+        friends[start:start + block] = np.all(dist.min(axis=3) <= friend_radius, axis=2)
+    friends &= ok[:, None] & ok[None, :]
+    np.fill_diagonal(friends, False)
+    return friends
+
+
+def core_weights(friends: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """``w(X) = clip((deg(X) − (t+1)/2)/Δ, 0, 1)``, the filter's weight of each tuple.
+
+    Examples
+    --------
+    >>> f = np.ones((7, 7), dtype=bool); np.fill_diagonal(f, False); f[0, 1:] = f[1:, 0] = False
+    >>> core_weights(f).round(2).tolist()
+    [0.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
+    """
+    count = len(friends)
+    degree = friends.sum(axis=1)
+    return np.asarray(np.clip((degree - (count + 1) / 2) / ramp_width(count), 0.0, 1.0),
+                      dtype=np.float64)
+
+
+def align(tuples: NDArray[np.float64], reference: NDArray[np.float64]) -> NDArray[np.intp]:
+    """For each tuple, the index of its mean nearest to each reference mean (t × k).
+
+    In the core each reference mean has exactly one mean of every tuple within 2r, and it is
+    the nearest one.
+
+    Examples
+    --------
+    >>> align(np.array([[[1.0], [0.0]]]), np.array([[0.1], [0.9]])).tolist()
+    [[1, 0]]
+    """
+    dist = np.linalg.norm(tuples[:, None, :, :] - reference[None, :, None, :], axis=-1)
+    return np.asarray(dist.argmin(axis=2), dtype=np.intp)
+
+
+def core_margin(chunks: int, epsilon: float, delta: float) -> float:
+    """A, the truncated Laplace's support bound for the core weight (0 at ε = ∞)."""
+    if math.isinf(epsilon):
+        return 0.0
+    return truncated_laplace_bound(core_weight_sensitivity(chunks), epsilon, delta)
+
+
+def _plan(chunks: int) -> list[PlannedRelease]:
+    return [PlannedRelease(CORE_WEIGHT, "pure", core_weight_sensitivity(chunks), weight=1.0),
+            PlannedRelease(CORE_MEANS, "gaussian", 1.0, weight=1.0),
+            PlannedRelease(CORE_MIXING, "gaussian", 1.0, weight=0.5)]
+
+
+def _core_weight_budget(budget: Budget, chunks: int) -> tuple[float, float]:
+    """(ε_W, δ_W) of the core weight's truncated Laplace under ``budget``."""
+    accounting = histogram_budget(budget, 1, estimator="friendly_core")
+    solved = solve(_plan(chunks), accounting.solve)
+    return float(solved[CORE_WEIGHT].epsilon or 0.0), accounting.histogram_delta
+
+
+def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
+            accounting: str = "zcdp", chunks: int | None = None, **_: Any) -> str | None:
+    """Why FriendlyCore cannot succeed at these public sizes, or ``None``.
+
+    It needs 5 chunks of 2k rows, and the certified core weight ``t − A`` of a run where every
+    chunk agrees must reach the floor ``t/4`` (otherwise it answers ⊥ in most runs even on
+    perfect data).
+
+    Examples
+    --------
+    >>> can_run(n=100_000, d=2, k=3, epsilon=1.0, delta=1e-5) is None
+    True
+    >>> can_run(n=2_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:30]
+    'FriendlyCore needs about n > 8'
+    """
+    if n < CHUNKS_RANGE.low * 2 * k:
+        return (f"FriendlyCore needs at least 5 chunks of 2k = {2 * k} rows, "
+                f"{CHUNKS_RANGE.low * 2 * k} rows for k = {k}, got n = {n}")
+    if epsilon is None or math.isinf(epsilon) or delta <= 0:
+        return None
+    budget = Budget(epsilon=epsilon, delta=delta, method=accounting)
+
+    def fails(rows: int) -> tuple[int, float] | None:
+        t = chunks if chunks is not None else automatic_chunks(rows, k)
+        margin = core_margin(t, *_core_weight_budget(budget, t))
+        return (t, margin) if t - margin < CORE_FLOOR * t else None
+
+    at_hand = fails(n)
+    if at_hand is None:
+        return None
+    if chunks is not None:
+        return (f"FriendlyCore cannot succeed with {chunks} chunks at epsilon = {epsilon:g}: "
+                f"the core weight's noise bound A = {at_hand[1]:.3g} leaves less than a "
+                f"quarter of the chunks certified even if every chunk agrees; use more chunks "
+                "or a larger epsilon")
+    needed = n
+    while needed <= limits.MAX_ROWS and fails(needed) is not None:
+        needed *= 2
+    need = (f"about n > {needed:,} rows" if needed <= limits.MAX_ROWS else
+            f"more than the {limits.MAX_ROWS:,} rows dpviz reads, or a larger epsilon")
+    return (f"FriendlyCore needs {need} at epsilon = {epsilon:g} for k = {k}: with "
+            f"n = {n:,} its t = {at_hand[0]} chunks are too few for the core weight's noise "
+            f"bound A = {at_hand[1]:.3g} (the certified core t - A would be below t/4)")
+
+
+def _bottom(reason: str, ledger: Ledger, choices: Mapping[str, Any], not_private: str | None,
+            diagnostics: Mapping[str, Any]) -> Result:
+    return Result(estimate={"weights": None, "means": None, "covariances": None},
+                  ledger=ledger, choices=choices, not_private=not_private, failed=reason,
+                  diagnostics=diagnostics)
+
+
+def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, k: int,
+                  radius: float | str | None = None, chunks: int | None = None,
+                  friend_radius: float = 0.05) -> Result:
+    """Private GMM means and weights by FriendlyCore over the chunks' k-tuples (module doc).
+
+    Parameters
+    ----------
+    data : array-like
+        n × d rows.
+    budget : Budget
+        (ε, δ) with δ > 0 (zCDP, MA and RDP budgets are composed under PLD, see ``choices``).
+    rng : numpy.random.Generator
+        The chunk shuffle and the noise.
+    k : int
+        Number of components, 1 … 20.
+    radius : float, "data" or None
+        Public R: the chunks' means are clipped to ``B(0, R)`` (``None``: the unit ball).
+    chunks : int or None
+        t, the number of disjoint chunks (5 … 2 000, at most n/(2k)); ``None``: n/100.
+    friend_radius : float
+        r, in units of R: two tuples are friends when their means match within r.
+
+    Returns
+    -------
+    Result
+        ``weights`` and ``means`` (``covariances`` is ``None``), or ⊥ with the reason.
+        ``diagnostics``: ``candidates`` (t·k × d, data units), ``owners``, ``core_weights``
+        (per chunk), ``core_weight`` (exact W), ``degrees``.
+
+    Raises
+    ------
+    ValueError
+        Bad data or parameters; ``BudgetError`` for δ = 0 or a ρ budget.
+    """
+    k = limits.check_integer(K_RANGE, k)
+    r = limits.check_number(FRIEND_RADIUS_RANGE, friend_radius)
+    x = as_matrix(data, min_rows=2)
+    n, d = x.shape
+    t = automatic_chunks(n, k) if chunks is None else limits.check_integer(CHUNKS_RANGE, chunks)
+    if t * 2 * k > n:
+        raise ValueError(f"chunks = {t} chunks of at least 2k = {2 * k} rows need "
+                         f"{t * 2 * k} rows, got {n}; lower chunks to at most "
+                         f"{max(n // (2 * k), 1)}")
+    accounting = histogram_budget(budget, 1, estimator="friendly_core")
+    solved = solve(_plan(t), accounting.solve)
+    eps_w = float(solved[CORE_WEIGHT].epsilon or 0.0)
+    margin = core_margin(t, eps_w, accounting.histogram_delta)
+    ball = resolve_ball(x, radius)
+    choices: dict[str, Any] = {
+        "bound": ball.describe(), "radius": ball.radius, "label": LABEL,
+        "learner": "scikit-learn GaussianMixture(n_components=k, random_state=0) per chunk",
+        "chunks": t, "friend radius": r, "accounting": accounting.note,
+        "friends": f"every mean matched within r = {r:g} R, each tuple's means more than "
+                   f"{SEPARATION:g}r apart",
+        "filter": f"weight clip((friends - (t+1)/2)/Delta, 0, 1), Delta = (t-3)/2 = "
+                  f"{ramp_width(t):g}",
+        "core weight": f"truncated Laplace, sensitivity {core_weight_sensitivity(t):.3g}, "
+                       f"bound A = {margin:.3g}; bottom below t/4 = {CORE_FLOOR * t:g}",
+        "budget split": "plan weights: core weight 1, means 1, mixing weights 1/2",
+    }
+    if t - margin < CORE_FLOOR * t:  # public inputs only: refuse before reading the data
+        return _bottom(f"the core weight's noise bound A = {margin:.3g} leaves less than "
+                       f"t/4 = {CORE_FLOOR * t:g} of the {t} chunks certified even if every "
+                       "chunk agrees; use more rows (chunks) or a larger epsilon",
+                       Ledger(accounting.record), choices, ball.not_private, {})
+    unit = (x - ball.center) / ball.radius
+    shuffled = unit[rng.permutation(n)]
+    candidates, candidate_weights, owners = chunk_estimates(shuffled, t, k)
+    tuples = candidates.reshape(t, k, d)
+    mixing = candidate_weights.reshape(t, k)
+    friends = friend_matrix(tuples, r)
+    weights = core_weights(friends)
+    total = float(weights.sum())
+    diagnostics: dict[str, Any] = {
+        "candidates": ball.from_unit(candidates), "candidate_weights": candidate_weights,
+        "owners": owners, "degrees": friends.sum(axis=1), "core_weights": weights,
+        "core_weight": total}
+
+    ledger = Ledger(accounting.record)
+    noisy_total = float(truncated_laplace(
+        total, sensitivity=core_weight_sensitivity(t), epsilon=eps_w,
+        delta=accounting.histogram_delta, rng=rng, ledger=ledger, name=CORE_WEIGHT))
+    weight_low = noisy_total - margin
+    diagnostics["certified_core_weight"] = weight_low
+    if weight_low < CORE_FLOOR * t:
+        return _bottom(f"the certified core weight {weight_low:.3g} is below t/4 = "
+                       f"{CORE_FLOOR * t:g}: too few chunks agree within r = {r:g} R",
+                       ledger, choices, ball.not_private, diagnostics)
+    core = np.flatnonzero(weights > 0)  # W ≥ W_low > 0: never empty here
+    reference = tuples[core[np.argmax(weights[core])]]
+    order = align(tuples[core], reference)
+    w = weights[core]
+    grouped = np.take_along_axis(tuples[core], order[:, :, None], axis=1)
+    grouped_mixing = np.take_along_axis(mixing[core], order, axis=1)
+    means = np.einsum("c,ckd->kd", w, grouped) / total
+    shares = w @ grouped_mixing / total
+    noisy_means = np.asarray(release(
+        means.ravel(), solved[CORE_MEANS], rng=rng, ledger=ledger, name=CORE_MEANS,
+        sensitivity=means_sensitivity(t, k, r, weight_low))).reshape(k, d)
+    noisy_shares = np.asarray(release(
+        shares, solved[CORE_MIXING], rng=rng, ledger=ledger, name=CORE_MIXING,
+        sensitivity=mixing_sensitivity(t, weight_low)))
+    # post-processing: a canonical order of the components, weights on the simplex
+    rank = np.lexsort(noisy_means.T[::-1])
+    kept = np.clip(noisy_shares[rank], 1e-3, None)
+    return Result(estimate={"weights": kept / kept.sum(),
+                            "means": ball.from_unit(noisy_means[rank]), "covariances": None},
+                  ledger=ledger, choices=choices, not_private=ball.not_private,
+                  diagnostics=diagnostics)
+
+
+def friendly_core_pair() -> NeighbourPair:
+    """The audit's pair: the mixtures' corner pair (20 rows) in 5 chunks of 4 rows.
+
+    The changed row changes its chunk's k-tuple, the one tuple of the sensitivity proof.
+    """
+    return mixture_pair(chunks=CHUNKS_RANGE.low)
+
+
+ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
+    "friendly_core": Estimator(
+        task="gmm", name="friendly_core", function=friendly_core,
+        cost=CostModel(3.2e-06, base_seconds=1.5, bytes_per_unit=37.0),
+        can_run=can_run, neighbours=friendly_core_pair,
+        label="FriendlyCore (Tsfadia et al. 2022)",
+        paper="Tsfadia, Cohen, Kaplan, Mansour & Stemmer, FriendlyCore: Practical "
+              "Differentially Private Aggregation, ICML 2022; the filter's probabilities used "
+              "as weights",
+        notion="approximate", outputs=("weights", "means"),
+        params=(
+            shared_k(limits.COMPONENTS_PER_CHUNK),
+            Param("chunks", "int", None, min=CHUNKS_RANGE.low, max=CHUNKS_RANGE.high,
+                  help="t, the number of disjoint chunks the learner runs on (automatic: "
+                       f"n/{CHUNK_ROWS})"),
+            Param("friend_radius", "float", 0.05, min=FRIEND_RADIUS_RANGE.low,
+                  max=FRIEND_RADIUS_RANGE.high, choice=True,
+                  help="r, in units of the public radius: two chunks are friends when each "
+                       "of their means has a partner within r"))),
+})
