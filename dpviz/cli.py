@@ -78,6 +78,11 @@ def _build_parser() -> _Parser:
     _add_run_arguments(run)
     run.add_argument("--card", help="replay an experiment card (instead of TASK ESTIMATOR "
                                     "and the data and budget flags)")
+    run.add_argument("--bounds", help="the CSV's per-column bounds instead of --radius: "
+                                      "LOW:HIGH per column ('0:100,0:100', from domain "
+                                      "knowledge, not the data), 'private:SHARE' (that share "
+                                      "of the budget estimates them privately) or 'data' (read "
+                                      "from the data: not private)")
     card = sub.add_parser("card", help="run one estimator and record it as an experiment card")
     _add_run_arguments(card)
     _add_solve_arguments(sub.add_parser("solve", help="the smallest epsilon (or n) meeting an "
@@ -130,7 +135,8 @@ def _check_run(args: argparse.Namespace) -> None:
         given = [flag for flag, value in ((args.task, args.task),
                                           (args.estimator, args.estimator),
                                           ("--epsilon", args.epsilon), ("--rho", args.rho),
-                                          ("--seed", args.seed is not None), ("--set", args.set))
+                                          ("--seed", args.seed is not None), ("--set", args.set),
+                                          ("--bounds", getattr(args, "bounds", None)))
                  if value]
         if given:
             raise UsageError(f"--card replays the card as recorded; remove {', '.join(given)}")
@@ -230,6 +236,12 @@ def _scenario(args: argparse.Namespace, extra: Sequence[str], path: str) -> Any:
 
     params = _params(args, extra)
     data: dict[str, Any] = {"csv": path}
+    bounds = getattr(args, "bounds", None)
+    if bounds is not None:
+        if args.edges is not None or args.radius is not None:
+            raise UsageError("--bounds bounds the columns of --data's CSV; give it or --radius, "
+                             "not both, and not with --edges")
+        data["bounds"] = bounds
     if args.edges is not None:
         data = {"edges": path, "n": params.pop("n", None)}
     budget = {"epsilon": args.epsilon, "delta": args.delta, "rho": args.rho,

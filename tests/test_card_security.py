@@ -79,8 +79,8 @@ def test_an_upload_block_is_a_label_and_a_hash():
                           ({"upload": "x", "sha256": digest, "n": 3}, "remove n")]:
         with pytest.raises(ValueError, match=sentence):
             scenarios.normalise_data("gmm", bad)
-    with pytest.raises(ValueError, match="an uploaded edge list needs n"):
-        scenarios.normalise_data("sbm", {"upload": "e.csv", "sha256": digest})
+    assert scenarios.normalise_data("sbm", {"upload": "e.csv", "sha256": digest}) \
+        == {"upload": "e.csv", "sha256": digest, "n": None}  # n read from the ids
 
 
 def test_an_upload_loads_only_from_its_own_bytes(no_path_read):

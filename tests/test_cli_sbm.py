@@ -37,7 +37,6 @@ def test_weak_recovery_prints_labels(edges_csv):
 
 
 @pytest.mark.parametrize(("rows", "sentence"), [
-    ("0,1\n1,1\n", "row 2 is a self-loop (both ends the same vertex)"),
     ("0,1\n1,0\n", "rows 1 and 2 list the same edge twice (once reversed)"),
     ("0,1\n0,99\n", "row 2, column 2 has a vertex id of n or more, but n = 60"),
     ("0,1\n0,x\n", "row 2, column 2 is not a number"),
@@ -59,7 +58,9 @@ def test_data_and_edges_are_exclusive(edges_csv, capsys):
     assert "one of the arguments --data --edges is required" in capsys.readouterr().err
 
 
-def test_missing_n_is_a_sentence(edges_csv, capsys):
+def test_missing_n_is_read_from_the_ids_and_marked(edges_csv, capsys):
     code = cli.main(["run", "sbm", "spectral", "--edges", str(edges_csv), "--epsilon", "1",
                      "--degree", "20", "--signal", "0.8"])
-    assert code == 2 and "needs n" in capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and "n = 60 vertices, read from the edge list's ids" \
+        in out["choices"]["edge_list"]

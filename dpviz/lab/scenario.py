@@ -18,11 +18,19 @@ The ``data`` block is one of (DESIGN.md, the sweep spec):
   ``karate``), its factions as the true communities. A bundled graph's ``degree`` and
   ``signal`` are read off the graph itself: a private run that uses them is marked not
   private (the result's ``not_private``).
-* ``{"csv": path}`` — rows from a CSV file (no truth: its metrics are NaN).
-* ``{"edges": path, "n": int}`` — an edge list for the ``sbm`` task (no truth).
+* ``{"csv": path}`` — rows from a CSV file (no truth: its metrics are NaN). It may add
+  ``"bounds"``: per-column ranges typed by the user (``{"ranges": [[low, high], …]}``),
+  estimated privately with a share of the budget (``{"private": 0.1}``, charged on the run's
+  ledger) or read from the data (``{"data": true}``, not private), with ``"standardise"``
+  (:func:`dpviz.privacy.bounds.parse_bounds`); the run then clips to them (and reports how
+  many rows it clipped, a non-private diagnostic) instead of using ``radius``.
+* ``{"edges": path, "n": int}`` — an edge list for the ``sbm`` task (no truth). Without
+  ``n`` (or with ``null``) n is read from the ids (not private); ``"renumber": true``
+  numbers ids with gaps ``0 … m−1`` (:func:`dpviz.data.graphs.edge_list_graph`).
 * ``{"upload": label, "sha256": hex}`` — the rows of an uploaded file, named by ``label``
   (the file's name: a label, never a path) and identified by the SHA-256 of its bytes; for the
-  ``sbm`` task an edge list, with ``"n"``. The block does not hold the bytes: whoever loads
+  ``sbm`` task an edge list, with ``"n"`` (and ``"renumber"``); rows may add ``"bounds"``
+  as a csv does. The block does not hold the bytes: whoever loads
   it gives them (:func:`load_data`'s ``content``), and they must match the hash.
 
 A path (``csv``, ``edges``) is read by :func:`dpviz.data.files.read_file`: relative to the
@@ -177,6 +185,10 @@ class LoadedData:
     not_private : str or None
         Why ``public`` is not public after all (a bundled graph's d and ε_s are read off the
         graph), or ``None``: a private run that takes them is marked so.
+    names : tuple of str
+        A table's column names (a CSV's header), or ``()``.
+    caveat : str or None
+        Why no private run on these data is private (an edge list's n read from its ids).
     """
 
     data: Any
@@ -185,6 +197,8 @@ class LoadedData:
     description: str
     public: Mapping[str, Any] = field(default_factory=dict)
     not_private: str | None = None
+    names: tuple[str, ...] = ()
+    caveat: str | None = None
 
 
 # --- validation ---------------------------------------------------------------------------
@@ -249,18 +263,29 @@ def normalise_data(task: str, data: Any) -> dict[str, Any]:
     if not isinstance(path, str) or not path.strip():
         raise ValueError(f"{kind} is a file path, got {path!r}")
     if kind == "csv":
-        _no_extra(rest, "a csv")
-        return {"csv": path}
-    return {"edges": path, "n": _vertices(rest, "an edge list")}
+        return {"csv": path, **_bounds(rest, "a csv")}
+    return {"edges": path, **_vertices(rest, "an edge list")}
 
 
-def _vertices(rest: dict[str, Any], what: str) -> int:
-    """The ``n`` of an edge list's block (popped from ``rest``); nothing else may be left."""
+def _bounds(rest: dict[str, Any], what: str) -> dict[str, Any]:
+    """A table's ``bounds`` (popped from ``rest``, checked), ``{}`` without; nothing else."""
+    from dpviz.privacy.bounds import parse_bounds
+
+    bounds = parse_bounds(rest.pop("bounds", None))
+    _no_extra(rest, f"{what} (besides bounds)")
+    return {} if bounds is None else {"bounds": bounds}
+
+
+def _vertices(rest: dict[str, Any], what: str) -> dict[str, Any]:
+    """An edge list's ``n`` (``None``: read from the ids) and ``renumber``, popped from ``rest``."""
     n = rest.pop("n", None)
-    _no_extra(rest, f"{what} (besides n)")
-    if n is None:
-        raise ValueError(f"{what} needs n, the number of vertices (ids are 0 … n−1)")
-    return limits.check_integer(limits.SBM_VERTICES, n)
+    renumber = rest.pop("renumber", False)
+    _no_extra(rest, f"{what} (besides n and renumber)")
+    if not isinstance(renumber, bool):
+        raise ValueError(f"renumber must be true or false, got {renumber!r}")
+    out: dict[str, Any] = {"n": None if n is None else
+                           limits.check_integer(limits.SBM_VERTICES, n)}
+    return {**out, "renumber": True} if renumber else out
 
 
 def _upload_block(label: Any, rest: dict[str, Any], graph: bool) -> dict[str, Any]:
@@ -274,9 +299,9 @@ def _upload_block(label: Any, rest: dict[str, Any], graph: bool) -> dict[str, An
                          "(64 hexadecimal digits)")
     out: dict[str, Any] = {"upload": label, "sha256": digest.lower()}
     if graph:
-        out["n"] = _vertices(rest, "an uploaded edge list")
+        out.update(_vertices(rest, "an uploaded edge list"))
     else:
-        _no_extra(rest, "an uploaded file of rows (besides sha256)")
+        out.update(_bounds(rest, "an uploaded file of rows (besides sha256)"))
     return out
 
 
@@ -426,8 +451,9 @@ class _Content:
 @functools.lru_cache(maxsize=LOADED_CACHE)
 def _load(key: str, content: _Content | None) -> LoadedData:
     """The loader behind :func:`load_data`, keyed by the block's canonical JSON (and bytes)."""
-    from dpviz.data import GENERATORS, GRAPH_DATASETS, load_dataset, read_csv, read_edges
-    from dpviz.data.graphs import Graph, as_graph
+    from dpviz.data import GENERATORS, GRAPH_DATASETS, load_dataset
+    from dpviz.data.graphs import Graph, edge_list_graph
+    from dpviz.data.tables import read_table
     from dpviz.lab.work import check_generator
 
     block: dict[str, Any] = json.loads(key)
@@ -478,12 +504,15 @@ def _load(key: str, content: _Content | None) -> LoadedData:
     source = ("the uploaded file " + block["upload"] if "upload" in block else
               Path(block.get("csv") or block["edges"]).name)
     if "n" not in block:
-        rows = read_csv(raw)
+        table = read_table(raw)
+        rows = table.values
         return _frozen(LoadedData(rows, None, None, f"{rows.shape[0]:,} rows × {rows.shape[1]} "
-                                                    f"columns from {source}."))
-    graph = as_graph(read_edges(raw), block["n"])
-    return _frozen(LoadedData(graph, None, None, f"{graph.n:,} vertices and "
-                                                 f"{len(graph.edges):,} edges from {source}."))
+                                                    f"columns from {source}.",
+                                  names=table.names))
+    graph, report = edge_list_graph(raw, block["n"], renumber=bool(block.get("renumber")))
+    return _frozen(LoadedData(graph, None, None, f"{len(graph.edges):,} edges from {source}: "
+                                                 f"{report.sentence()}",
+                              caveat=report.not_private))
 
 
 def _frozen(loaded: LoadedData) -> LoadedData:
@@ -559,11 +588,97 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
     for name in ("delta", "accounting", "paper_mode"):
         if params.get(name) is None:
             params.pop(name, None)  # dpviz.run's defaults
-    result = run(s.task, s.estimator, loaded.data, seed=s.seed, rng=rng, **params)
-    if filled and loaded.not_private and entry.notion != "none":
-        reasons = "; ".join(r for r in (result.not_private, loaded.not_private) if r)
+    if s.data.get("bounds") is not None:
+        result = _run_bounded(s, loaded, params, rng)
+    else:
+        result = run(s.task, s.estimator, loaded.data, seed=s.seed, rng=rng, **params)
+        if loaded.names:
+            result = replace(result, choices={**result.choices, **_table_choices(
+                loaded, _clipped_in_ball(loaded.data, params.get("radius")))})
+    if "n" in s.data and any(kind in s.data for kind in USER_KINDS):  # what the edge list held
+        result = replace(result, choices={**result.choices, "edge_list": loaded.description})
+    caveats = [loaded.not_private] if filled else []
+    caveats += [loaded.caveat] if loaded.caveat else []
+    if entry.notion != "none" and any(caveats):
+        reasons = "; ".join(r for r in (result.not_private, *caveats) if r)
         result = replace(result, not_private=reasons)
     return result
+
+
+def _table_choices(loaded: LoadedData, clipped: int | None) -> dict[str, Any]:
+    """A table's column names and the rows its bound clipped (a non-private diagnostic)."""
+    from dpviz.privacy.bounds import CLIPPED_NOTE
+
+    out: dict[str, Any] = {"columns": list(loaded.names)}
+    if clipped is not None:
+        out["clipped_rows"] = {"count": clipped, "of": int(loaded.data.shape[0]),
+                               "note": CLIPPED_NOTE}
+    return out
+
+
+def _clipped_in_ball(x: Any, radius: Any) -> int | None:
+    """Rows outside the ball of ``radius`` about the origin (the unit ball for ``None``)."""
+    from dpviz.privacy.bounds import count_outside
+
+    if isinstance(radius, str):  # read from the data: it clips nothing
+        return 0
+    return count_outside(np.linalg.norm(x, axis=1), 1.0 if radius is None else float(radius))
+
+
+def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
+                 rng: np.random.Generator | None) -> Result:
+    """Run on a table clipped to the block's ``bounds``; results back in the table's units.
+
+    Private bounds spend their share of the budget first (on the run's ledger, composed with
+    the estimator's releases: :func:`dpviz.privacy.bounds.split_budget`); the estimator runs on
+    ``box.prepare(x)`` with the box's radius and the rest of the budget.
+    """
+    from dpviz import run
+    from dpviz.privacy import Budget, Ledger
+    from dpviz.privacy.bounds import (
+        Box,
+        data_box,
+        parse_bounds,
+        private_box,
+        quantile_releases,
+        split_budget,
+    )
+    from dpviz.privacy.randomness import secure_generator
+
+    if params.get("radius") is not None:
+        raise ValueError("give the bound once: the data block's bounds or the radius, not both")
+    x = loaded.data
+    d = x.shape[1]
+    bounds = parse_bounds(s.data["bounds"], d)
+    assert bounds is not None
+    standardise = bool(bounds["standardise"])
+    if rng is None:
+        rng = secure_generator() if s.seed is None else np.random.default_rng(s.seed)
+    budget = Budget(epsilon=params.get("epsilon"), delta=params.get("delta") or 0.0,
+                    rho=params.get("rho"), method=params.get("accounting") or "zcdp",
+                    paper_mode=bool(params.get("paper_mode")))
+    spent = Ledger(budget)
+    if "ranges" in bounds:
+        ranges = np.asarray(bounds["ranges"], dtype=float)
+        box = Box(ranges[:, 0], ranges[:, 1], "ranges", standardise)
+    elif "data" in bounds:
+        box = data_box(x, standardise=standardise)
+    else:
+        each, rest = split_budget(budget, float(bounds["private"]), quantile_releases(d))
+        box = private_box(x, epsilon=each, rng=rng, standardise=standardise,
+                          ledger=Ledger() if budget.non_private else spent,
+                          names=loaded.names or None)
+        params = {**params, "epsilon": rest.epsilon, "rho": rest.rho}
+    result = run(s.task, s.estimator, box.prepare(x), rng=rng,
+                 **{**params, "radius": box.radius})
+    for release in result.ledger.releases:
+        spent.record(release)
+    choices = {**result.choices, "bounds": box.describe(), "ranges": box.ranges(),
+               **_table_choices(loaded, box.clipped_rows(x))}
+    reasons = "; ".join(r for r in (result.not_private, box.not_private) if r) or None
+    return replace(result, estimate=box.map_estimate(result.estimate), ledger=spent,
+                   choices=choices, not_private=reasons, seed=s.seed,
+                   diagnostics=box.map_estimate(result.diagnostics))
 
 
 def score(s: Scenario, result: Result, truth: Truth | None,
