@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,10 @@ class NeighbourPair:
         What the statistic is, in words.
     params : mapping
         Further keyword arguments of the run (the public radius, ``k``, ``n`` …).
+    candidates : tuple of (D, D′, description)
+        Other neighbouring pairs on the same instance; the white-box audit records the code on
+        each and audits the one whose releases change most (where the worst case depends on
+        the code's own state, e.g. which component a row falls in).
     """
 
     data: Any
@@ -45,6 +49,7 @@ class NeighbourPair:
     statistic: Statistic = field(repr=False)
     statistic_label: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    candidates: tuple[tuple[Any, Any, str], ...] = ()
 
 
 def project(key: str, direction: NDArray[np.float64]) -> Statistic:
@@ -152,13 +157,48 @@ def mean_pair() -> NeighbourPair:
         radius=1.0)
 
 
+#: Angles of the candidate rows on the unit circle (every 45°).
+CIRCLE = tuple(np.pi * i / 4 for i in range(8))
+
+
+def circle_candidates(base: NDArray[np.float64]) -> tuple[tuple[Any, Any, str], ...]:
+    """Row 0 of ``base`` at one point of the unit circle in D and another in D′, every pair.
+
+    Examples
+    --------
+    >>> len(circle_candidates(np.zeros((3, 2))))
+    56
+    """
+    points = [np.array([np.cos(a), np.sin(a)]) for a in CIRCLE]
+    datasets = []
+    for x in points:
+        d = np.array(base, dtype=float)
+        d[0] = x
+        datasets.append(d)  # one D per point, shared by its pairs
+    return tuple((d, e, f"n = {len(base)} rows in 2-D; row 0 at ({x[0]:.2f}, {x[1]:.2f}) on "
+                  f"the unit circle in D and at ({y[0]:.2f}, {y[1]:.2f}) in D′")
+                 for d, x in zip(datasets, points, strict=True)
+                 for e, y in zip(datasets, points, strict=True) if e is not d)
+
+
 def mixture_pair(**params: Any) -> NeighbourPair:
-    """A mixture's pair: the corner pair on a two-cluster instance, k = 2."""
-    other = np.array([-1.0, 1.0]) / math.sqrt(2.0)  # the clusters sit across u
-    base = np.vstack([np.tile(0.6 * other, (10, 1)), np.tile(-0.6 * other, (10, 1))])
-    return _corner_pair(base, _mixture_mean(CORNER),
+    """A mixture's pair: the corner pair on a two-cluster instance, k = 2.
+
+    Candidates (for the white-box audit): row 0 at any two of eight points of the unit circle,
+    on the same clusters with 100 rows each — where a row changes the releases most depends on
+    which component the released parameters put it in, and with more rows the released
+    covariances are tight enough to put it squarely in one.
+    """
+    pair = _corner_pair(_two_clusters(10), _mixture_mean(CORNER),
                         "the mixture's mean Σⱼ wⱼμⱼ projected on u (unchanged by relabelling "
                         "the components)", k=2, **params)
+    return replace(pair, candidates=circle_candidates(_two_clusters(100)))
+
+
+def _two_clusters(rows: int) -> NDArray[np.float64]:
+    """``rows`` rows at each of ±0.6·(−1, 1)/√2: two clusters across the corner u."""
+    other = np.array([-1.0, 1.0]) / math.sqrt(2.0)
+    return np.vstack([np.tile(0.6 * other, (rows, 1)), np.tile(-0.6 * other, (rows, 1))])
 
 
 def covariance_pair() -> NeighbourPair:
@@ -175,15 +215,17 @@ def factor_pair() -> NeighbourPair:
 
 
 SBM_VERTICES = 3
-SBM_EDGE = (0, 1)
+SBM_EDGE = (1, 2)
 
 
 def graph_pair(**params: Any) -> NeighbourPair:
     """An SBM's pair (edge DP): one edge of a 3-vertex path toggled."""
     u, v = SBM_EDGE
-    kept = np.array([[v, 2]])  # in both: the toggled edge is one of two, not the graph
+    # in both: the toggled edge is one of two, not the graph; it sorts last, so randomness
+    # drawn edge by edge (exact recovery's split) lines up on the shared edge in both runs
+    kept = np.array([[0, u]])
     return NeighbourPair(
-        np.vstack([[SBM_EDGE], kept]), kept, f"a {SBM_VERTICES}-vertex path; the edge "
+        np.vstack([kept, [SBM_EDGE]]), kept, f"a {SBM_VERTICES}-vertex path; the edge "
         f"({u}, {v}) is present in D and absent in D′ (edge DP: one edge toggled), in a graph "
         "so small that the toggled pair is a third of the released pairs",
         _score_product(u, v),

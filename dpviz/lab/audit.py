@@ -67,7 +67,14 @@ from dpviz.core import limits
 from dpviz.estimators.neighbours import CORNER, NeighbourPair, norm_of, project, replace_row_pair
 from dpviz.estimators.result import Result
 from dpviz.privacy import AuditResult, attainable_lower_bound, audit
-from dpviz.privacy.ledger import Total
+from dpviz.privacy.audit import (
+    Recorded,
+    divergence,
+    likelihood_ratio_sampler,
+    recording,
+    release_findings,
+)
+from dpviz.privacy.ledger import Ledger, Total
 from dpviz.privacy.risk import risk_of_ledger
 
 RunOnce = Callable[[Any, np.random.Generator], Result]
@@ -80,6 +87,14 @@ instance in about 6 s on one loaded core."""
 
 FAILED_STATISTIC = 0.0
 PROGRESS_STEPS = 50
+WHITE_BOX_DRAWS = 1_000_000
+"""Default draws on each side of the white-box audit (:func:`white_box_audit`)."""
+PREFIX_FACTOR = 100.0
+"""The white-box audit's nearly noiseless transcript: the same code at this many times the ε."""
+KEPT_OUTPUTS = 20_000
+"""Draws a white-box audit keeps per side for its histogram."""
+WHITE_BOX_STATISTIC = ("the log-likelihood ratio of the releases' known noise, log p_D(y) − "
+                       "log p_D′(y), summed over every release (the most powerful test)")
 
 
 @dataclass(frozen=True)
@@ -107,6 +122,14 @@ class EstimatorAudit:
         For a broken-on-purpose variant, its flaw.
     seconds : float
         Wall time of the audit (not compared between audits).
+    method : {"black-box", "white-box"}
+        Runs of the whole estimator, or draws of its recorded releases
+        (:func:`white_box_audit`; ``runs`` then counts draws, ``outputs`` keeps the first
+        :data:`KEPT_OUTPUTS` of them).
+    findings : tuple of str
+        What the white-box audit found wrong without statistics (a release moving by more
+        than its declared sensitivity, noise calibrated from the data, an output that depends
+        on the data beyond the releases): any finding is a violation.
     """
 
     task: str
@@ -121,6 +144,8 @@ class EstimatorAudit:
     attainable: float = math.nan
     broken: str | None = None
     seconds: float = field(default=0.0, compare=False)
+    method: str = "black-box"
+    findings: tuple[str, ...] = ()
 
     @property
     def runs(self) -> int:
@@ -134,8 +159,8 @@ class EstimatorAudit:
 
     @property
     def passed(self) -> bool:
-        """True when the measured lower bound does not exceed the claim."""
-        return self.result.passed
+        """True when the measured lower bound does not exceed the claim and nothing was found."""
+        return self.result.passed and not self.findings
 
     def sentence(self) -> str:
         """One sentence: the bound, its interval, the claim and the verdict.
@@ -150,12 +175,14 @@ class EstimatorAudit:
         upper = "∞" if math.isinf(r.epsilon_upper) else f"{r.epsilon_upper:.2f}"
         verdict = ("consistent with the claim" if self.passed else
                    "privacy violation caught" if self.broken else "privacy violation")
+        unit = "draws" if self.method == "white-box" else "runs"
         reach = ("" if math.isnan(self.attainable) else
                  f"; a perfect audit of this ledger typically shows about "
-                 f"{self.attainable:.2f} at {self.runs:,} runs")
+                 f"{self.attainable:.2f} at {self.runs:,} {unit}")
+        found = "".join(f"; {finding}" for finding in self.findings)
         return (f"measured ε ≥ {r.epsilon_lower:.2f} (95% interval {r.epsilon_lower:.2f} – "
                 f"{upper}, point estimate {r.epsilon_estimate:.2f}) against the claimed "
-                f"{r.claimed_epsilon:.2f}{reach}: {verdict}.")
+                f"{r.claimed_epsilon:.2f}{reach}: {verdict}{found}.")
 
 
 
@@ -263,10 +290,8 @@ def audit_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: s
     seed = limits.check_integer(limits.SEED, seed)
     start = time.perf_counter()
     ledger = run_once(pair.data, np.random.default_rng(seed)).ledger
-    claim: Total = ledger.total()
-    if claim.epsilon is None or not math.isfinite(claim.epsilon):
-        raise ValueError(f"{label} claims no finite epsilon (its ledger's total is epsilon = "
-                         f"{claim.epsilon}); give a finite epsilon, or delta > 0 with rho")
+    claim = _claim(ledger, label)
+    assert claim.epsilon is not None  # _claim refuses otherwise
     samples: list[NDArray[np.float64]] = []
     step = max(1, runs // PROGRESS_STEPS)
 
@@ -282,12 +307,11 @@ def audit_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: s
 
     measured = audit(sampler, pair.data, pair.neighbour, claimed_epsilon=claim.epsilon,
                      delta=claim.delta, trials=runs, seed=seed)
-    fpr, tpr = risk_of_ledger(ledger, claim.delta).curve()
     return EstimatorAudit(
         task=task, name=name, label=label, result=measured, claimed_delta=claim.delta,
         statistic=pair.statistic_label, neighbours=pair.description, outputs=samples[0],
         outputs_neighbour=samples[1],
-        attainable=attainable_lower_bound(fpr, tpr, trials=runs, delta=claim.delta),
+        attainable=_attainable(ledger, claim.delta, runs),
         broken=broken, seconds=time.perf_counter() - start)
 
 
@@ -330,24 +354,266 @@ def audit_estimator(task: str, name: str, *, epsilon: float | None, delta: float
     >>> a.passed, a.claimed_epsilon, 0.25 < a.result.epsilon_lower <= 1.0
     (True, 1.0, True)
     """
-    from dpviz import run
     from dpviz.estimators.registry import estimator
 
     check_audit_budget(epsilon, rho)
     runs = limits.check_integer(limits.AUDIT_TRIALS, runs)
     pair = neighbour_pair(task, name)
-    spec = estimator(task, name)
+    run_once = _runner(task, name, pair, epsilon=epsilon, delta=delta, rho=rho,
+                       accounting=accounting)
+    return audit_function(run_once, pair, task=task, name=name,
+                          label=estimator(task, name).label, runs=runs, seed=seed,
+                          progress=progress)
+
+
+def _runner(task: str, name: str, pair: NeighbourPair, *, epsilon: float | None, delta: float,
+            rho: float | None, accounting: str) -> RunOnce:
+    """One run of ``task/name`` at the budget, with the pair's public parameters."""
+    from dpviz import run
 
     def run_once(data: Any, rng: np.random.Generator) -> Result:
         return run(task, name, data, epsilon=epsilon, delta=delta, rho=rho,
                    accounting=accounting, rng=rng, **pair.params)
 
-    return audit_function(run_once, pair, task=task, name=name, label=spec.label, runs=runs,
-                          seed=seed, progress=progress)
+    return run_once
+
+
+def _claim(ledger: Ledger, label: str) -> Total:
+    claim = ledger.total()
+    if claim.epsilon is None or not math.isfinite(claim.epsilon):
+        raise ValueError(f"{label} claims no finite epsilon (its ledger's total is epsilon = "
+                         f"{claim.epsilon}); give a finite epsilon, or delta > 0 with rho")
+    return claim
+
+
+def _attainable(ledger: Ledger, delta: float, trials: int) -> float:
+    fpr, tpr = risk_of_ledger(ledger, delta).curve()
+    return attainable_lower_bound(fpr, tpr, trials=trials, delta=delta)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What audits of a ledger can at best show, before any runs.
+
+    Attributes
+    ----------
+    claimed_epsilon, claimed_delta : float
+        The run's claim (its ledger's total).
+    black_box, white_box : float
+        The bound a perfect audit typically shows with :data:`AUDIT_RUNS` runs of the whole
+        estimator, and with :data:`WHITE_BOX_DRAWS` draws of its releases.
+    releases : int
+        Releases in the ledger.
+    """
+
+    claimed_epsilon: float
+    claimed_delta: float
+    black_box: float
+    white_box: float
+    releases: int
+
+    def sentence(self) -> str:
+        """Before running: what each audit can show.
+
+        Examples
+        --------
+        >>> Reach(1.0, 0.0, 0.74, 0.99, 1).sentence()[:61]
+        'This run claims ε = 1.00. Even a perfect test shows at most a'
+        """
+        delta = f", δ = {self.claimed_delta:.0e}" if self.claimed_delta else ""
+        return (f"This run claims ε = {self.claimed_epsilon:.2f}{delta}. Even a perfect test "
+                f"shows at most about ε ≥ {self.black_box:.2f} from {AUDIT_RUNS:,} runs of the "
+                f"whole estimator, and about ε ≥ {self.white_box:.2f} from "
+                f"{WHITE_BOX_DRAWS:,} draws of its {self.releases} recorded "
+                f"release{'s' if self.releases != 1 else ''}.")
+
+
+def audit_reach(task: str, name: str, *, epsilon: float | None, delta: float = 0.0,
+                rho: float | None = None, accounting: str = "zcdp", seed: int = 0) -> Reach:
+    """What a black-box and a white-box audit of ``task/name`` can show at this budget.
+
+    One run on the audit's pair gives the ledger; its PLD trade-off curve gives the bound a
+    perfect audit typically reaches with each audit's sample
+    (:func:`dpviz.privacy.attainable_lower_bound`).
+
+    Examples
+    --------
+    >>> r = audit_reach("mean", "laplace", epsilon=1.0)
+    >>> round(r.black_box, 2), round(r.white_box, 2)
+    (0.74, 0.99)
+    """
+    check_audit_budget(epsilon, rho)
+    pair = neighbour_pair(task, name)
+    ledger = _runner(task, name, pair, epsilon=epsilon, delta=delta, rho=rho,
+                     accounting=accounting)(pair.data, np.random.default_rng(seed)).ledger
+    claim = _claim(ledger, name)
+    assert claim.epsilon is not None  # _claim refuses otherwise
+    return Reach(claim.epsilon, claim.delta, _attainable(ledger, claim.delta, AUDIT_RUNS),
+                 _attainable(ledger, claim.delta, WHITE_BOX_DRAWS), len(ledger.releases))
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """One candidate pair's two recorded runs."""
+
+    data: Result
+    neighbour: Result
+    first: tuple[Recorded, ...]
+    second: tuple[Recorded, ...]
+    description: str
+
+    def findings(self) -> tuple[str, ...]:
+        found = release_findings(self.first, self.second)
+        if not _same_output(self.data, self.neighbour):
+            found += ("the output differs between the two datasets even when every recorded "
+                      "release is the same: the data reach the output outside the private "
+                      "releases",)
+        return found
+
+
+def _same_output(a: Result, b: Result) -> bool:
+    if (a.failed is None) != (b.failed is None) or a.estimate.keys() != b.estimate.keys():
+        return False
+    return all(np.array_equal(np.asarray(a.estimate[k], dtype=float),
+                              np.asarray(b.estimate[k], dtype=float), equal_nan=True)
+               for k in a.estimate)
+
+
+Cache = dict[tuple[int, str], tuple[Result, tuple[Recorded, ...]]]
+
+
+def _record(run_once: RunOnce, data: Any, neighbour: Any, description: str, seed: int,
+            prefix: RunOnce | None, cache: Cache) -> _Recorded:
+    """Run on D recording its releases, then on D′ with the same seed replaying them.
+
+    With ``prefix`` both runs replay instead the releases of ``prefix`` run on D (a nearly
+    noiseless run: a transcript on which each row sits squarely in one component).
+    """
+    def recorded(run: RunOnce, replay: tuple[Recorded, ...] | None, kind: str
+                 ) -> tuple[Result, tuple[Recorded, ...]]:
+        if (id(data), kind) not in cache:
+            with recording(replay=replay) as seen:
+                result = run(data, np.random.default_rng(seed))
+            _replayable(result.ledger, seen.releases, seen.unsupported)
+            cache[id(data), kind] = result, tuple(seen.releases)
+        return cache[id(data), kind]
+
+    replay = None if prefix is None else recorded(prefix, None, "prefix")[1]
+    first, releases = recorded(run_once, replay, "own" if prefix is None else "replayed")
+    with recording(replay=releases if replay is None else replay) as again:
+        second = run_once(neighbour, np.random.default_rng(seed))
+    return _Recorded(first, second, releases, tuple(again.releases), description)
+
+
+def _replayable(ledger: Ledger, seen: list[Recorded], unsupported: list[str]) -> None:
+    other = sorted({r.mechanism for r in ledger.releases} - {"laplace", "gaussian",
+                                                             "symmetric_gaussian"})
+    if unsupported or other or len(seen) != len(ledger.releases):
+        what = ", ".join(other or unsupported) or "noise added outside the mechanisms"
+        raise ValueError(f"the white-box audit replays Laplace and Gaussian releases only; this "
+                         f"run also releases through: {what}. Use the black-box audit")
+
+
+def white_box_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: str,
+                       label: str, draws: int = WHITE_BOX_DRAWS, seed: int = 0,
+                       broken: str | None = None,
+                       prefix: RunOnce | None = None) -> EstimatorAudit:
+    """White-box audit of the releases of any ``run_once(data, rng) → Result``.
+
+    The code runs on D, its Laplace and Gaussian releases recorded (pre-noise value, declared
+    sensitivity and noise scale; :func:`dpviz.privacy.audit.recording`), then on D′ with the
+    same seed, each release handing back D's output: every later step sees the same earlier
+    releases, so each release's pre-noise change is exactly the one the ledger's composition
+    bounds. With ``prefix`` (the same code at a far larger budget) the pair and its
+    candidates (``pair.candidates``) are also recorded with both runs replaying the prefix's
+    releases instead: a nearly noiseless transcript. Of all these, the pair whose releases
+    differ most (Kullback–Leibler,
+    :func:`dpviz.privacy.audit.divergence`) is audited:
+    ``draws`` outputs a side are drawn through the mechanisms' own noise and the
+    log-likelihood ratio of the known noise is thresholded with Clopper–Pearson
+    (:func:`dpviz.privacy.audit.likelihood_ratio_sampler`, :func:`dpviz.privacy.audit`).
+    What needs no statistics is reported as findings (:class:`EstimatorAudit`): a release
+    moving by more than its sensitivity, noise calibrated from the data, an output that
+    differs although every release is the same.
+
+    Soundness. With the earlier releases held fixed, the releases are a fixed sequence of
+    Laplace and Gaussian mechanisms, each within the sensitivity and noise its ledger row
+    declares if the code is correct; the ledger's composed (ε, δ) then holds for them, so a
+    bound above it (or a finding) is a bug, not chance (beyond the 5% of the interval).
+
+    Raises
+    ------
+    ValueError
+        When a run releases through another mechanism (the exponential mechanism,
+        randomized response …): use :func:`audit_function` (black-box).
+    """
+    draws = limits.check_integer(limits.AUDIT_TRIALS, draws)
+    seed = limits.check_integer(limits.SEED, seed)
+    start = time.perf_counter()
+    options = ((pair.data, pair.neighbour, pair.description), *pair.candidates)
+    cache: Cache = {}
+    recorded = [_record(run_once, pair.data, pair.neighbour, pair.description, seed, None,
+                        cache)]
+    if prefix is not None:
+        recorded += [_record(run_once, d, n, text, seed, prefix, cache)
+                     for d, n, text in options]
+    worst = max(recorded, key=lambda r: (bool(r.findings()), divergence(r.first, r.second)))
+    claim = _claim(worst.data.ledger, label)
+    assert claim.epsilon is not None  # _claim refuses otherwise
+    findings = worst.findings()
+    kept: list[NDArray[np.float64]] = []
+    try:
+        draw = likelihood_ratio_sampler(worst.first, worst.second)
+    except ValueError:  # different releases (a finding says so): no ratio to test
+        def draw(side: Any, rng: np.random.Generator, size: int) -> NDArray[np.float64]:
+            return np.zeros(size)
+
+    def sampler(side: Any, rng: np.random.Generator, size: int) -> NDArray[np.float64]:
+        out = draw(side, rng, size)
+        kept.append(out[:KEPT_OUTPUTS].copy())
+        return out
+
+    measured = audit(sampler, 0, 1, claimed_epsilon=claim.epsilon, delta=claim.delta,
+                     trials=draws, seed=seed)
+    return EstimatorAudit(
+        task=task, name=name, label=label, result=measured, claimed_delta=claim.delta,
+        statistic=WHITE_BOX_STATISTIC, neighbours=worst.description, outputs=kept[0],
+        outputs_neighbour=kept[1],
+        attainable=_attainable(worst.data.ledger, claim.delta, draws), broken=broken,
+        seconds=time.perf_counter() - start, method="white-box", findings=findings)
+
+
+def white_box_audit(task: str, name: str, *, epsilon: float | None, delta: float = 0.0,
+                    draws: int = WHITE_BOX_DRAWS, seed: int = 0, accounting: str = "zcdp",
+                    rho: float | None = None) -> EstimatorAudit:
+    """White-box audit of a registered estimator's releases (:func:`white_box_function`).
+
+    Parameters as :func:`audit_estimator`, with ``draws`` outputs a side instead of runs.
+
+    Examples
+    --------
+    >>> a = white_box_audit("mean", "laplace", epsilon=1.0)
+    >>> a.passed, 0.9 < a.result.epsilon_lower <= 1.0
+    (True, True)
+    """
+    from dpviz.estimators.registry import estimator
+
+    check_audit_budget(epsilon, rho)
+    pair = neighbour_pair(task, name)
+    run_once = _runner(task, name, pair, epsilon=epsilon, delta=delta, rho=rho,
+                       accounting=accounting)
+    quiet = _runner(task, name, pair, delta=delta, accounting=accounting,
+                    epsilon=None if epsilon is None else
+                    min(PREFIX_FACTOR * epsilon, limits.EPSILON.high),
+                    rho=None if rho is None else PREFIX_FACTOR**2 * rho)
+    return white_box_function(run_once, pair, task=task, name=name,
+                              label=estimator(task, name).label, draws=draws, seed=seed,
+                              prefix=quiet)
 
 
 __all__ = [
-    "AUDIT_RUNS", "CORNER", "EstimatorAudit", "NeighbourPair", "Progress", "pairs",
-    "audit_estimator", "audit_function", "audit_unavailable", "check_audit_budget",
-    "neighbour_pair", "norm_of", "project", "replace_row_pair",
+    "AUDIT_RUNS", "CORNER", "WHITE_BOX_DRAWS", "EstimatorAudit", "NeighbourPair", "Progress",
+    "Reach", "audit_estimator", "audit_function", "audit_reach", "audit_unavailable",
+    "check_audit_budget", "neighbour_pair", "norm_of", "pairs", "project", "replace_row_pair",
+    "white_box_audit", "white_box_function",
 ]

@@ -35,6 +35,7 @@ from dpviz.estimators.result import Result
 from dpviz.lab.audit import (
     AUDIT_RUNS,
     CORNER,
+    WHITE_BOX_DRAWS,
     EstimatorAudit,
     NeighbourPair,
     Progress,
@@ -43,6 +44,7 @@ from dpviz.lab.audit import (
     norm_of,
     project,
     replace_row_pair,
+    white_box_function,
 )
 from dpviz.privacy import Budget, Ledger, PlannedRelease, clip_to_ball, release, solve
 
@@ -182,7 +184,7 @@ BROKEN_VARIANTS: Mapping[str, BrokenVariant] = MappingProxyType({
 
 
 def audit_broken(name: str, *, epsilon: float = 1.0, runs: int = AUDIT_RUNS, seed: int = 0,
-                 progress: Progress | None = None) -> EstimatorAudit:
+                 progress: Progress | None = None, white_box: bool = False) -> EstimatorAudit:
     """Audit one broken variant on the pair that exposes its flaw.
 
     Parameters
@@ -193,6 +195,10 @@ def audit_broken(name: str, *, epsilon: float = 1.0, runs: int = AUDIT_RUNS, see
         The ε it is asked for (and claims in its ledger); finite and > 0.
     runs, seed, progress
         As in :func:`dpviz.lab.audit.audit_estimator`.
+    white_box : bool
+        Audit its recorded releases (:func:`dpviz.lab.audit.white_box_function`, ``runs``
+        draws a side, default :data:`~dpviz.lab.audit.WHITE_BOX_DRAWS`) instead of running
+        it ``runs`` times.
 
     Returns
     -------
@@ -209,6 +215,8 @@ def audit_broken(name: str, *, epsilon: float = 1.0, runs: int = AUDIT_RUNS, see
     >>> a = audit_broken("noise_reused", epsilon=1.0, runs=1_000)
     >>> a.passed, a.result.epsilon_lower > 1.0
     (False, True)
+    >>> audit_broken("noise_reused", white_box=True).findings[0][:40]
+    'the output differs between the two datas'
     """
     if name not in BROKEN_VARIANTS:
         raise ValueError(f"unknown broken variant {name!r}; choose one of: "
@@ -220,13 +228,18 @@ def audit_broken(name: str, *, epsilon: float = 1.0, runs: int = AUDIT_RUNS, see
     def run_once(data: NDArray[np.float64], rng: np.random.Generator) -> Result:
         return variant.function(data, budget, rng=rng)
 
-    return audit_function(run_once, variant.pair(), task="broken", name=name,
-                          label=f"{variant.label} ({BROKEN_LABEL})", runs=runs, seed=seed,
-                          progress=progress, broken=variant.flaw)
+    label = f"{variant.label} ({BROKEN_LABEL})"
+    if white_box:
+        draws = WHITE_BOX_DRAWS if runs == AUDIT_RUNS else runs
+        return white_box_function(run_once, variant.pair(), task="broken", name=name,
+                                  label=label, draws=draws, seed=seed, broken=variant.flaw)
+    return audit_function(run_once, variant.pair(), task="broken", name=name, label=label,
+                          runs=runs, seed=seed, progress=progress, broken=variant.flaw)
 
 
 def audit_gallery(*, epsilon: float = 1.0, runs: int = AUDIT_RUNS, seed: int = 0,
-                  progress: Progress | None = None) -> tuple[EstimatorAudit, ...]:
+                  progress: Progress | None = None,
+                  white_box: bool = False) -> tuple[EstimatorAudit, ...]:
     """Audit every broken variant; ``progress`` sees the fraction of the whole gallery."""
     out = []
     for i, name in enumerate(BROKEN_VARIANTS):
@@ -234,5 +247,7 @@ def audit_gallery(*, epsilon: float = 1.0, runs: int = AUDIT_RUNS, seed: int = 0
             if progress is not None:
                 progress((i + fraction) / len(BROKEN_VARIANTS))
 
-        out.append(audit_broken(name, epsilon=epsilon, runs=runs, seed=seed, progress=part))
+        out.append(audit_broken(name, epsilon=epsilon, runs=runs, seed=seed, progress=part,
+                                white_box=white_box))
+        part(1.0)
     return tuple(out)

@@ -23,7 +23,8 @@ in floating point and then added in floating point: those rows say ``"opendp+flo
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from contextvars import ContextVar
 from types import MappingProxyType
 
 import numpy as np
@@ -50,6 +51,28 @@ _FLOATS = domains.vector_domain(domains.atom_domain(T=float, nan=False))
 _METRICS = MappingProxyType({"laplace": metrics.l1_distance(T=float),
                              "gaussian": metrics.l2_distance(T=float),
                              "select": metrics.linf_distance(T=float)})
+
+
+#: ``observer(row, value, noised, output) → output``: a white-box audit's view of a release.
+Observer = Callable[[Release, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+                    NDArray[np.float64]]
+#: The running white-box audit's observer (:func:`dpviz.privacy.audit.recording`), else
+#: ``None``. A context variable, so one user's audit never sees another's releases; outside an
+#: audit :func:`_observed` only reads it.
+OBSERVER: ContextVar[Observer | None] = ContextVar("dpviz_release_observer", default=None)
+
+
+def _observed(row: Release, value: ArrayLike, noised: ArrayLike,
+              output: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``output``, or what the running audit's observer returns for it.
+
+    The observer sees the pre-noise ``value``, the entries ``noised`` that received noise and
+    the ledger ``row``.
+    """
+    observer = OBSERVER.get()
+    if observer is None:
+        return output
+    return observer(row, np.asarray(value, dtype=float), np.ravel(noised).astype(float), output)
 
 
 def _check_scale(scale: float) -> float:
@@ -156,8 +179,10 @@ def laplace(value: ArrayLike, *, sensitivity: float, scale: float, rng: np.rando
     scale = _check_scale(scale)
     noisy = add_noise("laplace", value, scale, rng)
     eps = math.inf if scale == 0 else sensitivity / scale
-    ledger.record(Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
-                          rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale)))
+    row = Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
+                  rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale))
+    ledger.record(row)
+    noisy = _observed(row, value, value, noisy)
     return noisy if noisy.ndim else float(noisy)
 
 
@@ -173,8 +198,10 @@ def gaussian(value: ArrayLike, *, sensitivity: float, sigma: float, rng: np.rand
     sigma = _check_scale(sigma)
     noisy = add_noise("gaussian", value, sigma, rng)
     rho = math.inf if sigma == 0 else sensitivity**2 / (2 * sigma**2)
-    ledger.record(Release(name, "gaussian", sensitivity, "L2", sigma, epsilon=epsilon,
-                          delta=delta, rho=rho, part=part, sampler=sampler_of(rng, sigma)))
+    row = Release(name, "gaussian", sensitivity, "L2", sigma, epsilon=epsilon, delta=delta,
+                  rho=rho, part=part, sampler=sampler_of(rng, sigma))
+    ledger.record(row)
+    noisy = _observed(row, value, value, noisy)
     return noisy if noisy.ndim else float(noisy)
 
 
@@ -210,11 +237,13 @@ def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     sigma = _check_scale(sigma)
-    noisy = _mirrored("gaussian", _square(matrix), sigma, rng)
+    square = _square(matrix)
+    noisy = _mirrored("gaussian", square, sigma, rng)
     rho = math.inf if sigma == 0 else sensitivity**2 / (2 * sigma**2)
-    ledger.record(Release(name, "symmetric_gaussian", sensitivity, "Frobenius", sigma,
-                          rho=rho, part=part, sampler=sampler_of(rng, sigma)))
-    return noisy
+    row = Release(name, "symmetric_gaussian", sensitivity, "Frobenius", sigma, rho=rho,
+                  part=part, sampler=sampler_of(rng, sigma))
+    ledger.record(row)
+    return _observed(row, square, square[np.triu_indices(len(square))], noisy)
 
 
 def symmetric_laplace(matrix: ArrayLike, *, sensitivity: float, scale: float,
@@ -235,11 +264,14 @@ def symmetric_laplace(matrix: ArrayLike, *, sensitivity: float, scale: float,
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     scale = _check_scale(scale)
-    noisy = _mirrored("laplace", _square(matrix), scale, rng)
+    square = _square(matrix)
+    noisy = _mirrored("laplace", square, scale, rng)
     eps = math.inf if scale == 0 else sensitivity / scale
-    ledger.record(Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
-                          rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale)))
-    return noisy
+    row = Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
+                  rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale))
+    ledger.record(row)
+    upper = square[np.triu_indices(len(square))]
+    return _observed(row, upper, upper, noisy)
 
 
 def release(value: ArrayLike, allocation: Allocation, *, rng: np.random.Generator,
