@@ -232,7 +232,7 @@ def test_rho_budget_error_is_a_budget_error():
 def test_registry_and_dpviz_run():
     est = ESTIMATORS["stability"]
     assert "heuristic (degree-2 SDP surrogate" in est.label
-    assert est.paper.startswith("Chen et al. 2023 §6")
+    assert est.paper.startswith("Chen et al. 2023, Section 6")
     assert "stability" in dpviz.estimators.gmm.ESTIMATORS
     result = dpviz.run("gmm", "stability", X, k=3, epsilon=1, delta=1e-5, seed=0,
                        radius=RADIUS, subsample=100, rows=100)

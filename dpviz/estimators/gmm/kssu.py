@@ -511,8 +511,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                     "dpviz.viz.kssu:pca_story"),
         cost=CostModel(1.2e-05, base_seconds=0.0, bytes_per_unit=150.0),
         label="Private PCA + clustering (KSSU19 Alg. 1)",
-        paper="Kamath, Sheffet, Singhal & Ullman 2019 (seed 000), §4, Algorithm 1; "
-              "simplified GoodRadius and grid GoodCenter (ALGORITHMS.md §3)",
+        paper="Kamath, Sheffet, Singhal & Ullman 2019, Section 4, Algorithm 1; "
+              "simplified GoodRadius and grid GoodCenter",
         notion="approximate", outputs=("weights", "means", "covariances"),
         params=(K, SIGMA_MIN, SIGMA_MAX, BETA,
                 Param("clustering_share", "float", 0.5, min=0.01, max=0.99, choice=True,

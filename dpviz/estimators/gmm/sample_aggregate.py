@@ -65,7 +65,7 @@ SHARE_RANGE = limits.Limit("weight_share", 0.0, 1.0, low_open=True, high_open=Tr
 MIN_RADIUS_RANGE = limits.Limit("min_radius", 1e-6, 1.0)
 WEIGHT_HISTOGRAM = "weight histogram"
 LABEL = ("sample-and-aggregate with a simplified 1-cluster aggregator; sample cost ≈ √k/ε × "
-         "the non-private learner (KSSU19 §6)")
+         "the non-private learner (KSSU19, Section 6)")
 
 
 def chunk_estimates(points: NDArray[np.float64], chunks: int, k: int
@@ -274,9 +274,9 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                     "per component, its centre released with noise.",
                     "dpviz.viz.kssu:sample_aggregate_story"),
         cost=CostModel(3.2e-06, base_seconds=1.5, bytes_per_unit=37.0),
-        label="Sample-and-aggregate (KSSU19 §6)",
-        paper="Kamath, Sheffet, Singhal & Ullman 2019 (seed 000), §6; simplified 1-cluster "
-              "aggregator (ALGORITHMS.md §4)",
+        label="Sample-and-aggregate (KSSU19, Section 6)",
+        paper="Kamath, Sheffet, Singhal & Ullman 2019, Section 6; simplified 1-cluster "
+              "aggregator",
         notion="approximate", outputs=("weights", "means"),
         params=(
             shared_k(limits.COMPONENTS_PER_CHUNK),

@@ -452,7 +452,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                     "subsample, tests privately whether its solution is stable, and only then "
                     "releases noisy centroids.", "dpviz.viz.stability:stability_story"),
         cost=CostModel(2.8e-07, bytes_per_unit=42.0),
-        paper="Chen et al. 2023 §6 (Algorithm 6.5), degree-2 surrogate",
+        paper="Chen et al. 2023, Section 6 (Algorithm 6.5), degree-2 surrogate",
         notion="approximate", outputs=("weights", "means"),
         params=(
             shared_k(limits.COMPONENTS_PER_CHUNK, help="number of centres"),

@@ -141,7 +141,8 @@ def worker_count(jobs: int, runs: int) -> int:
 def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
               cache_dir: str | os.PathLike[str] | None = None,
               progress: Progress | None = None,
-              should_stop: Callable[[], bool] | None = None) -> pd.DataFrame:
+              should_stop: Callable[[], bool] | None = None,
+              skip: Callable[[Mapping[str, Any]], str | None] | None = None) -> pd.DataFrame:
     """Run a sweep; one row per run (``spec.columns``), finished runs cached on disk.
 
     Every finished run is appended to ``<cache>/<spec.digest()>.jsonl`` as it finishes, so a
@@ -165,6 +166,10 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
     should_stop : callable, optional
         Checked after every finished run; when it returns true the sweep stops and the rows
         finished so far are returned (and kept on disk).
+    skip : callable, optional
+        ``skip(scenario_json)``: a reason not to run it (its row is a failed row with that
+        reason, not run, not cached), or ``None``. Public inputs only (e.g. an entry's
+        preconditions, :func:`dpviz.lab.experiments.winner.cannot_succeed`).
 
     Returns
     -------
@@ -188,6 +193,11 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
             rows[run.index] = {k: from_json_value(v) if k not in ("failed", "task", "estimator")
                                else v for k, v in cached[run.key].items()}
     from_disk = len(rows)
+    for run in plan if skip is not None else ():
+        why = None if run.index in rows or skip is None else skip(run.scenario)
+        if why is not None:
+            rows[run.index] = {**run.row, **dict.fromkeys(spec.metrics, math.nan),
+                               "seconds": 0.0, "failed": why}
     # data-major order: the runs on one data set follow each other, so a process loads it once
     todo = sorted((run for run in plan if run.index not in rows),
                   key=lambda run: json.dumps(run.scenario["data"], sort_keys=True))
