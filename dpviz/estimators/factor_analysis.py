@@ -301,7 +301,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         task="factor_analysis", name="dp_fa", function=private_factor_analysis,
         neighbours=factor_pair,
         label="Private factor analysis (noisy second moment + EM)",
-        paper="Park et al. 2017 (DP-EM) §6",
+        paper="Park et al. 2017 (DP-EM), Section 6",
         notion="approximate", outputs=("loadings", "noise_variances"),
         params=(
             Param("factors", "int", 5, min=1, max=50,

@@ -496,8 +496,9 @@ ADD_OR_REMOVE_ONE = Relation(
 ONE_EDGE = Relation(
     "add or remove one edge",
     "two graphs on the same public vertices are neighbours when one edge is added or removed "
-    "(edge privacy): any single link is hidden, not everything about one vertex",
-    "SymmetricDistance on the edge list", "ADD_OR_REMOVE_ONE on the edge list",
+    "(edge privacy, the add-or-remove relation on the list of edges): any single link is "
+    "hidden, not everything about one vertex",
+    "SymmetricDistance", "ADD_OR_REMOVE_ONE",
     "a given edge is in the graph", "the edges in the graph")
 
 

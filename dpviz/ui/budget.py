@@ -97,9 +97,11 @@ def plan_controls() -> PlanDescription:
             rounds = count_input("Iterations J", 20, "budget_rounds")
         with b:
             k = count_input("Components k", 3, "budget_k")
-        st.caption("GGG: 2k + 1 Gaussian releases per iteration. LLG: Laplace weights and "
-                   "means (k + 1), Gaussian covariances (k). Every release gets the same "
-                   "noise multiplier (the paper's split).")
+        st.caption("DP-EM's two noise scenarios ([GGG and LLG](/glossary#dp-em-scenarios)): "
+                   "GGG adds Gaussian noise to the weights, means and covariances, 2k + 1 "
+                   "releases per iteration; LLG adds Laplace noise to the weights and means "
+                   "(k + 1) and Gaussian noise to the covariances (k). Every release gets the "
+                   "same noise multiplier (the paper's split).")
         return PlanDescription(int(rounds), preset=kind[-3:], k=int(k))
     a, b = st.columns(2)
     with a:

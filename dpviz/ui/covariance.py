@@ -438,13 +438,15 @@ def errors_panel(runs: Sequence[Run]) -> None:
                               for run in runs])
     show_chart(fig, key="cov_errors", filename="dpviz-covariance-errors")
     st.dataframe(error_table(runs), hide_index=True, key="cov_error_table")
-    st.caption("Error: ‖Σ̃ − Σ‖_F against Σ of the unclipped rows, in the data's squared "
-               "units. Bound: the paper's high-probability bound for the estimator at this "
-               "budget (— where it states none); SeparateCov's and AdaptiveCov's bounds read "
+    st.caption("Error: the Frobenius distance $\\lVert\\tilde\\Sigma - \\Sigma\\rVert_F$ "
+               "against Σ of the unclipped rows, in the data's squared units. Bound: the "
+               "paper's high-probability bound for the estimator at this budget (— where it "
+               "states none); SeparateCov's and AdaptiveCov's bounds read "
                "the true trace (and AdaptiveCov's its true clipping bias), so, like the "
                "errors, they are ground truth for the lesson, not releases; so is the count "
-               "of rows clipped (not private: a teaching diagnostic). Zero's error is ‖Σ‖_F: "
-               "an estimator above it is worse than saying nothing.")
+               "of rows clipped (not private: a teaching diagnostic). Zero's error is "
+               "$\\lVert\\Sigma\\rVert_F$: an estimator above it is worse than saying "
+               "nothing.")
 
 
 def adaptive_panel(run: Run) -> None:

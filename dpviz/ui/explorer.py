@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from dpviz.data import GENERATORS
-from dpviz.estimators.metrics import METRICS
+from dpviz.estimators.metrics import METRICS, metric_label
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.card import figure_images, image_export_available
 from dpviz.lab.experiments import SweepSpec, progress_line, run_sweep, summarise, write_table
@@ -149,6 +149,7 @@ def controls(seed: int) -> dict[str, Any]:
                                        "1/√repeats."))
     metrics = st.multiselect("Metrics", tuple(METRICS[task]),
                              default=[next(iter(METRICS[task]))],
+                             format_func=lambda name: metric_label(task, name).text,
                              key=f"explorer_{task}_metrics")
     fixed: dict[str, Any] = {}
     with advanced("Budget held fixed", "explorer"):

@@ -166,7 +166,7 @@ def loss_caption(view: LensView, epsilon: float, delta: float) -> str:
                 "give Laplace slightly less noise.)")
     return (f"Gaussian: the loss is unbounded; it exceeds ε with probability "
             f"{view.loss_exceeds_epsilon:.2e} under D (shaded outputs). δ = {delta:.1e} "
-            f"bounds what those outputs reveal beyond the factor e^ε.")
+            f"bounds what those outputs reveal beyond the factor eᵋ.")
 
 
 def verdict(result: AuditResult) -> None:

@@ -111,8 +111,8 @@ def sbm_section() -> None:
                "bands. Regenerate headless: `python -m dpviz sweep assets/sweeps/"
                "chen_overlap.json --jobs 2 --out assets/results/chen_overlap.csv` (part of "
                "`make figures`). Randomized response wins at this small n: its noise grows "
-               "like √n·e^(−ε/2), the projection's does not (the SBM page draws error "
-               "against n).")
+               "like $\\sqrt{n}\\,e^{-\\varepsilon/2}$, the projection's does not (the SBM "
+               "page draws error against n).")
 
 
 def section(index: int) -> None:

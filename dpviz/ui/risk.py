@@ -57,7 +57,7 @@ HELP = {
     "relation": "What the guarantee hides: the outputs barely change between any two "
                 "neighbouring inputs. " + glossary("neighbouring-datasets"),
     "odds": "An attacker's belief after the release, from a 50% prior: at most "
-            "e^ε/(1 + e^ε). " + glossary("odds"),
+            r"$e^\varepsilon/(1 + e^\varepsilon)$. " + glossary("odds"),
     "attack": "A membership-inference attack guesses whether someone's row was used. Its "
               "true-positive rate is the share of present people it finds; its false-positive "
               "rate the share of absent people it accuses; the advantage is the first minus "
@@ -152,8 +152,10 @@ NOISE_WORDS = {"gaussian": "Gaussian", "laplace": "Laplace", "pure": "other pure
 
 
 def noise_words(key: EventKey) -> str:
-    """What the releases are, in a few words (``all Gaussian noise``, ``Gaussian and Laplace
-    noise``), for the sentence on the two curves."""
+    """What the releases are, in a few words, for the sentence on the two curves.
+
+    ``all Gaussian noise``, ``Gaussian and Laplace noise``.
+    """
     kinds = {kind for _, events in key for kind, *_ in events}
     names = [words for kind, words in NOISE_WORDS.items() if kind in kinds]
     if len(names) == 1:

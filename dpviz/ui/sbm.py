@@ -274,11 +274,13 @@ def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
                           "0 is perfect, 0.5 is a coin flip.")
         columns[1].metric("Overlap", f"{1 - 2 * error:.3f}", help="1 − 2 · error rate.")
     if "certificate" in diagnostics:
-        columns[2].metric("Certificate τ_C/n", f"{diagnostics['certificate']:.2e}",
-                          help=f"Certified distance to the exact projection; the public "
-                               f"tolerance is τ* = {diagnostics['tolerance']:.2e}. A diagnostic "
-                               "computed from the private graph, shown for the lesson: not "
-                               "part of the release (the noise never depends on it).")
+        columns[2].metric("Projection certificate", f"{diagnostics['certificate']:.2e}",
+                          help=r"Certified distance to the exact projection, per vertex "
+                               r"($\tau_C/n$, [in the glossary](/glossary#certificate)); the "
+                               f"public tolerance is τ* = {diagnostics['tolerance']:.2e}. A "
+                               "diagnostic computed from the private graph, shown for the "
+                               "lesson: not part of the release (the noise never depends on "
+                               "it).")
     if "eigendecompositions" in diagnostics:
         columns[3].metric("Eigendecompositions", f"{diagnostics['eigendecompositions']}",
                           help="n × n eigendecompositions the solver did (a cached projection "
@@ -354,10 +356,10 @@ N_EPSILON = 2.0
 #: ``dpviz.lab.experiments.sbm_curves.load_saved`` names of the saved larger runs.
 SAVED = {"epsilon": "accuracy_n1000", "n": "error_vs_n", "phase": "phase_n500"}
 RR_CAPTION = ("Randomized response flips every pair of vertices, so its noise grows like "
-              "√n·e^(−ε/2) while the projection's does not grow with n: it wins on small "
-              "graphs and loses on large ones (in the saved runs at d = 100, ε = 2 the "
-              "crossover lies between n = 2,000 and 5,000). Without this chart its success on "
-              "a small graph would look like a bug.")
+              "$\\sqrt{n}\\,e^{-\\varepsilon/2}$ while the projection's does not grow with "
+              "n: it wins on small graphs and loses on large ones (in the saved runs at "
+              "d = 100, ε = 2 the crossover lies between n = 2,000 and 5,000). Without this "
+              "chart its success on a small graph would look like a bug.")
 
 
 @dataclass(frozen=True)
@@ -411,7 +413,7 @@ def saved_curves() -> Curves:
     source = (f"saved runs (make figures) on generated graphs, n = {int(first['n']):,}, d = "
               f"{first['degree']:g}, ε_s = {first['signal']:g}, "
               f"{tables['epsilon']['seed'].nunique()} seeds per point")
-    phase = (f"saved run sbm_{SAVED['phase']}.csv (d = {first['degree']:g}), seeds per "
+    phase = (f"saved runs (make figures) at n = 500 (d = {first['degree']:g}), seeds per "
              f"cell: at least {int(tables['phase']['seeds'].min())}")
     return Curves(tables["epsilon"], tables["n"], tables["phase"], float(first["degree"]),
                   source, phase)

@@ -25,7 +25,8 @@ ASSETS = ROOT / "assets"
 NAVIGATION: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     ("Start", (("app.py", "Home", ":material/home:"),)),
     ("Privacy", (("pages/budget.py", "Privacy budget", ":material/account_balance_wallet:"),
-                 ("pages/lens.py", "Privacy lens", ":material/visibility:"))),
+                 ("pages/lens.py", "Privacy lens", ":material/visibility:"),
+                 ("pages/glossary.py", "Glossary", ":material/dictionary:"))),
     ("Estimators", (("pages/gmm.py", "Gaussian mixtures", ":material/bubble_chart:"),
                     ("pages/exposure.py", "Privacy exposure", ":material/person_search:"),
                     ("pages/factors.py", "Factor analysis", ":material/grid_view:"),

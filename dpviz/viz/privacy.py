@@ -206,7 +206,7 @@ def _spend_bar(rows: Sequence[_Spend], title: str) -> go.Figure:
                            f"{'varies' if math.isnan(r.scale) else f'{r.scale:.4g}'}"
                            f"<br>each (average): ε {eps}, δ {delta}, ρ {rho}<br>"
                            f"{'ρ' if use_rho else 'ε'} spent: %{{x:.4g}}<extra></extra>")))
-    axis = "ρ spent (zCDP; adds up across releases)" if use_rho else \
+    axis = "ρ spent (zero-concentrated DP's budget: adds up across releases)" if use_rho else \
         "ε spent (linear composition; adds up across releases)"
     fig.update_layout(template=TEMPLATE, title=title, barmode="stack", height=240,
                       **legend_on_top())

@@ -531,7 +531,7 @@ START = Param("initialisation", "str", INITIALISATION, options=INITIALISATIONS, 
                    "same budget; uniform: the paper's data-independent start")
 START_ITERATIONS = Param("init_iterations", "int", INIT_ITERATIONS, min=1, max=200,
                          choice=True,
-                         help="J0, the private Lloyd iterations of the dplloyd start")
+                         help="J0, the private Lloyd iterations of the DPLloyd start")
 K = shared_k()
 ITERATIONS = Param("iterations", "int", DEFAULT_ITERATIONS, min=1, max=500,
                    help="J, the number of noisy M-steps (no convergence test on private data)")
@@ -542,12 +542,12 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         cost=CostModel(9.1e-09, base_seconds=0.046, bytes_per_unit=33.0,
                        draws="mixture_iterations"),
         neighbours=mixture_pair,
-        paper="Park, Foulds, Chaudhuri & Welling, AISTATS 2017 (seed 002), Algorithm 1",
+        paper="Park, Foulds, Chaudhuri & Welling, AISTATS 2017, Algorithm 1",
         notion="approximate", outputs=("weights", "means", "covariances"),
         params=(K, ITERATIONS,
                 Param("scenario", "str", "GGG", options=("GGG", "LLG"),
-                      help="GGG: Gaussian noise on weights, means, covariances; LLG: Laplace "
-                           "on weights and means"),
+                      help="GGG: Gaussian noise on the weights, means and covariances; "
+                           "LLG: Laplace on weights and means"),
                 Param("joint_release", "bool", False, choice=True,
                       help="beyond the paper: one noise draw for all k mean sums and one for "
                            "all k second-moment sums"),
@@ -561,7 +561,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                 INIT_VARIANCE,
                 START, START_ITERATIONS,
                 Param("init_share", "float", INIT_SHARE, min=0.001, max=0.999, choice=True,
-                      help="the dplloyd start's share of the budget (of rho under zCDP)"))),
+                      help="the DPLloyd start's share of the budget (of ρ under zCDP)"))),
     "em": Estimator(
         task="gmm", name="em", function=nonprivate_em, label="EM (non-private)",
         cost=CostModel(7.6e-09, base_seconds=0.017, bytes_per_unit=33.0),

@@ -301,7 +301,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         cost=CostModel(4.5e-09, base_seconds=0.017, bytes_per_unit=21.0),
         neighbours=mixture_pair,
         label="DPLloyd (noisy k-means)",
-        paper="Park et al. 2017 (DP-EM) §7 baseline; Blum, Dwork, McSherry & Nissim 2005",
+        paper="Park et al. 2017 (DP-EM), Section 7 baseline; Blum, Dwork, McSherry & Nissim 2005",
         notion="pure", outputs=("weights", "means"),
         params=(
             shared_k(help="number of clusters"),

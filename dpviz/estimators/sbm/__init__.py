@@ -35,7 +35,7 @@ SPLIT = Param("split_probability", "float", 0.5, min=0.05, max=0.95, choice=True
                    "used by majority voting")
 #: The certified projection of the whole graph: ε-independent, so computed once per graph.
 PROJECTION = Preparation(prepare_graph, ("degree", "signal", "tolerance_fraction"))
-PAPER = "Chen, Cohen-Addad, d'Orsi, Epasto, Imola, Steurer & Tiegel, NeurIPS 2023 (seed 003)"
+PAPER = "Chen, Cohen-Addad, d'Orsi, Epasto, Imola, Steurer & Tiegel, NeurIPS 2023"
 
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "weak_recovery": Estimator(
@@ -70,20 +70,21 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         task="sbm", name="randomized_response", function=randomized_response,
         cost=CostModel(1.6e-08, bytes_per_unit=6.7, growth="quadratic"),
         neighbours=graph_pair,
-        label="Randomized response + spectral", paper="Warner 1965; ALGORITHMS.md §7 baseline",
+        label="Randomized response + spectral",
+        paper="Warner 1965 (randomized response), a baseline",
         notion="edge-DP", outputs=("labels",), params=_MODEL),
     "gauss_adjacency": Estimator(
         task="sbm", name="gauss_adjacency", function=gauss_adjacency,
         cost=CostModel(7.1e-08, bytes_per_unit=38.0, growth="quadratic", draws="pairs"),
         neighbours=graph_pair,
         label="Gaussian noise on the adjacency + spectral",
-        paper="ALGORITHMS.md §7 baseline (analytic Gaussian, Balle & Wang 2018)",
+        paper="a baseline: the analytic Gaussian of Balle & Wang 2018",
         notion="edge-DP", outputs=("labels",),
         params=(*_MODEL, EXACT_ACCOUNTING)),
     "spectral": Estimator(
         task="sbm", name="spectral", function=spectral, label="Spectral (non-private)",
         cost=CostModel(8e-08, bytes_per_unit=52.0),
-        paper="centred adjacency; ALGORITHMS.md §7 baseline", notion="none",
+        paper="a baseline: the centred adjacency's leading eigenvector", notion="none",
         outputs=("labels",), params=_MODEL),
     "projection": Estimator(
         task="sbm", name="projection", function=nonprivate_projection,
