@@ -12,30 +12,36 @@ st.markdown("Two datasets that differ in one person's row, one query, one mechan
             "Differential privacy asks that an observer of the output cannot tell them "
             "apart: the two output densities stay within a factor eᵋ of each other.")
 
-controls, figures = st.columns([2, 3], gap="large")
-with controls:
-    settings = ui.lens.controls()
-    st.caption("The table edits the dataset text above, so the link keeps it.")
-with figures:
-    view = ui.attempt(ui.cached.lens_view, **settings.engine_args(), seed=ctx.seed,
-                      secure=ctx.secure)
-    ui.lens.metrics(view, None if ctx.secure else ctx.seed)
-    ui.show_chart(viz.output_densities(view), key="lens_densities",
-                  filename="dpviz-lens-densities")
-    ui.show_chart(viz.privacy_loss(view, settings.epsilon), key="lens_loss",
-                  filename="dpviz-lens-privacy-loss")
-    st.caption(ui.lens.loss_caption(view, settings.epsilon, settings.delta))
-    audit = ui.attempt(ui.cached.lens_audit, **settings.engine_args(), seed=ctx.seed,
-                       trials=settings.trials, secure=ctx.secure)
-    ui.show_chart(viz.audit_chart(audit), key="lens_audit", filename="dpviz-lens-audit")
-    ui.lens.verdict(audit)
-    ui.show_chart(viz.ledger_bar(view.ledger), key="lens_ledger", filename="dpviz-lens-ledger")
-    risk_panel(view.ledger, key="lens")
+# the gallery of variants broken on purpose has its own tab (Home links to it); only the
+# open tab runs
+lens_tab, gallery_tab = st.tabs(["The lens", audit_ui.GALLERY_TAB], key="lens_tab",
+                                bind="query-params")
+if gallery_tab.open:
+    with gallery_tab:
+        audit_ui.gallery_tab(ctx.data_seed)
+if lens_tab.open:
+    with lens_tab:
+        controls, figures = st.columns([2, 3], gap="large")
+        with controls:
+            settings = ui.lens.controls()
+            st.caption("The table edits the dataset text above, so the link keeps it.")
+        with figures:
+            view = ui.attempt(ui.cached.lens_view, **settings.engine_args(), seed=ctx.seed,
+                              secure=ctx.secure)
+            ui.lens.metrics(view, None if ctx.secure else ctx.seed)
+            ui.show_chart(viz.output_densities(view), key="lens_densities",
+                          filename="dpviz-lens-densities")
+            ui.show_chart(viz.privacy_loss(view, settings.epsilon), key="lens_loss",
+                          filename="dpviz-lens-privacy-loss")
+            st.caption(ui.lens.loss_caption(view, settings.epsilon, settings.delta))
+            audit = ui.attempt(ui.cached.lens_audit, **settings.engine_args(), seed=ctx.seed,
+                               trials=settings.trials, secure=ctx.secure)
+            ui.show_chart(viz.audit_chart(audit), key="lens_audit", filename="dpviz-lens-audit")
+            ui.lens.verdict(audit)
+            ui.show_chart(viz.ledger_bar(view.ledger), key="lens_ledger",
+                          filename="dpviz-lens-ledger")
+            risk_panel(view.ledger, key="lens")
 
-ui.lazy_expander("Audit gallery: variants broken on purpose",
-                 lambda: audit_ui.broken_gallery("lens_gallery", epsilon=settings.epsilon,
-                                                 seed=ctx.data_seed),
-                 key="lens_gallery_open", icon=":material/bug_report:")
-ui.lazy_expander("Noise reuse: two releases on one seed give the exact mean away",
-                 lambda: noise_reuse.lesson(settings, ctx.data_seed), key="lens_reuse_open",
-                 icon=":material/lock_open:")
+        ui.lazy_expander("Noise reuse: two releases on one seed give the exact mean away",
+                         lambda: noise_reuse.lesson(settings, ctx.data_seed),
+                         key="lens_reuse_open", icon=":material/lock_open:")

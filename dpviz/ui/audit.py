@@ -8,10 +8,18 @@ from typing import Any
 import streamlit as st
 
 from dpviz.estimators.registry import estimator
-from dpviz.lab.audit import AUDIT_RUNS, EstimatorAudit, audit_estimator, audit_unavailable
+from dpviz.lab.audit import (
+    AUDIT_RUNS,
+    WHITE_BOX_DRAWS,
+    EstimatorAudit,
+    audit_estimator,
+    audit_reach,
+    audit_unavailable,
+    white_box_audit,
+)
 from dpviz.lab.broken_variants import BROKEN_LABEL, audit_gallery
 from dpviz.lab.scenario import Scenario
-from dpviz.ui.widgets import attempt, escape_markdown, show_chart
+from dpviz.ui.widgets import attempt, epsilon_slider, escape_markdown, show_chart
 from dpviz.viz.audit import audit_comparison, audit_histograms
 
 KEPT = 6  # audits remembered per widget and user
@@ -59,49 +67,87 @@ def audit_seed(scenario: Scenario) -> int:
     return 0 if seed is None else int(seed)
 
 
-def audit_button(scenario: Scenario, *, key: str) -> EstimatorAudit | None:
-    """A button that audits the scenario's estimator at its budget, then figure and verdict.
+METHODS = {"white-box": "White-box audit of the releases",
+           "black-box": "Black-box audit of the whole estimator"}
 
-    The audit runs the estimator on its own neighbouring datasets (not the scenario's data)
-    at the scenario's ε, δ (or ρ) and accounting, seeded by :func:`audit_seed`. The answer is
-    kept in the user's session (the last few per button), so a rerun shows it again without
-    recomputing; a changed budget or estimator asks for a new click.
+
+def _budget(scenario: Scenario) -> dict[str, Any]:
+    params = scenario.params
+    return {"epsilon": params.get("epsilon"), "rho": params.get("rho"),
+            "delta": float(params.get("delta") or 0.0),
+            "accounting": str(params.get("accounting") or "zcdp")}
+
+
+def audit_button(scenario: Scenario, *, key: str) -> EstimatorAudit | None:
+    """What the audits can show at the scenario's budget, then one button for each.
+
+    Before anything runs, one sentence states the bound a perfect audit typically reaches
+    from the black-box audit's runs and from the white-box audit's draws, for this run's own
+    ledger (:func:`dpviz.lab.audit.audit_reach`, one run on the audit's pair). The white-box
+    audit of the releases (button ``key``; seconds) is offered first; the black-box audit of
+    the whole estimator (``{key}_black``) second. Both audit the estimator on its own
+    neighbouring datasets (not the scenario's data) at the scenario's ε, δ (or ρ) and
+    accounting, seeded by :func:`audit_seed` (teaching randomness). Answers are kept in the
+    user's session (the last few per button), so a rerun shows them again.
     """
     task, name = scenario.task, scenario.estimator
     reason = audit_unavailable(task, name)
     if reason is not None:
         st.info(escape_markdown(reason), icon=":material/info:")
         return None
-    st.caption(f"Runs the estimator {AUDIT_RUNS:,} times on each of two neighbouring "
-               "datasets — the worst case of its sensitivity proof — and bounds the ε it "
-               "really has from below (Clopper–Pearson, 95%). A correct estimator's bound "
-               "stays at or below the ε its ledger claims; Gaussian noise at small ε is hard "
-               "to audit tightly, so a bound near 0 is expected there.")
-    params = scenario.params
-    epsilon, rho = params.get("epsilon"), params.get("rho")
-    delta = float(params.get("delta") or 0.0)
-    accounting = str(params.get("accounting") or "zcdp")
+    budget = _budget(scenario)
     seed = audit_seed(scenario)
-    cache_key = (task, name, epsilon, delta, rho, seed, accounting)
-    if st.button("Audit this estimator", key=key, icon=":material/policy:"):
-        audit = _with_progress(
-            f"Auditing: {2 * AUDIT_RUNS:,} runs…",
-            lambda progress: audit_estimator(task, name, epsilon=epsilon, delta=delta,
-                                             runs=AUDIT_RUNS, seed=seed, accounting=accounting,
-                                             rho=rho, progress=progress))
-        _remember(key, cache_key, audit)
-    audit = _recall(key, cache_key)
-    if audit is None:
-        return None
+    cache_key = (task, name, *budget.values(), seed)
+    reach = _recall(f"{key}_reach", cache_key)
+    if reach is None:
+        reach = attempt(audit_reach, task, name, seed=seed, **budget)
+        _remember(f"{key}_reach", cache_key, reach)
+    st.markdown(escape_markdown(reach.sentence()))
+    white_box = reach.white_box_reason is None
+    if white_box:
+        st.caption(f"**{METHODS['white-box']}** (seconds): the estimator's own code computes "
+                   "each private release's value on two neighbouring datasets chosen to "
+                   f"change them most; {WHITE_BOX_DRAWS:,} outputs are drawn with the same "
+                   "noise, and the best test of that known noise bounds ε from below. It "
+                   "checks the code's real sensitivity and its noise.")
+    else:
+        st.caption(escape_markdown(f"{reach.white_box_reason[0].upper()}"
+                                   f"{reach.white_box_reason[1:]}."))
+    st.caption(f"**{METHODS['black-box']}** (slower): runs the estimator {AUDIT_RUNS:,} times "
+               "on each of two neighbouring datasets and tests one number of its output; it "
+               "sees only what a user sees, so it shows less.")
+    left, right = st.columns(2)
+    if white_box and left.button(METHODS["white-box"], key=key, icon=":material/policy:",
+                                 type="primary"):
+        _remember(key, (*cache_key, "white-box"), _with_progress(
+            f"White-box audit: {WHITE_BOX_DRAWS:,} draws on each dataset…",
+            lambda progress: white_box_audit(task, name, seed=seed, **budget)))
+    if right.button(METHODS["black-box"], key=f"{key}_black", icon=":material/fact_check:"):
+        _remember(key, (*cache_key, "black-box"), _with_progress(
+            f"Black-box audit: {2 * AUDIT_RUNS:,} runs…",
+            lambda progress: audit_estimator(task, name, runs=AUDIT_RUNS, seed=seed,
+                                             progress=progress, **budget)))
+    shown = None
+    for method, suffix in (("white-box", ""), ("black-box", "_black")):
+        audit = _recall(key, (*cache_key, method))
+        if audit is not None:
+            _show(audit, key=f"{key}{suffix}", seed=seed)
+            shown = shown or audit
+    return shown
+
+
+def _show(audit: EstimatorAudit, *, key: str, seed: int) -> None:
+    """One audit's verdict, its figure and the sample's histogram."""
+    st.markdown(f"**{METHODS[audit.method]}**")
     _verdict(audit)
-    show_chart(audit_comparison([audit], title=f"Audit of {audit.label}"),
-               key=f"{key}_chart", filename=f"dpviz-audit-{task}-{name}")
-    show_chart(audit_histograms(audit), key=f"{key}_histograms",
-               filename=f"dpviz-audit-{task}-{name}-runs")
+    filename = f"dpviz-audit-{audit.task}-{audit.name}-{audit.method}"
+    show_chart(audit_comparison([audit], title=f"{METHODS[audit.method]}: {audit.label}"),
+               key=f"{key}_chart", filename=filename)
+    show_chart(audit_histograms(audit), key=f"{key}_histograms", filename=f"{filename}-runs")
+    unit = "draws" if audit.method == "white-box" else "runs"
     st.caption(f"Neighbours: {escape_markdown(audit.neighbours)}. Statistic: "
-               f"{escape_markdown(audit.statistic)}. {audit.runs:,} runs on each dataset in "
-               f"{audit.seconds:.1f} s, seed {seed}.")
-    return audit
+               f"{escape_markdown(audit.statistic)}. {audit.runs:,} {unit} on each dataset in "
+               f"{audit.seconds:.1f} s, teaching randomness from seed {seed}.")
 
 
 def audit_picker(scenarios: Sequence[Scenario], *, key: str) -> EstimatorAudit | None:
@@ -113,19 +159,37 @@ def audit_picker(scenarios: Sequence[Scenario], *, key: str) -> EstimatorAudit |
     return audit_button(by_name[str(chosen)], key=key)
 
 
+GALLERY_TAB = "Broken on purpose: the audit gallery"
+"""The lens page's tab holding :func:`broken_gallery` (its label is the link's value)."""
+
+
 def broken_gallery(key: str, *, epsilon: float = 1.0, seed: int = 0
                    ) -> tuple[EstimatorAudit, ...] | None:
-    """Run the variants broken on purpose through the same audit and show each one caught."""
-    st.caption(f"Each variant below is **{BROKEN_LABEL}**: a private mean with one classic "
-               "mistake, which no page, command or sweep can run. Each claims ε in its own "
-               f"ledger; the audit runs it {AUDIT_RUNS:,} times on each of the two datasets "
-               "that expose its flaw.")
-    cache_key = (float(epsilon), int(seed))
+    """Run the variants broken on purpose through an audit and show each one caught.
+
+    The audit is chosen first: the white-box audit of the releases (the default, seconds) or
+    the black-box audit of the whole estimator.
+    """
+    st.markdown(f"Each variant below is **{BROKEN_LABEL}**: a private mean with one classic "
+                "mistake, which no page, command or sweep can run. Each claims ε in its own "
+                "ledger; the audit runs it on the two neighbouring datasets that expose its "
+                "flaw. A correct estimator passes the same audits (the estimator pages' audit "
+                "panels).")
+    method = st.segmented_control("Audit", list(METHODS), default="white-box",
+                                  format_func=METHODS.__getitem__, key=f"{key}_method",
+                                  required=True)
+    method = "white-box" if method is None else str(method)
+    white_box = method == "white-box"
+    sample = (f"{WHITE_BOX_DRAWS:,} draws of its releases" if white_box else
+              f"{AUDIT_RUNS:,} runs of the whole variant")
+    st.caption(f"Each variant is audited with {sample} on each dataset, teaching randomness "
+               f"from seed {seed}.")
+    cache_key = (float(epsilon), int(seed), method)
     if st.button("Run the gallery of broken variants", key=key, icon=":material/bug_report:"):
         audits = _with_progress(
-            f"Auditing the broken variants: {2 * AUDIT_RUNS:,} runs each…",
-            lambda progress: audit_gallery(epsilon=epsilon, runs=AUDIT_RUNS, seed=seed,
-                                           progress=progress))
+            f"Auditing the broken variants: {sample} each…",
+            lambda progress: audit_gallery(epsilon=epsilon, seed=seed, progress=progress,
+                                           white_box=white_box))
         _remember(key, cache_key, audits)
     audits = _recall(key, cache_key)
     if audits is None:
@@ -140,5 +204,11 @@ def broken_gallery(key: str, *, epsilon: float = 1.0, seed: int = 0
                         f"{escape_markdown(audit.broken)}.")
             _verdict(audit)
             st.caption(f"Neighbours: {escape_markdown(audit.neighbours)}. Statistic: "
-                       f"{escape_markdown(audit.statistic)}.")
+                       f"{escape_markdown(audit.statistic)}. {audit.seconds:.1f} s.")
     return audits
+
+
+def gallery_tab(seed: int) -> None:
+    """The gallery's own tab: its ε, then :func:`broken_gallery`."""
+    epsilon = epsilon_slider("gallery_epsilon", label="ε each variant claims")
+    broken_gallery("lens_gallery", epsilon=epsilon, seed=seed)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from dpviz.lab.lens import LensView
+from dpviz.ui.audit import GALLERY_TAB
 from dpviz.ui.cached import lens_view
 
 
@@ -52,7 +53,9 @@ USES: tuple[Use, ...] = (
         (Entry("pages/budget.py", "Noise for a 20-iteration model, presented",
                ":material/slideshow:", (("presenter", "true"),)),
          Entry("pages/lens.py", "The privacy lens, presented", ":material/slideshow:",
-               (("presenter", "true"),)))),
+               (("presenter", "true"),)),
+         Entry("pages/lens.py", "Broken on purpose: an audit catches each bug",
+               ":material/bug_report:", (("lens_tab", GALLERY_TAB), ("presenter", "true"))))),
     Use("Research", ":material/science:",
         "Compare accountants on a plan, reproduce the DP-EM and covariance papers' figures, "
         "recover communities privately, and audit a mechanism empirically.",

@@ -72,7 +72,7 @@ def audit_comparison(audits: Sequence[EstimatorAudit], *,
             marker={"symbol": "line-ns-open", "size": 22, "color": COLORS["true"],
                     "line": {"width": 3}},
             customdata=[runs for _, _, runs in reach],
-            hovertemplate=("a perfect test at %{customdata:,} runs typically shows "
+            hovertemplate=("a perfect test with %{customdata:,} runs or draws typically shows "
                            "ε ≥ %{x:.2f} if the ledger is tight<extra></extra>")))
     fig.update_layout(template=TEMPLATE, title=title, height=180 + 60 * len(audits),
                       **legend_on_top())
@@ -88,15 +88,19 @@ def _text(value: float) -> str:
 def audit_histograms(audit: EstimatorAudit) -> go.Figure:
     """The audit's statistic on every run on D and on D′, with the rejection set's threshold.
 
+    A white-box audit keeps the first of its draws (``audit.outputs``); the title says how
+    many of how many.
+
     Returns
     -------
     plotly.graph_objects.Figure
         Two overlaid ``Histogram`` traces (D, D′, in the lens's dataset colours) and a
         dashed vertical ``Scatter`` line at the threshold τ of the set the audit used.
     """
+    unit = "draws" if audit.method == "white-box" else "runs"
     fig = go.Figure()
     for name, values in (("D", audit.outputs), ("D′", audit.outputs_neighbour)):
-        fig.add_trace(go.Histogram(x=values, name=f"runs on {name}", opacity=0.6,
+        fig.add_trace(go.Histogram(x=values, name=f"{unit} on {name}", opacity=0.6,
                                    marker={"color": DATASET_COLORS[name]}, nbinsx=60))
     r = audit.result
     fig.add_trace(go.Scatter(
@@ -104,7 +108,10 @@ def audit_histograms(audit: EstimatorAudit) -> go.Figure:
         name=f"rejection set: output {r.direction} {r.threshold:.3g}",
         line={"color": BAND_COLOR, "dash": "dash", "width": 2}, hoverinfo="skip"))
     fig.update_layout(template=TEMPLATE, barmode="overlay", height=320,
-                      title=f"The statistic on {r.trials:,} runs on each dataset",
+                      title=(f"The statistic on {r.trials:,} {unit} on each dataset"
+                             if len(audit.outputs) == r.trials else
+                             f"The statistic on the first {len(audit.outputs):,} of "
+                             f"{r.trials:,} {unit} on each dataset"),
                       yaxis2={"overlaying": "y", "range": [0, 1], "visible": False},
                       **legend_on_top())
     fig.update_xaxes(title_text=wrapped(audit.statistic))

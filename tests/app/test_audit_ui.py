@@ -1,8 +1,11 @@
-"""The one-click audit on an estimator page, and the broken-variant gallery on the lens page."""
+"""The audit panel on an estimator page, and the broken-variant gallery's tab on the lens page."""
 
 from __future__ import annotations
 
 import pytest
+
+from dpviz.ui.audit import GALLERY_TAB
+from dpviz.ui.home import USES
 
 from .app_helpers import charts, errors, open_page, open_section
 
@@ -26,14 +29,34 @@ def test_the_audit_button_on_the_sbm_page_shows_a_verdict():
 
 
 @pytest.mark.slow
-def test_the_gallery_on_the_lens_page_catches_every_variant():
-    at = open_section(open_page("lens"), "lens_gallery_open")
+@pytest.mark.parametrize("method", ["white-box", "black-box"])
+def test_the_gallery_tab_on_the_lens_page_catches_every_variant(method):
+    at = open_page("lens")
+    at.query_params["lens_tab"] = GALLERY_TAB  # the link from Home
+    at.run()
+    assert "lens_densities" not in charts(at)  # only the open tab runs
+    at.segmented_control(key="lens_gallery_method").set_value(method).run()
     at.button(key="lens_gallery").click().run()
     assert not at.exception, at.exception
-    caught = [e.value for e in at.error if "privacy violation caught" in e.value]
+    caught = [e.value for e in at.error if "privacy violation caught" in e.value.lower()]
     assert len(caught) == 4
     assert "lens_gallery_chart" in charts(at)
     assert sum("broken on purpose" in m.value for m in at.markdown) >= 1
+
+
+def test_home_links_to_the_gallery_tab():
+    links = [e for use in USES for e in use.entries if dict(e.params).get("lens_tab")]
+    assert [dict(e.params)["lens_tab"] for e in links] == [GALLERY_TAB]
+
+
+def test_the_audit_panel_says_what_each_audit_can_show_before_running():
+    at = open_page("gmm")
+    open_section(at, "gmm_audit_open")
+    assert not at.exception, at.exception
+    said = [m.value for m in at.markdown if "Even a perfect test" in m.value]
+    assert len(said) == 1 and "draws of its" in said[0]
+    assert {"gmm_audit", "gmm_audit_black"} <= {b.key for b in at.button}
+    assert "gmm_audit_chart" not in charts(at)  # nothing ran yet
 
 
 def test_a_non_private_estimator_says_there_is_nothing_to_audit():
