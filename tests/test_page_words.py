@@ -22,7 +22,7 @@ PLAIN_KEYS = frozenset({"laplace", "gaussian", "em", "exponential", "spectral", 
 FORBIDDEN = {
     "a file name": re.compile(r"[\w-]+\.(?:md|py)\b"),
     "a section sign": re.compile("§"),
-    "an internal seed name": re.compile(r"\bseed 00\d\b"),
+    "an internal seed name": re.compile(r"\bseed 00\d\b", re.IGNORECASE),
 }
 
 

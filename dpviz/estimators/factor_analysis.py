@@ -247,7 +247,7 @@ def private_factor_analysis(data: ArrayLike, budget: Budget, *, factors: int = 5
         "bound": ball.describe(), "radius": ball.radius,
         "sensitivity": sensitivity, "sensitivity norm": "Frobenius",
         "sensitivity reason": ("sqrt(2)/n: for rows in the unit ball "
-                               "||xx^T - yy^T||_F <= sqrt(2) (ALGORITHMS.md §1.1)"),
+                               "‖xxᵀ − yyᵀ‖ ≤ √2 in the Frobenius norm"),
         "gaussian calibration": ("analytic" if budget.method in ("linear", "advanced")
                                  and not budget.paper_mode else
                                  "classic" if budget.method in ("linear", "advanced")

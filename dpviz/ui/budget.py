@@ -89,7 +89,7 @@ def count_input(label: str, value: int, key: str, help: str | None = None) -> in
 def plan_controls() -> PlanDescription:
     """The plan: a DP-EM preset (J iterations, k components) or free lines of releases."""
     kind = st.radio("Plan", PLANS, key="budget_plan", horizontal=True, bind="query-params",
-                    help="Seed 002's DP-EM (per iteration: the weights, k means and k "
+                    help="DP-EM of Park et al. 2017 (per iteration: the weights, k means and k "
                          "covariances) or your own list of releases.")
     if kind.startswith("DP-EM"):
         a, b = st.columns(2)
@@ -146,7 +146,7 @@ def target_controls() -> tuple[Target, str]:
 
 def _accounting_options() -> tuple[bool, str]:
     paper = st.toggle("Paper mode", value=False, key="budget_paper", bind="query-params",
-                      help="Seed 002's own choices: the classic Gaussian with its δᵢ under "
+                      help="The DP-EM paper's own choices: the classic Gaussian with its δᵢ under "
                            "linear and advanced composition, λ ≤ 100 for the moments "
                            "accountant, the Bun–Steinke conversion for zCDP.")
     held = st.selectbox(
