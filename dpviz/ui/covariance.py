@@ -374,7 +374,7 @@ def error_table(runs: Sequence[Run]) -> pd.DataFrame:
                  and ledger.budget.rho is not None and total.rho is not None else
                  f"ε = {total.epsilon:.3g}, δ = {total.delta:.3g}")
         rows.append({"estimator": run.label,
-                     "‖Σ̃ − Σ‖_F": _cell(run.error),
+                     "error ‖Σ̃ − Σ‖ (Frobenius)": _cell(run.error),
                      "theoretical bound": _cell(float(diagnostics.get("error_bound",
                                                                       math.nan))),
                      "spent": spent,

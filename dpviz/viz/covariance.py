@@ -35,7 +35,7 @@ ESTIMATOR_COLORS: Mapping[str, str] = {
     "emcov": "#7048e8",
     "zero": "#868e96",
 }
-ERROR_AXIS = "Frobenius error ‖Σ̃ − Σ‖_F (log scale)"
+ERROR_AXIS = "Frobenius error ‖Σ̃ − Σ‖<sub>F</sub> (log scale)"
 #: The bias bound counts as saturated (every row clipped) from this share of its maximum.
 SATURATED = 0.99
 #: Octaves shown below the smaller of τ̃ and the radius where the bias saturates.
@@ -222,7 +222,7 @@ def error_chart(rows: Sequence[tuple[str, str, float, float]], *,
         textposition="top center", textfont={"size": 12},
         marker={"size": 15, "color": [estimator_color(name, i)
                                       for i, (name, *_) in enumerate(rows)]},
-        hovertemplate="%{y}: ‖Σ̃ − Σ‖_F = %{x:.4g}<extra></extra>"))
+        hovertemplate="%{y}: ‖Σ̃ − Σ‖<sub>F</sub> = %{x:.4g}<extra></extra>"))
     bounded = [(label, float(bound)) for _, label, _, bound in rows if math.isfinite(bound)]
     if bounded:
         fig.add_trace(go.Scatter(

@@ -34,7 +34,7 @@ def heatmap(at: AppTest, name: str) -> np.ndarray:
 
 
 def table(at: AppTest):
-    return next(d.value for d in at.dataframe if "‖Σ̃ − Σ‖_F" in d.value.columns)
+    return next(d.value for d in at.dataframe if "error ‖Σ̃ − Σ‖ (Frobenius)" in d.value.columns)
 
 
 def test_page_draws_everything(cov):
@@ -66,14 +66,14 @@ def test_page_draws_everything(cov):
 
 def test_rho_moves_the_private_matrices_and_errors(cov):
     label = cov_ui.short_label("gauss")
-    before, errors_before = heatmap(cov, label), table(cov)["‖Σ̃ − Σ‖_F"].tolist()
+    before, errors_before = heatmap(cov, label), table(cov)["error ‖Σ̃ − Σ‖ (Frobenius)"].tolist()
     truth = heatmap(cov, "true Σ = XᵀX/n")
     cov.select_slider(key="cov_rho").set_value(10.0).run()
     assert not cov.exception and not errors(cov)
     after = heatmap(cov, label)
     assert not np.array_equal(before, after)
     np.testing.assert_array_equal(heatmap(cov, "true Σ = XᵀX/n"), truth)
-    assert table(cov)["‖Σ̃ − Σ‖_F"].tolist() != errors_before
+    assert table(cov)["error ‖Σ̃ − Σ‖ (Frobenius)"].tolist() != errors_before
     # more budget, less noise: GaussCov's matrix moves towards the truth
     assert np.linalg.norm(after - truth) < np.linalg.norm(before - truth)
 
