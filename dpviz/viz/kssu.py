@@ -9,7 +9,9 @@ How to call them (the GMM page wires them in)::
     candidate_cloud_figure(s, true_means=mix.means)
 
 They only draw what the result's ``diagnostics`` and ``estimate`` hold; a ⊥ run draws what
-was found before the failure and says so in the title.
+was found before the failure and says so in the title; a run refused before reading the data
+has nothing to draw. A run at ε = ∞ is the algorithm's **mechanics** (no noise, no guarantee):
+its figures then say neither "private" nor "released" (:func:`mechanics`).
 """
 
 from __future__ import annotations
@@ -53,8 +55,52 @@ def circle(centre: ArrayLike, radius: float) -> tuple[list[float], list[float]]:
     return (c[0] + radius * np.cos(t)).tolist(), (c[1] + radius * np.sin(t)).tolist()
 
 
+def mechanics(result: Result) -> bool:
+    """Whether ``result`` is a run without noise (ε = ∞): its mechanics, not a release."""
+    budget = result.ledger.budget
+    return budget is not None and budget.non_private
+
+
+def _private(result: Result, private: str, plain: str) -> str:
+    """``private`` for a run with noise, ``plain`` for the mechanics (no ε, no "private")."""
+    return plain if mechanics(result) else private
+
+
 def _title(result: Result, text: str) -> str:
     return text + (" — failed: " + result.failed if result.failed else "")
+
+
+def good_radius_figure(result: Result, title: str = "GoodRadius, round by round") -> go.Figure:
+    """Each round's score L(r) on the radius grid against the threshold it must reach.
+
+    The scores are exact (never released); a private round stops at the first radius whose
+    noisy score reaches the noisy threshold t − Γ (drawn dashed), the mechanics at the first
+    whose score reaches t. When Γ ≥ t the threshold is at or below 0 and the first radius of
+    the grid passes, whatever the data: why such runs are refused before reading them.
+    """
+    diag = result.diagnostics
+    fig = go.Figure()
+    target = float(diag["target"])
+    for j, found in enumerate(diag["rounds"]):
+        fig.add_trace(go.Scatter(x=np.asarray(found["grid"]), y=np.asarray(found["scores"]),
+                                 mode="lines+markers", name=f"round {j + 1}: L(r)",
+                                 line={"color": series_color(j)}))
+        if found["radius"] is not None:
+            fig.add_trace(go.Scatter(x=[found["radius"]], y=[target], mode="markers",
+                                     name=f"round {j + 1}: radius chosen", showlegend=False,
+                                     marker={"color": series_color(j), "size": 12,
+                                             "symbol": "star"}))
+    fig.add_hline(y=target, line_color=COLORS["true"],
+                  annotation_text=f"t = {target:g} (the points a ball should hold)")
+    if not mechanics(result):
+        threshold = target - float(diag["gamma"])
+        fig.add_hline(y=threshold, line_dash="dash", line_color=COLORS["private"],
+                      annotation_text=f"t − Γ = {threshold:.4g} (Γ: AboveThreshold's slack)",
+                      annotation_position="bottom right")
+    fig.update_layout(template=TEMPLATE, title=_title(result, title), height=420)
+    fig.update_xaxes(title_text="radius r (data units)", type="log")
+    fig.update_yaxes(title_text="score L(r) (exact, not released)")
+    return fig
 
 
 def _groups(labels: NDArray[np.int64]) -> list[tuple[str, NDArray[np.bool_], str]]:
@@ -85,8 +131,11 @@ def pca_projection_figure(result: Result, *, truth_labels: ArrayLike | None = No
         first two coordinates along each subspace, in data units about the ball's centre.
     """
     diag = result.diagnostics
-    panels = (("private subspace (released)", _two(diag["projected"])),
-              ("exact subspace (not private: for comparison)", _two(diag["true_projected"])))
+    panels = ((_private(result, "private subspace (released)", "subspace of the noiseless PCA"),
+               _two(diag["projected"])),
+              (_private(result, "exact subspace (not private: for comparison)",
+                        "exact subspace (the same, for comparison)"),
+               _two(diag["true_projected"])))
     labels = (np.zeros(len(panels[0][1]), dtype=np.int64) if truth_labels is None
               else np.asarray(truth_labels, dtype=np.int64))
     fig = make_subplots(rows=1, cols=2, subplot_titles=[name for name, _ in panels],
@@ -123,14 +172,14 @@ def _round_traces(fig: go.Figure, j: int, found: Mapping[str, Any]) -> None:
     cell, centre = _two(found["cell_centre"])[0], _two(found["centre"])[0]
     fig.add_trace(go.Scatter(
         x=[cell[0], centre[0]], y=[cell[1], centre[1]], mode="markers", legendgroup=name,
-        name=f"{name}: cell centre → private centre",
+        name=f"{name}: cell centre → centre",
         marker={"color": [colour, COLORS["private"]], "size": [9, 13],
                 "symbol": ["square-open", "circle"]},
         hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>"))
 
 
 def clustering_rounds_figure(result: Result, *, upto: int | None = None,
-                             title: str = "The private balls, round by round") -> go.Figure:
+                             title: str | None = None) -> go.Figure:
     """The projected clustering half, coloured by assigned round, with each round's balls.
 
     Parameters
@@ -139,8 +188,8 @@ def clustering_rounds_figure(result: Result, *, upto: int | None = None,
         A ``private_pca_clustering`` result.
     upto : int, optional
         Draw rounds 1 … ``upto`` only (points assigned later count as unassigned): the replay.
-    title : str
-        The figure's title.
+    title : str, optional
+        The figure's title (default: the private balls, or the balls of the mechanics).
 
     Returns
     -------
@@ -162,15 +211,17 @@ def clustering_rounds_figure(result: Result, *, upto: int | None = None,
                                  hovertemplate="(%{x:.3g}, %{y:.3g})<extra></extra>"))
     for j in range(last):
         _round_traces(fig, j, rounds[j])
+    title = title or _private(result, "The private balls, round by round",
+                              "The balls, round by round (no noise)")
     fig.update_layout(template=TEMPLATE, title=_title(result, title), height=620)
-    fig.update_xaxes(title_text="private subspace, coordinate 1")
+    fig.update_xaxes(title_text=_private(result, "private subspace, coordinate 1",
+                                         "subspace, coordinate 1"))
     fig.update_yaxes(title_text="coordinate 2", scaleanchor="x", scaleratio=1)
     return fig
 
 
 def candidate_cloud_figure(result: Result, *, true_means: ArrayLike | None = None,
-                           title: str = "Chunk estimates and the private aggregate"
-                           ) -> go.Figure:
+                           title: str | None = None) -> go.Figure:
     """The t·k candidate means coloured by the ball that took them; the private means on top.
 
     Parameters
@@ -179,8 +230,8 @@ def candidate_cloud_figure(result: Result, *, true_means: ArrayLike | None = Non
         A ``sample_aggregate`` result.
     true_means : array-like, optional
         k × d, drawn as crosses (ground truth).
-    title : str
-        The figure's title.
+    title : str, optional
+        The figure's title (default: the private aggregate, or the mechanics' aggregate).
 
     Returns
     -------
@@ -214,10 +265,13 @@ def candidate_cloud_figure(result: Result, *, true_means: ArrayLike | None = Non
     if result.estimate.get("means") is not None:
         est = _two(result.estimate["means"])
         fig.add_trace(go.Scatter(
-            x=est[:, 0], y=est[:, 1], mode="markers", name="private aggregate",
+            x=est[:, 0], y=est[:, 1], mode="markers",
+            name=_private(result, "private aggregate", "aggregate (no noise)"),
             marker={"color": COLORS["private"], "size": 15, "symbol": "circle",
                     "line": {"color": "white", "width": 1.5}},
-            hovertemplate="private mean (%{x:.3g}, %{y:.3g})<extra></extra>"))
+            hovertemplate="mean (%{x:.3g}, %{y:.3g})<extra></extra>"))
+    title = title or _private(result, "Chunk estimates and the private aggregate",
+                              "Chunk estimates and their aggregate (no noise)")
     fig.update_layout(template=TEMPLATE, title=_title(result, title), height=620)
     fig.update_xaxes(title_text="x1")
     fig.update_yaxes(title_text="x2", scaleanchor="x", scaleratio=1)
@@ -225,17 +279,25 @@ def candidate_cloud_figure(result: Result, *, true_means: ArrayLike | None = Non
 
 
 def pca_story(result: Result, inputs: StoryInputs) -> StoryRows:
-    """Private PCA + clustering's story: the projected half, then the clustering rounds."""
+    """Private PCA + clustering's story: the projected half, GoodRadius, the rounds."""
+    if "rounds" not in result.diagnostics:  # refused before reading the data
+        return []
     rows = result.diagnostics.get("z_rows")
     labels = (np.asarray(inputs.labels)[rows]
               if rows is not None and inputs.labels is not None else None)
     return [[StoryFigure(pca_projection_figure(result, truth_labels=labels),
                          "gmm_story_pca", "dpviz-kssu-pca")],
+            [StoryFigure(good_radius_figure(result), "gmm_story_good_radius",
+                         "dpviz-kssu-good-radius")],
             [StoryFigure(clustering_rounds_figure(result), "gmm_story_rounds",
                          "dpviz-kssu-rounds")]]
 
 
 def sample_aggregate_story(result: Result, inputs: StoryInputs) -> StoryRows:
-    """Subsample-and-aggregate's story: the chunks' candidates and the private aggregate."""
-    return [[StoryFigure(candidate_cloud_figure(result, true_means=inputs.true_means),
+    """Sample-and-aggregate's story: GoodRadius on the chunks, their candidates, the aggregate."""
+    if "rounds" not in result.diagnostics:  # refused before reading the data
+        return []
+    return [[StoryFigure(good_radius_figure(result, "GoodRadius over the chunks' candidates"),
+                         "gmm_story_good_radius", "dpviz-sample-aggregate-good-radius")],
+            [StoryFigure(candidate_cloud_figure(result, true_means=inputs.true_means),
                          "gmm_story_candidates", "dpviz-sample-aggregate")]]

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
 from dpviz.estimators.gmm.sample_size import SampleSizePlan
 from dpviz.estimators.result import Result
+from dpviz.viz.kssu import mechanics
 from dpviz.viz.mixtures import ellipse
 from dpviz.viz.style import COLORS, TEMPLATE, series_color
 
@@ -59,7 +60,9 @@ def chunks_figure(result: Result, *, axes: tuple[int, int] = (0, 1),
                                  marker={"color": COLORS["true"], "size": 11, "symbol": "x"}))
     if result.estimate.get("means") is not None:
         mu = np.asarray(result.estimate["means"])
-        fig.add_trace(go.Scatter(x=mu[:, i], y=mu[:, j], mode="markers", name="released (masked)",
+        fig.add_trace(go.Scatter(x=mu[:, i], y=mu[:, j], mode="markers",
+                                 name="chosen chunk's mixture (no mask)" if mechanics(result)
+                                 else "released (masked)",
                                  marker={"color": COLORS["private"], "size": 12,
                                          "symbol": "diamond"}))
     fig.update_layout(template=TEMPLATE, title="The chunks' mixtures (EM, no PAC guarantee)",
@@ -88,10 +91,15 @@ def noisy_test_figure(result: Result) -> go.Figure:
     values = [diag["Q"], diag["noisy_Q"], diag["threshold"]]
     names = ["Q (exact, not released)", "Q~ = Q + TLap (released)", "threshold"]
     colors = [COLORS["true"], COLORS["private"], series_color(2)]
+    title = "The noisy test"
+    if mechanics(result):  # no noise: Q itself against the threshold
+        values, names, colors = [values[0], values[2]], ["Q", "threshold"], [colors[0], colors[2]]
+        title = "The agreement test (no noise)"
     fig = go.Figure(go.Bar(x=names, y=values, marker_color=colors,
                            text=[f"{v:.3f}" for v in values], textposition="outside"))
-    verdict = "refused (⊥)" if result.failed else "passed: the masked mixture is released"
-    fig.update_layout(template=TEMPLATE, title=f"The noisy test: {verdict}",
+    verdict = ("⊥" if result.failed else "passed") if mechanics(result) else (
+        "refused (⊥)" if result.failed else "passed: the masked mixture is released")
+    fig.update_layout(template=TEMPLATE, title=f"{title}: {verdict}",
                       yaxis_title="agreement", yaxis_range=[0, max(1.1, max(values) * 1.1)],
                       showlegend=False)
     return fig
@@ -103,6 +111,9 @@ def mask_figure(result: Result, *, axes: tuple[int, int] = (0, 1)) -> go.Figure:
     fig = go.Figure()
     i, j = axes
     title = "The mask: nothing released (⊥)"
+    if mechanics(result):
+        return fig.update_layout(template=TEMPLATE, title="No mask without noise: the chosen "
+                                 "chunk's mixture is the answer")
     if unmasked is not None and result.estimate.get("means") is not None:
         for who, mix in (("true", unmasked), ("private", result.estimate)):
             label = "unmasked Y_j (not released)" if who == "true" else "masked B(Y_j) (released)"

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
 from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
+from dpviz.viz.kssu import mechanics
 from dpviz.viz.style import COLORS, TEMPLATE
 
 
@@ -43,6 +44,9 @@ def stability_test_chart(result: Any, title: str = "The stability test") -> go.F
     names = ["mass ‖φ(W)‖₁ (exact, not released)", "released (mass + one-sided noise)"]
     values = [d["mass"], d["test_value"]]
     colors = [COLORS["true"], COLORS["private"]]
+    if mechanics(result):  # no noise: the mass itself
+        names, values, colors = ["mass ‖φ(W)‖₁"], [d["mass"]], colors[:1]
+        title = "The stability test (no noise)"
     fig = go.Figure(go.Bar(x=names, y=values, marker_color=colors, name="test"))
     fig.add_hline(y=d["test_threshold"], line_dash="dash",
                   annotation_text=f"threshold {d['test_threshold']:.4g}")
@@ -54,7 +58,7 @@ def stability_test_chart(result: Any, title: str = "The stability test") -> go.F
 
 def stability_centres_figure(result: Any, data: ArrayLike, *, true_means: ArrayLike | None = None,
                              axes: tuple[int, int] = (0, 1),
-                             title: str = "Noisy centroids and the chosen centres") -> go.Figure:
+                             title: str | None = None) -> go.Figure:
     """Scatter of the data, the released noisy centroids, and the centres (plus true means)."""
     x = np.asarray(data, dtype=float)
     a, b = axes
@@ -63,7 +67,8 @@ def stability_centres_figure(result: Any, data: ArrayLike, *, true_means: ArrayL
     cents = result.diagnostics.get("centroids")
     if cents is not None:
         c = np.asarray(cents)
-        fig.add_trace(go.Scatter(x=c[:, a], y=c[:, b], mode="markers", name="noisy centroids",
+        fig.add_trace(go.Scatter(x=c[:, a], y=c[:, b], mode="markers",
+                                 name="centroids" if mechanics(result) else "noisy centroids",
                                  marker={"size": 6, "color": COLORS["private"], "opacity": 0.4}))
     if true_means is not None:
         t = np.asarray(true_means, dtype=float)
@@ -72,9 +77,12 @@ def stability_centres_figure(result: Any, data: ArrayLike, *, true_means: ArrayL
     means = result.estimate.get("means")
     if means is not None:
         m = np.asarray(means)
-        fig.add_trace(go.Scatter(x=m[:, a], y=m[:, b], mode="markers", name="private centres",
+        fig.add_trace(go.Scatter(x=m[:, a], y=m[:, b], mode="markers",
+                                 name="centres" if mechanics(result) else "private centres",
                                  marker={"size": 14, "symbol": "star",
                                          "color": COLORS["private"]}))
+    title = title or ("Centroids and the chosen centres (no noise)" if mechanics(result)
+                      else "Noisy centroids and the chosen centres")
     fig.update_layout(template=TEMPLATE, title=title, xaxis={"title": f"x{a + 1}"},
                       yaxis={"title": f"x{b + 1}"})
     return fig

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -11,14 +12,14 @@ import pytest
 import dpviz
 from dpviz import cli
 from dpviz.data import gaussian_mixture
-from dpviz.estimators.gmm import ESTIMATORS
+from dpviz.estimators.gmm import ESTIMATORS, kssu
 from dpviz.estimators.gmm.kssu import (
     cluster_statistics,
     pair_terms,
     pca_sensitivity,
     private_pca_clustering,
 )
-from dpviz.estimators.gmm.one_cluster import PreconditionWarning
+from dpviz.estimators.gmm.one_cluster import REFUSED, PreconditionWarning
 from dpviz.estimators.metrics import matched_mean_error
 from dpviz.privacy import METHODS, Budget, BudgetError, audit, repeat
 
@@ -169,14 +170,29 @@ def test_same_seed_same_output_and_another_seed_differs():
 def test_low_dimension_runs_warns_and_says_which_conditions_fail():
     mix = gaussian_mixture(3, 2, 3000, separation=6, seed=0)
     with pytest.warns(PreconditionWarning, match="accuracy guarantee does not apply"):
-        result = private_pca_clustering(mix.data, Budget(epsilon=1.0, delta=1e-5),
+        result = private_pca_clustering(mix.data, Budget(epsilon=8.0, delta=1e-5),
                                         rng=np.random.default_rng(0), k=3, radius=mix.radius)
     conditions = result.choices["preconditions"]
     assert conditions["dimension"].startswith("fails")
     assert "no PCA" in result.choices["split"]
-    assert result.ledger.total().epsilon <= 1.0
+    assert result.ledger.total().epsilon <= 8.0
     out = json.loads(json.dumps(result.to_dict(), allow_nan=False))
     assert out["failed"] is None or out["means"] is None
+
+
+def test_a_certain_bottom_is_refused_before_anything_is_spent():
+    """At n = 3 000, epsilon = 2 each round's t = 500 is below GoodRadius's slack: refused."""
+    mix = gaussian_mixture(3, 2, 3000, separation=6, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PreconditionWarning)  # nothing was looked at
+        result = private_pca_clustering(mix.data, Budget(epsilon=2.0, delta=1e-5),
+                                        rng=np.random.default_rng(0), k=3, radius=mix.radius)
+    assert result.failed.startswith(REFUSED)
+    assert "t = n_Z/(2k) = 500 points, no more than GoodRadius's slack" in result.failed
+    assert "needs about n >= 5,898 rows" in result.failed
+    assert result.ledger.releases == () and result.estimate["means"] is None
+    assert kssu.can_run(n=5_898, d=2, k=3, epsilon=2.0, delta=1e-5) is None
+    assert kssu.can_run(n=5_897, d=2, k=3, epsilon=2.0, delta=1e-5) is not None
 
 
 def test_a_failed_round_is_an_honest_bottom():

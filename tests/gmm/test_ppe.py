@@ -10,7 +10,9 @@ import dpviz
 from dpviz import cli
 from dpviz.data.mixtures import gaussian_mixture
 from dpviz.estimators import metrics
+from dpviz.estimators.gmm import ppe
 from dpviz.estimators.gmm.masking import masking_radius
+from dpviz.estimators.gmm.one_cluster import REFUSED
 from dpviz.estimators.gmm.ppe import ChunkMixtures, agreement_scores, private_populous_estimator
 from dpviz.estimators.gmm.sample_size import agreement_threshold, minimum_chunks, ppe_budget
 from dpviz.privacy import METHODS, Budget, BudgetError, PrivacyLeakWarning, audit
@@ -30,6 +32,23 @@ def run(x, budget, **kwargs):
 
 
 SMALL = np.random.default_rng(1).normal(size=(300, 2))
+CALCULATOR = ppe.can_run
+
+
+@pytest.fixture(autouse=True)
+def past_the_calculator(monkeypatch):
+    """The calculator refuses every private run at testable n (it needs n ≈ 1e13): these tests
+    exercise the private path itself, so they step past it (its own test calls it)."""
+    monkeypatch.setattr(ppe, "can_run", lambda **_: None)
+
+
+def test_the_calculator_refuses_before_anything_is_read(monkeypatch):
+    monkeypatch.setattr(ppe, "can_run", CALCULATOR)
+    result = run(SMALL, Budget(epsilon=1.0, delta=1e-6), k=2, chunks=10)
+    assert result.failed.startswith(REFUSED) and "PPE cannot succeed with n = 300" in result.failed
+    assert "its guarantee needs about n = " in result.failed
+    assert result.ledger.releases == () and result.estimate["means"] is None
+    assert "agreement" not in result.diagnostics  # no chunk was fitted
 
 
 def identical_chunks(t, k=1, d=2):

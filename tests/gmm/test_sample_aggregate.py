@@ -13,7 +13,7 @@ from dpviz import cli
 from dpviz.data import gaussian_mixture
 from dpviz.estimators.gmm import ESTIMATORS
 from dpviz.estimators.gmm import sample_aggregate as sa
-from dpviz.estimators.gmm.one_cluster import PreconditionWarning, nearest_per_owner
+from dpviz.estimators.gmm.one_cluster import REFUSED, nearest_per_owner
 from dpviz.estimators.metrics import match_components, matched_mean_error
 from dpviz.privacy import METHODS, Budget, BudgetError, audit, repeat
 
@@ -129,15 +129,22 @@ def test_same_seed_same_output():
     assert not np.array_equal(first.estimate["means"], other.estimate["means"])
 
 
-def test_too_few_chunks_run_warn_and_fail_honestly():
-    with pytest.warns(PreconditionWarning, match="GoodRadius slack"):
-        result = sa.sample_aggregate(MIX.data, Budget(epsilon=1.0, delta=1e-5),
-                                     rng=np.random.default_rng(0), k=2, radius=MIX.radius,
-                                     chunks=CHUNKS)
-    assert result.choices["preconditions"]["GoodRadius slack"].startswith("fails")
-    assert result.failed is not None and result.estimate["means"] is None
-    assert result.ledger.total().epsilon <= 1.0
+def test_too_few_chunks_are_refused_before_anything_is_spent():
+    """40 chunks cannot pass the cell histogram's cut at epsilon = 1 whatever the data."""
+    result = sa.sample_aggregate(MIX.data, Budget(epsilon=1.0, delta=1e-5),
+                                 rng=np.random.default_rng(0), k=2, radius=MIX.radius,
+                                 chunks=CHUNKS)
+    assert result.failed.startswith(REFUSED)
+    assert "its t = 40 chunks are too few for the cell histogram" in result.failed
+    assert "raise chunks" in result.failed
+    assert result.ledger.releases == () and result.estimate["means"] is None
     json.dumps(result.to_dict(), allow_nan=False)
+    automatic = sa.sample_aggregate(MIX.data, Budget(epsilon=1.0, delta=1e-5),
+                                    rng=np.random.default_rng(0), k=2, radius=MIX.radius)
+    needed = (math.floor(379.4) + 1) * sa.CHUNK_ROWS  # the bar at epsilon = 1, k = 2
+    assert f"needs n >= {needed:,} rows" in automatic.failed
+    assert sa.can_run(n=needed, d=2, k=2, epsilon=1.0, delta=1e-5) is None
+    assert sa.can_run(n=needed - sa.CHUNK_ROWS, d=2, k=2, epsilon=1.0, delta=1e-5)
 
 
 # --- bad inputs, registry, CLI ---
@@ -214,6 +221,6 @@ def test_an_extreme_row_cannot_crash_the_learner():
     far = x.copy()
     far[0] = 1e100
     for data in (x, far):
-        result = dpviz.run("gmm", "sample_aggregate", data, k=2, epsilon=1.0, delta=1e-5,
-                           seed=0, radius=1.0)
+        result = dpviz.run("gmm", "sample_aggregate", data, k=2, epsilon=4.0, delta=1e-5,
+                           seed=0, radius=1.0, chunks=150)
         assert result.ledger.releases

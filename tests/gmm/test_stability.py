@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 import dpviz
+from dpviz.estimators.gmm import stability
+from dpviz.estimators.gmm.one_cluster import REFUSED
 from dpviz.estimators.gmm.sdp import solve_clustering_program
 from dpviz.estimators.gmm.stability import (
     ESTIMATORS,
@@ -19,6 +21,7 @@ from dpviz.estimators.gmm.stability import (
     mass_sensitivity,
     matrix_sensitivity,
     soft_threshold,
+    solver_tolerance,
     stability_mixture,
 )
 from dpviz.privacy import METHODS, Budget, BudgetError, PrivacyLeakWarning, audit
@@ -92,24 +95,31 @@ def test_the_matrix_bound_is_nearly_attained():
 
 
 def test_mass_sensitivity_formulas():
-    assert mass_sensitivity(101, calibration="row-local") == 200
     assert mass_sensitivity(101) == pytest.approx(200 + 10 * 100 * math.sqrt(200))
+    m = 40_000  # with the default certificate, about 17.6 m^1.5 (not 14 m^1.5)
+    assert mass_sensitivity(m, solver_tolerance(m, 0.1)) / m**1.5 == pytest.approx(17.6, abs=0.1)
     assert matrix_sensitivity(101, 0.5) == pytest.approx(math.sqrt(300) + 1)
 
 
 # --- the budget ---
 
+@pytest.fixture
+def passable(monkeypatch):
+    """A test sensitivity of 2(m − 1), so that every release happens at m = 120 (the proved
+    one needs m in the hundreds even at epsilon = inf): only the budget arithmetic is tested."""
+    monkeypatch.setattr(stability, "mass_sensitivity", lambda m, tolerance=0.0: 2.0 * (m - 1))
+
+
 @pytest.mark.parametrize("method", METHODS)
-def test_ledger_total_never_exceeds_the_budget(method):
+def test_ledger_total_never_exceeds_the_budget(method, passable):
     budget = Budget(epsilon=500.0, delta=1e-5, method=method)
-    result = run(budget, calibration="row-local")
+    result = run(budget)
     assert result.failed is None  # every release was made
     total = result.ledger.total()
     assert total.epsilon <= 500.0 * (1 + 1e-9)
     assert total.delta <= 1e-5
     names = [r.name for r in result.ledger.releases]
-    assert names == ["stability test (mass)", "centroids", "histogram of noisy centroids",
-                     "bin averages"]
+    assert names == ["stability test (mass)", "centroids", "histogram of noisy centroids"]
     assert method in result.choices["accounting"]
 
 
@@ -119,12 +129,12 @@ def test_proved_ledger_is_within_budget(method):
     assert result.ledger.total().epsilon <= 1.0
 
 
-def test_the_test_release_records_its_proved_sensitivity():
-    result = run(Budget(epsilon=1.0, delta=1e-5))
-    (test,) = result.ledger.releases
+def test_the_test_release_records_its_sensitivity(passable):
+    result = run(Budget(epsilon=500.0, delta=1e-5))
+    test = result.ledger.releases[0]
     assert test.mechanism == "truncated_laplace"
-    assert test.sensitivity == pytest.approx(result.choices["test sensitivity"])
-    assert test.epsilon == pytest.approx(0.25) and test.delta == pytest.approx(2.5e-6)
+    assert test.sensitivity == pytest.approx(result.choices["test sensitivity"]) == 238.0
+    assert test.epsilon == pytest.approx(125.0) and test.delta == pytest.approx(2.5e-6)
 
 
 # --- an empirical audit of the test on adversarial neighbours ---
@@ -155,9 +165,9 @@ def test_audit_of_the_one_sided_test():
 
 # --- what it computes ---
 
-def test_same_seed_same_result():
-    a = run(Budget(epsilon=500.0, delta=1e-5), calibration="row-local")
-    b = run(Budget(epsilon=500.0, delta=1e-5), calibration="row-local")
+def test_same_seed_same_result(passable):
+    a = run(Budget(epsilon=500.0, delta=1e-5))
+    b = run(Budget(epsilon=500.0, delta=1e-5))
     assert np.array_equal(a.estimate["means"], b.estimate["means"])
     assert a.to_dict() == b.to_dict()
 
@@ -174,21 +184,20 @@ def test_no_privacy_finds_the_true_centres():
     assert result.estimate["weights"].sum() == pytest.approx(1.0)
 
 
-def test_proved_calibration_rejects_honestly_at_feasible_sizes():
+def test_an_impassable_test_is_refused_before_anything_is_spent():
+    """At m = 120 the test cannot pass at any epsilon: refused, empty ledger, the m it needs."""
     result = run(Budget(epsilon=1.0, delta=1e-5))
-    assert result.failed is not None and "cannot pass" in result.failed
-    assert result.choices["test passable"] is False
-    assert result.estimate["means"] is None
-    assert result.not_private is None
+    assert result.failed.startswith(REFUSED) and "cannot pass at m = 120" in result.failed
+    assert "it would need a subsample of about m = 8.6e+05 rows" in result.failed
+    assert stability.can_run(n=10**6, k=3, epsilon=1.0, delta=1e-5, subsample=870_000) is None
+    assert stability.can_run(n=10**6, k=3, epsilon=1.0, delta=1e-5, subsample=840_000)
+    assert result.ledger.releases == ()
+    assert result.estimate["means"] is None and result.not_private is None
+    assert "W" not in result.diagnostics  # the subsample was never drawn
 
 
-def test_row_local_is_flagged_not_private_and_warns():
-    with pytest.warns(PrivacyLeakWarning, match="not private"):
-        result = stability_mixture(X, Budget(epsilon=500.0, delta=1e-5), k=3, subsample=120,
-                                   rows=120, radius=RADIUS, rng=np.random.default_rng(0),
-                                   calibration="row-local")
-    assert "not differentially private" in result.not_private
-    assert result.estimate["means"].shape == (3, 2)
+def test_no_calibration_without_a_guarantee_is_offered():
+    assert "calibration" not in {p.name for p in ESTIMATORS["stability"].params}
 
 
 def test_data_with_no_stable_clustering_is_rejected():
@@ -213,7 +222,6 @@ def test_diagnostics_for_the_figures():
     ({}, Budget(rho=0.1), "not rho"),
     ({"subsample": 1000}, Budget(epsilon=1.0, delta=1e-5), "at most the number of rows"),
     ({"rows": 500}, Budget(epsilon=1.0, delta=1e-5), "at most the subsample"),
-    ({"calibration": "magic"}, Budget(epsilon=1.0, delta=1e-5), "calibration must be one of"),
     ({"link": 0.0}, Budget(epsilon=1.0, delta=1e-5), "link must be"),
     ({"k": 0}, Budget(epsilon=1.0, delta=1e-5), "k must be"),
 ])

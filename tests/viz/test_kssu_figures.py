@@ -9,16 +9,20 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from dpviz.core.entry import StoryInputs
 from dpviz.data import gaussian_mixture
 from dpviz.estimators.gmm.kssu import private_pca_clustering
-from dpviz.estimators.gmm.one_cluster import PreconditionWarning
+from dpviz.estimators.gmm.one_cluster import REFUSED, PreconditionWarning
 from dpviz.estimators.gmm.sample_aggregate import sample_aggregate
 from dpviz.privacy import Budget
 from dpviz.viz.kssu import (
     candidate_cloud_figure,
     circle,
     clustering_rounds_figure,
+    good_radius_figure,
     pca_projection_figure,
+    pca_story,
+    sample_aggregate_story,
 )
 from dpviz.viz.style import COLORS
 
@@ -82,7 +86,7 @@ def test_rounds_figure_has_each_rounds_balls_and_centres():
     np.testing.assert_allclose(np.hypot(np.array(ring.x) - centre[0],
                                         np.array(ring.y) - centre[1]),
                                rounds[0]["assign_radius"])
-    marker = next(t for t in fig.data if t.name == "round 1: cell centre → private centre")
+    marker = next(t for t in fig.data if t.name == "round 1: cell centre → centre")
     assert marker.marker.color[1] == COLORS["private"]
     assert marker.x[1] == pytest.approx(centre[0])
     labels = PCA.diagnostics["labels"]
@@ -98,11 +102,12 @@ def test_rounds_figure_replays_up_to_a_round():
     assert len(unassigned.x) == np.count_nonzero(PCA.diagnostics["labels"] != 0)
 
 
-def test_candidate_cloud_picks_out_the_private_aggregate():
-    fig = candidate_cloud_figure(SA, true_means=FLAT.means)
+def test_candidate_cloud_picks_out_the_aggregate():
+    fig = candidate_cloud_figure(SA, true_means=FLAT.means)  # epsilon = inf: the mechanics
     names = [t.name for t in fig.data]
-    assert "private aggregate" in names and "true means" in names
-    agg = next(t for t in fig.data if t.name == "private aggregate")
+    assert "aggregate (no noise)" in names and "true means" in names
+    assert "private" not in fig.layout.title.text
+    agg = next(t for t in fig.data if t.name == "aggregate (no noise)")
     np.testing.assert_allclose(np.c_[agg.x, agg.y], SA.estimate["means"])
     assert agg.marker.color == COLORS["private"]
     clouds = [t for t in fig.data if t.mode == "markers" and t.name.startswith("candidates")]
@@ -111,9 +116,31 @@ def test_candidate_cloud_picks_out_the_private_aggregate():
 
 
 def test_a_failed_run_says_so_in_the_title():
-    failed = sample_aggregate(FLAT.data, Budget(epsilon=0.5, delta=1e-5),
-                              rng=np.random.default_rng(0), k=2, radius=FLAT.radius, chunks=40)
-    assert failed.failed is not None
+    failed = sample_aggregate(FLAT.data, Budget(epsilon=4.0, delta=1e-5),
+                              rng=np.random.default_rng(0), k=2, radius=FLAT.radius, chunks=400,
+                              min_radius=0.001)
+    assert failed.failed is not None and not failed.failed.startswith(REFUSED)
     fig = candidate_cloud_figure(failed)
     assert "failed" in fig.layout.title.text
     assert "private aggregate" not in [t.name for t in fig.data]
+
+
+def test_good_radius_draws_each_rounds_scores_against_t_minus_gamma():
+    fig = good_radius_figure(PCA)
+    rounds = PCA.diagnostics["rounds"]
+    curves = [t for t in fig.data if t.name.endswith("L(r)")]
+    assert len(curves) == len(rounds)
+    np.testing.assert_allclose(curves[0].y, rounds[0]["scores"])
+    np.testing.assert_allclose(curves[0].x, rounds[0]["grid"])
+    lines = sorted(shape.y0 for shape in fig.layout.shapes)
+    target, gamma = PCA.diagnostics["target"], PCA.diagnostics["gamma"]
+    assert lines == pytest.approx([target - gamma, target])
+    assert len(good_radius_figure(SA).layout.shapes) == 1  # the mechanics: t only
+
+
+def test_a_refused_run_has_no_story():
+    refused = sample_aggregate(FLAT.data, Budget(epsilon=1.0, delta=1e-5),
+                               rng=np.random.default_rng(0), k=2, radius=FLAT.radius, chunks=40)
+    assert refused.failed.startswith(REFUSED)
+    assert sample_aggregate_story(refused, StoryInputs()) == []
+    assert pca_story(refused, StoryInputs()) == []

@@ -6,11 +6,13 @@ import math
 
 import numpy as np
 
+from dpviz.core.entry import StoryInputs
 from dpviz.estimators.gmm.stability import stability_mixture
 from dpviz.privacy import Budget
 from dpviz.viz.stability import (
     clustering_matrix_heatmap,
     stability_centres_figure,
+    stability_story,
     stability_test_chart,
 )
 
@@ -33,25 +35,27 @@ def test_heatmap_orders_rows_by_label():
     assert np.array_equal(np.asarray(soft.data[0].z), RESULT.diagnostics["phi"])
 
 
-def test_test_chart_shows_value_and_threshold():
-    fig = stability_test_chart(RESULT).to_plotly_json()
-    assert list(fig["data"][0]["y"]) == [RESULT.diagnostics["mass"],
-                                         RESULT.diagnostics["test_value"]]
+def test_test_chart_shows_the_mass_and_threshold():
+    fig = stability_test_chart(RESULT).to_plotly_json()  # epsilon = inf: the mechanics
+    assert list(fig["data"][0]["y"]) == [RESULT.diagnostics["mass"]]
     assert fig["layout"]["shapes"][0]["y0"] == RESULT.diagnostics["test_threshold"]
-    assert "passed" in fig["layout"]["title"]["text"]
+    assert fig["layout"]["title"]["text"] == "The stability test (no noise): passed"
 
 
-def test_centres_figure_plots_the_released_centres():
+def test_centres_figure_plots_the_centres():
     fig = stability_centres_figure(RESULT, X, true_means=CENTRES)
-    assert [t.name for t in fig.data] == ["data", "noisy centroids", "true means",
-                                          "private centres"]
+    assert [t.name for t in fig.data] == ["data", "centroids", "true means", "centres"]
     assert list(fig.data[-1].x) == RESULT.estimate["means"][:, 0].tolist()
 
 
 def test_a_rejected_run_draws_without_centres():
-    failed = stability_mixture(X, Budget(epsilon=1.0, delta=1e-5), k=3, subsample=60, rows=60,
+    uniform = np.random.default_rng(3).uniform(-10, 10, size=(400, 2))
+    failed = stability_mixture(uniform, Budget(epsilon=math.inf), k=3, subsample=60, rows=60,
                                radius=10.0, rng=np.random.default_rng(0))
     assert failed.failed
     assert "rejected" in stability_test_chart(failed).to_plotly_json()["layout"]["title"]["text"]
     names = [t["name"] for t in stability_centres_figure(failed, X).to_plotly_json()["data"]]
     assert names == ["data"]
+    refused = stability_mixture(X, Budget(epsilon=1.0, delta=1e-5), k=3, subsample=60, rows=60,
+                                radius=10.0, rng=np.random.default_rng(0))
+    assert stability_story(refused, StoryInputs(rows=X)) == []

@@ -39,6 +39,7 @@ in ``choices["preconditions"]`` and warned about when they fail: the run still h
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Mapping
@@ -66,6 +67,7 @@ from dpviz.estimators.gmm.one_cluster import (
     one_cluster,
     one_cluster_plan,
     radius_grid,
+    refused_before_spending,
     score_sensitivity,
 )
 from dpviz.estimators.result import Result
@@ -193,17 +195,27 @@ class RoundsPlan:
     histogram_cut: float
 
 
-def plan_rounds(accounting: HistogramBudget, *, n: int, p: int, n_z: int, k: int,
-                share: float, sigma_min: float, sigma_max: float, beta: float) -> RoundsPlan:
-    """Plan the clustering rounds on Z (§3): the budget split and the constants it implies."""
+@functools.lru_cache(maxsize=64)
+def _solved_rounds(accounting: HistogramBudget, k: int, share: float, sigma_max: float
+                   ) -> Mapping[str, Any]:
+    """The solved budget of Z's releases: no n in it, so one solve serves every n.
+
+    Cached: a PLD solve takes about a second, and a refusal and the run ask for the same one.
+    """
     plan = [*one_cluster_plan(k, group_size=1, weight=share / k, part="Z"),
             PlannedRelease(SUMS, "gaussian", 2.0, weight=(1 - share) / 4, part="Z"),
             PlannedRelease(COUNTS, "laplace", 2.0, weight=(1 - share) / 4, part="Z"),
             PlannedRelease(PAIR_SUMS, "laplace", sigma_max**2, weight=(1 - share) / 4,
                            part="Z"),
             PlannedRelease(PAIR_COUNTS, "laplace", 1.0, weight=(1 - share) / 4, part="Z")]
-    solved = solve(plan, accounting.solve)
-    allocations = RoundAllocations.from_solved(solved, accounting.histogram_delta)
+    return MappingProxyType(solve(plan, accounting.solve))
+
+
+def plan_rounds(accounting: HistogramBudget, *, n: int, p: int, n_z: int, k: int,
+                share: float, sigma_min: float, sigma_max: float, beta: float) -> RoundsPlan:
+    """Plan the clustering rounds on Z (§3): the budget split and the constants it implies."""
+    solved = _solved_rounds(accounting, k, share, sigma_max)
+    allocations = RoundAllocations.from_solved(dict(solved), accounting.histogram_delta)
     radii = radius_grid(sigma_min * math.sqrt(p) / 4,
                         2 * (1 + sigma_max * (math.sqrt(p) + math.sqrt(2 * math.log(n / beta)))))
     eps_gr = float(allocations.good_radius.epsilon or 0.0)
@@ -247,10 +259,17 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
     at_hand = rounds(n)
     if at_hand.target > at_hand.gamma:
         return None
-    needed = n
-    while needed <= limits.MAX_ROWS and rounds(needed).target <= rounds(needed).gamma:
-        needed *= 2
-    need = (f"about n > {needed:,} rows" if needed <= limits.MAX_ROWS else
+    def short(rows: int) -> bool:
+        plan = rounds(rows)
+        return plan.target <= plan.gamma
+
+    low, high = n, 2 * n  # short(low); Γ grows like ln n, t like n: double, then bisect
+    while high <= limits.MAX_ROWS and short(high):
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if short(middle) else (low, middle)
+    need = (f"about n >= {high:,} rows" if high <= limits.MAX_ROWS else
             f"more than the {limits.MAX_ROWS:,} rows dpviz reads, or a larger epsilon")
     return (f"private PCA + clustering needs {need} at epsilon = {epsilon:g} for k = {k}: "
             f"with n = {n:,} each round has t = n_Z/(2k) = {at_hand.target} points, no more "
@@ -364,6 +383,11 @@ def private_pca_clustering(data: ArrayLike, budget: Budget, *, rng: np.random.Ge
         raise ValueError(f"private_pca_clustering needs at least 4k = {4 * k} rows for k = {k} "
                          f"(two halves, each with at least one pair per cluster), got {n}")
     accounting = histogram_budget(budget, k, estimator="private_pca_clustering")
+    why = can_run(n=n, d=d, k=k, epsilon=budget.epsilon, delta=budget.delta,
+                  accounting=budget.method, clustering_share=share, sigma_min=sigma_min,
+                  sigma_max=sigma_max, beta=beta)
+    if why is not None:
+        return refused_before_spending(why, ledger=Ledger(accounting.record))
     ball = resolve_ball(x, radius)
     unit = (x - ball.center) / ball.radius  # R = 1 from here on; σ's are in units of R
     p = min(k, d)

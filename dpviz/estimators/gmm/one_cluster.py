@@ -445,6 +445,29 @@ def bottom_if_a_round_failed(rounds: Sequence[OneCluster], *, ledger: Ledger,
                   failed="; ".join(failed), diagnostics=diagnostics)
 
 
+#: How the ``failed`` sentence of a run refused on public inputs begins (tables sort ⊥ by it).
+REFUSED = "refused before reading the data, nothing spent: "
+
+
+def refused_before_spending(why: str, *, ledger: Ledger, choices: Mapping[str, Any] | None = None,
+                            not_private: str | None = None) -> Result:
+    """The ⊥ of a run whose public inputs make failure certain: empty ledger, the cause.
+
+    ``why`` is the entry's ``can_run`` sentence (public inputs only: n, d, k, ε, δ and the
+    parameters), so a refusal is the same on every pair of neighbouring data sets.
+
+    Examples
+    --------
+    >>> r = refused_before_spending("t = 5 points per round, no more than Gamma = 9",
+    ...                             ledger=Ledger())
+    >>> r.failed.startswith(REFUSED), r.ledger.releases
+    (True, ())
+    """
+    return Result(estimate={"weights": None, "means": None, "covariances": None},
+                  ledger=ledger, choices={**(choices or {}), "refused": why},
+                  not_private=not_private, failed=REFUSED + why)
+
+
 def histogram_budget(budget: Budget, histograms: int, *, estimator: str,
                      share: float = 0.5) -> HistogramBudget:
     """Reserve ``share`` of δ for ``histograms`` stable histograms (equal shares, a **choice**).

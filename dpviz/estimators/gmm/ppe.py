@@ -69,6 +69,7 @@ from dpviz.estimators.gmm.masking import (
     mask_gmm,
 )
 from dpviz.estimators.gmm.masking import masking_plan as solve_masking
+from dpviz.estimators.gmm.one_cluster import refused_before_spending
 from dpviz.estimators.gmm.sample_size import (
     W_MIN,
     agreement_threshold,
@@ -216,6 +217,8 @@ def private_populous_estimator(
     -------
     Result
         ``estimate``: the masked ``weights``, ``means``, ``covariances`` (``None`` on ⊥).
+        Refused before reading the rows, with an empty ledger, when :func:`can_run` (the
+        sample-size calculator) rules success out at these public sizes.
         ``diagnostics`` (not released, for plots): ``chunk_weights`` t × k,
         ``chunk_means`` t × k × d, ``chunk_covariances``, ``agreement`` (qᵢ), ``within``
         (t × t), ``Q``, ``noisy_Q``, ``threshold``, ``chosen`` (j or ``None``),
@@ -236,8 +239,8 @@ def private_populous_estimator(
     ...     warnings.simplefilter("ignore")
     ...     r = private_populous_estimator(x, Budget(epsilon=1.0, delta=1e-6), k=1,
     ...                                    chunks=5, rng=np.random.default_rng(0))
-    >>> r.failed is not None, r.ledger.total().epsilon, r.ledger.total().method
-    (True, 1.0, 'linear')
+    >>> r.failed[:28], r.ledger.releases  # the calculator rules it out: nothing spent
+    ('refused before reading the d', ())
     """
     _check_budget(budget)
     x = as_matrix(data)
@@ -297,6 +300,11 @@ def private_populous_estimator(
     choices["masking radius"] = r
     choices["masking radius source"] = source
     choices["test radius r/(2z)"] = r / (2 * Z)
+    why = can_run(n=n, d=d, k=k, epsilon=eps_tot, delta=budget.delta, beta=beta, w_min=w_min,
+                  chunks=chunks)
+    if why is not None:
+        return refused_before_spending(why, ledger=Ledger(budget.with_method("linear")),
+                                       choices=choices, not_private=not_private)
 
     s = n // t
     conditions: dict[str, str] = {}

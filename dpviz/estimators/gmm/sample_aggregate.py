@@ -22,9 +22,11 @@ happens and ``choices["preconditions"]`` with a warning say which condition fail
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -39,6 +41,7 @@ from dpviz.data import as_matrix
 from dpviz.estimators.gmm.one_cluster import (
     GOOD_CENTER_LABEL,
     GOOD_RADIUS_LABEL,
+    HistogramBudget,
     OneCluster,
     PreconditionWarning,
     RoundAllocations,
@@ -50,10 +53,11 @@ from dpviz.estimators.gmm.one_cluster import (
     one_cluster,
     one_cluster_plan,
     radius_grid,
+    refused_before_spending,
     score_sensitivity,
 )
 from dpviz.estimators.result import Result
-from dpviz.privacy import Ledger, PlannedRelease, clip_to_ball, solve
+from dpviz.privacy import Allocation, Ledger, PlannedRelease, clip_to_ball, solve
 from dpviz.privacy.bounds import resolve_ball
 from dpviz.privacy.budget import Budget
 
@@ -63,6 +67,12 @@ BETA_RANGE = limits.Limit("beta", 0.0, 1.0, low_open=True, high_open=True)
 BIN_RANGE = limits.Limit("weight_bin", 0.001, 0.5)
 SHARE_RANGE = limits.Limit("weight_share", 0.0, 1.0, low_open=True, high_open=True)
 MIN_RADIUS_RANGE = limits.Limit("min_radius", 1e-6, 1.0)
+#: Rows per chunk when ``chunks`` is left automatic (t = ⌊n/CHUNK_ROWS⌋): chosen with
+#: ``min_radius`` by ``bench/gmm_defaults.py`` on generated mixtures only (see DEFAULTS_STUDY).
+CHUNK_ROWS = 40
+#: The smallest radius of GoodRadius's grid, in units of R (the same simulation).
+MIN_RADIUS = 0.1
+DEFAULTS_STUDY = "TO BE FILLED"
 WEIGHT_HISTOGRAM = "weight histogram"
 LABEL = ("sample-and-aggregate with a simplified 1-cluster aggregator; sample cost ≈ √k/ε × "
          "the non-private learner (KSSU19, Section 6)")
@@ -117,10 +127,110 @@ def weight_histogram_counts(voters: list[NDArray[np.intp]], weights: NDArray[np.
     return counts
 
 
+def automatic_chunks(n: int, k: int) -> int:
+    """T = ⌊n/CHUNK_ROWS⌋, at least 2 and at most ⌊n/(2k)⌋ (and the range's top).
+
+    Examples
+    --------
+    >>> automatic_chunks(30_000, 3), automatic_chunks(100, 3)
+    (750, 2)
+    """
+    top = min(int(CHUNKS_RANGE.high), max(n // (2 * k), 2))
+    return max(2, min(n // CHUNK_ROWS, top))
+
+
+@dataclass(frozen=True)
+class AggregationPlan:
+    """The aggregator's budget and constants, from public inputs only.
+
+    ``target`` is t/2, the distinct chunks a ball must hold; ``gamma`` GoodRadius's slack;
+    ``cut`` the cell histogram's cut and ``noise`` its Laplace scale b = 2k/ε_h.
+    """
+
+    solved: Mapping[str, Allocation]
+    allocations: RoundAllocations
+    target: int
+    radii: NDArray[np.float64]
+    gamma: float
+    cut: float
+    noise: float
+
+
+@functools.lru_cache(maxsize=64)
+def _solved_aggregation(accounting: HistogramBudget, k: int, weight_share: float
+                        ) -> Mapping[str, Allocation]:
+    """The solved budget of the k rounds and the weight histogram.
+
+    Cached: a PLD solve takes about a second, and a refusal and the run ask for the same one.
+    """
+    plan = [*one_cluster_plan(k, group_size=k, weight=(1 - weight_share) / k),
+            PlannedRelease(WEIGHT_HISTOGRAM, "pure", 2.0 * k, weight=weight_share)]
+    return MappingProxyType(solve(plan, accounting.solve))
+
+
+def aggregation_plan(accounting: HistogramBudget, *, k: int, chunks: int, beta: float,
+                     weight_share: float, min_radius: float) -> AggregationPlan:
+    """Plan the k rounds and the weight histogram (the module docstring's sensitivities)."""
+    solved = _solved_aggregation(accounting, k, weight_share)
+    allocations = RoundAllocations.from_solved(dict(solved), accounting.histogram_delta)
+    radii = radius_grid(min_radius, 2.0)
+    eps_h = float(allocations.histogram.epsilon or 0.0)
+    noise = 0.0 if math.isinf(eps_h) else 2 * k / eps_h
+    return AggregationPlan(
+        solved=solved, allocations=allocations, target=math.ceil(chunks / 2), radii=radii,
+        gamma=good_radius_slack(len(radii), beta, float(allocations.good_radius.epsilon or 0.0),
+                                score_sensitivity(k)),
+        cut=1 + noise * math.log(k / (2 * accounting.histogram_delta)), noise=noise)
+
+
+def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
+            accounting: str = "zcdp", chunks: int | None = None, beta: float = 0.05,
+            weight_share: float = 0.25, min_radius: float = MIN_RADIUS, **_: Any) -> str | None:
+    """Why sample-and-aggregate cannot succeed at these public sizes, or ``None``.
+
+    A round needs a grid cell whose count of distinct chunks passes the stable histogram's
+    cut; a cell holds at most all t chunks, and a count c passes with probability
+    ``½·exp(−(cut − c)/b)``. When even c = t passes with probability at most β, every round
+    fails with probability at least 1 − β, whatever the data: the run is refused. The cut
+    does not depend on t; with ``chunks`` automatic t = n/CHUNK_ROWS, so the sentence says
+    the n that lifts t above the bar.
+
+    Examples
+    --------
+    >>> can_run(n=100_000, d=2, k=3, epsilon=4.0, delta=1e-5) is None
+    True
+    >>> can_run(n=10_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:45]
+    'sample-and-aggregate needs n >= 33,120 rows a'
+    """
+    if n < 4 * k:
+        return (f"sample-and-aggregate needs at least 2 chunks of 2k = {2 * k} rows for "
+                f"k = {k}, got n = {n}")
+    if epsilon is None or math.isinf(epsilon):
+        return None
+    budget = histogram_budget(Budget(epsilon=epsilon, delta=delta, method=accounting), k + 1,
+                              estimator="sample_aggregate")
+
+    t = automatic_chunks(n, k) if chunks is None else chunks
+    plan = aggregation_plan(budget, k=k, chunks=t, beta=beta, weight_share=weight_share,
+                            min_radius=min_radius)
+    bar = plan.cut - plan.noise * math.log(1 / (2 * beta))  # the cut does not depend on t
+    if t > bar:
+        return None
+    why = (f"its t = {t:,} chunks are too few for the cell histogram: even a cell holding all "
+           f"of them passes its cut with probability at most beta = {beta:g} (t must exceed "
+           f"{bar:,.0f} at epsilon = {epsilon:g})")
+    if chunks is not None:
+        return f"sample-and-aggregate cannot succeed at n = {n:,}: {why}; raise chunks"
+    needed = (math.floor(bar) + 1) * CHUNK_ROWS
+    need = (f"n >= {needed:,} rows" if needed <= limits.MAX_ROWS else
+            f"more than the {limits.MAX_ROWS:,} rows dpviz reads, or a larger epsilon")
+    return f"sample-and-aggregate needs {need} at epsilon = {epsilon:g} for k = {k}: {why}"
+
+
 def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, k: int,
-                     radius: float | str | None = None, chunks: int = 50, beta: float = 0.05,
-                     weight_bin: float = 0.05, weight_share: float = 0.25,
-                     min_radius: float = 0.001) -> Result:
+                     radius: float | str | None = None, chunks: int | None = None,
+                     beta: float = 0.05, weight_bin: float = 0.05, weight_share: float = 0.25,
+                     min_radius: float = MIN_RADIUS) -> Result:
     """Private GMM means and weights by sample-and-aggregate (KSSU19 §6; ALGORITHMS.md §4).
 
     Parameters
@@ -135,8 +245,8 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
         Number of components, 1 … 20.
     radius : float, "data" or None
         Public R: candidate means are clipped to ``B(0, R)`` (``None``: the unit ball).
-    chunks : int
-        t, the number of disjoint chunks (2 … n/(2k)).
+    chunks : int, optional
+        t, the number of disjoint chunks (2 … n/(2k)); default :func:`automatic_chunks`.
     beta : float
         Failure probability in GoodRadius's slack.
     weight_bin : float
@@ -146,11 +256,16 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
     min_radius : float
         The smallest radius of GoodRadius's grid, in units of R.
 
+    The defaults (``CHUNK_ROWS`` rows per chunk, ``MIN_RADIUS``) were chosen on generated
+    mixtures only, never on a user's data: :data:`DEFAULTS_STUDY`.
+
     Returns
     -------
     Result
         ``weights`` and ``means`` (``covariances`` is ``None``), or ⊥ naming the round that
-        failed. ``diagnostics``: ``candidates`` (t·k × d, data units), ``candidate_weights``,
+        failed — or refused before reading the rows (empty ledger) when :func:`can_run`
+        says the public inputs make ⊥ certain. ``diagnostics``: ``candidates`` (t·k × d,
+        data units), ``candidate_weights``,
         ``owners`` (chunk of each), ``taken_by`` (the round that removed each, −1 none),
         ``rounds`` and ``preconditions``.
 
@@ -160,33 +275,36 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
         Bad data or parameters; ``BudgetError`` for δ = 0 or a ρ budget.
     """
     k = limits.check_integer(K_RANGE, k)
-    chunks = limits.check_integer(CHUNKS_RANGE, chunks)
+    if chunks is not None:
+        chunks = limits.check_integer(CHUNKS_RANGE, chunks)
     beta = limits.check_number(BETA_RANGE, beta)
     alpha = limits.check_number(BIN_RANGE, weight_bin)
     share = limits.check_number(SHARE_RANGE, weight_share)
     smallest = limits.check_number(MIN_RADIUS_RANGE, min_radius)
     x = as_matrix(data, min_rows=2)
     n, d = x.shape
+    given = chunks
+    chunks = automatic_chunks(n, k) if chunks is None else chunks
     if chunks * 2 * k > n:
         raise ValueError(f"chunks = {chunks} chunks of at least 2k = {2 * k} rows need "
                          f"{chunks * 2 * k} rows, got {n}; lower chunks to at most "
                          f"{max(n // (2 * k), 1)}")
     accounting = histogram_budget(budget, k + 1, estimator="sample_aggregate")
+    why = can_run(n=n, d=d, k=k, epsilon=budget.epsilon, delta=budget.delta,
+                  accounting=budget.method, chunks=given, beta=beta, weight_share=share,
+                  min_radius=smallest)
+    if why is not None:
+        return refused_before_spending(why, ledger=Ledger(accounting.record))
     ball = resolve_ball(x, radius)
     unit = (x - ball.center) / ball.radius
     shuffled = unit[rng.permutation(n)]
     candidates, candidate_weights, owners = chunk_estimates(shuffled, chunks, k)
 
-    plan = [*one_cluster_plan(k, group_size=k, weight=(1 - share) / k),
-            PlannedRelease(WEIGHT_HISTOGRAM, "pure", 2.0 * k, weight=share)]
-    solved = solve(plan, accounting.solve)
-    allocations = RoundAllocations.from_solved(solved, accounting.histogram_delta)
-    target = math.ceil(chunks / 2)
-    radii = radius_grid(smallest, 2.0)
-    gamma = good_radius_slack(len(radii), beta, float(allocations.good_radius.epsilon or 0.0),
-                              score_sensitivity(k))
-    eps_h = float(allocations.histogram.epsilon or 0.0)
-    cut = 1 + 2 * k / eps_h * math.log(k / (2 * accounting.histogram_delta))
+    planned = aggregation_plan(accounting, k=k, chunks=chunks, beta=beta, weight_share=share,
+                               min_radius=smallest)
+    solved, allocations, target, radii, gamma, cut = (
+        planned.solved, planned.allocations, planned.target, planned.radii, planned.gamma,
+        planned.cut)
     conditions = {
         "GoodRadius slack": f"{'holds' if target > gamma else 'fails'}: t/2 = {target} chunks "
                             f"per ball against the slack Gamma = {gamma:.3g}",
@@ -230,12 +348,14 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
                     "average_radius": (None if r.average_radius is None
                                        else r.average_radius * ball.radius),
                     "noisy_count": r.noisy_count, "scores": r.scores,
-                    "threshold": r.threshold, "failed": r.failed} for r in rounds],
+                    "threshold": r.threshold, "grid": radii * ball.radius,
+                    "failed": r.failed} for r in rounds],
     }
     choices: dict[str, Any] = {
         "bound": ball.describe(), "radius": ball.radius, "label": LABEL,
         "learner": "scikit-learn GaussianMixture(n_components=k, random_state=0) per chunk",
-        "chunks": chunks, "accounting": accounting.note,
+        "chunks": chunks if given is not None else f"{chunks} (n/{CHUNK_ROWS}, automatic)",
+        "accounting": accounting.note,
         "good radius": GOOD_RADIUS_LABEL, "good center": GOOD_CENTER_LABEL,
         "ball support": f"t/2 = {target} distinct chunks",
         "radius grid": f"r_j = {smallest:g} R 2^(j/2) up to 2R, {len(radii)} radii",
@@ -268,7 +388,7 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
 
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "sample_aggregate": Estimator(
-        task="gmm", name="sample_aggregate", function=sample_aggregate,
+        task="gmm", name="sample_aggregate", function=sample_aggregate, can_run=can_run,
         story=Story("The rows are split into t chunks; a non-private EM runs on each, and the t·k "
                     "candidate means are aggregated privately: a ball supported by many chunks "
                     "per component, its centre released with noise.",
@@ -280,8 +400,10 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         notion="approximate", outputs=("weights", "means"),
         params=(
             shared_k(limits.COMPONENTS_PER_CHUNK),
-            Param("chunks", "int", 50, min=2, max=100_000,
-                  help="t, the number of disjoint chunks the learner runs on"),
+            Param("chunks", "int", None, min=2, max=100_000,
+                  help=f"t, the number of disjoint chunks the learner runs on; empty: n/"
+                       f"{CHUNK_ROWS} (rows per chunk chosen by simulation on generated "
+                       "mixtures)"),
             Param("beta", "float", 0.05, min=1e-6, max=0.5, choice=True,
                   help="failure probability in GoodRadius's slack"),
             Param("weight_bin", "float", 0.05, min=0.001, max=0.5, choice=True,
@@ -289,6 +411,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
             Param("weight_share", "float", 0.25, min=0.01, max=0.99, choice=True,
                   help="share of the budget for the weight histogram; the k rounds share "
                        "the rest equally"),
-            Param("min_radius", "float", 0.001, min=1e-6, max=1.0, choice=True,
-                  help="smallest radius of GoodRadius's grid, in units of R"))),
+            Param("min_radius", "float", MIN_RADIUS, min=1e-6, max=1.0, choice=True,
+                  help="smallest radius of GoodRadius's grid, in units of R (chosen by "
+                       "simulation on generated mixtures)"))),
 })

@@ -42,20 +42,15 @@ term can move every row's weights by ``10√m·‖Wᵢ − W′ᵢ‖`` and the 
 Lemma 6.10 bounding how many rows do so. The only bound dpviz can defend for the s released
 centroids is the trivial one, ``2√s`` (Frobenius: each lies in the unit ball).
 
-**Calibrations** (``calibration``, a labelled choice):
-
-* ``"proved"`` (default): the test uses ``Δ_M``, the centroids ``2√s``; the histogram is a
-  stable histogram and the bin averages are post-processing of the released noisy
-  centroids. This is (ε, δ)-DP by linear composition. Since ``Δ_M ≈ 14 m^{1.5}`` while
-  ``‖φ(W)‖₁ ≤ m²``, the test **cannot pass** unless ``m ≳ 200·(1 + ln(1/δ)/ε)²``-ish and
-  ``T`` is low: at m ≤ 2 000 it rejects (an honest ⊥) at every finite ε. The paper's
-  guarantee is asymptotic in the same way (its n is polynomial in d^t and k^t).
-* ``"row-local"``: a **heuristic, not private** calibration that assumes the replacement's
-  effect stays in row and column r (true without the PSD coupling, not proved with it):
-  ``Δ_M = 2(m − 1)``; rows of S with mass below ``s_min = T/m`` are dropped and the rest
-  get noise for the Frobenius sensitivity ``4√s/s_min`` (the replaced row itself left to the
-  histogram, as the paper's bad rows); the bin averages get Gaussian noise for ``2√k/c``
-  (``c`` the histogram's cut). The result is flagged ``not_private`` with the reason.
+**Privacy.** The test uses ``Δ_M``, the centroids ``2√s``; the histogram is a stable
+histogram and the bin averages are post-processing of the released noisy centroids: (ε, δ)-DP
+by linear composition. With the default certificate τ* = 0.1·√(3(m − 1)),
+``Δ_M ≈ 10√2·m^{1.5} + 2√3·m^{1.5} ≈ 17.6·m^{1.5}`` while ``‖φ(W)‖₁ ≤ m²``, so the test
+**cannot pass** unless m is near a million at ε = 1, δ = 1e-5 (:func:`can_run` says the m
+a budget needs; dpviz's solver takes m ≤ 2 000): the run is refused before the subsample is
+read, with nothing spent. The paper's guarantee is asymptotic in the same way (its n is
+polynomial in d^t and k^t). What the algorithm does is shown by its mechanics at ε = ∞ (no
+noise, no guarantee, no ε), never by a weaker calibration beside an ε.
 
 Budget: ``(ε/4, δ/4)`` to the test, ``(ε/4, δ/4)`` to the histogram, ``(ε/2, δ/2)`` to the
 Gaussian releases (solved under linear composition), composed linearly — truncated Laplace
@@ -66,7 +61,6 @@ ledger uses linear composition whatever method was asked for, and ``choices`` sa
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -77,6 +71,7 @@ from numpy.typing import ArrayLike, NDArray
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
 from dpviz.data import as_matrix
+from dpviz.estimators.gmm.one_cluster import refused_before_spending
 from dpviz.estimators.gmm.sdp import NotConvergedError, solve_clustering_program
 from dpviz.estimators.result import Result
 from dpviz.privacy import (
@@ -84,7 +79,6 @@ from dpviz.privacy import (
     BudgetError,
     Ledger,
     PlannedRelease,
-    PrivacyLeakWarning,
     release,
     solve,
     stable_histogram,
@@ -106,14 +100,9 @@ JL_RANGE = limits.Limit("jl_dimension", 1, 50)
 #: At or above 0.05 the solver certified every shape tried within its iteration cap: a tighter
 #: tolerance would make "certified or not" depend on the private subsample.
 TOLERANCE_RANGE = limits.Limit("tolerance", 0.05, 1.0)
-CALIBRATIONS = ("proved", "row-local")
 LIPSCHITZ = 10.0
 LABEL = ("Stability learner — heuristic (degree-2 SDP surrogate of the paper's "
          "sum-of-squares program)")
-ROW_LOCAL_REASON = (
-    "calibration 'row-local' assumes that replacing one row changes only its own row and "
-    "column of W; the PSD constraint couples rows and no bound on that coupling small enough "
-    "to use is proved for the degree-2 surrogate, so this run is not differentially private")
 
 
 def soft_threshold(w: ArrayLike, kink: float = 0.8) -> FloatArray:
@@ -139,19 +128,17 @@ def matrix_sensitivity(m: int, tolerance: float = 0.0) -> float:
     return math.sqrt(3.0 * (m - 1)) + 2.0 * tolerance
 
 
-def mass_sensitivity(m: int, tolerance: float = 0.0, calibration: str = "proved") -> float:
-    """L1 sensitivity of ``‖φ(W)‖₁`` used by the test: proved, or the row-local heuristic.
+def mass_sensitivity(m: int, tolerance: float = 0.0) -> float:
+    """``Δ_M = 2(m − 1) + 10(m − 1)(√(2(m − 1)) + 2τ*)``: L1 sensitivity of ``‖φ(W)‖₁``.
 
     Examples
     --------
-    >>> mass_sensitivity(3, calibration="row-local")
-    4.0
     >>> round(mass_sensitivity(3), 6)
     44.0
+    >>> m = 10_000; round(mass_sensitivity(m, solver_tolerance(m, 0.1)) / m**1.5, 1)
+    17.6
     """
     row = 2.0 * (m - 1)
-    if calibration == "row-local":
-        return row
     return row + LIPSCHITZ * (m - 1) * (math.sqrt(2.0 * (m - 1)) + 2.0 * tolerance)
 
 
@@ -184,29 +171,31 @@ def solver_tolerance(m: int, fraction: float) -> float:
     return fraction * math.sqrt(3.0 * (m - 1))
 
 
-def mass_test_shift(m: int, epsilon: float, delta: float, *, tolerance: float,
-               calibration: str) -> float:
+def mass_test_shift(m: int, epsilon: float, delta: float, *, tolerance: float) -> float:
     """The one-sided shift A of the mass test at a subsample of m, with a quarter of (ε, δ).
 
     Public inputs only. The test can pass only when ``m² − threshold·m²/k ≥ A``.
     """
     if math.isinf(epsilon):
         return 0.0
-    sensitivity = mass_sensitivity(m, solver_tolerance(m, tolerance), calibration)
-    return truncated_laplace_bound(sensitivity, epsilon / 4, delta / 4)
+    sensitivity = mass_sensitivity(m, solver_tolerance(m, tolerance))
+    quarter = epsilon / 4
+    if quarter + math.log(2 / delta) > 700:  # overflow: log1p(expm1(x)/c) = x − ln c, to 1e-290
+        return sensitivity / quarter * (quarter + math.log(2 / delta))
+    return truncated_laplace_bound(sensitivity, quarter, delta / 4)
 
 
 def can_run(*, n: int, k: int, epsilon: float, delta: float, subsample: int = 200,
-            threshold: float = 0.5, tolerance: float = 0.1, calibration: str = "proved",
-            **_: Any) -> str | None:
+            threshold: float = 0.5, tolerance: float = 0.1, **_: Any) -> str | None:
     """Why the stability learner cannot succeed at these public sizes, or ``None``.
 
     The subsample must fit in the data, and the test must be passable: its one-sided noise
-    shift (:func:`mass_test_shift`) must leave room below the largest mass m².
+    shift (:func:`mass_test_shift`) must leave room below the largest mass m². Otherwise
+    the sentence says the subsample m (hence the n ≥ m) at which it would be.
 
     Examples
     --------
-    >>> can_run(n=10_000, k=3, epsilon=100.0, delta=1e-5, subsample=1000) is None
+    >>> can_run(n=10_000, k=3, epsilon=1e4, delta=1e-5, subsample=1000) is None
     True
     >>> can_run(n=10_000, k=3, epsilon=1.0, delta=1e-5, subsample=200)[:49]
     'the stability test cannot pass at m = 200 and eps'
@@ -216,19 +205,24 @@ def can_run(*, n: int, k: int, epsilon: float, delta: float, subsample: int = 20
                 f"the n = {n} at hand: lower the subsample or bring n >= {subsample} rows")
     if delta <= 0 and not math.isinf(epsilon):
         return "the stability learner needs delta > 0 (its test is approximate DP)"
-    room = subsample * subsample * (1 - threshold / k)
-    if mass_test_shift(subsample, epsilon, delta, tolerance=tolerance,
-                  calibration=calibration) <= room:
+
+    def short(m: int) -> bool:
+        room = m * m * (1 - threshold / k)
+        return mass_test_shift(m, epsilon, delta, tolerance=tolerance) > room
+
+    if not short(subsample):
         return None
-    needed = epsilon
-    while needed <= limits.EPSILON.high and mass_test_shift(
-            subsample, needed, delta, tolerance=tolerance, calibration=calibration) > room:
-        needed *= 2
-    need = (f"it needs about epsilon >= {needed:g}" if needed <= limits.EPSILON.high else
-            f"no epsilon up to {limits.EPSILON.high:g} is enough")
+    low, high = subsample, 2 * subsample  # the shift grows like m^1.5, the room like m²
+    while high < 10**15 and short(high):
+        low, high = high, 2 * high
+    while high - low > max(1, low // 100):
+        middle = (low + high) // 2
+        low, high = (middle, high) if short(middle) else (low, middle)
+    room = subsample * subsample * (1 - threshold / k)
     return (f"the stability test cannot pass at m = {subsample} and epsilon = {epsilon:g}: "
             f"its one-sided noise shift exceeds the room m^2(1 - threshold/k) = {room:.4g} "
-            f"below the largest mass; {need} (or a larger subsample)")
+            f"below the largest mass; it would need a subsample of about m = {high:.2g} rows "
+            f"(so n >= {high:.2g}; dpviz's solver takes m <= {int(SUBSAMPLE_RANGE.high):,})")
 
 
 def _check_budget(budget: Budget) -> None:
@@ -244,12 +238,11 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
                       radius: float | str | None = None, k: int, subsample: int = 200,
                       rows: int = 60, link: float = 0.4, kink: float = 0.8,
                       threshold: float = 0.5, jl_dimension: int = 4, bin_width: float = 0.25,
-                      tolerance: float = 0.1, calibration: str = "proved") -> Result:
+                      tolerance: float = 0.1) -> Result:
     """Centres of a spherical mixture by the stability learner's degree-2 surrogate.
 
     Seed 003 §6, Algorithm 6.5 (Chen et al. 2023), with the SDP surrogate of its program;
-    see the module docstring for the pipeline, the sensitivity derivation and the two
-    calibrations.
+    see the module docstring for the pipeline and the sensitivity derivation.
 
     Parameters
     ----------
@@ -280,14 +273,14 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
         Width of the histogram's grid cells (unit-ball coordinates, after projection).
     tolerance : float
         Public solver certificate τ* as a fraction of ``√(3(m − 1))``.
-    calibration : {"proved", "row-local"}
-        ``proved`` (private; rejects at feasible m) or ``row-local`` (heuristic, not private).
 
     Returns
     -------
     Result
         ``estimate``: ``weights``, ``means`` (k × d, data units), ``covariances`` None — all
-        None on ⊥. ``diagnostics``: ``W``, ``phi``, ``subsample`` (indices), ``mass``,
+        None on ⊥ — refused before the subsample is drawn, with an empty ledger, when
+        :func:`can_run` rules the test out at these public sizes. ``diagnostics``: ``W``,
+        ``phi``, ``subsample`` (indices), ``mass``,
         ``test_value``, ``test_threshold``, ``test_shift``, ``centroids`` (noisy, data units),
         ``rows``, ``bins`` (chosen cells: key, noisy count), ``centres``, ``certificate``,
         ``iterations``.
@@ -316,9 +309,6 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
     p = limits.check_integer(JL_RANGE, jl_dimension)
     width = BIN_RANGE.check(bin_width)
     tol_fraction = TOLERANCE_RANGE.check(tolerance)
-    if calibration not in CALIBRATIONS:
-        raise ValueError(f"calibration must be one of {', '.join(CALIBRATIONS)}, "
-                         f"got {calibration!r}")
     x = as_matrix(data, min_rows=1)
     n, d = x.shape
     if m > n:
@@ -327,12 +317,13 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
         raise ValueError(f"rows must be at most the subsample size {m}, got {s}")
     if k > s:
         raise ValueError(f"k = {k} centres need at least {k} released rows, got rows = {s}")
-    ball = resolve_ball(x, radius)
-    heuristic = calibration == "row-local"
-    if heuristic:
-        warnings.warn(f"not private: {ROW_LOCAL_REASON}", PrivacyLeakWarning, stacklevel=2)
-
     eps, delta = budget.epsilon or math.inf, budget.delta
+    why = can_run(n=n, k=k, epsilon=eps, delta=delta, subsample=m, threshold=threshold,
+                  tolerance=tol_fraction)
+    if why is not None:
+        return refused_before_spending(why, ledger=Ledger(Budget(epsilon=eps, delta=delta,
+                                                                 method="linear")))
+    ball = resolve_ball(x, radius)
     if budget.non_private and delta == 0:
         delta = 0.5  # only labels the noiseless releases: at epsilon = inf nothing is drawn
     quarter = Budget(epsilon=eps / 4, delta=delta / 4, method="linear")
@@ -348,7 +339,7 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
     w = solved.matrix
     phi = soft_threshold(w, kink)
     mass = float(phi.sum())
-    delta_m = mass_sensitivity(m, tau, calibration)
+    delta_m = mass_sensitivity(m, tau)
     cut = threshold * m * m / k
     test_value, shift = _one_sided_test(mass, delta_m, quarter, rng, ledger)
 
@@ -356,7 +347,6 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
         "surrogate": ("heuristic: degree-2 SDP surrogate of the paper's sum-of-squares "
                       "program (W >= 0, W_ii = 1, 0 <= W_ij <= 1, W_ij = 0 beyond the link "
                       "distance; no row-sum constraint)"),
-        "calibration": calibration,
         "bound": ball.describe(), "radius": ball.radius,
         "subsample": m, "rows": s, "link": link, "kink": kink, "threshold": threshold,
         "jl_dimension": p, "bin_width": width, "tolerance": tau,
@@ -372,7 +362,7 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
         "test_value": test_value, "test_threshold": cut, "test_shift": shift,
         "certificate": solved.certificate, "iterations": solved.iterations,
     }
-    not_private = ROW_LOCAL_REASON if heuristic else ball.not_private
+    not_private = ball.not_private
     empty = {"weights": None, "means": None, "covariances": None}
 
     def bottom(reason: str) -> Result:
@@ -389,20 +379,8 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
         return bottom(why)
 
     chosen = np.sort(rng.choice(m, size=s, replace=False))
-    row_mass = phi[chosen].sum(axis=1)
-    if heuristic:
-        s_min = cut / m
-        chosen = chosen[row_mass >= s_min]
-        if chosen.size < k:
-            return bottom(f"only {chosen.size} of the {s} chosen rows have mass >= {s_min:.4g}")
-        centroid_sensitivity = 4.0 * math.sqrt(chosen.size) / s_min
-    else:
-        centroid_sensitivity = 2.0 * math.sqrt(chosen.size)
-    hist_cut = 1.0 if math.isinf(eps) else 1.0 + 8.0 * math.log(8.0 / delta) / eps
+    centroid_sensitivity = 2.0 * math.sqrt(chosen.size)
     plan = [PlannedRelease("centroids", "gaussian", sensitivity=centroid_sensitivity)]
-    if heuristic:
-        plan.append(PlannedRelease("bin averages", "gaussian",
-                                   sensitivity=2.0 * math.sqrt(k) / hist_cut))
     allocation = solve(plan, Budget(epsilon=eps / 2, delta=delta / 2, method="linear"))
     exact = centroids(phi, points, chosen)
     noisy = np.asarray(release(exact, allocation["centroids"], rng=rng, ledger=ledger))
@@ -432,9 +410,6 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
     averages = np.stack([noisy[mask].mean(axis=0) for mask in inside])
     norms = np.linalg.norm(averages, axis=1, keepdims=True)
     averages = averages / np.maximum(norms, 1.0)
-    if heuristic:
-        averages = np.asarray(release(averages, allocation["bin averages"], rng=rng,
-                                      ledger=ledger))
     weights = np.array([max(count, 0.0) for _, count in heaviest])
     weights = weights / weights.sum()
     means = ball.from_unit(averages)
@@ -473,8 +448,5 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                   help="histogram cell width (fraction of the radius)"),
             Param("tolerance", "float", 0.1, min=0.05, max=1.0, choice=True,
                   help="solver certificate as a fraction of the matrix sensitivity sqrt(3(m-1))"),
-            Param("calibration", "str", "proved", options=CALIBRATIONS, choice=True,
-                  help="proved: private, rejects at feasible m; row-local: heuristic, "
-                       "not private"),
         )),
 })
