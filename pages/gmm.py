@@ -39,7 +39,7 @@ with figures:
     if result.failed:
         st.error(f"The estimator gave no answer (⊥): {ui.escape_markdown(result.failed)}",
                  icon=":material/error:")
-        gmm_compare.story(result, data)
+        gmm_compare.story(result, data, scenario=scenario, fresh=ctx.seed)
         st.stop()
 
     axes = gmm.projection_controls(data.data.shape[1], data.names)
@@ -90,7 +90,7 @@ with figures:
                "Frobenius distance — in the data's units, — where the estimator does not "
                "estimate that parameter. The reference row shows what the data allow "
                "without privacy.")
-    gmm_compare.story(result, data)
+    gmm_compare.story(result, data, scenario=scenario, fresh=ctx.seed)
 
     charged = result.ledger if cloud is None else cloud.ledger  # what the figure drew
     if charged.releases:

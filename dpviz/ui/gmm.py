@@ -404,6 +404,35 @@ def reference_scenario(scenario: Scenario) -> Scenario:
     return Scenario.from_dict({**scenario.to_dict(), "estimator": "em", "params": params})
 
 
+#: The panel that shows an estimator's steps without noise (issue 21): no ε anywhere on it.
+MECHANICS_TITLE = "Mechanics only — not private"
+MECHANICS_NOTE = ("The same algorithm with no noise at all, so every step can be seen: how it "
+                  "works, not what a private run would release. Nothing here is private and "
+                  "no guarantee applies.")
+#: Sizes the mechanics can run generated data at (PPE's chunks agree only from about 100 000).
+MECHANICS_ROWS = (30_000, 100_000)
+
+
+def mechanics_scenario(scenario: Scenario, rows: int | None = None) -> Scenario:
+    """The scenario without noise (ε = ∞, δ = 0), on ``rows`` generated rows when given.
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"task": "gmm", "estimator": "ppe",
+    ...                         "data": {"generator": "gmm", "n": 10_000},
+    ...                         "params": {"k": 3, "epsilon": 1.0, "delta": 1e-5}, "seed": 2})
+    >>> m = mechanics_scenario(s, 100_000)
+    >>> m.estimator, m.params["epsilon"], m.params["delta"], m.data["n"], m.seed
+    ('ppe', inf, 0.0, 100000, 2)
+    """
+    data = dict(scenario.data)
+    if rows is not None and "generator" in data:
+        data["n"] = rows
+    return Scenario.from_dict({**scenario.to_dict(), "data": data,
+                               "params": {**scenario.params, "epsilon": math.inf,
+                                          "delta": 0.0}})
+
+
 def truth_scenario(scenario: Scenario) -> Scenario:
     """The fit that stands for an upload's "true" components (it has no labels).
 

@@ -39,23 +39,54 @@ def _label(name: str) -> str:
     return TASKS["gmm"][name].label
 
 
-def story(result: Result, data: MixtureData) -> None:
-    """The estimator's own story, from its registry entry (nothing when it has none)."""
+def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None,
+          fresh: int | None = None) -> None:
+    """The estimator's own story, from its registry entry (nothing when it has none).
+
+    A ⊥ run with a ``scenario`` also offers its mechanics: the same scenario without noise
+    (:func:`dpviz.ui.gmm.mechanics_scenario`), drawn apart under "not private", with no ε.
+    """
+    from dpviz.ui import gmm
+    from dpviz.ui.widgets import attempt, lazy_expander
+
     entry = TASKS["gmm"].get(result.estimator or "")
     told = entry.story if entry is not None else None
     if told is None:
         return
+
+    def draw(shown: Result, inputs: StoryInputs, prefix: str) -> None:
+        for row in told.rows(shown, inputs):
+            for column, figure in zip(st.columns(len(row)) if len(row) > 1 else [st.container()],
+                                      row, strict=True):
+                with column:
+                    show_chart(figure.figure, key=prefix + figure.key, filename=figure.filename)
+
+    def mechanics() -> None:
+        assert scenario is not None
+        st.caption(gmm.MECHANICS_NOTE)
+        rows = None
+        if "generator" in scenario.data:
+            sizes = sorted({len(data.data), *gmm.MECHANICS_ROWS})
+            rows = int(st.selectbox("Rows (generated, same seed)", sizes, key="gmm_mech_rows",
+                                    format_func=lambda n: f"{n:,}",
+                                    help="Some algorithms need many rows even without noise: "
+                                         "PPE's chunks agree only from about 100 000."))
+        plain = gmm.mechanics_scenario(scenario, rows)
+        shown = attempt(gmm.run, plain, fresh=0 if fresh is None else fresh)
+        seen = data if rows in (None, len(data.data)) else attempt(gmm.mixture_data, plain)
+        if shown.failed:
+            st.info(f"Even without noise: ⊥ — {escape_markdown(shown.failed)}",
+                    icon=":material/info:")
+        draw(shown, StoryInputs(rows=seen.data, labels=seen.labels,
+                                true_means=seen.truth.means, k=seen.k), "mechanics_")
+
     st.subheader("How this estimator got its answer")
     st.caption(told.intro)
-    inputs = StoryInputs(rows=data.data, labels=data.labels, true_means=data.truth.means,
-                         k=data.k)
-    for row in told.rows(result, inputs):
-        if len(row) == 1:
-            show_chart(row[0].figure, key=row[0].key, filename=row[0].filename)
-            continue
-        for column, figure in zip(st.columns(len(row)), row, strict=True):
-            with column:
-                show_chart(figure.figure, key=figure.key, filename=figure.filename)
+    draw(result, StoryInputs(rows=data.data, labels=data.labels, true_means=data.truth.means,
+                             k=data.k), "")
+    if result.failed and scenario is not None and "upload" not in scenario.data:
+        lazy_expander(gmm.MECHANICS_TITLE, mechanics, key="gmm_mechanics_open",
+                      icon=":material/settings:")
     calculator = CALCULATORS.get(told.calculator or "")
     if calculator is not None:
         title, panel = calculator
