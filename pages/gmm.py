@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import audit, gmm, gmm_compare, predict
+from dpviz.ui import audit, gmm, gmm_compare, predict, runs, upload
 from dpviz.ui.card import card_panel
 from dpviz.ui.risk import risk_panel
 from dpviz.ui.solve import solve_expander
@@ -29,9 +29,11 @@ with compare:
                      key="gmm_compare_open", icon=":material/compare_arrows:")
 
 with figures:
-    data = ui.attempt(gmm.mixture_data, scenario, content)
-    st.caption(ui.escape_markdown(data.description))
     result = ui.attempt(gmm.run, scenario, fresh=ctx.seed, content=content)
+    data = ui.attempt(gmm.mixture_data, scenario, content, result)
+    st.caption(ui.escape_markdown(data.description))
+    if "upload" in scenario.data:  # before the figure: a bound that clips most rows, or too wide
+        upload.warn_bound(result, scenario, ui.attempt(runs.loaded, scenario, content))
     if result.not_private:
         st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
                    "what the estimator does, but this run gives no privacy guarantee.",
@@ -82,14 +84,14 @@ with figures:
     st.subheader("Errors after matching components")
     reference = ui.attempt(gmm.run, gmm.reference_scenario(scenario), fresh=ctx.seed,
                            content=content)
-    table = gmm.error_table([(gmm.label(scenario), result),
-                             ("EM, non-private (same start)", reference)], data.truth)
-    st.dataframe(table, hide_index=True, key="gmm_errors")
+    rows, compared = gmm.error_rows(scenario, result, reference)
+    table = gmm.error_table(rows, data.truth)
+    if rows:
+        st.dataframe(table, hide_index=True, key="gmm_errors")
     st.caption("Mean error: the average distance ‖μ − μ̃‖ between matched means; weight "
                "error: the L1 distance of the weights; covariance error: the average "
                "Frobenius distance — in the data's units, — where the estimator does not "
-               "estimate that parameter. The reference row shows what the data allow "
-               "without privacy.")
+               f"estimate that parameter. {compared}")
     gmm_compare.story(result, data, scenario=scenario, fresh=ctx.seed)
 
     charged = result.ledger if cloud is None else cloud.ledger  # what the figure drew

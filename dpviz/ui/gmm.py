@@ -24,7 +24,7 @@ from dpviz.lab import experiments
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.work import check_work
 from dpviz.privacy import Ledger, compose_runs
-from dpviz.ui import cached, runs, widgets
+from dpviz.ui import cached, runs, upload, widgets
 from dpviz.ui.risk import spend_text
 from dpviz.ui.shell import PageContext
 from dpviz.ui.widgets import (
@@ -35,8 +35,6 @@ from dpviz.ui.widgets import (
     escape_markdown,
     method_select,
     show_chart,
-    upload_block,
-    upload_content,
 )
 
 SYNTHETIC = "synthetic"
@@ -142,8 +140,11 @@ def bound_control(data: Mapping[str, Any]) -> float | str | None:
     Returns
     -------
     float, "data" or None
-        ``None``: the data's own public radius (synthetic data, or a set that ships one).
+        ``None``: the data's own public radius (synthetic data, or a set that ships one), or
+        an upload's bound chosen as ranges (its data block's ``bounds``).
     """
+    if "upload" in data:  # the upload step chose it (dpviz.ui.upload.table_upload)
+        return None if "bounds" in data else float(st.session_state["gmm_radius"])
     if "generator" in data:
         st.caption("Public bound: the generator's radius R = 1, computed from the true "
                    "parameters (means and covariances), never from the rows — so it is "
@@ -346,19 +347,13 @@ def csv_controls() -> DataChoice:
     the page loads the data (:func:`mixture_data`), which shows the engine's sentence for a
     bad file.
     """
-    upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
-                              key="gmm_upload",
-                              help="At most 50 MB and 200 columns; every cell a number, "
-                                   "no missing or infinite values.")
     k = st.number_input("Components k", min_value=int(limits.COMPONENTS.low),
                         max_value=int(limits.COMPONENTS.high), value=3, step=1, format="%d",
                         key="gmm_csv_k", bind="query-params")
     st.caption(CSV_NOTE)
-    if upload is None:
-        st.info("Upload a CSV file to fit a mixture to it.", icon=":material/upload_file:")
-        st.stop()
-    content = attempt(upload_content, upload)
-    return upload_block(upload, content), {"k": int(k)}, content
+    chosen = upload.table_upload("gmm", prompt="Upload a CSV file to fit a mixture to it.",
+                                 radius_key="gmm_radius")
+    return chosen.block, {"k": int(k)}, chosen.content
 
 
 # --- The page's runs: the scenario, its reference, its data as drawn, the cloud ----------
@@ -433,16 +428,44 @@ def mechanics_scenario(scenario: Scenario, rows: int | None = None) -> Scenario:
                                           "delta": 0.0}})
 
 
-def truth_scenario(scenario: Scenario) -> Scenario:
+def truth_scenario(scenario: Scenario, result: Result | None = None) -> Scenario:
     """The fit that stands for an upload's "true" components (it has no labels).
 
-    Non-private EM on the file (seed :data:`CSV_SEED`, :data:`CSV_EM_ITERATIONS`
-    iterations, radius read from the data): a reference, never released.
+    Non-private EM on the same clipped data as the page's run (seed :data:`CSV_SEED`,
+    :data:`CSV_EM_ITERATIONS` iterations; the same radius, or the same ranges — private ones
+    as ``result`` released them): "non-private EM on your data", a reference, never released.
     """
     return Scenario.from_dict({
-        "task": "gmm", "estimator": "em", "data": dict(scenario.data),
+        "task": "gmm", "estimator": "em",
+        "data": upload.reference_block(scenario.data, result) if result is not None else
+        dict(scenario.data),
         "params": {"k": scenario.params.get("k"), "epsilon": math.inf, "delta": 0.0,
-                   "radius": "data", "iterations": CSV_EM_ITERATIONS}, "seed": CSV_SEED})
+                   "radius": scenario.params.get("radius"), "iterations": CSV_EM_ITERATIONS},
+        "seed": CSV_SEED})
+
+
+#: What an upload's results are compared with: it has no ground truth.
+YOUR_DATA_REFERENCE = "non-private EM on your data"
+
+
+def error_rows(scenario: Scenario, result: Result,
+               reference: Result) -> tuple[list[tuple[str, Result]], str]:
+    """The error table's rows and a sentence on what they are compared with.
+
+    Generated data and bundled sets: the run and non-private EM from the same start, against
+    the true components. An upload has no truth: its run against "non-private EM on your
+    data" (:func:`truth_scenario`), and non-private EM is never compared with itself.
+    """
+    if "upload" not in scenario.data:
+        return ([(label(scenario), result), ("EM, non-private (same start)", reference)],
+                "The reference row shows what the data allow without privacy.")
+    if scenario.estimator == "em":
+        return [], (f"This run is non-private EM, the reference itself ({YOUR_DATA_REFERENCE}): "
+                    "there is nothing to compare it with.")
+    return ([(label(scenario), result)],
+            f"Your file has no true components: the errors are distances to "
+            f"{YOUR_DATA_REFERENCE} — the same model, fitted without privacy to the same "
+            "clipped rows.")
 
 
 @dataclass(frozen=True)
@@ -477,8 +500,11 @@ def _drawn_and_names(block: str, n: int, d: int) -> tuple[NDArray[np.intp],
     return drawn.astype(np.intp), names
 
 
-def mixture_data(scenario: Scenario, content: bytes | None = None) -> MixtureData:
+def mixture_data(scenario: Scenario, content: bytes | None = None,
+                 result: Result | None = None) -> MixtureData:
     """The scenario's rows, truth, k, column names, description and the rows drawn.
+
+    An upload's truth is :func:`truth_scenario`'s fit on the rows ``result``'s run saw.
 
     Raises
     ------
@@ -492,7 +518,7 @@ def mixture_data(scenario: Scenario, content: bytes | None = None) -> MixtureDat
     truth, description = loaded.truth, loaded.description
     if truth is None:  # an upload: k components need rows enough (public: n and k)
         validate_mixture_data(rows, k, name=str(scenario.data["upload"]))
-        fit = run(truth_scenario(scenario), fresh=0, content=content)
+        fit = run(truth_scenario(scenario, result), fresh=0, content=content)
         if fit.failed is not None:
             raise ValueError(f"non-private EM found no components in the uploaded file "
                              f"{scenario.data['upload']}: {fit.failed}")
@@ -500,9 +526,12 @@ def mixture_data(scenario: Scenario, content: bytes | None = None) -> MixtureDat
                       means=np.asarray(fit.estimate["means"], dtype=float),
                       covariances=np.asarray(fit.estimate["covariances"], dtype=float),
                       data=rows)
-        description = (description.rstrip(".") + "; the black \"true\" components are "
-                       "non-private EM's on the file (it has no labels).")
+        bound = (result.choices.get("bounds") if result is not None else None) or \
+            f"rows clipped to a ball of radius {scenario.params.get('radius')} about the origin"
+        description = (description.rstrip(".") + f". Bound: {bound}. The black components are "
+                       f"{YOUR_DATA_REFERENCE} (the file has no true ones).")
     drawn, names = _drawn_and_names(runs.canonical(dict(scenario.data)), n, d)
+    names = loaded.names or names  # a CSV's header
     labels = truth.labels if truth.labels is not None else np.zeros(n, dtype=np.int64)
     return MixtureData(rows, labels, truth, k, names, description, drawn)
 

@@ -27,7 +27,7 @@ from dpviz.estimators.metrics import community_error
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
 from dpviz.estimators.sbm import kesten_stigum
-from dpviz.lab.scenario import LoadedData, Scenario
+from dpviz.lab.scenario import LoadedData, Scenario, load_data
 from dpviz.ui import widgets
 from dpviz.ui.gmm import accept_option_names, choices_table
 from dpviz.ui.risk import risk_panel
@@ -103,12 +103,8 @@ def graph_controls(data_seed: int) -> GraphChoice:
                            "edge list.")
     if source == KARATE:
         return GraphChoice({"dataset": "karate"})
-    upload = None
     if source == UPLOAD:
-        upload = st.file_uploader("Edge list: two integer columns, vertex ids 0 … n−1",
-                                  type=["csv", "txt"], key="sbm_upload",
-                                  help="One edge per row, each once; an optional header row.")
-        st.caption(UPLOAD_NOTE)
+        return upload_controls()
     a, b = st.columns(2)
     n = int(a.number_input("Vertices n", min_value=int(limits.SBM_VERTICES.low),
                            max_value=int(limits.SBM_VERTICES.high), value=1000, step=100,
@@ -127,14 +123,75 @@ def graph_controls(data_seed: int) -> GraphChoice:
                                   "across: p_in = (1 + ε_s)d/n, p_out = (1 − ε_s)d/n. "
                                   "Public, like d."))
     st.caption(model_caption(n, degree, signal))
-    if source == UPLOAD:
-        if upload is None:
-            return GraphChoice(None)
-        content = attempt(upload_content, upload)
-        return GraphChoice({**upload_block(upload, content), "n": n}, content,
-                           {"degree": degree, "signal": signal})
     return GraphChoice({"generator": "sbm", "n": n, "degree": degree, "signal": signal,
                         "seed": data_seed})
+
+
+#: How an upload's n and d are set: given by the user (public), or read from the graph.
+GIVEN, READ = "given", "read"
+N_WAYS = {READ: "count the edge list's ids (not private)", GIVEN: "I give n (public)"}
+D_WAYS = {READ: "its mean degree, read from the graph (not private)",
+          GIVEN: "I give d (public)"}
+
+
+def upload_controls() -> GraphChoice:
+    """An uploaded edge list: n from its ids or given, d read or given, ε_s given.
+
+    The edge list's report (n, isolated vertices, self-loops, renumbering) is the data's
+    description, shown with the result. Values read from the graph are marked not private.
+    """
+    upload = st.file_uploader("Edge list: two integer columns (vertex ids)",
+                              type=["csv", "txt"], key="sbm_upload",
+                              help="One edge per row, each once; an optional header row. "
+                                   "Self-loops are dropped and counted.")
+    st.caption(UPLOAD_NOTE)
+    a, b = st.columns(2)
+    # a link that sets n or d (made before these choices) opens with them given
+    n_way = a.radio("Vertices n", tuple(N_WAYS), format_func=N_WAYS.__getitem__,
+                    index=int("sbm_n" in st.query_params), key="sbm_upload_n_way",
+                    bind="query-params",
+                    help="Edge privacy protects who is linked to whom; the vertices themselves "
+                         "are public. Counting the ids reveals which vertices have an edge.")
+    n = None
+    if n_way == GIVEN:
+        n = int(a.number_input("n (ids are 0 … n−1)", min_value=int(limits.SBM_VERTICES.low),
+                               max_value=int(limits.SBM_VERTICES.high), value=100, step=10,
+                               format="%d", key="sbm_n", bind="query-params"))
+    renumber = b.checkbox("Renumber the ids 0 … m−1", value=False, key="sbm_renumber",
+                          bind="query-params",
+                          help="For ids with gaps (e.g. 3, 17, 1 002): the distinct ids in "
+                               "increasing order become 0 … m−1. Otherwise an id missing "
+                               "below the largest is a vertex with no edge (isolated).")
+    d_way = b.radio("Average degree d", tuple(D_WAYS), format_func=D_WAYS.__getitem__,
+                    index=int("sbm_degree" in st.query_params), key="sbm_upload_d_way",
+                    bind="query-params",
+                    help="d is the model's expected number of neighbours per vertex. The "
+                         "privacy proof needs it public: from what you know of the network, "
+                         "not from this edge list.")
+    signal = float(st.slider("Signal ε_s (of the graph, not the privacy ε)", min_value=0.01,
+                             max_value=1.0, value=0.5, step=0.01, key="sbm_signal",
+                             bind="query-params",
+                             help="How much likelier a link is inside a community than across "
+                                  "(0: no communities, 1: links only inside). Public, like d: "
+                                  "a guess from what you know of the network."))
+    if upload is None:
+        return GraphChoice(None)
+    content = attempt(upload_content, upload)
+    block: dict[str, Any] = {**upload_block(upload, content), "n": n}
+    if renumber:
+        block["renumber"] = True
+    if d_way == GIVEN:
+        degree = float(st.number_input("d (public)", min_value=float(limits.SBM_DEGREE.low),
+                                       max_value=float(limits.SBM_DEGREE.high), value=5.0,
+                                       step=1.0, format="%g", key="sbm_degree",
+                                       bind="query-params"))
+    else:
+        graph = attempt(load_data, block, content=content).data
+        degree = max(2 * len(graph.edges) / graph.n, float(limits.SBM_DEGREE.low))
+        st.warning(f"Not private: d = {degree:.3g} is read from the graph (its mean degree). "
+                   "Give d from what you know of the network to keep the guarantee.",
+                   icon=":material/warning:")
+    return GraphChoice(block, content, {"degree": degree, "signal": signal})
 
 
 def param_widget(estimator: str, param: Param) -> Any:

@@ -179,14 +179,14 @@ def test_csv_source_asks_for_a_file_and_says_it_is_not_in_the_link(gmm):
 def test_csv_upload_fits_the_file(gmm, good_csv):
     _upload(gmm, good_csv)
     assert not gmm.exception and not errors(gmm)
-    assert gmm.radio(key="gmm_bound").value == "a radius I give"
+    assert gmm.radio(key="gmm_bound_way").value == "radius"
     assert len(private_means(gmm)[0]) == 3
     assert any("300 rows × 2 columns from the uploaded file mine.csv" in c.value
                for c in gmm.caption)
     before = private_means(gmm)
     gmm.slider(key="gmm_epsilon").set_value(10.0).run()
     assert not gmm.exception and private_means(gmm) != before
-    gmm.radio(key="gmm_bound").set_value("read from the data (not private)").run()
+    gmm.radio(key="gmm_bound_way").set_value("data").run()
     assert not gmm.exception and not errors(gmm)
     assert gmm.warning[0].value.startswith("Not private: bound read from the data")
 

@@ -1,0 +1,252 @@
+"""The upload step the table pages share: the file, its columns, and how the bound is chosen.
+
+A user's own table needs what DP needs before anything runs (issue 17): its columns (names
+and units, from the CSV's header) and a public bound, chosen one of four labelled ways — a
+radius about the origin, ranges typed per column (from domain knowledge, never from the
+data), private ranges (a share of ε spent on private quantiles, on the run's ledger) or
+ranges read from the data (not private). The rows the bound clips are a teaching
+diagnostic, labelled non-private; a warning with a suggested fix comes before the figure when
+most rows are clipped or the bound is much wider than the data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from numpy.typing import NDArray
+
+from dpviz.data.tables import read_table
+from dpviz.estimators.result import Result
+from dpviz.lab.scenario import LoadedData, Scenario
+from dpviz.privacy.bounds import CLIPPED_NOTE, TYPED_HINT, Box, count_outside, parse_bounds
+from dpviz.ui.widgets import attempt, escape_markdown, upload_block, upload_content
+
+#: The ways a bound is chosen, and their labels on the page.
+WAYS = {"radius": "a radius about the origin (public)",
+        "ranges": "ranges I type per column (public)",
+        "private": "private ranges: a share of ε estimates them",
+        "data": "read from the data (not private)"}
+#: The share of ε private ranges spend unless the user moves it.
+DEFAULT_SHARE = 0.2
+#: Most rows clipped: more than this share of them.
+MOST_CLIPPED = 0.5
+#: "Much wider than the data": a column's range this many times the data's spread.
+TOO_WIDE = 10.0
+#: Where a column name's unit is read from: a trailing ``(unit)`` or ``[unit]``.
+_UNIT = re.compile(r"^(.*?)\s*[(\[]([^()\[\]]+)[)\]]\s*$")
+
+
+@dataclass(frozen=True)
+class TableUpload:
+    """What the upload step chose.
+
+    Attributes
+    ----------
+    block : dict
+        The scenario's data block: the upload's label and hash, and ``bounds`` unless the
+        bound is a radius.
+    content : bytes
+        The file's bytes (they travel beside the scenario).
+    radius : float or None
+        The radius, when the bound is one (``None`` otherwise).
+    names : tuple of str
+        The columns' names from the header (``column j`` without one).
+    values : ndarray
+        The rows, for the non-private diagnostics.
+    """
+
+    block: dict[str, Any]
+    content: bytes
+    radius: float | None
+    names: tuple[str, ...]
+    values: NDArray[np.float64]
+
+
+def units_table(names: tuple[str, ...]) -> pd.DataFrame:
+    """The columns, each with its unit when the header gives one as ``name (unit)``.
+
+    Examples
+    --------
+    >>> units_table(("height (cm)", "age")).values.tolist()
+    [[1, 'height', 'cm'], [2, 'age', '— (put it in the header: name (unit))']]
+    """
+    rows = []
+    for j, name in enumerate(names):
+        match = _UNIT.match(name)
+        rows.append({"column": j + 1, "name": match.group(1) if match else name,
+                     "unit": match.group(2) if match else "— (put it in the header: name (unit))"})
+    return pd.DataFrame(rows, columns=["column", "name", "unit"])
+
+
+def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None) -> TableUpload:
+    """The upload step: the file, its columns with units, and the bound chosen.
+
+    Stops the page with ``prompt`` until a file comes, and with a sentence for a bad file or
+    a bad typed range. Widget keys start with ``prefix`` (``<prefix>_upload`` is the file);
+    the radius widget is ``radius_key`` (default ``<prefix>_radius``), so old links reopen it.
+    """
+    upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
+                              key=f"{prefix}_upload",
+                              help="At most 50 MB and 200 columns; every cell a number, no "
+                                   "missing or infinite values. A header row names the "
+                                   "columns: write units as name (unit).")
+    if upload is None:
+        st.info(prompt, icon=":material/upload_file:")
+        st.stop()
+    content = attempt(upload_content, upload)
+    table = attempt(read_table, content)
+    values, names = table.values, table.names
+    with st.expander(f"Your columns: {values.shape[1]} (names and units from the header)",
+                     expanded=values.shape[1] <= 6, icon=":material/view_column:"):
+        st.dataframe(units_table(names), hide_index=True, key=f"{prefix}_columns")
+    way = str(st.radio("How the bound on the rows is chosen", tuple(WAYS),
+                       format_func=WAYS.__getitem__, key=f"{prefix}_bound_way",
+                       bind="query-params",
+                       help="DP needs a bound fixed before it looks at the rows: every row is "
+                            "clipped into it, and the noise is scaled to it."))
+    block = upload_block(upload, content)
+    radius = None
+    if way == "radius":
+        radius = float(st.number_input("Radius R", min_value=1e-6, value=10.0, step=1.0,
+                                       key=radius_key or f"{prefix}_radius",
+                                       bind="query-params",
+                                       help="Rows are clipped to the ball of this radius "
+                                            "about the origin (0, …, 0)."))
+    else:
+        bounds: dict[str, Any] = {way: True}
+        if way == "ranges":
+            typed = st.text_input("Ranges, one low:high per column, in the table's units",
+                                  key=f"{prefix}_ranges", bind="query-params",
+                                  placeholder=",".join(["0:100"] * min(values.shape[1], 4)),
+                                  help=TYPED_HINT.capitalize() + ".")
+            st.caption(f"Typed ranges keep the guarantee only if they are public: "
+                       f"{TYPED_HINT}.")
+            if not typed.strip():
+                st.info("Type one low:high per column to run.", icon=":material/edit:")
+                st.stop()
+            bounds = attempt(lambda: parse_bounds(typed, values.shape[1]) or {})
+        elif way == "private":
+            share = st.slider("Share of ε spent on the private ranges", min_value=0.05,
+                              max_value=0.5, value=DEFAULT_SHARE, step=0.05,
+                              key=f"{prefix}_bound_share", bind="query-params",
+                              help="Private 5 % and 95 % quantiles of every column (the "
+                                   "exponential mechanism on a fixed public grid), widened by "
+                                   "a quarter of their width; the rest of ε goes to the "
+                                   "estimator. The budget bar shows both.")
+            bounds = {"private": float(share)}
+        standardise = st.checkbox("Standardise each column by its range", value=False,
+                                  key=f"{prefix}_standardise", bind="query-params",
+                                  help="Scale every column to [−1, 1] with the range's own "
+                                       "ends: public constants (typed), private ones "
+                                       "(estimated), or not private ones (read from the "
+                                       "data) — never the data's mean or spread.")
+        block["bounds"] = {**bounds, "standardise": bool(standardise)}
+    chosen = TableUpload(block, content, radius, names, values)
+    st.caption(how_chosen(chosen))
+    clipped = clipped_before_run(chosen)
+    if clipped is not None:
+        st.caption(f"Rows the bound clips: {clipped:,} of {len(values):,} ({CLIPPED_NOTE}).")
+    return chosen
+
+
+def how_chosen(chosen: TableUpload) -> str:
+    """One sentence: how the bound was chosen (the page says it beside the result too)."""
+    bounds = chosen.block.get("bounds")
+    if bounds is None:
+        return (f"Bound: a ball of radius {chosen.radius:g} about the origin, chosen by you "
+                "(public).")
+    if "ranges" in bounds:
+        return "Bound: per-column ranges typed by you (public if they come from what you know)."
+    if "private" in bounds:
+        return (f"Bound: per-column ranges estimated privately with {bounds['private']:.0%} of "
+                "ε (charged on the budget bar).")
+    return "Bound: per-column ranges read from the data — not private."
+
+
+def clipped_before_run(chosen: TableUpload) -> int | None:
+    """Rows outside a bound known before the run (not private); ``None`` for private ranges."""
+    bounds = chosen.block.get("bounds")
+    if bounds is None:
+        return count_outside(np.linalg.norm(chosen.values, axis=1), float(chosen.radius or 1))
+    if "ranges" in bounds:
+        ranges = np.asarray(bounds["ranges"], dtype=float)
+        return Box(ranges[:, 0], ranges[:, 1], "ranges").clipped_rows(chosen.values)
+    if "data" in bounds:
+        return 0
+    return None
+
+
+def bound_problems(choices: Mapping[str, Any], values: NDArray[np.float64],
+                   names: tuple[str, ...], radius: float | None = None) -> list[str]:
+    """Warnings with a suggested fix: most rows clipped, or a bound much wider than the data.
+
+    Read from the run's ``choices`` (its clipped rows, its ranges) and the rows: a
+    non-private teaching diagnostic.
+
+    Examples
+    --------
+    >>> x = np.array([[50.0, 50.0], [60.0, 40.0], [55.0, 45.0]])
+    >>> bound_problems({"clipped_rows": {"count": 3, "of": 3}}, x, ("a", "b"), 10.0)[0][:24]
+    'Most rows (3 of 3) lie ou'
+    >>> bound_problems({"ranges": [[0, 1e4], [0, 100]]}, x, ("a", "b"))[0][:32]
+    'The bound is much wider than the'
+    """
+    out = []
+    clipped = choices.get("clipped_rows") or {}
+    if clipped.get("of") and clipped["count"] > MOST_CLIPPED * clipped["of"]:
+        out.append(f"Most rows ({clipped['count']:,} of {clipped['of']:,}) lie outside the "
+                   "bound, so they are pulled onto its edge and the estimate piles up there. "
+                   "Suggested fix: choose private ranges (a share of ε), or type ranges that "
+                   "cover the values your columns can take.")
+    spread = np.ptp(values, axis=0) if len(values) else np.zeros(len(names))
+    if "ranges" in choices:
+        widths = np.diff(np.asarray(choices["ranges"], dtype=float), axis=1)[:, 0]
+    elif radius is not None:
+        widths = np.full(len(names), 2 * radius)
+    else:
+        widths = np.zeros(len(names))
+    ratio = np.divide(widths, spread, out=np.zeros_like(widths), where=spread > 0)
+    if len(ratio) and ratio.max() > TOO_WIDE:
+        j = int(ratio.argmax())
+        out.append(f"The bound is much wider than the data: {ratio[j]:,.0f} times the spread of "
+                   f"column “{names[j]}”, and the noise is scaled to the bound, so it can "
+                   "swamp the estimate. Suggested fix: type tighter ranges from what you know "
+                   "about the columns, or give the private ranges a larger share of ε (or more "
+                   "rows).")
+    return out
+
+
+def warn_bound(result: Result, scenario: Scenario, loaded: LoadedData) -> None:
+    """The upload's warnings (:func:`bound_problems`) and private ranges, before the figure."""
+    choices, bounds = result.choices, scenario.data.get("bounds")
+    radius = None if bounds is not None else scenario.params.get("radius")
+    names = loaded.names or tuple(f"column {j + 1}" for j in range(loaded.data.shape[1]))
+    for problem in bound_problems(choices, loaded.data, names,
+                                  None if isinstance(radius, str) else radius):
+        st.warning(f"{escape_markdown(problem)} (A non-private teaching diagnostic.)",
+                   icon=":material/warning:")
+    clipped = choices.get("clipped_rows")
+    if clipped and bounds is not None and "private" in bounds:
+        ranges = "; ".join(f"{escape_markdown(n)} {a:.4g} … {b:.4g}"
+                           for n, (a, b) in zip(names, choices.get("ranges", ()), strict=False))
+        st.caption(f"Private ranges released: {ranges}. Rows they clip: {clipped['count']:,} "
+                   f"of {clipped['of']:,} ({CLIPPED_NOTE}).")
+
+
+def reference_block(block: Mapping[str, Any], result: Result) -> dict[str, Any]:
+    """The block a non-private reference fits on: the same clipped data as ``result``'s run.
+
+    Private ranges are the run's release (``result.choices["ranges"]``), fixed as typed
+    ranges, so the reference sees exactly the rows the private run saw (post-processing).
+    """
+    bounds = block.get("bounds")
+    if bounds is None or "private" not in bounds or "ranges" not in result.choices:
+        return dict(block)
+    return {**block, "bounds": {"ranges": result.choices["ranges"],
+                                "standardise": bool(bounds.get("standardise"))}}

