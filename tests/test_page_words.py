@@ -13,6 +13,7 @@ from rendered_pages import PAGES, render, words
 
 from dpviz.estimators.metrics import METRICS
 from dpviz.estimators.registry import TASKS
+from dpviz.ui.glossary import TERMS
 
 #: Registry keys that are also plain English words (a page may say "zero" or "spectral"), and
 #: "dplloyd", also an option of DP-EM's initialisation: a link carries the option's words
@@ -56,6 +57,13 @@ def test_no_internal_words_on_the_page(page):
 def test_the_risk_panel_links_to_the_glossary(page):
     text = " ".join(words(render(page)))
     assert "/glossary#what-epsilon-means" in text and "/glossary#odds" in text
+
+
+def test_every_glossary_link_has_its_entry():
+    anchors = {term.anchor for term in TERMS} | {"three-answers"}
+    linked = {anchor for page in PAGES for t in words(render(page))
+              for anchor in re.findall(r"/glossary#([\w-]+)", t)}
+    assert linked and linked <= anchors, linked - anchors
 
 
 def test_the_glossary_renders_its_formulas_and_is_in_the_navigation():

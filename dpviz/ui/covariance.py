@@ -219,7 +219,7 @@ def budget_controls() -> tuple[dict[str, float], float]:
         rho = st.select_slider("ρ", RHO_GRID, value=0.1, format_func=lambda v: f"{v:g}",
                                key="cov_rho", bind="query-params",
                                help="The zCDP budget: smaller ρ, more noise. ρ's add up "
-                                    "across releases.")
+                                    "across releases. [ρ in the glossary](/glossary#rho-zcdp)")
         stated = delta_input("cov_rho_delta", value=DELTA_FOR_RHO,
                              label="δ (only to state ρ as (ε, δ))")
         return {"rho": float(rho), "delta": 0.0}, stated

@@ -206,8 +206,10 @@ def _curves(own: Risk, worst: Risk | None, *, key: str) -> None:
         return
     fpr, tpr = own.curve()
     looser = worst.curve() if worst is not None else None
+    pair = "" if worst is None else pair_text(worst.epsilon, worst.delta)
     show_chart(tradeoff_figure(fpr, tpr, best=own.best, advantage=own.advantage,
-                               worst=looser), key=f"{key}_risk_tradeoff",
+                               worst=looser, worst_label=f"any mechanism meeting ({pair}) alone"),
+               key=f"{key}_risk_tradeoff",
                filename=f"dpviz-{key}-attack-tradeoff")
     st.caption("Every attack errs two ways: it accuses an absent person (type I error, the "
                "false-positive rate) or misses a present one (type II error). No attack can "

@@ -210,7 +210,8 @@ def epsilon_slider(key: str, *, value: float = 1.0, label: str = "ε (target)") 
     return float(st.slider(
         label, min_value=limits.EPSILON_UI.low, max_value=limits.EPSILON_UI.high, value=value,
         step=0.01, key=key, bind="query-params",
-        help="The privacy budget: smaller ε means more noise and more privacy."))
+        help="The privacy budget: smaller ε means more noise and more privacy. "
+             "[ε and δ in the glossary](/glossary#epsilon-and-delta)"))
 
 
 def delta_input(key: str, *, value: float = 1e-5, label: str = "δ (target)") -> float:
@@ -219,14 +220,15 @@ def delta_input(key: str, *, value: float = 1e-5, label: str = "δ (target)") ->
         label, min_value=limits.DELTA.low, value=value, step=1e-6, format="%.1e", key=key,
         bind="query-params",
         help="The small probability the guarantee may fail; 0 is pure DP (Laplace only). "
-             "A common choice is below 1/n."))
+             "A common choice is below 1/n. [In the glossary](/glossary#epsilon-and-delta)"))
 
 
 def method_select(key: str, *, value: str = "pld", label: str = "Accounting") -> str:
     """The accounting method, one of :data:`dpviz.privacy.METHODS`."""
     return str(st.selectbox(
         label, METHODS, index=METHODS.index(value), key=key, bind="query-params",
-        help="; ".join(f"{m}: {METHOD_LABELS[m]}" for m in METHODS)))
+        help="; ".join(f"{m}: {METHOD_LABELS[m]}" for m in METHODS)
+        + ". [Accounting in the glossary](/glossary#accounting)"))
 
 
 def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = None) -> None:
