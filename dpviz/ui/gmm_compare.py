@@ -16,15 +16,17 @@ import pandas as pd
 import streamlit as st
 
 from dpviz.core.entry import StoryInputs
+from dpviz.estimators.metrics import METRICS, metric_label
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
 from dpviz.lab import experiments
+from dpviz.lab.feasibility import Blocked, blocked
 from dpviz.lab.scenario import Scenario
 from dpviz.ui import runs
 from dpviz.ui.gmm import MixtureData
 from dpviz.ui.ppe import sample_size_calculator
 from dpviz.ui.widgets import escape_markdown, show_chart
-from dpviz.viz.compare import compare_figure
+from dpviz.viz.compare import RUN_TITLES, compare_figure
 
 #: The public calculators a story can name (its ``calculator``): a title and the panel.
 CALCULATORS: dict[str, tuple[str, Callable[..., None]]] = {
@@ -100,37 +102,53 @@ def _compare(spec_json: str) -> pd.DataFrame:
     return experiments.run_sweep(spec, jobs=COMPARE_JOBS)
 
 
-def cannot_succeed(scenario: Scenario, chosen: Sequence[str]) -> dict[str, str]:
+@st.cache_data(max_entries=64, show_spinner=False)
+def _blocked(name: str, sizes: str) -> Blocked | None:
+    """:func:`dpviz.lab.feasibility.blocked` for one gmm entry at public sizes (JSON)."""
+    return blocked(TASKS["gmm"][name], **json.loads(sizes), reach=1.0)
+
+
+def cannot_succeed(scenario: Scenario, chosen: Sequence[str]) -> dict[str, Blocked]:
     """The chosen private estimators that cannot succeed on this data and budget, and why.
 
     Each entry's public preconditions (:meth:`dpviz.core.entry.Estimator.cannot_run`) at the
-    data's n, d and k and the scenario's ε and δ: public inputs only, so leaving an
-    estimator out says nothing about anyone's row.
+    data's n, d and k and the scenario's ε and δ, with the n from which it would succeed
+    (:func:`dpviz.lab.feasibility.blocked`; ε is not searched here: some preconditions solve
+    their accounting afresh for every ε). Public inputs only, so leaving an estimator out says
+    nothing about anyone's row.
     """
     data = runs.loaded(scenario)
     n, d = data.data.shape
     k = int(scenario.params.get("k") or data.public.get("k") or 1)
-    epsilon, delta = scenario.params.get("epsilon"), scenario.params.get("delta") or 0.0
+    params = {key: value for key, value in scenario.params.items() if value is not None}
+    sizes = {"n": int(n), "d": int(d), "k": k, "epsilon": params.pop("epsilon", None),
+             "delta": float(params.pop("delta", 0.0) or 0.0),
+             "accounting": str(params.pop("accounting", "zcdp")), "params": params}
+    text = runs.canonical(sizes)
     out = {}
     for name in chosen:
-        entry = TASKS["gmm"][name]
-        if entry.notion != "none":
-            why = entry.cannot_run(n=n, d=d, k=k, epsilon=epsilon, delta=delta)
-            if why is not None:
-                out[name] = why
+        if TASKS["gmm"][name].notion != "none":
+            found = _blocked(name, text)
+            if found is not None:
+                out[name] = found
     return out
 
 
 def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
-    """Every estimator on the page's data and budget, side by side, with 95% error bars."""
+    """Every estimator on the page's data and budget, side by side, one measure at a time.
+
+    Estimators that cannot succeed at the page's public sizes are listed with the reason and
+    the n they would need, and run only when the user ticks "run them anyway".
+    """
     names = tuple(TASKS["gmm"])
     chosen: Sequence[str] = st.multiselect(
         "Estimators", names, default=list(names), format_func=_label, key=f"{key}_estimators",
         help="Every estimator runs on the same rows with the same budget; only its noise "
              "differs between repeats.")
     repeats = int(st.number_input("Repeats", 2, 50, COMPARE_REPEATS, key=f"{key}_repeats",
-                                  help="Noise draws per estimator (the error bars are the "
-                                       "95% band of the mean over the successful ones)."))
+                                  help="Noise draws per estimator (the bars are the median "
+                                       "of the successful ones, the lines their 10th to "
+                                       "90th percentile)."))
     if "upload" in scenario.data:
         st.info("The compare view needs data it can describe in a sweep: a generated mixture "
                 "or a bundled data set, not an upload.", icon=":material/info:")
@@ -139,12 +157,17 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
         st.info("Pick at least one estimator.", icon=":material/info:")
         return
     skipped = cannot_succeed(scenario, chosen)
+    anyway = False
     if skipped:
         st.info("Left out, because they cannot succeed at this n and budget (known from the "
-                "public sizes before any run): " + " ".join(
-                    f"{_label(name)}: {escape_markdown(why)}" for name, why in skipped.items()),
+                "public sizes before any run):\n\n" + "\n".join(
+                    f"- **{escape_markdown(_label(name))}**: {escape_markdown(why.reason)}; "
+                    f"{escape_markdown(why.remedy())}." for name, why in skipped.items()),
                 icon=":material/block:")
-    chosen = [name for name in chosen if name not in skipped]
+        anyway = st.checkbox("Run them anyway", key=f"{key}_anyway",
+                             help="They refuse before reading a row or answer ⊥ (no answer): "
+                                  "the runs show how, at the cost of their time.")
+    chosen = [name for name in chosen if anyway or name not in skipped]
     if not chosen:
         return
     spec = experiments.compare_spec(scenario, chosen, repeats=repeats)
@@ -164,20 +187,36 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
         st.caption(f"{spec.runs} runs: click Compare.")
         return
     _, table, seconds = remembered
+    results_panel(table, seconds, key=key)
+
+
+def _column_title(column: str) -> str:
+    """A compare summary column's readable title (metric labels, then the run columns)."""
+    if column in METRICS["gmm"]:
+        return metric_label("gmm", column).text
+    return RUN_TITLES[column]
+
+
+def results_panel(table: pd.DataFrame, seconds: float, *, key: str) -> None:
+    """The chosen measure's bars, the summary table with readable columns, the failures."""
     metrics = list(experiments.COMPARE_METRICS)
-    summary = experiments.compare_summary(table, metrics)
+    summary = experiments.compare_summary(table, metrics, band="quantile")
     labels = {n: _label(n) for n in summary["estimator"]}
-    show_chart(compare_figure(summary, metrics, labels=labels), key=f"{key}_figure",
-               filename="dpviz-gmm-compare")
-    shown = summary.assign(estimator=summary["estimator"].map(labels))
-    st.dataframe(shown[["estimator", "success_rate", *metrics, "seconds"]].round(4),
-                 hide_index=True, key=f"{key}_table")
+    columns = [*metrics, "success_rate", "seconds"]
+    drawn = str(st.selectbox("Measure drawn", columns, format_func=_column_title,
+                             key=f"{key}_measure"))
+    show_chart(compare_figure(summary, drawn, labels=labels, x_title=_column_title(drawn)),
+               key=f"{key}_figure", filename="dpviz-gmm-compare")
+    shown = summary[["estimator", "success_rate", *metrics, "seconds"]].round(4)
+    shown = shown.assign(estimator=shown["estimator"].map(labels)).rename(
+        columns={"estimator": "Estimator", **{c: _column_title(c) for c in columns}})
+    st.dataframe(shown, hide_index=True, key=f"{key}_table")
     failures = table.loc[table["failed"] != "", ["estimator", "failed"]].drop_duplicates()
-    st.caption(f"{len(table)} runs in {seconds:.1f} s. Bars: the mean over the successful "
-               "repeats, error bars its 95% band (mean ± 1.96 standard errors). An honest ⊥ "
-               "(PPE's and the stability learner's tests reject when the sample is too small "
-               "for their guarantee) counts against the success rate and is left out of the "
-               "errors.")
+    st.caption(f"{len(table)} runs in {seconds:.1f} s. Bars: the median over the successful "
+               "repeats, lines from their 10th to their 90th percentile. An honest ⊥ "
+               "(an estimator whose test rejects, or which refuses because the sample is too "
+               "small for its guarantee) counts against the share of answers and is left out "
+               "of the errors.")
     private = int(table["estimator"].map(lambda e: TASKS["gmm"][e].notion != "none").sum())
     if private:
         st.caption(f"Each of the {private} private runs is another release of the same rows, "
@@ -187,5 +226,6 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
                    "one run.")
     if len(failures):
         with st.expander("Why runs failed", icon=":material/error:"):
-            st.dataframe(failures.assign(estimator=failures["estimator"].map(labels)),
-                         hide_index=True, key=f"{key}_failures")
+            st.dataframe(failures.assign(estimator=failures["estimator"].map(labels)).rename(
+                columns={"estimator": "Estimator", "failed": "Why it gave no answer"}),
+                hide_index=True, key=f"{key}_failures")
