@@ -14,7 +14,7 @@ import opendp.prelude as dp
 import pytest
 
 from dpviz.estimators.registry import RELATIONS, TASKS
-from dpviz.privacy import Budget, PrivacyEvent, calibration
+from dpviz.privacy import METHODS, Budget, PrivacyEvent, calibration
 from dpviz.privacy.risk import (
     ADD_OR_REMOVE_ONE,
     ONE_EDGE,
@@ -93,3 +93,12 @@ def test_the_three_answers_at_epsilon_one():
     assert laplace.advantage == pytest.approx(1 - math.exp(-0.5), abs=1e-3)  # 39.3%
     assert 0.09 < gaussian_releases.advantage < 0.105  # DP-EM's 9.8% on /gmm
     assert promise.tpr > laplace.tpr - 1e-9 and laplace.tpr > gaussian_releases.tpr
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_accounting_method_has_its_sentence(method):
+    rho = calibration.zcdp_rho_for(1.0, 1e-5)
+    spent = spending(gaussian(rho / 4), Budget(epsilon=1.0, delta=1e-5, method=method))
+    why = why_different(spent, method, 1)
+    assert why is not None and sentences(why) == 1  # a quarter of ρ spends less
+    assert f"spent {spent.epsilon:.2f} of the 1.00 you allowed" in why

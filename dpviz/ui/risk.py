@@ -20,7 +20,7 @@ import streamlit as st
 
 from dpviz.estimators.registry import RELATIONS
 from dpviz.lab.scenario import Scenario
-from dpviz.privacy import METHOD_LABELS, Allocation, Budget, Ledger, PrivacyEvent
+from dpviz.privacy import Allocation, Budget, Ledger, PrivacyEvent
 from dpviz.privacy.risk import (
     LOW_FPR,
     REPLACE_ONE,
@@ -38,6 +38,11 @@ from dpviz.viz.risk import posterior_figure, tradeoff_figure
 #: The glossary page, linked from every term of the panel.
 GLOSSARY = "pages/glossary.py"
 PRIORS = np.linspace(0.0, 1.0, 101)
+
+#: Each accounting method inside a sentence ("the run set its noise by …").
+ACCOUNTING_WORDS = {"linear": "linear composition", "advanced": "advanced composition",
+                    "zcdp": "zCDP accounting", "ma": "the moments accountant",
+                    "rdp": "Rényi DP accounting", "pld": "privacy loss distributions"}
 
 #: A ledger as plain values (the cache key): ``((part, ((kind, μ, ε, δ, count), ...)), ...)``.
 EventKey = tuple[tuple[str | None, tuple[tuple[str, float, float, float, int], ...]], ...]
@@ -139,9 +144,8 @@ def why_different(spent: Spending, method: str, runs: int) -> str | None:
     if method != "pld":
         return (f"Tighter accounting found you spent {spent.epsilon:.2f} of the "
                 f"{spent.allowed_epsilon:.2f} you allowed: the run set its noise by "
-                f"{METHOD_LABELS[method]} accounting, which overstates what releases cost, "
-                "and composing them exactly (privacy loss distributions) shows the true "
-                "spend.")
+                f"{ACCOUNTING_WORDS[method]}, which overstates what releases cost, and "
+                "composing them exactly (privacy loss distributions) shows the true spend.")
     return (f"The run's releases spent {spent.epsilon:.2f} of the {spent.allowed_epsilon:.2f} "
             "you allowed: it released less than its budget permits.")
 
@@ -255,7 +259,8 @@ def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, ru
     events = events_key(ledger)
     spent = ledger_spending(events, _budget_key(budget), stated_delta)
     with st.container(border=True, key=f"{key}-risk"):
-        _header(relation, spent.own, f"{pair_text(spent.epsilon, spent.delta)}.",
+        pure = ", pure differential privacy" if spent.pure else ""
+        _header(relation, spent.own, f"{pair_text(spent.epsilon, spent.delta)}{pure}.",
                 why_different(spent, budget.method, runs))
         _attack_line(relation, spent.own)
         if spent.tighter:
