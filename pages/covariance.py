@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import audit, runs
+from dpviz.ui import audit, runs, upload
 from dpviz.ui import covariance as cov
 from dpviz.ui.card import card_panel
 from dpviz.ui.solve import solve_expander
@@ -29,6 +29,8 @@ with live:
         st.caption(f"{ui.escape_markdown(cov.description(scenarios[0], data))} "
                    f"Budget: {chosen.budget_text()}.")
         drawn, seconds = ui.attempt(cov.run_all, chosen, ctx.seed if ctx.secure else None)
+        if "upload" in scenarios[0].data:  # before the figures: most rows clipped, too wide
+            upload.warn_bound(drawn[0].result, scenarios[0], data)
         for run in drawn:
             if run.result.not_private:
                 st.warning(f"{run.label} is not private: "

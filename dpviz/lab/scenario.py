@@ -539,6 +539,8 @@ def preparation(s: Scenario, loaded: LoadedData) -> dict[str, Any] | None:
     """
     from dpviz.estimators.registry import estimator as lookup
 
+    if s.data.get("bounds") is not None:  # the run clips to the bounds first: nothing to share
+        return None
     radius = s.params.get("radius") or loaded.radius
     return lookup(s.task, s.estimator).preparation({**loaded.public, **s.params,
                                                      "radius": radius})
@@ -592,7 +594,7 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
         result = _run_bounded(s, loaded, params, rng)
     else:
         result = run(s.task, s.estimator, loaded.data, seed=s.seed, rng=rng, **params)
-        if loaded.names:
+        if loaded.names and isinstance(loaded.data, np.ndarray):  # not prepared data
             result = replace(result, choices={**result.choices, **_table_choices(
                 loaded, _clipped_in_ball(loaded.data, params.get("radius")))})
     if "n" in s.data and any(kind in s.data for kind in USER_KINDS):  # what the edge list held
@@ -676,9 +678,17 @@ def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
     choices = {**result.choices, "bounds": box.describe(), "ranges": box.ranges(),
                **_table_choices(loaded, box.clipped_rows(x))}
     reasons = "; ".join(r for r in (result.not_private, box.not_private) if r) or None
-    return replace(result, estimate=box.map_estimate(result.estimate), ledger=spent,
-                   choices=choices, not_private=reasons, seed=s.seed,
-                   diagnostics=box.map_estimate(result.diagnostics))
+    estimate, diagnostics = box.map_estimate(result.estimate), box.map_estimate(
+        result.diagnostics)
+    if box.standardise:  # spectra and error bounds do not survive a per-column scaling
+        for name, matrix in (("eigenvalues", estimate.get("covariance")),
+                             ("true_eigenvalues", diagnostics.get("true_covariance"))):
+            if name in diagnostics and matrix is not None:
+                diagnostics[name] = np.linalg.eigvalsh(matrix)[::-1]
+        if "error_bound" in diagnostics:
+            diagnostics["error_bound"] = math.nan
+    return replace(result, estimate=estimate, ledger=spent, choices=choices,
+                   not_private=reasons, seed=s.seed, diagnostics=diagnostics)
 
 
 def score(s: Scenario, result: Result, truth: Truth | None,

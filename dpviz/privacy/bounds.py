@@ -251,7 +251,7 @@ class Box:
                 out[key] = value
             elif key in ("mean", "means", "true_mean", "start_centres"):
                 out[key] = c + s * np.asarray(value, dtype=float)
-            elif key in ("covariance", "covariances"):
+            elif key in ("covariance", "covariances", "true_covariance"):
                 out[key] = np.asarray(value, dtype=float) * np.multiply.outer(s, s)
             elif key == "loadings":
                 out[key] = np.asarray(value, dtype=float) * s[:, None]

@@ -31,17 +31,14 @@ from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.lab.scenario import LoadedData, Scenario
 from dpviz.privacy import compose_runs
 from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
-from dpviz.ui import runs, widgets
+from dpviz.ui import runs, upload, widgets
 from dpviz.ui.gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
 from dpviz.ui.risk import risk_panel, spend_text
 from dpviz.ui.widgets import (
     advanced,
-    attempt,
     delta_input,
     epsilon_slider,
     show_chart,
-    upload_block,
-    upload_content,
 )
 from dpviz.viz import covariance as cov_viz
 from dpviz.viz import ledger_bar
@@ -101,8 +98,8 @@ class Chosen:
 
     @property
     def radius(self) -> float:
-        """The public bound r on the rows' norms."""
-        return float(self.scenarios[0].params["radius"])
+        """The public bound r on the rows' norms (an upload's ranges: the run's own radius)."""
+        return float(self.scenarios[0].params.get("radius") or math.nan)
 
     def budget_text(self) -> str:
         """The budget in words, with the (ε, δ) equivalent of ρ and how it was converted."""
@@ -186,16 +183,11 @@ def data_controls(seed: int) -> tuple[dict[str, Any], bytes | None]:
 
 
 def csv_controls() -> tuple[dict[str, Any], bytes]:
-    """An uploaded CSV (numbers only, optional header row); stops the page until one comes."""
-    upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
-                              key="cov_upload",
-                              help="At most 50 MB and 200 columns; every cell a number.")
+    """An uploaded CSV through the upload step (:func:`dpviz.ui.upload.table_upload`)."""
     st.caption(CSV_NOTE)
-    if upload is None:
-        st.info("Upload a CSV file to estimate its covariance.", icon=":material/upload_file:")
-        st.stop()
-    content = attempt(upload_content, upload)
-    return upload_block(upload, content), content
+    chosen = upload.table_upload("cov", prompt="Upload a CSV file to estimate its covariance.",
+                                 radius_key="cov_radius", radius_value=UNIT_RADIUS)
+    return chosen.block, chosen.content
 
 
 def param_widget(estimator: str, param: Param) -> Any:
@@ -228,15 +220,15 @@ def budget_controls() -> tuple[dict[str, float], float]:
     return {"epsilon": epsilon, "delta": delta}, delta
 
 
-def radius_control(data: Mapping[str, Any]) -> float:
-    """The public radius r: the data's own (generator, digits: 1) or one the user gives (CSV)."""
+def radius_control(data: Mapping[str, Any]) -> float | None:
+    """The public radius r: the data's own (generator, digits: 1) or one the user gives (CSV).
+
+    An upload's bound comes from the upload step (:func:`dpviz.ui.upload.table_upload`): its
+    radius, or ``None`` for ranges (the data block's ``bounds``).
+    """
     if "upload" not in data:
         return UNIT_RADIUS
-    return float(st.number_input(
-        "Public bound r on the rows' norms", min_value=1e-6, value=UNIT_RADIUS, step=0.5,
-        format="%g", key="cov_radius", bind="query-params",
-        help="Rows of norm above r are clipped to it before any release; choose r without "
-             "looking at the data, or the guarantee does not hold."))
+    return None if "bounds" in data else float(st.session_state["cov_radius"])
 
 
 def accept_estimator_names(key: str, names: Sequence[str]) -> None:
@@ -283,7 +275,7 @@ def controls(data_seed: int, seed: int | None) -> Chosen:
     entries: list[Estimator] = [TASKS["covariance"][n] for n in chosen]
     st.caption(" · ".join(f"{e.label}: {e.paper} ({e.notion})" for e in entries))
     budget, stated = budget_controls()
-    budget["radius"] = radius_control(data)
+    radius = radius_control(data)
     params = {e.name: {p.name: param_widget(e.name, p) for p in e.params if not p.choice}
               for e in entries}
     with advanced("The choices the paper leaves open", "cov"):
@@ -295,7 +287,8 @@ def controls(data_seed: int, seed: int | None) -> Chosen:
             st.caption("The chosen estimators leave nothing open.")
     scenarios = tuple(Scenario.from_dict({
         "task": "covariance", "estimator": name, "data": data,
-        "params": {**params[name], **budget}, "seed": seed}) for name in chosen)
+        "params": {**params[name], **budget, "radius": radius}, "seed": seed})
+        for name in chosen)
     return Chosen(scenarios, content, stated)
 
 
@@ -309,7 +302,7 @@ def column_names(scenario: Scenario, loaded: LoadedData) -> tuple[str, ...]:
     if "dataset" in scenario.data:
         return _dataset_names(str(scenario.data["dataset"]))
     prefix = "x" if "generator" in scenario.data else "column "
-    return tuple(f"{prefix}{j + 1}" for j in range(loaded.data.shape[1]))
+    return loaded.names or tuple(f"{prefix}{j + 1}" for j in range(loaded.data.shape[1]))
 
 
 def description(scenario: Scenario, loaded: LoadedData) -> str:

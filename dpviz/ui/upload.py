@@ -84,12 +84,14 @@ def units_table(names: tuple[str, ...]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["column", "name", "unit"])
 
 
-def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None) -> TableUpload:
+def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
+                 radius_value: float = 10.0) -> TableUpload:
     """The upload step: the file, its columns with units, and the bound chosen.
 
     Stops the page with ``prompt`` until a file comes, and with a sentence for a bad file or
     a bad typed range. Widget keys start with ``prefix`` (``<prefix>_upload`` is the file);
-    the radius widget is ``radius_key`` (default ``<prefix>_radius``), so old links reopen it.
+    the radius widget is ``radius_key`` (default ``<prefix>_radius``, starting at
+    ``radius_value``), so old links reopen it.
     """
     upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
                               key=f"{prefix}_upload",
@@ -113,7 +115,7 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None) -> 
     block = upload_block(upload, content)
     radius = None
     if way == "radius":
-        radius = float(st.number_input("Radius R", min_value=1e-6, value=10.0, step=1.0,
+        radius = float(st.number_input("Radius R", min_value=1e-6, value=radius_value, step=1.0,
                                        key=radius_key or f"{prefix}_radius",
                                        bind="query-params",
                                        help="Rows are clipped to the ball of this radius "

@@ -112,3 +112,18 @@ def test_an_edge_list_of_100_vertices_opens_as_100_with_its_isolated_vertices():
     text = " ".join(c.value for c in at.caption)
     assert "n = 100 vertices, read from the edge list's ids" in text
     assert "3 of them have no edge (isolated vertices)" in text
+
+
+@pytest.mark.parametrize("way, standardise", [("private", False), ("data", True)])
+def test_covariance_page_takes_the_same_upload_step(way, standardise):
+    at = open_page("covariance")
+    at.selectbox(key="cov_source").set_value("csv").run()
+    at.session_state["cov_bound_way"] = way
+    at.session_state["cov_standardise"] = standardise
+    at.file_uploader(key="cov_upload").set_value(
+        ("clusters.csv", three_clusters(), "text/csv")).run()
+    assert not at.exception and not errors(at), errors(at)
+    heatmaps = charts(at)["cov_heatmaps"]
+    assert "height (cm)" in str(heatmaps)  # the CSV's names label the matrices
+    captions = " ".join(c.value for c in at.caption)
+    assert ("estimated privately" if way == "private" else "read from the data") in captions
