@@ -28,15 +28,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpviz.data.zipf import zipf_norm_data
+from dpviz.data.zipf import zipf_norm_data, zipf_trace
 from dpviz.estimators.covariance import ESTIMATORS, prepare
 from dpviz.lab.experiments.covariance_figures import (
     SPECS,
+    figure_sweep,
     load_saved,
+    point_parameters,
     run_figure,
     saved_path,
     verdicts,
@@ -110,16 +113,35 @@ def _paper_errors(b: Any, quick: bool) -> None:
               detail={"errors": values})
 
 
-def save_figures(names: list[str] | None = None) -> None:
+def _key(point: Mapping[str, Any]) -> tuple[float, ...]:
+    """A grid point's n, d, ρ and trace: a saved row's, or :func:`point_parameters`'."""
+    trace = point["trace"] if "trace" in point else zipf_trace(
+        int(point["n"]), int(point["buckets"]), point["skew"])
+    return tuple(round(float(v), 12) for v in (point["n"], point["d"], point["rho"], trace))
+
+
+def save_figures(names: list[str] | None = None, *, missing: bool = False) -> None:
     """``make figures``: rerun Figures 2–3 at the paper's repeats and save them.
 
     Runs ``assets/sweeps/dong_<figure>.json`` (its grid, seed and the paper's repeats) and
     writes ``assets/results/covariance_<figure>.csv``, what the page and the claims read.
+    ``missing``: run only the grid points the saved file lacks and keep its other rows (the
+    same rows a full rerun gives: a run's seeds depend on its own point only).
     """
     for name in names or list(SPECS):
         start = time.perf_counter()
+        saved = load_saved(name) if missing else None
+        done = set() if saved is None else {_key(row) for row in saved.to_dict("records")}
         with threadpool_limits(limits=1):
-            frame = run_figure(name, repeats=50, repeats_for=figure_repeats, jobs=JOBS)
+            frame = run_figure(name, repeats=50, repeats_for=figure_repeats, jobs=JOBS,
+                               only=lambda point, done=done: _key(point) not in done)
+        if saved is not None:  # the saved rows and the new ones, in the grid's order
+            spec = figure_sweep(name)
+            order = {_key(point_parameters(spec, point)): i
+                     for i, point in enumerate(spec.points())}
+            frame = pd.concat([saved, frame], ignore_index=True)
+            frame["_point"] = [order[_key(row)] for row in frame.to_dict("records")]
+            frame = frame.sort_values("_point", kind="stable").drop(columns="_point")
         frame.to_csv(saved_path(name), index=False)
         print(f"{name}: {len(frame)} rows in {time.perf_counter() - start:.0f} s → "
               f"{saved_path(name).relative_to(ROOT)}", flush=True)
@@ -164,5 +186,6 @@ def bench_covariance(b: Any, quick: bool) -> None:
         _figures(b, quick)
 
 
-if __name__ == "__main__":
-    save_figures(sys.argv[1:] or None)
+if __name__ == "__main__":  # python bench/covariance.py [--missing] [figure ...]
+    args = sys.argv[1:]
+    save_figures([a for a in args if a != "--missing"] or None, missing="--missing" in args)

@@ -30,6 +30,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpviz.core import limits
 from dpviz.data import as_matrix
 from dpviz.estimators.result import Result
 from dpviz.privacy import (
@@ -214,10 +215,10 @@ def prepare(data: ArrayLike | CovarianceData, radius: float | str | None) -> Cov
             raise ValueError(f"the data were clipped to radius {data.radius:g}; prepare them "
                              f"again to use radius {radius}")
         return data
-    x = as_matrix(data, check_finite=False)
+    x = as_matrix(data, check_finite=False, max_columns=limits.max_columns("covariance"))
     squared = np.einsum("ij,ij->i", x, x)
     if not np.isfinite(squared).all():  # a NaN or inf cell (or a norm that overflows)
-        as_matrix(x)  # the sentence naming the first bad cell, if there is one
+        as_matrix(x, max_columns=x.shape[1])  # the sentence naming the first bad cell
     return clip_rows(x, resolve_ball(x, radius), squared=squared)
 
 

@@ -7,9 +7,9 @@ by the one runner (:func:`~dpviz.lab.experiments.runner.run_sweep`, every run th
 :func:`dpviz.run`) one grid point at a time, so a point can take fewer repeats and EMCov is
 left out above d = :data:`EMCOV_MAX_D`; every run's seeds are the whole spec's (they depend
 on the point, the repeat and the estimator's name only). Every repeat draws fresh data
-and every estimator of a repeat sees the same draw. The paper's Figures 2 and 3(b) go on to
-d = 400 and 800; :func:`dpviz.run` takes at most ``limits.MAX_COLUMNS`` = 200 columns, so
-these stop at d = 200. ``bench/covariance.py`` runs the figures
+and every estimator of a repeat sees the same draw. Figures 2 and 3(b) go to d = 800, as the
+paper's (:func:`dpviz.run` takes covariance data of up to
+``limits.max_columns("covariance")`` columns). ``bench/covariance.py`` runs the figures
 and saves them to ``assets/results/covariance_<figure>.csv``; the page reads them with
 :func:`load_saved`.
 """
@@ -95,7 +95,8 @@ def point_parameters(spec: SweepSpec, point: Mapping[str, Any]) -> dict[str, flo
 def run_figure(name: str, *, repeats: int, estimators: Sequence[str] = PAPER_ESTIMATORS,
                progress: Callable[[float], None] | None = None,
                repeats_for: Callable[[Mapping[str, float]], int] | None = None,
-               jobs: int = 1, cache_dir: str | os.PathLike[str] | None = None) -> pd.DataFrame:
+               jobs: int = 1, cache_dir: str | os.PathLike[str] | None = None,
+               only: Callable[[Mapping[str, float]], bool] | None = None) -> pd.DataFrame:
     """Recompute one figure: mean and standard deviation of the error over repeats.
 
     Parameters
@@ -115,6 +116,10 @@ def run_figure(name: str, *, repeats: int, estimators: Sequence[str] = PAPER_EST
         Local processes of the runner.
     cache_dir : path, optional
         The runner's cache folder (:func:`~dpviz.lab.experiments.cache.cache_directory`).
+    only : callable, optional
+        Run only the grid points it accepts (given :func:`point_parameters`); a point's runs
+        do not depend on the others' (their seeds come from the point), so rows of the
+        points left out can be taken from an earlier run of the same spec.
 
     Returns
     -------
@@ -131,6 +136,8 @@ def run_figure(name: str, *, repeats: int, estimators: Sequence[str] = PAPER_EST
     rows = []
     for i, point in enumerate(points):
         params = point_parameters(spec, point)
+        if only is not None and not only(params):
+            continue
         count = repeats if repeats_for is None else max(1, min(repeats, repeats_for(params)))
         names = [e for e in estimators if e != "emcov" or params["d"] <= EMCOV_MAX_D]
         one = SweepSpec.from_dict({**spec.to_dict(), "estimators": names, "repeats": count,
