@@ -243,8 +243,8 @@ def three_answers(epsilon: float = COMPARED[0], delta: float = COMPARED[1]) -> l
                                     f"(ε = {epsilon:g}, δ = {delta:g})",
                gaussian.advantage, float(gaussian.tpr(LOW_FPR)),
                f"Gaussian noise is far from the corner, and zCDP accounting leaves slack: "
-               f"the releases act as one Gaussian release with μ = {gaussian.mu:.2f}, and "
-               f"composing them exactly finds ε = {gaussian.epsilon:.2f} spent."),
+               f"the releases act as one Gaussian release with μ = {gaussian.mu:.2f}, whose "
+               f"exact ε at δ = {delta:g} is below the {epsilon:g} allowed."),
     ]
 
 
