@@ -8,12 +8,18 @@ vertices) at a given budget.
 How. The share of runs meeting the target is estimated from ``runs`` simulated runs of the
 scenario: each draws fresh data from the scenario's generator (public parameters, never the
 user's rows) and fresh noise. The runs' data and noise seeds are fixed once per call and
-reused at every budget (common random numbers), so the share is monotone in practice and a
-bisection on log ε (:func:`bisect_smallest`) finds where it crosses the probability. Each
-point's share is computed once per call. Where the error's distribution is known in closed
-form — the private mean (:mod:`dpviz.estimators.mean`): its error is the norm of the noise, Gaussian
-(``σ·χ_d``) or one-dimensional Laplace (``b·Exp(1)``) — the share is exact and no run is
-simulated (:func:`mean_error_share`).
+reused at every budget (common random numbers), so the share is monotone in practice. First
+the share without privacy (ε = ∞) is measured: no budget beats it, the answer is stated
+beside it, and a probability at or above it is set ten points below (it would be decided by
+the few runs that fail even without privacy). Then a bisection over the numbers with two
+significant digits (:func:`search_grid`, the points 1 and 3 times a power of ten first) finds
+where the share crosses the probability; the answer is a point tried, printed as found. A
+run's result at one budget is reused at the others where it decides them (met at ε: met above
+it; missed: missed below), so each run is simulated at a few budgets, not at every point.
+Where the error's distribution is known in closed form — the private mean
+(:mod:`dpviz.estimators.mean`): its error is the norm of the noise, Gaussian (``σ·χ_d``) or
+one-dimensional Laplace (``b·Exp(1)``) — the share is exact and no run is simulated
+(:func:`mean_error_share`).
 
 A ⊥ run (``Result.failed``) and a NaN metric count as runs that miss the target.
 """
@@ -32,7 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from dpviz.core import limits
-from dpviz.estimators.metrics import METRICS
+from dpviz.estimators.metrics import LABELS, METRICS, metric_label
 from dpviz.lab.scenario import (
     USER_KINDS,
     LoadedData,
@@ -49,17 +55,15 @@ from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
 Direction = Literal["at_most", "at_least"]
 Progress = Callable[[int, int], None]
 
-#: Whether a metric is an error (met when ≤ the target) or a score (met when ≥ it). Every
-#: metric of :data:`dpviz.estimators.metrics.METRICS` is listed (a test checks it).
+#: Whether a metric is an error (met when ≤ the target) or a score (met when ≥ it), from its
+#: label's ``higher_is_better`` (:data:`dpviz.estimators.metrics.LABELS`).
 DIRECTIONS: Mapping[str, Direction] = MappingProxyType({
-    "mean_error": "at_most", "weight_error": "at_most", "covariance_error": "at_most",
-    "nicv": "at_most", "frobenius_error": "at_most", "error_rate": "at_most",
-    "test_log_likelihood": "at_least", "adjusted_rand": "at_least", "overlap": "at_least",
-})
-#: Relative precision of a budget search: it stops when the bracket's ends are within 5%.
+    name: "at_least" if label.higher_is_better else "at_most"
+    for labels in LABELS.values() for name, label in labels.items()})
+#: Relative precision of a search for n: it stops when the bracket's ends are within 5%.
 RTOL = 0.05
-#: Relative precision of a closed-form search (each point is exact and costs nothing).
-CLOSED_FORM_RTOL = 1e-4
+#: How far below the non-private share a target at or above it is set (ten points).
+CEILING_MARGIN = 0.1
 #: Points of a closed form's curve (a log grid over the search range, plus the answer).
 CLOSED_FORM_POINTS = 25
 #: The default search range of ε (the pages' slider range) and of ρ (the covariance page's).
@@ -81,7 +85,7 @@ class Target:
     --------
     >>> t = make_target("sbm", "overlap", 0.9)
     >>> t.describe(), t.met([0.95, 0.5, float("nan")]).tolist()
-    ('overlap ≥ 0.9', [True, False, False])
+    ('overlap with the true communities ≥ 0.9', [True, False, False])
     """
 
     task: str
@@ -101,8 +105,9 @@ class Target:
         return np.asarray(ok & np.isfinite(v))
 
     def describe(self) -> str:
-        """The target in symbols, e.g. ``'mean_error ≤ 0.1'``."""
-        return f"{self.metric} {'≤' if self.direction == 'at_most' else '≥'} {self.value:g}"
+        """The target in words, e.g. ``'error of the means ≤ 0.1'`` (the metric's label)."""
+        title = metric_label(self.task, self.metric).title
+        return f"{title} {'≤' if self.direction == 'at_most' else '≥'} {self.value:g}"
 
 
 def make_target(task: str, metric: str, value: float | str) -> Target:
@@ -138,7 +143,7 @@ def parse_target(task: str, text: str) -> Target:
     Examples
     --------
     >>> parse_target("covariance", "frobenius_error=0.05").describe()
-    'frobenius_error ≤ 0.05'
+    'error of the matrix ≤ 0.05'
     """
     metric, sep, value = text.partition("=")
     if not sep or not metric.strip() or not value.strip():
@@ -196,9 +201,7 @@ def bisect_smallest(share: Callable[[float], float], low: float, high: float,
     >>> bisect_smallest(lambda x: 0.5, 1.0, 10.0, 0.9).answer is None
     True
     """
-    if not 0 < low < high:
-        raise ValueError(f"the search range must have 0 < low < high, got low = {low:g}, "
-                         f"high = {high:g}")
+    _check_range(low, high)
     tried: dict[float, float] = {}
 
     def at(x: float) -> float:
@@ -229,6 +232,12 @@ def bisect_smallest(share: Callable[[float], float], low: float, high: float,
     return done()
 
 
+def _check_range(low: float, high: float) -> None:
+    if not 0 < low < high:
+        raise ValueError(f"the search range must have 0 < low < high, got low = {low:g}, "
+                         f"high = {high:g}")
+
+
 def steps_needed(low: float, high: float, rtol: float = RTOL, integer: bool = False) -> int:
     """At most how many points :func:`bisect_smallest` tries (for a progress bar).
 
@@ -241,6 +250,65 @@ def steps_needed(low: float, high: float, rtol: float = RTOL, integer: bool = Fa
     if integer:
         halvings = min(halvings, math.ceil(math.log2(max(high - low, 2.0))))
     return 2 + halvings
+
+
+def two_digit_grid(low: float, high: float) -> tuple[float, ...]:
+    """Every number with two significant digits in ``[low, high]``, and the two ends.
+
+    The budget search's points: its answer is printed with two significant digits and is
+    a point that was tried.
+
+    Examples
+    --------
+    >>> two_digit_grid(0.95, 1.3)
+    (0.95, 0.96, 0.97, 0.98, 0.99, 1.0, 1.1, 1.2, 1.3)
+    """
+    _check_range(low, high)
+    out = {float(low), float(high)}
+    for exponent in range(math.floor(math.log10(low)) - 1, math.floor(math.log10(high)) + 1):
+        out.update(v for k in range(10, 100) if low <= (v := float(f"{k}e{exponent}")) <= high)
+    return tuple(sorted(out))
+
+
+def _coarse(x: float) -> bool:
+    """1, 3 or 10 times a power of ten: the grid's coarse points, tried first."""
+    mantissa = float(f"{x:.1e}".split("e")[0])
+    return mantissa in (1.0, 3.0)
+
+
+def search_grid(share: Callable[[float], float], grid: tuple[float, ...],
+                probability: float) -> Search:
+    """The smallest point of a sorted ``grid`` with ``share(x) ≥ probability``.
+
+    ``share`` is assumed non-decreasing and to meet the probability beyond the grid (the
+    non-private end). Bisection on the grid's index, coarse points first: while the bracket
+    holds a point that is 1 or 3 times a power of ten, the middle one of those is tried, then
+    the grid's middle. Neither end is tried unless the bisection reaches it; ``None`` when
+    the last point fails.
+
+    Examples
+    --------
+    >>> s = search_grid(lambda x: float(x >= 2.5), two_digit_grid(0.01, 20.0), 0.9)
+    >>> s.answer, [x for x, _ in s.searched]
+    (2.5, [0.3, 1.0, 2.0, 2.2, 2.3, 2.4, 2.5, 3.0])
+    """
+    tried: dict[float, float] = {}
+
+    def at(i: int) -> float:
+        if grid[i] not in tried:
+            tried[grid[i]] = float(share(grid[i]))
+        return tried[grid[i]]
+
+    lo, hi = -1, len(grid)  # below the grid fails, beyond it meets (assumed, not tried)
+    while hi - lo > 1:
+        inside = [i for i in range(lo + 1, hi) if _coarse(grid[i])]
+        mid = inside[len(inside) // 2] if inside else (lo + hi) // 2
+        if at(mid) >= probability:
+            hi = mid
+        else:
+            lo = mid
+    answer = grid[hi] if hi < len(grid) else None
+    return Search(answer, tuple(sorted(tried.items())))
 
 
 # --- the answer ---------------------------------------------------------------------------
@@ -272,6 +340,11 @@ class Solution:
         Why there is no answer.
     notes : tuple of str
         What the reader should know (⊥ runs, a bundled data set, a run that is not private).
+    ceiling : float or None
+        The share meeting the target without privacy (ε = ∞): what no budget beats.
+    requested : float or None
+        The probability asked for, when it was at or above ``ceiling`` and ``probability``
+        was set below it (:data:`CEILING_MARGIN`).
     """
 
     parameter: str
@@ -286,6 +359,8 @@ class Solution:
     epsilon: float | None = None
     reason: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    ceiling: float | None = None
+    requested: float | None = None
 
     @property
     def reachable(self) -> bool:
@@ -297,15 +372,34 @@ class Solution:
         return dict(self.searched)[x]
 
     def sentence(self) -> str:
-        """The answer in words, e.g. ``'ε = 1.3 gives mean_error ≤ 0.1 in 90% of runs …'``."""
+        """The answer in words, two significant digits, beside the non-private share.
+
+        Examples
+        --------
+        >>> sol = Solution("epsilon", 2.6, make_target("gmm", "mean_error", 0.1), 0.8, 20,
+        ...                ((2.6, 0.8),), "simulation", 0.01, 20.0, ceiling=0.9,
+        ...                requested=0.9)
+        >>> print(sol.sentence())
+        90% of runs is the best this estimator reaches even without privacy: the target is \
+set to 80%. ε = 2.6 gives error of the means ≤ 0.1 in 80% of runs or more (20 simulated runs \
+per point).
+        """
         symbol = {"epsilon": "ε", "rho": "ρ", "n": "n"}[self.parameter]
         how = (f"in {self.probability:.0%} of runs or more ({self.runs} simulated runs per "
                "point)" if self.method == "simulation" else
                f"with probability {self.probability:.0%} or more (closed form)")
+        first = ""
+        if self.requested is not None and self.ceiling is not None:
+            first = (f"{self.ceiling:.0%} of runs is the best this estimator reaches even "
+                     f"without privacy: the target is set to {self.probability:.0%}. ")
+        elif self.ceiling is not None and self.value is not None:
+            how += f"; without privacy {self.ceiling:.0%} of runs do"
         if self.value is None:
             reason = self.reason or "not reachable"
-            return f"{reason[0].upper()}{reason[1:]}."
-        return f"{symbol} = {self.value:.4g} gives {self.target.describe()} {how}."
+            return f"{first}{reason[0].upper()}{reason[1:]}."
+        shown = (f"{self.value:,.0f}" if self.parameter == "n" or self.value >= 100 else
+                 f"{self.value:.2g}")
+        return f"{first}{symbol} = {shown} gives {self.target.describe()} {how}."
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of ``python -m dpviz solve``: ``{"epsilon", "searched", …}``."""
@@ -319,7 +413,8 @@ class Solution:
                        "direction": self.target.direction},
             "probability": self.probability, "runs": self.runs, "method": self.method,
             "low": self.low, "high": self.high, "reason": self.reason,
-            "notes": list(self.notes)})
+            "notes": list(self.notes), "ceiling": self.ceiling,
+            "requested_probability": self.requested})
         return out
 
 
@@ -366,10 +461,17 @@ def synthetic_twin(scenario: Scenario) -> None:
 
 
 class _Simulator:
-    """Runs the scenario at a point over the fixed seeds and scores it (one search's state)."""
+    """Runs the scenario at a point over the fixed seeds and scores it (one search's state).
+
+    With ``monotone`` (a budget search), each run remembers the smallest budget at which it
+    met the target and the largest at which it missed: at a larger budget it is counted as
+    meeting it, at a smaller one as missing it, without running again (common random
+    numbers make each run's error fall with the budget in practice; not a theorem).
+    """
 
     def __init__(self, scenario: Scenario, target: Target, runs: int,
-                 progress: Progress | None, total_points: int, *, reuse_data: bool) -> None:
+                 progress: Progress | None, total_points: int, *, reuse_data: bool,
+                 monotone: bool = False) -> None:
         synthetic_twin(scenario)
         check_scenario(scenario.task, scenario.estimator, scenario.data, scenario.params)
         self.scenario, self.target = scenario, target
@@ -381,6 +483,12 @@ class _Simulator:
         self.loaded: dict[int, LoadedData] = {}
         self.failed = 0
         self.not_private: str | None = None
+        self.monotone = monotone
+        # the smallest budget each run met the target at, the largest it missed it at (NaN:
+        # none yet, and every comparison with NaN is false)
+        self.met_from = np.full(runs, np.nan)
+        self.missed_to = np.full(runs, np.nan)
+        self.inferred = 0
 
     def _data(self, i: int, scenario: Scenario) -> LoadedData:
         if i in self.loaded:
@@ -393,24 +501,37 @@ class _Simulator:
             self.loaded[i] = loaded
         return loaded
 
-    def values(self, scenario: Scenario) -> NDArray[np.float64]:
-        out = np.empty(len(self.seeds))
-        for i, (_, noise_seed) in enumerate(self.seeds):
-            loaded = self._data(i, scenario)
-            run = replace(scenario, seed=noise_seed)
-            with warnings.catch_warnings():  # a not-private run is noted once, below
-                warnings.simplefilter("ignore")
-                result = run_scenario(run, loaded)
-            self.failed += result.failed is not None
-            self.not_private = self.not_private or result.not_private
-            out[i] = score(run, result, loaded.truth, [self.target.metric])[self.target.metric]
-            self.done += 1
-            if self.progress is not None:
-                self.progress(min(self.done, self.total), self.total)
+    def _value(self, i: int, scenario: Scenario) -> float:
+        loaded = self._data(i, scenario)
+        run = replace(scenario, seed=self.seeds[i][1])
+        with warnings.catch_warnings():  # a not-private run is noted once, below
+            warnings.simplefilter("ignore")
+            result = run_scenario(run, loaded)
+        self.failed += result.failed is not None
+        self.not_private = self.not_private or result.not_private
+        self.done += 1
+        if self.progress is not None:
+            self.progress(min(self.done, self.total), self.total)
+        return float(score(run, result, loaded.truth, [self.target.metric])[self.target.metric])
+
+    def met(self, scenario: Scenario, budget: float | None = None) -> NDArray[np.bool_]:
+        """Which runs meet the target (``budget``: the point searched, for the inference)."""
+        out = np.zeros(len(self.seeds), dtype=bool)
+        for i in range(len(self.seeds)):
+            if self.monotone and budget is not None and (
+                    budget >= self.met_from[i] or budget <= self.missed_to[i]):
+                out[i] = budget >= self.met_from[i]
+                self.inferred += 1
+                continue
+            out[i] = bool(self.target.met([self._value(i, scenario)])[0])
+            if budget is not None and out[i]:
+                self.met_from[i] = np.fmin(self.met_from[i], budget)
+            elif budget is not None:
+                self.missed_to[i] = np.fmax(self.missed_to[i], budget)
         return out
 
-    def share(self, scenario: Scenario) -> float:
-        return float(self.target.met(self.values(scenario)).mean())
+    def share(self, scenario: Scenario, budget: float | None = None) -> float:
+        return float(self.met(scenario, budget).mean())
 
     def notes(self) -> tuple[str, ...]:
         out = []
@@ -421,6 +542,11 @@ class _Simulator:
                        "count as missing the target")
         if self.not_private:
             out.append(f"the runs are not private: {self.not_private}")
+        if self.inferred:
+            out.append(f"{self.done} runs were simulated; {self.inferred} more results were "
+                       "read from the same run at another budget (a run that met the target "
+                       "meets it at a larger budget, one that missed it misses it at a "
+                       "smaller one)")
         return tuple(out)
 
 
@@ -512,6 +638,8 @@ def mean_error_share(scale: float, d: int, mechanism: str, target: float) -> flo
     """
     if target <= 0:
         return 0.0
+    if scale == 0:  # no noise (ε = ∞): the clipped data's own mean
+        return 1.0
     if mechanism == "gaussian":
         return float(stats.chi2.cdf((target / scale) ** 2, d))
     if mechanism == "laplace" and d == 1:
@@ -607,26 +735,80 @@ def solve_epsilon(scenario: Scenario, *, metric: str, target: float,
         def share(x: float) -> float:
             return closed(_at_budget(scenario, parameter, x))
 
-        search = bisect_smallest(share, lo, hi, probability, rtol=CLOSED_FORM_RTOL)
+        ceiling = closed(_non_private(scenario))
+        wanted = _below_ceiling(probability, ceiling, 0)
+        if wanted is None:
+            return _solution(scenario, parameter, None, goal, probability, 0, (),
+                             "closed form", lo, hi, (), ceiling=ceiling)
+        search = search_grid(share, two_digit_grid(lo, hi), wanted)
         # every point is exact: draw a log grid and the answer, not the bisection's cluster
-        grid = {float(x): share(float(x)) for x in np.geomspace(lo, hi, CLOSED_FORM_POINTS)}
-        if search.answer is not None:
-            grid[search.answer] = dict(search.searched)[search.answer]
-        searched = tuple(sorted(grid.items()))
-        return _solution(scenario, parameter, search.answer, goal, probability, 0, searched,
-                         "closed form", lo, hi, ())
-    simulator = _Simulator(scenario, goal, runs, progress, steps_needed(lo, hi), reuse_data=True)
-    search = bisect_smallest(lambda x: simulator.share(_at_budget(scenario, parameter, x)),
-                             lo, hi, probability)
-    return _solution(scenario, parameter, search.answer, goal, probability, runs,
-                     search.searched, "simulation", lo, hi, simulator.notes())
+        curve = {float(x): share(float(x)) for x in np.geomspace(lo, hi, CLOSED_FORM_POINTS)}
+        curve.update(search.searched if search.answer is None else
+                     [(search.answer, dict(search.searched)[search.answer])])
+        return _solution(scenario, parameter, search.answer, goal, wanted, 0,
+                         tuple(sorted(curve.items())), "closed form", lo, hi, (),
+                         ceiling=ceiling, requested=None if wanted == probability else probability)
+    grid = two_digit_grid(lo, hi)
+    simulator = _Simulator(scenario, goal, runs, progress, grid_steps(grid), reuse_data=True,
+                           monotone=True)
+    ceiling = simulator.share(_non_private(scenario), math.inf)
+    wanted = _below_ceiling(probability, ceiling, runs)
+    if wanted is None:
+        return _solution(scenario, parameter, None, goal, probability, runs, (), "simulation",
+                         lo, hi, simulator.notes(), ceiling=ceiling)
+    search = search_grid(lambda x: simulator.share(_at_budget(scenario, parameter, x), x),
+                         grid, wanted)
+    return _solution(scenario, parameter, search.answer, goal, wanted, runs,
+                     search.searched, "simulation", lo, hi, simulator.notes(), ceiling=ceiling,
+                     requested=None if wanted == probability else probability)
+
+
+def grid_steps(grid: tuple[float, ...]) -> int:
+    """At most how many points :func:`search_grid` tries on ``grid``, and the non-private end.
+
+    Examples
+    --------
+    >>> grid_steps(two_digit_grid(0.01, 20.0))
+    11
+    """
+    return math.ceil(math.log2(len(grid) + 1)) + 2
+
+
+def _non_private(scenario: Scenario) -> Scenario:
+    """The scenario at ε = ∞: the share no budget can beat."""
+    return _at_budget(scenario, "epsilon", math.inf)
+
+
+def _below_ceiling(probability: float, ceiling: float, runs: int) -> float | None:
+    """The probability to search for: the one asked, or ten points below the non-private share.
+
+    A probability at or above what the runs reach without privacy would be decided by the
+    few runs that fail even then; the target is set :data:`CEILING_MARGIN` below it (rounded
+    down to whole runs), ``None`` when nothing is left.
+
+    Examples
+    --------
+    >>> _below_ceiling(0.8, 0.9, 20), _below_ceiling(0.9, 0.9, 20), _below_ceiling(0.9, 0.05, 20)
+    (0.8, 0.8, None)
+    """
+    if probability < ceiling:
+        return probability
+    wanted = ceiling - CEILING_MARGIN
+    if runs:
+        wanted = math.floor(round(wanted * runs, 9)) / runs
+    return wanted if wanted > 0 else None
 
 
 def _solution(scenario: Scenario, parameter: str, answer: float | None, goal: Target,
               probability: float, runs: int, searched: tuple[tuple[float, float], ...],
-              method: str, lo: float, hi: float, notes: tuple[str, ...]) -> Solution:
+              method: str, lo: float, hi: float, notes: tuple[str, ...], *,
+              ceiling: float | None = None, requested: float | None = None) -> Solution:
     reason = None
-    if answer is None:
+    if answer is None and not searched:
+        assert ceiling is not None  # nothing searched: the ceiling said so
+        reason = (f"even without privacy only {ceiling:.0%} of runs meet {goal.describe()}: "
+                  "no budget does better; a looser target would")
+    elif answer is None:
         reason = _unreachable(parameter, hi, dict(searched)[hi], goal, probability)
     elif answer == lo:
         notes += (f"already met at the low end of the search ({lo:g}): the answer is at most "
@@ -634,7 +816,7 @@ def _solution(scenario: Scenario, parameter: str, answer: float | None, goal: Ta
     epsilon = (_as_epsilon(scenario, parameter, answer) if parameter != "n"
                else scenario.params.get("epsilon"))
     return Solution(parameter, answer, goal, probability, runs, searched, method, lo, hi,
-                    epsilon, reason, notes)
+                    epsilon, reason, notes, ceiling, requested)
 
 
 def _n_range(scenario: Scenario, low: float | None, high: float | None) -> tuple[int, int]:

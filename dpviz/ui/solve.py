@@ -158,8 +158,10 @@ def solve_panel(scenario: Scenario, *, key: str, budget_key: str | None = None,
                                    "the same seeds are reused at every ε."))
     parameter = "ρ" if scenario.params.get("rho") is not None else "ε"
     st.caption(f"The smallest {parameter} giving {goal_sentence(goal, value, probability)}, "
-               "found by bisection over simulated runs on data from the page's generator "
-               "(public parameters), never on uploaded rows.")
+               "to two significant digits, from simulated runs on data from the page's "
+               "generator (public parameters), never on uploaded rows. The runs are first "
+               "made without privacy: no budget beats what they reach, and a probability at "
+               "or above it is set ten points below.")
     inputs = (fingerprint(scenario), goal.metric, goal.metric_target(value), probability, runs)
     if st.button(f"Solve for {parameter}", key=f"{key}_run", icon=":material/target:"):
         bar = st.progress(0.0, text="Simulating runs…")
