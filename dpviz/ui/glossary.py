@@ -239,11 +239,12 @@ def three_answers(epsilon: float = COMPARED[0], delta: float = COMPARED[1]) -> l
                float(laplace.tpr(LOW_FPR)),
                "Laplace noise reaches the factor eᵋ only on part of its outputs, so its own "
                "curve is rounder than the promise's corner."),
-        Answer("Gaussian mixtures", f"DP-EM's Gaussian releases, noise set by zCDP for "
+        Answer("Gaussian mixtures", f"DP-EM's releases, noise set by zCDP for "
                                     f"(ε = {epsilon:g}, δ = {delta:g})",
                gaussian.advantage, float(gaussian.tpr(LOW_FPR)),
                f"Gaussian noise is far from the corner, and zCDP accounting leaves slack: "
-               f"the releases act as one Gaussian release with μ = {gaussian.mu:.2f}, whose "
+               f"the releases, nearly all Gaussian, act as one Gaussian release with "
+               f"μ ≈ {gaussian.mu:.2f}, whose "
                f"exact ε at δ = {delta:g} is below the {epsilon:g} allowed."),
     ]
 
