@@ -14,6 +14,7 @@ from dpviz import cli
 from dpviz.data import gaussian_mixture
 from dpviz.estimators.gmm import ESTIMATORS, kssu
 from dpviz.estimators.gmm.kssu import (
+    DEFAULT_BETA,
     cluster_statistics,
     pair_terms,
     pca_sensitivity,
@@ -96,7 +97,7 @@ def test_the_ledger_records_every_release_with_its_sensitivity_and_part():
     by_name = {r.name: r for r in result.ledger.releases}
     assert by_name["second moment (PCA)"].part == "Y"
     assert by_name["second moment (PCA)"].norm == "Frobenius"
-    clip = (1 + SIGMAS["sigma_max"] * (2 + math.sqrt(2 * math.log(2 * 3000 / 0.05))))
+    clip = (1 + SIGMAS["sigma_max"] * (2 + math.sqrt(2 * math.log(2 * 3000 / DEFAULT_BETA))))
     assert by_name["second moment (PCA)"].sensitivity == pytest.approx(pca_sensitivity(clip))
     assert {r.part for r in result.ledger.releases} == {"Y", "Z"}
     assert by_name["good radius, round 1"].sensitivity == 2.0
@@ -181,18 +182,18 @@ def test_low_dimension_runs_warns_and_says_which_conditions_fail():
 
 
 def test_a_certain_bottom_is_refused_before_anything_is_spent():
-    """At n = 3 000, epsilon = 2 each round's t = 500 is below GoodRadius's slack: refused."""
+    """At n = 3 000, epsilon = 1 each round's t = 500 is below GoodRadius's slack: refused."""
     mix = gaussian_mixture(3, 2, 3000, separation=6, seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PreconditionWarning)  # nothing was looked at
-        result = private_pca_clustering(mix.data, Budget(epsilon=2.0, delta=1e-5),
+        result = private_pca_clustering(mix.data, Budget(epsilon=1.0, delta=1e-5),
                                         rng=np.random.default_rng(0), k=3, radius=mix.radius)
     assert result.failed.startswith(REFUSED)
     assert "t = n_Z/(2k) = 500 points, no more than GoodRadius's slack" in result.failed
-    assert "needs about n >= 5,898 rows" in result.failed
+    assert "needs about n >= 4,608 rows" in result.failed
     assert result.ledger.releases == () and result.estimate["means"] is None
-    assert kssu.can_run(n=5_898, d=2, k=3, epsilon=2.0, delta=1e-5) is None
-    assert kssu.can_run(n=5_897, d=2, k=3, epsilon=2.0, delta=1e-5) is not None
+    assert kssu.can_run(n=4_608, d=2, k=3, epsilon=1.0, delta=1e-5) is None
+    assert kssu.can_run(n=4_607, d=2, k=3, epsilon=1.0, delta=1e-5) is not None
 
 
 def test_a_failed_round_is_an_honest_bottom():
