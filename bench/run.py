@@ -24,6 +24,9 @@ page defaults), the SBM page's (weak recovery at n = 1 000, one timed call each:
 n(n − 1)/2 Gaussian entries, far over a second on OpenDP) and raw draws of 10⁵ Gaussians and
 Laplaces.
 
+The white-box audit entries (``white_box_audit_*``) and solve for ε at the /gmm defaults
+(``solve_gmm_page_defaults_seconds``) come from ``bench/audit.py``.
+
 Usage: ``python bench/run.py [--out bench/results.json] [--quick]``.
 """
 
@@ -51,6 +54,7 @@ from dp_accounting.pld import privacy_loss_distribution as dpa_pld  # noqa: E402
 from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 import dpviz  # noqa: E402
+from bench.audit import bench_audit, bench_solve  # noqa: E402
 from bench.covariance import bench_covariance  # noqa: E402
 from bench.gmm import bench_gmm  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
@@ -445,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
     bench_sbm(b, args.quick)
     bench_sweep(b)
     bench_secure_noise(b)
+    bench_audit(b)
+    bench_solve(b)
 
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(b.results, indent=2, allow_nan=False) + "\n")
