@@ -310,7 +310,8 @@ class Estimator:
                    accounting: str = "zcdp", **params: Any) -> str | None:
         """Why a run at these public sizes cannot succeed (:attr:`can_run`), or ``None``.
 
-        The entry's own parameters not given take their defaults.
+        The entry's own parameters not given take their defaults (an own ``n``, ``d`` or
+        ``k``, such as the block-model entries' vertex count, is the size given here).
 
         Examples
         --------
@@ -322,7 +323,7 @@ class Estimator:
         'PPE cannot succeed with n ='
         """
         values = {p.name: p.parse(params[p.name]) if params.get(p.name) is not None
-                  else p.default for p in self.params if p.name != "k"}
+                  else p.default for p in self.params if p.name not in ("k", "n", "d")}
         return self.can_run(n=n, d=d, k=k, epsilon=epsilon, delta=delta,
                             accounting=accounting, **values)
 
