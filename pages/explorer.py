@@ -1,4 +1,4 @@
-"""Trade-off explorer: sweep a parameter, compare estimators with 95% bands, export."""
+"""Trade-off explorer: sweep a parameter at your data's sizes, compare estimators, export."""
 
 import streamlit as st
 
@@ -6,15 +6,17 @@ from dpviz import ui
 from dpviz.ui import explorer
 
 ctx = ui.page("Trade-off explorer")
-st.markdown("Sweep one parameter — ε, ρ, the number of rows, the dimension, the separation, "
-            "the signal — and compare estimators run for run on the same data. Each point is "
-            "the mean over the repeats with a 95% band (mean ± 1.96 standard errors).")
+st.markdown("Sweep one parameter — ε, δ, the number of rows, the dimension, the separation, "
+            "the signal — with the others held at your data's sizes, and compare estimators "
+            "run for run on the same data. Each point is the median over the repeats; the "
+            "band holds the middle 80% of the runs (10th to 90th percentile).")
 
 controls, output = st.columns([1, 2], gap="large")
 with controls:
     raw = explorer.controls(ctx.data_seed)
     spec = ui.attempt(explorer.build_spec, raw)
 with output:
-    table = explorer.run_panel(spec)
-    if table is not None:
-        explorer.results_panel(spec, table)
+    runnable = explorer.feasibility_panel(spec)
+    table = explorer.run_panel(runnable) if runnable is not None else None
+    if runnable is not None and table is not None:
+        explorer.results_panel(runnable, table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -17,19 +18,22 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dpviz.core.entry import Param
 from dpviz.data import GENERATORS
 from dpviz.estimators.metrics import METRICS, metric_label
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.card import figure_images, image_export_available
-from dpviz.lab.experiments import SweepSpec, progress_line, run_sweep, summarise, write_table
+from dpviz.lab.experiments import SweepSpec, run_sweep, summarise, time_left, write_table
+from dpviz.lab.feasibility import blocked
 from dpviz.lab.work import check_sweep
+from dpviz.ui import runs
 from dpviz.ui.widgets import advanced, attempt, escape_markdown, show_chart
 from dpviz.viz.curves import sweep_curves
 
 #: Per task: the data block, the estimators ticked, the swept key and its values, the budget.
 DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
-    "gmm": {"data": {"generator": "gmm"}, "estimators": ("dp_em", "dplloyd"),
-            "x": "epsilon", "values": "0.25, 0.5, 1, 2, 4",
+    "gmm": {"data": {"generator": "gmm", "n": 10_000, "d": 2, "k": 3, "separation": 6.0},
+            "estimators": ("dp_em", "dplloyd"), "x": "epsilon", "values": "0.25, 0.5, 1, 2, 4",
             "budget": {"epsilon": 1.0, "delta": 1e-5}},
     "covariance": {"data": {"generator": "zipf", "n": 10_000, "d": 200},
                    "estimators": ("gauss", "separate"), "x": "rho",
@@ -41,12 +45,33 @@ DEFAULTS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
              "x": "epsilon", "values": "0.1, 0.5, 1, 2",
              "budget": {"epsilon": 1.0, "delta": 1e-5}},
 })
+#: What each task is called on the page.
+TASK_LABELS: Mapping[str, str] = MappingProxyType({
+    "gmm": "Gaussian mixtures", "covariance": "Covariance matrices",
+    "sbm": "Communities in a graph (block model)", "mean": "The mean of bounded rows"})
+#: The budget's names on the page.
+BUDGET_LABELS: Mapping[str, str] = MappingProxyType({
+    "epsilon": "privacy ε", "delta": "δ (approximate DP)", "rho": "ρ (zCDP)"})
+#: The data parameters' names on the page (a generator's own name first, then any).
+DATA_LABELS: Mapping[str, str] = MappingProxyType({
+    "sbm.n": "vertices n", "sbm.degree": "average degree", "sbm.signal":
+    "community signal (0 none, 1 no edges across)", "n": "rows n", "d": "dimension d",
+    "k": "components k", "separation": "separation (standard deviations)",
+    "buckets": "norm buckets", "skew": "skew of the norms"})
+#: Swept keys drawn on a logarithmic axis (their grids span decades).
+LOG_AXES = frozenset({"epsilon", "delta", "rho", "data.n"})
+#: Multipliers of a data parameter's value for its default grid (clipped to its range).
+DATA_STEPS = (0.25, 0.5, 1.0, 2.0)
+#: Default grids of the budget's keys when they are not the task's swept key.
+BUDGET_GRIDS: Mapping[str, str] = MappingProxyType({
+    "epsilon": "0.25, 0.5, 1, 2, 4", "delta": "1e-7, 1e-6, 1e-5, 1e-4", "rho": "0.01, 0.1, 1"})
 #: The session key of the last finished sweep: ``(spec digest, table)``.
 RESULT = "explorer_result"
 #: Runs above which the page says a sweep will take a while.
-SLOW_NOTE = {"sbm": "SBM sweeps are slower (a graph per repeat and an eigendecomposition "
-                    "per run): the time left is the pace so far, so it settles after a few "
-                    "runs."}
+SLOW_NOTE = {"sbm": "Block-model sweeps are slower (a graph per repeat and an "
+                    "eigendecomposition per run)."}
+#: Seconds a fresh process pool takes to start before its first run (measured on 2 cores).
+START_SECONDS = 3.0
 RANGE = re.compile(r"^\s*(log\s+)?([^:]+):([^:]+):\s*(\d+)\s*$")
 
 
@@ -106,27 +131,76 @@ def parse_values(text: str, *, integer: bool = False) -> list[Any]:
     return list(dict.fromkeys(values))
 
 
+def _generator(task: str) -> Any:
+    return GENERATORS[DEFAULTS[task]["data"]["generator"]]
+
+
+def data_params(task: str) -> list[Param]:
+    """The task's numeric data parameters (its generator's, the seed aside)."""
+    return [p for p in _generator(task).params
+            if p.type in ("int", "float") and p.name != "seed"]
+
+
+def data_label(task: str, name: str) -> str:
+    """A data parameter's name on the page (its generator's help when it has no label)."""
+    generator = _generator(task)
+    found = DATA_LABELS.get(f"{generator.name}.{name}") or DATA_LABELS.get(name)
+    if found is not None:
+        return found
+    return next(p.help for p in generator.params if p.name == name)
+
+
 def swept_keys(task: str) -> dict[str, str]:
     """What the grid can sweep for a task: key → label (the budget, then data parameters)."""
-    data = DEFAULTS[task]["data"]
-    out = {"rho": "ρ (zCDP)"} if task == "covariance" else {"epsilon": "ε", "delta": "δ"}
-    for p in GENERATORS[data["generator"]].params:
-        if p.type in ("int", "float") and p.name != "seed":
-            out[f"data.{p.name}"] = f"{p.name} (data)"
+    out = {name: BUDGET_LABELS[name] for name in DEFAULTS[task]["budget"]}
+    if "delta" in out:
+        out = {"epsilon": out["epsilon"], "delta": out["delta"]}
+    out.update({f"data.{p.name}": data_label(task, p.name) for p in data_params(task)})
     return out
 
 
 def _is_integer(task: str, key: str) -> bool:
+    return key.startswith("data.") and any(
+        p.name == key[5:] and p.type == "int" for p in data_params(task))
+
+
+def _data_value(task: str, name: str) -> Any:
+    """A data parameter's starting value: the task's default block, else the generator's."""
+    block = DEFAULTS[task]["data"]
+    return block.get(name, next(p.default for p in data_params(task) if p.name == name))
+
+
+def default_values(task: str, key: str) -> str:
+    """A sensible grid for ``key``: the task's own, a budget grid, or around the data value.
+
+    Examples
+    --------
+    >>> default_values("gmm", "data.n"), default_values("sbm", "data.signal")
+    ('2500, 5000, 10000, 20000', '0.15, 0.3, 0.6, 1')
+    """
+    if key == DEFAULTS[task]["x"]:
+        return str(DEFAULTS[task]["values"])
     if not key.startswith("data."):
-        return False
-    generator = GENERATORS[DEFAULTS[task]["data"]["generator"]]
-    return any(p.name == key[5:] and p.type == "int" for p in generator.params)
+        return BUDGET_GRIDS[key]
+    param = next(p for p in data_params(task) if p.name == key[5:])
+    value = float(_data_value(task, param.name))
+    low = param.min if param.min is not None else -math.inf
+    high = param.max if param.max is not None else math.inf
+    grid = [min(max(value * step, low), high) for step in DATA_STEPS]
+    if param.type == "int":
+        grid = [float(max(round(v), low)) for v in grid]
+    return ", ".join(dict.fromkeys(f"{v:g}" for v in grid))
 
 
 def controls(seed: int) -> dict[str, Any]:
-    """The sweep's widgets; the spec's JSON form, the grid still as text (see build_spec)."""
+    """The sweep's widgets; the spec's JSON form, the grid still as text (see build_spec).
+
+    The swept parameter's values, then every other data parameter and the budget held fixed
+    beside it, each with a sensible default when the swept parameter changes.
+    """
     tasks = tuple(t for t in DEFAULTS if t in TASKS)
-    task = str(st.selectbox("Task", tasks, key="explorer_task", bind="query-params",
+    task = str(st.selectbox("Task", tasks, format_func=lambda t: TASK_LABELS.get(t, t),
+                            key="explorer_task", bind="query-params",
                             help="Which estimators to compare."))
     d = DEFAULTS[task]
     names = tuple(TASKS[task])
@@ -139,28 +213,38 @@ def controls(seed: int) -> dict[str, Any]:
     x = str(st.selectbox("Sweep", tuple(keys), index=tuple(keys).index(d["x"]),
                          format_func=lambda k: keys[k], key=f"explorer_{task}_x",
                          bind="query-params", help="The parameter on the x axis."))
-    text = st.text_input("Values", value=d["values"] if x == d["x"] else "",
+    text = st.text_input(f"Values of the {keys[x]}", value=default_values(task, x),
                          key=f"explorer_{task}_{x}_values", bind="query-params",
                          help="Numbers separated by commas, or start:stop:count, or "
                               "log start:stop:count.")
+    st.markdown("**Held fixed**")
+    data: dict[str, Any] = {"generator": d["data"]["generator"]}
+    fixed: dict[str, Any] = {}
+    held = [p for p in data_params(task) if f"data.{p.name}" != x]
+    for column, p in zip(st.columns(2) * len(held), held, strict=False):
+        kind = int if p.type == "int" else float
+        data[p.name] = column.number_input(
+            data_label(task, p.name).capitalize(), value=kind(_data_value(task, p.name)),
+            min_value=None if p.min is None else kind(p.min),
+            max_value=None if p.max is None else kind(p.max),
+            step=1 if kind is int else None, format="%d" if kind is int else "%g",
+            key=f"explorer_{task}_data_{p.name}", bind="query-params", help=p.help)
+    budget = [(name, value) for name, value in d["budget"].items() if name != x]
+    for column, (name, value) in zip(st.columns(2) * len(budget), budget, strict=False):
+        fixed[name] = float(column.number_input(
+            BUDGET_LABELS[name].capitalize(), value=float(value), format="%g",
+            key=f"explorer_{task}_{name}", bind="query-params"))
+    if task == "gmm":
+        fixed["accounting"] = "zcdp"
     repeats = int(st.number_input("Repeats", min_value=1, max_value=200, value=10, step=1,
                                   key="explorer_repeats", bind="query-params",
-                                  help="Runs per point and estimator: the band narrows as "
-                                       "1/√repeats."))
+                                  help="Runs per point and estimator, each on fresh data "
+                                       "and noise: the band holds the middle 80% of them."))
     metrics = st.multiselect("Metrics", tuple(METRICS[task]),
                              default=[next(iter(METRICS[task]))],
-                             format_func=lambda name: metric_label(task, name).text,
+                             format_func=lambda m: metric_label(task, m).text,
                              key=f"explorer_{task}_metrics")
-    fixed: dict[str, Any] = {}
-    with advanced("Budget held fixed", "explorer"):
-        for name, value in d["budget"].items():
-            if name != x:
-                fixed[name] = float(st.number_input(
-                    name, value=float(value), format="%g", key=f"explorer_{task}_{name}",
-                    bind="query-params"))
-        if task == "gmm":
-            fixed["accounting"] = "zcdp"
-    return {"task": task, "estimators": chosen, "data": dict(d["data"]), "fixed": fixed,
+    return {"task": task, "estimators": chosen, "data": data, "fixed": fixed,
             "grid": {x: text}, "repeats": repeats, "seed": int(seed), "metrics": metrics}
 
 
@@ -175,55 +259,197 @@ def build_spec(raw: Mapping[str, Any]) -> SweepSpec:
     return SweepSpec.from_dict({**raw, "grid": grid})
 
 
+def point_sizes(spec: SweepSpec, point: Mapping[str, Any]) -> dict[str, Any]:
+    """The public sizes and budget of one grid point (what a precondition reads).
+
+    Examples
+    --------
+    >>> spec = build_spec({"task": "gmm", "estimators": ["dp_em"], "data": {"generator":
+    ...     "gmm", "n": 500}, "fixed": {"delta": 1e-5}, "grid": {"epsilon": "1, 2"},
+    ...     "repeats": 1, "seed": 0, "metrics": ["mean_error"]})
+    >>> point_sizes(spec, {"epsilon": 2.0})["n"], point_sizes(spec, {"data.n": 90})["n"]
+    (500, 90)
+    """
+    generator = str(spec.data.get("generator", ""))
+    given = {k: v for k, v in spec.data.items() if k not in ("generator", "test_fraction")}
+    given.update({k[5:]: v for k, v in point.items() if k.startswith("data.")})
+    sizes = GENERATORS[generator].resolve(given) if generator in GENERATORS else given
+    budget = {**spec.fixed, **{k: v for k, v in point.items() if not k.startswith("data.")}}
+    epsilon = budget.get("epsilon")
+    return {"n": int(sizes.get("n", 1)), "d": int(sizes.get("d", 1)),
+            "k": int(budget.get("k") or sizes.get("k") or 1),
+            "epsilon": None if epsilon is None else float(epsilon),
+            "delta": float(budget.get("delta") or 0.0),
+            "accounting": str(budget.get("accounting", "zcdp")),
+            "params": {k: v for k, v in budget.items()
+                       if k not in ("epsilon", "delta", "accounting")}}
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _cannot_run(task: str, name: str, sizes: str) -> str | None:
+    """An entry's precondition at one point's public sizes (JSON), once per sizes."""
+    found = json.loads(sizes)
+    try:
+        return TASKS[task][name].cannot_run(**{k: v for k, v in found.items() if k != "params"},
+                                            **found["params"])
+    except ValueError as err:  # sizes the entry's own calculator refuses
+        return str(err)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _remedy(task: str, name: str, sizes: str) -> str:
+    """What would let an entry succeed at one point (:func:`dpviz.lab.feasibility.blocked`)."""
+    found = blocked(TASKS[task][name], **json.loads(sizes), reach=1.0)
+    return "" if found is None else found.remedy()
+
+
+def cannot_succeed(spec: SweepSpec) -> dict[str, tuple[str, list[str]]]:
+    """Per estimator that cannot succeed somewhere on the grid: its reason and where.
+
+    Each entry's public preconditions at every point's sizes and budget. The reason is the
+    one at the grid's most favourable point (the largest ε, then n) with what would let it
+    succeed there; the places are the swept values where it cannot (all of them when the
+    estimator cannot succeed anywhere on the grid). Public inputs only.
+    """
+    x = spec.grid[0][0] if spec.grid else None
+    points = spec.points() or [{}]
+    sizes = [point_sizes(spec, point) for point in points]
+    best = max(range(len(points)), key=lambda i: (sizes[i]["epsilon"] or 0.0, sizes[i]["n"]))
+    out = {}
+    for name in spec.estimators:
+        if TASKS[spec.task][name].notion == "none":
+            continue
+        texts = [runs.canonical(s) for s in sizes]
+        where = [i for i, text in enumerate(texts) if _cannot_run(spec.task, name, text)]
+        if not where:
+            continue
+        at = best if best in where else where[-1]
+        reason = _cannot_run(spec.task, name, texts[at]) or ""
+        remedy = _remedy(spec.task, name, texts[at])
+        places = [f"{points[i][x]:g}" if x is not None else "" for i in where]
+        out[name] = (f"{reason}; {remedy}" if remedy else reason, places)
+    return out
+
+
+def feasibility_panel(spec: SweepSpec) -> SweepSpec | None:
+    """List what cannot succeed on the grid; the spec to run (``None``: nothing left).
+
+    An estimator that cannot succeed at any point is left out unless "run anyway" is
+    ticked; one that fails at some points runs, and the page says where it will answer ⊥.
+    """
+    found = cannot_succeed(spec)
+    if not found:
+        return spec
+    x = spec.grid[0][0] if spec.grid else ""
+    everywhere = {n for n, (_, places) in found.items() if len(places) == len(spec.points())}
+    lines = []
+    for name, (reason, places) in found.items():
+        label = escape_markdown(TASKS[spec.task][name].label)
+        where = ("anywhere on this grid" if name in everywhere else
+                 f"at {swept_keys(spec.task).get(x, x)} = {', '.join(places)} (those runs "
+                 "will answer ⊥)")
+        lines.append(f"- **{label}** cannot succeed {where}: {escape_markdown(reason)}.")
+    st.info("Known from the public sizes and budget before any run:\n\n" + "\n".join(lines),
+            icon=":material/block:")
+    if everywhere and not st.checkbox(
+            "Run anyway the estimators that cannot succeed anywhere", key="explorer_anyway",
+            help="They refuse before reading a row or answer ⊥ (no answer): their curves "
+                 "stay empty, the runs show how."):
+        kept = [n for n in spec.estimators if n not in everywhere]
+        if not kept:
+            st.caption("Nothing left to run: change the sizes, the budget or the estimators.")
+            return None
+        return SweepSpec.from_dict({**spec.to_dict(), "estimators": kept})
+    return spec
+
+
+def predicted_seconds(spec: SweepSpec, jobs: int) -> float:
+    """The sweep's wall time from the work-cost model (:mod:`dpviz.lab.work`), on ``jobs``."""
+    cost = check_sweep(spec.task, spec.estimators, spec.data, spec.points(), spec.repeats)
+    workers = max(1, min(jobs, spec.runs))
+    return cost.seconds / workers + (START_SECONDS if workers > 1 else 0.0)
+
+
 def run_panel(spec: SweepSpec) -> pd.DataFrame | None:
-    """Jobs, the run button and a progress bar with the time left; the finished table."""
+    """Jobs, the run button and a progress bar with an honest time left; the finished table.
+
+    Before the first run finishes the time left is the cost model's; after it, the pace of
+    the runs since the first (the processes' start-up and cached runs left out).
+    """
     with advanced("Where the runs go", "explorer-jobs"):
         jobs = int(st.radio("Processes", (1, 2), index=1, horizontal=True,
                             key="explorer_jobs", bind="query-params",
                             help="Local processes (one BLAS thread each). Finished runs are "
                                  "kept on disk: the same sweep again is instant."))
+    predicted = attempt(predicted_seconds, spec, jobs)
     st.caption(f"{spec.runs:,} runs: {len(spec.points())} points × {spec.repeats} repeats × "
-               f"{len(spec.estimators)} estimators. {SLOW_NOTE.get(spec.task, '')}")
-    attempt(check_sweep, spec.task, spec.estimators, spec.data, spec.points(), spec.repeats)
+               f"{len(spec.estimators)} estimators, about {predicted:,.0f} s on {jobs} "
+               f"process{'es' if jobs > 1 else ''} (runs already on disk are instant). "
+               f"{SLOW_NOTE.get(spec.task, '')}")
     if st.button("Run the sweep", type="primary", key="explorer_run",
                  icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Starting…")
+        start: list[tuple[int, float]] = []  # (done, elapsed) when the first run finished
 
         def progress(done: int, total: int, elapsed: float) -> None:
-            bar.progress(done / max(total, 1), text=progress_line(done, total, elapsed))
+            if len(start) < 2:
+                start.append((done, elapsed))  # [at the start, at the first finished run]
+            since = start[1] if len(start) == 2 else start[0]
+            left = (time_left(done, total, elapsed, since=since) if done > since[0]
+                    else max(predicted - elapsed, 0.0))
+            tail = "" if done == total or left is None else f", about {left:.0f} s left"
+            bar.progress(done / max(total, 1),
+                         text=f"{done:,} of {total:,} runs, {elapsed:.0f} s{tail}")
 
+        started = time.perf_counter()
         table = run_sweep(spec, jobs=jobs, progress=progress)
-        st.session_state[RESULT] = (spec.digest(), table)
+        st.session_state[RESULT] = (spec.digest(), table, time.perf_counter() - started,
+                                    predicted)
     found = st.session_state.get(RESULT)
     if found is None or found[0] != spec.digest():
         st.info("Set the sweep, then run it.", icon=":material/query_stats:")
         return None
+    st.caption(f"The sweep took {found[2]:.1f} s (predicted about {found[3]:.0f} s; "
+               f"{found[1].attrs.get('cached', 0)} runs were on disk already).")
     return found[1]
+
+
+def axis_title(task: str, key: str) -> str:
+    """The swept key's words for an axis or a table column."""
+    return swept_keys(task).get(key, key)
 
 
 def results_panel(spec: SweepSpec, table: pd.DataFrame) -> None:
     """The curves, the summary table, the exports and the headless command."""
     x = spec.grid[0][0]
-    metric = str(st.selectbox("Metric drawn", spec.metrics, key="explorer_metric_drawn"))
-    summary = summarise(table, x, metric)
+    metric = str(st.selectbox("Metric drawn", spec.metrics, key="explorer_metric_drawn",
+                              format_func=lambda m: metric_label(spec.task, m).text))
+    summary = summarise(table, x, metric, band="quantile")
     labels = {n: TASKS[spec.task][n].label for n in spec.estimators}
     values = [v for v in table[x] if isinstance(v, int | float)]
-    log_x = bool(values) and min(values) > 0 and max(values) / min(values) >= 20
+    log_x = x in LOG_AXES and bool(values) and min(values) > 0
     fig = sweep_curves(summary, x=x, metric=metric, labels=labels,
-                       x_title=swept_keys(spec.task).get(x, x), log_x=log_x)
-    show_chart(fig, key="explorer_curves", filename=f"sweep-{metric}-vs-{x}")
+                       x_title=axis_title(spec.task, x), log_x=log_x,
+                       y_title=metric_label(spec.task, metric).text)
+    show_chart(fig, key="explorer_curves", filename="sweep")
     failed = int((table["failed"] != "").sum())
     if failed:
-        st.warning(f"{failed} of {len(table)} runs failed; they are left out of the curves "
-                   "(first reason: "
+        st.warning(f"{failed} of {len(table)} runs gave no answer; they are left out of the "
+                   "curves (first reason: "
                    f"{escape_markdown(table.loc[table['failed'] != '', 'failed'].iloc[0])})",
                    icon=":material/warning:")
-    st.dataframe(summary, key="explorer_summary", hide_index=True)
+    shown = summary.assign(estimator=summary["estimator"].map(labels)).rename(columns={
+        "estimator": "Estimator", x: axis_title(spec.task, x), "median": "median",
+        "low": "10th percentile", "high": "90th percentile", "count": "runs with an answer",
+        "failed": "runs without"})
+    st.dataframe(shown, key="explorer_summary", hide_index=True)
+    st.caption(f"{metric_label(spec.task, metric).text}: the median over the repeats and the "
+               "10th to 90th percentile of the runs (the band holds the middle 80%).")
     export_panel(spec, table, fig)
 
 
 def export_panel(spec: SweepSpec, table: pd.DataFrame, fig: Any) -> None:
-    """CSV, JSON lines, PNG and SVG downloads, and "copy as command"."""
+    """CSV, JSON lines, PNG and SVG downloads, and the same sweep from the command line."""
     cols = st.columns(4)
     cols[0].download_button("Results (CSV)", data=table.to_csv(index=False),
                             file_name="results.csv", mime="text/csv", key="explorer_csv",
@@ -244,12 +470,11 @@ def export_panel(spec: SweepSpec, table: pd.DataFrame, fig: Any) -> None:
                                 on_click="ignore", icon=":material/image:")
         cols[3].caption("PNG and SVG need chromium on the server (kaleido draws with it); "
                         "the chart's camera icon saves a PNG in your browser.")
-    text = json.dumps(spec.to_dict(), indent=2)
-    st.markdown("**Copy as command** — the same sweep, headless:")
+    st.markdown("**The same sweep from the command line**: save the spec file, then run")
     st.code("python -m dpviz sweep spec.json --jobs 2 --out results.csv", language="bash")
-    st.code(text, language="json")
-    st.download_button("spec.json", data=text, file_name="spec.json", mime="application/json",
-                       key="explorer_spec", on_click="ignore", icon=":material/download:")
+    st.download_button("The spec file (spec.json)", data=json.dumps(spec.to_dict(), indent=2),
+                       file_name="spec.json", mime="application/json", key="explorer_spec",
+                       on_click="ignore", icon=":material/download:")
 
 
 def _image_maker(fig: Any, fmt: str) -> Callable[[], bytes]:
