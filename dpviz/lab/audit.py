@@ -529,11 +529,20 @@ def _record(run_once: RunOnce, data: Any, neighbour: Any, description: str, seed
     return _Recorded(first, second, releases, tuple(again.releases), description)
 
 
+#: The mechanisms the white-box audit cannot replay, in words.
+NOT_REPLAYED = {"exponential": "the exponential mechanism",
+                "above_threshold": "the sparse vector (AboveThreshold)",
+                "randomized_response": "randomized response",
+                "truncated_laplace": "truncated Laplace noise",
+                "stable_histogram": "a stable histogram", "composite": "a composed release"}
+
+
 def _replayable(ledger: Ledger, seen: list[Recorded], unsupported: list[str]) -> None:
     other = sorted({r.mechanism for r in ledger.releases} - {"laplace", "gaussian",
                                                              "symmetric_gaussian"})
     if unsupported or other or len(seen) != len(ledger.releases):
-        what = ", ".join(other or unsupported) or "noise added outside the mechanisms"
+        what = ", ".join(NOT_REPLAYED.get(m, m) for m in other or unsupported) or \
+            "noise added outside the mechanisms"
         raise ValueError(f"the white-box audit replays Laplace and Gaussian releases only; this "
                          f"run also releases through: {what}. Use the black-box audit")
 
