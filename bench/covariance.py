@@ -132,9 +132,13 @@ def save_figures(names: list[str] | None = None, *, missing: bool = False) -> No
         start = time.perf_counter()
         saved = load_saved(name) if missing else None
         done = set() if saved is None else {_key(row) for row in saved.to_dict("records")}
+
+        def new(point: Mapping[str, float], done: set[tuple[float, ...]] = done) -> bool:
+            return _key(point) not in done
+
         with threadpool_limits(limits=1):
             frame = run_figure(name, repeats=50, repeats_for=figure_repeats, jobs=JOBS,
-                               only=lambda point, done=done: _key(point) not in done)
+                               only=new)
         if saved is not None:  # the saved rows and the new ones, in the grid's order
             spec = figure_sweep(name)
             order = {_key(point_parameters(spec, point)): i

@@ -208,10 +208,12 @@ SEPARATION = Limit("separation", 0.0, 100.0)
 EXPOSURE_SCALE = Limit("scale", 1, 100)
 
 # Stochastic block models (ALGORITHMS.md §7). Sparse methods (spectral, randomized response)
-# take up to SBM_VERTICES; the certified projection needs dense n × n eigendecompositions
-# (minutes each beyond a few thousand), so the projection-based estimators stop earlier.
+# take up to SBM_VERTICES; the certified projection holds dense n × n matrices (three of
+# them, 2.4 GB at n = 10 000) and ends with an O(n³) factorisation and eigenvector, so the
+# projection-based estimators stop earlier (pages far earlier: ``dpviz.lab.work``'s time
+# budget).
 SBM_VERTICES = Limit("n", 2, 20_000)
-SBM_PROJECTION_VERTICES = 3_000
+SBM_PROJECTION_VERTICES = 10_000
 SBM_DEGREE = Limit("degree", 0.01, 20_000.0)
 SBM_SIGNAL = Limit("signal", 0.001, 1.0)
 # Exact sampling of the exponential mechanism enumerates every balanced labelling.

@@ -70,8 +70,8 @@ def graph_input(data: Any, n: int | None, radius: Any, *, dense: bool) -> Graph:
     cap = limits.SBM_PROJECTION_VERTICES
     if dense and graph.n > cap:
         raise ValueError(f"the projection-based estimators take at most n = {cap} vertices "
-                         f"(one dense eigendecomposition of {graph.n} × {graph.n} takes "
-                         "minutes); use spectral or randomized_response for larger graphs")
+                         f"(they hold dense {graph.n} × {graph.n} matrices); use spectral "
+                         "or randomized_response for larger graphs")
     return graph
 
 
