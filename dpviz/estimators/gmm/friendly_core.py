@@ -63,20 +63,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.spatial.distance import cdist
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, shared_k
 from dpviz.data import as_matrix
-from dpviz.estimators.gmm.one_cluster import histogram_budget
+from dpviz.estimators.gmm.one_cluster import HistogramBudget, histogram_budget
 from dpviz.estimators.gmm.sample_aggregate import chunk_estimates
 from dpviz.estimators.neighbours import NeighbourPair, mixture_pair
 from dpviz.estimators.result import Result
-from dpviz.privacy import Ledger, PlannedRelease, release, solve, truncated_laplace
+from dpviz.privacy import Allocation, Ledger, PlannedRelease, release, solve, truncated_laplace
 from dpviz.privacy.bounds import resolve_ball
 from dpviz.privacy.budget import Budget
 from dpviz.privacy.mechanisms import truncated_laplace_bound
@@ -86,11 +88,13 @@ K_RANGE = limits.COMPONENTS_PER_CHUNK
 CHUNKS_RANGE = limits.Limit("chunks", 5, 2_000)
 FRIEND_RADIUS_RANGE = limits.Limit("friend_radius", 1e-4, 1.0)
 #: Rows per chunk when ``chunks`` is automatic (a choice, by simulation: module docstring).
-CHUNK_ROWS = 100
+CHUNK_ROWS = 200
 #: A tuple's means must be pairwise more than this many friend radii apart (consistent groups).
 SEPARATION = 6.0
 #: ⊥ when the certified core weight W_low is below this share of the chunks.
 CORE_FLOOR = 0.25
+#: The core weight's level in the budget plan (means 1, mixing weights 1/2): by simulation.
+CORE_LEVEL = 3.0
 CORE_WEIGHT = "core weight"
 CORE_MEANS = "core means"
 CORE_MIXING = "core mixing weights"
@@ -104,7 +108,7 @@ def automatic_chunks(n: int, k: int) -> int:
     Examples
     --------
     >>> automatic_chunks(10_000, 3), automatic_chunks(100_000, 3), automatic_chunks(40, 3)
-    (100, 1000, 6)
+    (50, 500, 5)
     """
     return int(max(CHUNKS_RANGE.low, min(n // CHUNK_ROWS, n // (2 * k), CHUNKS_RANGE.high)))
 
@@ -154,12 +158,11 @@ def separated(tuples: NDArray[np.float64], friend_radius: float) -> NDArray[np.b
     return np.asarray(gaps.min(axis=(1, 2)) > SEPARATION * friend_radius)
 
 
-def friend_matrix(tuples: NDArray[np.float64], friend_radius: float,
-                  block: int = 256) -> NDArray[np.bool_]:
+def friend_matrix(tuples: NDArray[np.float64], friend_radius: float) -> NDArray[np.bool_]:
     """``f(X, Y)`` for every pair of k-tuples (t × t, False on the diagonal).
 
     Friends: both separated (:func:`separated`) and every mean of X within ``r`` of a mean of
-    Y (a bijection then, by the separation). Computed ``block`` rows at a time.
+    Y (a bijection then, by the separation). One t × t distance table per pair of positions.
 
     Examples
     --------
@@ -167,14 +170,14 @@ def friend_matrix(tuples: NDArray[np.float64], friend_radius: float,
     >>> friend_matrix(t, 0.1).astype(int).tolist()
     [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
     """
-    count = len(tuples)
+    count, k, _ = tuples.shape
     ok = separated(tuples, friend_radius)
-    friends = np.zeros((count, count), dtype=bool)
-    for start in range(0, count, block):
-        rows = tuples[start:start + block]
-        dist = np.linalg.norm(rows[:, None, :, None, :] - tuples[None, :, None, :, :], axis=-1)
-        friends[start:start + block] = np.all(dist.min(axis=3) <= friend_radius, axis=2)
-    friends &= ok[:, None] & ok[None, :]
+    friends = ok[:, None] & ok[None, :]
+    for a in range(k):
+        matched = np.zeros((count, count), dtype=bool)
+        for b in range(k):
+            matched |= cdist(tuples[:, a], tuples[:, b]) <= friend_radius
+        friends &= matched
     np.fill_diagonal(friends, False)
     return friends
 
@@ -209,76 +212,204 @@ def align(tuples: NDArray[np.float64], reference: NDArray[np.float64]) -> NDArra
     return np.asarray(dist.argmin(axis=2), dtype=np.intp)
 
 
-def core_margin(chunks: int, epsilon: float, delta: float) -> float:
-    """A, the truncated Laplace's support bound for the core weight (0 at ε = ∞)."""
-    if math.isinf(epsilon):
-        return 0.0
-    return truncated_laplace_bound(core_weight_sensitivity(chunks), epsilon, delta)
+def core_average(tuples: NDArray[np.float64], mixing: NDArray[np.float64],
+                 weights: NDArray[np.float64]
+                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The core's weighted averages of matched means (k × d) and mixing weights (k).
+
+    Every tuple of positive weight is matched to the heaviest one (:func:`align`); the
+    components come in the reference's order. Needs a positive total weight.
+
+    Examples
+    --------
+    >>> tuples = np.array([[[0.0], [1.0]], [[1.2], [0.2]], [[5.0], [9.0]]])
+    >>> means, shares = core_average(tuples, np.full((3, 2), 0.5), np.array([1.0, 1.0, 0.0]))
+    >>> means.ravel().round(2).tolist(), shares.tolist()
+    ([0.1, 1.1], [0.5, 0.5])
+    """
+    core = np.flatnonzero(weights > 0)
+    if core.size == 0:
+        raise ValueError("the core average needs a tuple of positive weight, got none")
+    order = align(tuples[core], tuples[core[np.argmax(weights[core])]])
+    w = weights[core]
+    grouped = np.take_along_axis(tuples[core], order[:, :, None], axis=1)
+    total = float(w.sum())
+    means = np.einsum("c,ckd->kd", w, grouped) / total
+    shares = w @ np.take_along_axis(mixing[core], order, axis=1) / total
+    return np.asarray(means, dtype=np.float64), np.asarray(shares, dtype=np.float64)
 
 
-def _plan(chunks: int) -> list[PlannedRelease]:
-    return [PlannedRelease(CORE_WEIGHT, "pure", core_weight_sensitivity(chunks), weight=1.0),
+@dataclass(frozen=True)
+class CoreBudget:
+    """How one run spends its budget: the solved plan and the core weight's noise bound.
+
+    Attributes
+    ----------
+    accounting : HistogramBudget
+        The ledger's budget and δ_W (half of δ, for the truncated Laplace).
+    solved : dict
+        The solver's allocations of the plan (core weight, means, mixing weights).
+    epsilon : float
+        ε_W of the core weight's truncated Laplace.
+    margin : float
+        Its support bound A (0 at ε = ∞).
+    """
+
+    accounting: HistogramBudget
+    solved: dict[str, Allocation]
+    epsilon: float
+    margin: float
+
+
+def core_budget(budget: Budget, chunks: int, core_level: float = CORE_LEVEL) -> CoreBudget:
+    """Solve the plan: core weight at level ``core_level`` (pure), means 1, mixing weights 1/2.
+
+    Raises ``BudgetError`` for δ = 0 or a ρ budget (the truncated Laplace needs δ > 0).
+    """
+    accounting = histogram_budget(budget, 1, estimator="friendly_core")
+    plan = [PlannedRelease(CORE_WEIGHT, "pure", core_weight_sensitivity(chunks),
+                           weight=core_level),
             PlannedRelease(CORE_MEANS, "gaussian", 1.0, weight=1.0),
             PlannedRelease(CORE_MIXING, "gaussian", 1.0, weight=0.5)]
+    solved = solve(plan, accounting.solve)
+    eps_w = float(solved[CORE_WEIGHT].epsilon or 0.0)
+    margin = 0.0 if math.isinf(eps_w) else truncated_laplace_bound(
+        core_weight_sensitivity(chunks), eps_w, accounting.histogram_delta)
+    return CoreBudget(accounting, solved, eps_w, margin)
 
 
-def _core_weight_budget(budget: Budget, chunks: int) -> tuple[float, float]:
-    """(ε_W, δ_W) of the core weight's truncated Laplace under ``budget``."""
-    accounting = histogram_budget(budget, 1, estimator="friendly_core")
-    solved = solve(_plan(chunks), accounting.solve)
-    return float(solved[CORE_WEIGHT].epsilon or 0.0), accounting.histogram_delta
+def refusal(chunks: int, spend: CoreBudget) -> str | None:
+    """Why a run with these public sizes answers ⊥ even if every chunk agrees, or ``None``.
+
+    With W = t and no noise the certified weight is ``t − A``; below the floor ``t/4`` the
+    run fails whatever the data.
+
+    Examples
+    --------
+    >>> refusal(1_000, core_budget(Budget(epsilon=1.0, delta=1e-5), 1_000)) is None
+    True
+    >>> refusal(50, core_budget(Budget(epsilon=1.0, delta=1e-5), 50))[:40]
+    "the core weight's noise bound A = 78.6 l"
+    """
+    if chunks - spend.margin >= CORE_FLOOR * chunks:
+        return None
+    return (f"the core weight's noise bound A = {spend.margin:.3g} leaves less than "
+            f"t/4 = {CORE_FLOOR * chunks:g} of the {chunks} chunks certified even if every "
+            "chunk agrees")
+
+
+def too_few_rows(n: int, k: int) -> str:
+    """The sentence for data too small for 5 chunks of 2k rows.
+
+    Examples
+    --------
+    >>> too_few_rows(20, 3)
+    'FriendlyCore needs at least 5 chunks of 2k = 6 rows (30 rows for k = 3), got n = 20'
+    """
+    return (f"FriendlyCore needs at least {CHUNKS_RANGE.low} chunks of 2k = {2 * k} rows "
+            f"({CHUNKS_RANGE.low * 2 * k} rows for k = {k}), got n = {n}")
 
 
 def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
             accounting: str = "zcdp", chunks: int | None = None, **_: Any) -> str | None:
-    """Why FriendlyCore cannot succeed at these public sizes, or ``None``.
-
-    It needs 5 chunks of 2k rows, and the certified core weight ``t − A`` of a run where every
-    chunk agrees must reach the floor ``t/4`` (otherwise it answers ⊥ in most runs even on
-    perfect data).
+    """Why FriendlyCore cannot succeed at these public sizes, or ``None`` (:func:`refusal`).
 
     Examples
     --------
     >>> can_run(n=100_000, d=2, k=3, epsilon=1.0, delta=1e-5) is None
     True
-    >>> can_run(n=2_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:30]
-    'FriendlyCore needs about n > 8'
+    >>> can_run(n=10_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:37]
+    'FriendlyCore needs about n > 21,000 r'
     """
     if n < CHUNKS_RANGE.low * 2 * k:
-        return (f"FriendlyCore needs at least 5 chunks of 2k = {2 * k} rows, "
-                f"{CHUNKS_RANGE.low * 2 * k} rows for k = {k}, got n = {n}")
+        return too_few_rows(n, k)
     if epsilon is None or math.isinf(epsilon) or delta <= 0:
         return None
     budget = Budget(epsilon=epsilon, delta=delta, method=accounting)
 
-    def fails(rows: int) -> tuple[int, float] | None:
+    def why(rows: int) -> str | None:
         t = chunks if chunks is not None else automatic_chunks(rows, k)
-        margin = core_margin(t, *_core_weight_budget(budget, t))
-        return (t, margin) if t - margin < CORE_FLOOR * t else None
+        return refusal(t, core_budget(budget, t))
 
-    at_hand = fails(n)
-    if at_hand is None:
+    reason = why(n)
+    if reason is None:
         return None
     if chunks is not None:
         return (f"FriendlyCore cannot succeed with {chunks} chunks at epsilon = {epsilon:g}: "
-                f"the core weight's noise bound A = {at_hand[1]:.3g} leaves less than a "
-                f"quarter of the chunks certified even if every chunk agrees; use more chunks "
-                "or a larger epsilon")
-    needed = n
-    while needed <= limits.MAX_ROWS and fails(needed) is not None:
-        needed *= 2
+                f"{reason}; use more chunks or a larger epsilon")
+    failing, needed = n, 2 * n
+    while needed <= limits.MAX_ROWS and why(needed) is not None:
+        failing, needed = needed, 2 * needed
+    while needed <= limits.MAX_ROWS and needed - failing > failing // 100:
+        middle = (failing + needed) // 2
+        failing, needed = (middle, needed) if why(middle) is not None else (failing, middle)
+    step = 10 ** max(len(str(needed)) - 2, 0)  # two significant digits, rounded up
+    needed = -(-needed // step) * step
     need = (f"about n > {needed:,} rows" if needed <= limits.MAX_ROWS else
             f"more than the {limits.MAX_ROWS:,} rows dpviz reads, or a larger epsilon")
     return (f"FriendlyCore needs {need} at epsilon = {epsilon:g} for k = {k}: with "
-            f"n = {n:,} its t = {at_hand[0]} chunks are too few for the core weight's noise "
-            f"bound A = {at_hand[1]:.3g} (the certified core t - A would be below t/4)")
+            f"n = {n:,} rows ({automatic_chunks(n, k)} chunks) {reason}")
 
 
-def _bottom(reason: str, ledger: Ledger, choices: Mapping[str, Any], not_private: str | None,
-            diagnostics: Mapping[str, Any]) -> Result:
+def _bottom(reason: str, ledger: Ledger, diagnostics: Mapping[str, Any]) -> Result:
     return Result(estimate={"weights": None, "means": None, "covariances": None},
-                  ledger=ledger, choices=choices, not_private=not_private, failed=reason,
-                  diagnostics=diagnostics)
+                  ledger=ledger, failed=reason, diagnostics=diagnostics)
+
+
+def aggregate_tuples(tuples: NDArray[np.float64], mixing: NDArray[np.float64],
+                     spend: CoreBudget, *, rng: np.random.Generator,
+                     friend_radius: float) -> Result:
+    """Steps 1–4 of the module docstring on t k-tuples (unit-ball coordinates).
+
+    Parameters
+    ----------
+    tuples : ndarray
+        t × k × d chunk means, each in the unit ball.
+    mixing : ndarray
+        t × k chunk mixing weights (each row on the simplex).
+    spend : CoreBudget
+        :func:`core_budget` for these t chunks.
+    rng : numpy.random.Generator
+        The noise.
+    friend_radius : float
+        r (unit-ball units).
+
+    Returns
+    -------
+    Result
+        Means in unit-ball coordinates and weights, or ⊥; ``choices`` empty (the caller's).
+    """
+    t, k, _ = tuples.shape
+    ledger = Ledger(spend.accounting.record)
+    reason = refusal(t, spend)
+    if reason is not None:  # public inputs only: nothing read, nothing spent
+        return _bottom(f"{reason}; use more rows (chunks) or a larger epsilon", ledger, {})
+    friends = friend_matrix(tuples, friend_radius)
+    weights = core_weights(friends)
+    total = float(weights.sum())
+    diagnostics: dict[str, Any] = {"degrees": friends.sum(axis=1), "core_weights": weights,
+                                   "core_weight": total}
+    noisy_total = float(truncated_laplace(
+        total, sensitivity=core_weight_sensitivity(t), epsilon=spend.epsilon,
+        delta=spend.accounting.histogram_delta, rng=rng, ledger=ledger, name=CORE_WEIGHT))
+    weight_low = noisy_total - spend.margin
+    diagnostics["certified_core_weight"] = weight_low
+    if weight_low < CORE_FLOOR * t:
+        return _bottom(f"the certified core weight {weight_low:.3g} is below t/4 = "
+                       f"{CORE_FLOOR * t:g}: too few chunks agree within r = "
+                       f"{friend_radius:g} R", ledger, diagnostics)
+    means, shares = core_average(tuples, mixing, weights)  # W ≥ W_low > 0 here
+    noisy_means = np.asarray(release(
+        means.ravel(), spend.solved[CORE_MEANS], rng=rng, ledger=ledger, name=CORE_MEANS,
+        sensitivity=means_sensitivity(t, k, friend_radius, weight_low))).reshape(means.shape)
+    noisy_shares = np.asarray(release(
+        shares, spend.solved[CORE_MIXING], rng=rng, ledger=ledger, name=CORE_MIXING,
+        sensitivity=mixing_sensitivity(t, weight_low)))
+    # post-processing: a canonical order of the components, weights on the simplex
+    rank = np.lexsort(noisy_means.T[::-1])
+    kept = np.clip(noisy_shares[rank], 1e-3, None)
+    return Result(estimate={"weights": kept / kept.sum(), "means": noisy_means[rank],
+                            "covariances": None}, ledger=ledger, diagnostics=diagnostics)
 
 
 def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, k: int,
@@ -299,16 +430,19 @@ def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, 
     radius : float, "data" or None
         Public R: the chunks' means are clipped to ``B(0, R)`` (``None``: the unit ball).
     chunks : int or None
-        t, the number of disjoint chunks (5 … 2 000, at most n/(2k)); ``None``: n/100.
+        t, the number of disjoint chunks (5 … 2 000, at most n/(2k)); ``None``:
+        :func:`automatic_chunks`.
     friend_radius : float
         r, in units of R: two tuples are friends when their means match within r.
 
     Returns
     -------
     Result
-        ``weights`` and ``means`` (``covariances`` is ``None``), or ⊥ with the reason.
-        ``diagnostics``: ``candidates`` (t·k × d, data units), ``owners``, ``core_weights``
-        (per chunk), ``core_weight`` (exact W), ``degrees``.
+        ``weights`` and ``means`` (``covariances`` is ``None``), or ⊥ with the reason —
+        refused before reading the rows (empty ledger) when the public sizes make it certain.
+        ``diagnostics``: ``candidates`` (t·k × d, data units), ``candidate_weights``,
+        ``owners``, ``degrees`` and ``core_weights`` (per chunk), ``core_weight`` (exact W),
+        ``certified_core_weight`` (W_low).
 
     Raises
     ------
@@ -320,76 +454,44 @@ def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, 
     x = as_matrix(data, min_rows=2)
     n, d = x.shape
     t = automatic_chunks(n, k) if chunks is None else limits.check_integer(CHUNKS_RANGE, chunks)
+    if n < CHUNKS_RANGE.low * 2 * k:
+        raise ValueError(too_few_rows(n, k))
     if t * 2 * k > n:
         raise ValueError(f"chunks = {t} chunks of at least 2k = {2 * k} rows need "
                          f"{t * 2 * k} rows, got {n}; lower chunks to at most "
                          f"{max(n // (2 * k), 1)}")
-    accounting = histogram_budget(budget, 1, estimator="friendly_core")
-    solved = solve(_plan(t), accounting.solve)
-    eps_w = float(solved[CORE_WEIGHT].epsilon or 0.0)
-    margin = core_margin(t, eps_w, accounting.histogram_delta)
+    spend = core_budget(budget, t)
     ball = resolve_ball(x, radius)
     choices: dict[str, Any] = {
         "bound": ball.describe(), "radius": ball.radius, "label": LABEL,
         "learner": "scikit-learn GaussianMixture(n_components=k, random_state=0) per chunk",
-        "chunks": t, "friend radius": r, "accounting": accounting.note,
+        "chunks": t, "friend radius": r, "accounting": spend.accounting.note,
         "friends": f"every mean matched within r = {r:g} R, each tuple's means more than "
                    f"{SEPARATION:g}r apart",
         "filter": f"weight clip((friends - (t+1)/2)/Delta, 0, 1), Delta = (t-3)/2 = "
                   f"{ramp_width(t):g}",
         "core weight": f"truncated Laplace, sensitivity {core_weight_sensitivity(t):.3g}, "
-                       f"bound A = {margin:.3g}; bottom below t/4 = {CORE_FLOOR * t:g}",
-        "budget split": "plan weights: core weight 1, means 1, mixing weights 1/2",
+                       f"bound A = {spend.margin:.3g}; bottom below t/4 = {CORE_FLOOR * t:g}",
+        "budget split": f"plan levels: core weight {CORE_LEVEL:g}, means 1, mixing weights "
+                        "1/2",
     }
-    if t - margin < CORE_FLOOR * t:  # public inputs only: refuse before reading the data
-        return _bottom(f"the core weight's noise bound A = {margin:.3g} leaves less than "
-                       f"t/4 = {CORE_FLOOR * t:g} of the {t} chunks certified even if every "
-                       "chunk agrees; use more rows (chunks) or a larger epsilon",
-                       Ledger(accounting.record), choices, ball.not_private, {})
+    if refusal(t, spend) is not None:  # before the rows are read
+        found = aggregate_tuples(np.zeros((t, k, d)), np.zeros((t, k)), spend, rng=rng,
+                                 friend_radius=r)
+        return replace(found, choices=choices, not_private=ball.not_private)
     unit = (x - ball.center) / ball.radius
     shuffled = unit[rng.permutation(n)]
     candidates, candidate_weights, owners = chunk_estimates(shuffled, t, k)
-    tuples = candidates.reshape(t, k, d)
-    mixing = candidate_weights.reshape(t, k)
-    friends = friend_matrix(tuples, r)
-    weights = core_weights(friends)
-    total = float(weights.sum())
-    diagnostics: dict[str, Any] = {
-        "candidates": ball.from_unit(candidates), "candidate_weights": candidate_weights,
-        "owners": owners, "degrees": friends.sum(axis=1), "core_weights": weights,
-        "core_weight": total}
-
-    ledger = Ledger(accounting.record)
-    noisy_total = float(truncated_laplace(
-        total, sensitivity=core_weight_sensitivity(t), epsilon=eps_w,
-        delta=accounting.histogram_delta, rng=rng, ledger=ledger, name=CORE_WEIGHT))
-    weight_low = noisy_total - margin
-    diagnostics["certified_core_weight"] = weight_low
-    if weight_low < CORE_FLOOR * t:
-        return _bottom(f"the certified core weight {weight_low:.3g} is below t/4 = "
-                       f"{CORE_FLOOR * t:g}: too few chunks agree within r = {r:g} R",
-                       ledger, choices, ball.not_private, diagnostics)
-    core = np.flatnonzero(weights > 0)  # W ≥ W_low > 0: never empty here
-    reference = tuples[core[np.argmax(weights[core])]]
-    order = align(tuples[core], reference)
-    w = weights[core]
-    grouped = np.take_along_axis(tuples[core], order[:, :, None], axis=1)
-    grouped_mixing = np.take_along_axis(mixing[core], order, axis=1)
-    means = np.einsum("c,ckd->kd", w, grouped) / total
-    shares = w @ grouped_mixing / total
-    noisy_means = np.asarray(release(
-        means.ravel(), solved[CORE_MEANS], rng=rng, ledger=ledger, name=CORE_MEANS,
-        sensitivity=means_sensitivity(t, k, r, weight_low))).reshape(k, d)
-    noisy_shares = np.asarray(release(
-        shares, solved[CORE_MIXING], rng=rng, ledger=ledger, name=CORE_MIXING,
-        sensitivity=mixing_sensitivity(t, weight_low)))
-    # post-processing: a canonical order of the components, weights on the simplex
-    rank = np.lexsort(noisy_means.T[::-1])
-    kept = np.clip(noisy_shares[rank], 1e-3, None)
-    return Result(estimate={"weights": kept / kept.sum(),
-                            "means": ball.from_unit(noisy_means[rank]), "covariances": None},
-                  ledger=ledger, choices=choices, not_private=ball.not_private,
-                  diagnostics=diagnostics)
+    found = aggregate_tuples(candidates.reshape(t, k, d), candidate_weights.reshape(t, k),
+                             spend, rng=rng, friend_radius=r)
+    diagnostics = {"candidates": ball.from_unit(candidates),
+                   "candidate_weights": candidate_weights, "owners": owners,
+                   **found.diagnostics}
+    estimate = dict(found.estimate)
+    if estimate["means"] is not None:
+        estimate["means"] = ball.from_unit(estimate["means"])
+    return replace(found, estimate=estimate, choices=choices, not_private=ball.not_private,
+                   diagnostics=diagnostics)
 
 
 def friendly_core_pair() -> NeighbourPair:
