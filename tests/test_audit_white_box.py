@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import dpviz
+from dpviz.estimators.result import Result
 from dpviz.lab.audit import (
     AUDIT_RUNS,
     WHITE_BOX_DRAWS,
@@ -15,9 +16,10 @@ from dpviz.lab.audit import (
     neighbour_pair,
     pairs,
     white_box_audit,
+    white_box_function,
 )
 from dpviz.lab.broken_variants import BROKEN_VARIANTS, audit_gallery
-from dpviz.privacy import Ledger, gaussian, laplace
+from dpviz.privacy import Budget, Ledger, gaussian, laplace
 from dpviz.privacy.audit import divergence, recording, release_findings
 from dpviz.privacy.mechanisms import OBSERVER
 
@@ -127,3 +129,22 @@ def test_the_reach_is_stated_before_running():
     assert reach.black_box < 0.1 < 0.5 < reach.white_box < 1.0
     sentence = reach.sentence()
     assert f"{reach.white_box:.2f}" in sentence and f"{WHITE_BOX_DRAWS:,}" in sentence
+
+
+def test_a_prefix_whose_releases_differ_is_skipped_not_reported():
+    """The nearly noiseless transcript is only used when the run makes the same releases."""
+    pair = neighbour_pair("mean", "laplace")
+
+    def at(epsilon):
+        def run_once(data, rng):
+            ledger = Ledger(Budget(epsilon=epsilon))
+            mean = float(np.clip(data, -1, 1).mean())
+            parts = 1 if epsilon < 10 else 2  # the plan depends on the budget
+            out = [laplace(mean, sensitivity=0.2, scale=0.2 * parts / epsilon, rng=rng,
+                           ledger=ledger, name=f"mean {i}") for i in range(parts)]
+            return Result(estimate={"mean": np.array([np.mean(out)])}, ledger=ledger)
+        return run_once
+
+    result = white_box_function(at(1.0), pair, task="mean", name="toy", label="toy",
+                                draws=50_000, prefix=at(100.0))
+    assert result.findings == () and result.passed, result.sentence()

@@ -503,27 +503,36 @@ def _same_output(a: Result, b: Result) -> bool:
                for k in a.estimate)
 
 
-Cache = dict[tuple[int, str], tuple[Result, tuple[Recorded, ...]]]
+Cache = dict[tuple[int, str], tuple[Result, tuple[Recorded, ...]] | None]
 
 
 def _record(run_once: RunOnce, data: Any, neighbour: Any, description: str, seed: int,
-            prefix: RunOnce | None, cache: Cache) -> _Recorded:
+            prefix: RunOnce | None, cache: Cache) -> _Recorded | None:
     """Run on D recording its releases, then on D′ with the same seed replaying them.
 
     With ``prefix`` both runs replay instead the releases of ``prefix`` run on D (a nearly
-    noiseless run: a transcript on which each row sits squarely in one component).
+    noiseless run: a transcript on which each row sits squarely in one component); ``None``
+    when D's run does not make the prefix's releases (its plan depends on the budget).
     """
     def recorded(run: RunOnce, replay: tuple[Recorded, ...] | None, kind: str
-                 ) -> tuple[Result, tuple[Recorded, ...]]:
+                 ) -> tuple[Result, tuple[Recorded, ...]] | None:
         if (id(data), kind) not in cache:
             with recording(replay=replay) as seen:
                 result = run(data, np.random.default_rng(seed))
             _replayable(result.ledger, seen.releases, seen.unsupported)
-            cache[id(data), kind] = result, tuple(seen.releases)
+            cache[id(data), kind] = (result, tuple(seen.releases)) if seen.replayed else None
         return cache[id(data), kind]
 
-    replay = None if prefix is None else recorded(prefix, None, "prefix")[1]
-    first, releases = recorded(run_once, replay, "own" if prefix is None else "replayed")
+    replay = None
+    if prefix is not None:
+        quiet = recorded(prefix, None, "prefix")
+        replay = None if quiet is None else quiet[1]
+        if replay is None:
+            return None
+    own = recorded(run_once, replay, "own" if prefix is None else "replayed")
+    if own is None:
+        return None
+    first, releases = own
     with recording(replay=releases if replay is None else replay) as again:
         second = run_once(neighbour, np.random.default_rng(seed))
     return _Recorded(first, second, releases, tuple(again.releases), description)
@@ -590,7 +599,8 @@ def white_box_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, nam
     if prefix is not None:
         recorded += [_record(run_once, d, n, text, seed, prefix, cache)
                      for d, n, text in options]
-    worst = max(recorded, key=lambda r: (bool(r.findings()), divergence(r.first, r.second)))
+    worst = max((r for r in recorded if r is not None),  # the pair's own is never None
+                key=lambda r: (bool(r.findings()), divergence(r.first, r.second)))
     claim = _claim(worst.data.ledger, label)
     assert claim.epsilon is not None  # _claim refuses otherwise
     findings = worst.findings()

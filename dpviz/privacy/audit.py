@@ -326,6 +326,13 @@ class Recorder:
     replay: Sequence[Recorded] | None = None
     releases: list[Recorded] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
+    missed: int = 0
+
+    @property
+    def replayed(self) -> bool:
+        """Whether every release handed back the replayed one (and there were as many)."""
+        return self.replay is None or (not self.missed
+                                       and len(self.releases) == len(self.replay))
 
     def __call__(self, row: Release, value: NDArray[np.float64], noised: NDArray[np.float64],
                  output: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -337,8 +344,10 @@ class Recorder:
         self.releases.append(Recorded(row.name, NOISE_OF[row.mechanism], row.norm,
                                       row.sensitivity, row.scale, value, noised,
                                       np.array(output, dtype=float)))
-        if self.replay is None or i >= len(self.replay) or \
-                np.shape(self.replay[i].output) != np.shape(output):
+        if self.replay is None:
+            return output
+        if i >= len(self.replay) or np.shape(self.replay[i].output) != np.shape(output):
+            self.missed += 1
             return output  # a different release: release_findings says so
         return np.array(self.replay[i].output)
 
