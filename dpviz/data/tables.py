@@ -9,6 +9,7 @@ import csv
 import io
 import math
 import os
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,16 +157,13 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2,
     raw = source if isinstance(source, bytes) else read_file(source, what="the CSV")
     if len(raw) > limits.MAX_UPLOAD_BYTES:
         raise ValueError(too_big(len(raw)))
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError("the CSV is not UTF-8 text") from None
-    # Streamed: each row becomes floats as it is read, the width is checked on the first data
-    # row and the row count as it grows, so a huge file is refused early, never held as text
-    # cells (Python strings take ~50 bytes each: a 50 MB file would hold gigabytes).
-    values: list[list[float]] = []
-    width, first_line, seen = 0, 1, False
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # Streamed: the bytes are decoded line by line (a whole decoded copy in a StringIO takes
+    # four bytes a character), each row becomes floats as it is read, the width is checked on
+    # the first data row and the row count as it grows, so a huge file is refused early and
+    # never held as text cells (Python strings take ~50 bytes each).
+    values = array("d")  # 8 bytes a cell (a list of Python floats takes 32)
+    width, first_line, seen, count = 0, 1, False, 0
+    reader = csv.reader(io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", newline=""))
     try:
         for row in reader:
             if not any(c.strip() for c in row):
@@ -178,7 +176,7 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2,
                         header[:] = row[:limits.MAX_COLUMNS + 1]
                     width = -len(row)  # the header's width, checked on the first data row
                     continue
-            i = len(values)
+            i = count
             if i == 0:
                 if width < 0 and -width != len(row):
                     raise ValueError(f"the CSV's header has {-width} names but its first data "
@@ -195,14 +193,17 @@ def read_csv(source: str | os.PathLike[str] | bytes, *, min_rows: int = 2,
                                  f"most {limits.MAX_ROWS}")
             if not row_cap and i > limits.SBM_EDGES:
                 break  # one row past the edge cap is kept: read_edges refuses it
-            values.append(_numbers(row, i + first_line))
+            values.extend(_numbers(row, i + first_line))
+            count += 1
+    except UnicodeDecodeError:
+        raise ValueError("the CSV is not UTF-8 text") from None
     except csv.Error as err:
         raise ValueError(f"the CSV cannot be read: {err}") from None
     if not seen and min_rows > 0:
         raise ValueError("the CSV is empty")
-    if not values and min_rows == 0:  # e.g. the edge list of the empty graph: a valid input
+    if not count and min_rows == 0:  # e.g. the edge list of the empty graph: a valid input
         return np.empty((0, 0))
-    return as_matrix(np.array(values, dtype=float).reshape(len(values), max(width, 0)),
+    return as_matrix(np.frombuffer(values, dtype=float).reshape(count, max(width, 0)),
                      min_rows=min_rows, name="the CSV", row_cap=row_cap)
 
 
