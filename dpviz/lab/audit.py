@@ -433,12 +433,12 @@ class Reach:
         Examples
         --------
         >>> Reach(1.0, 0.0, 0.74, 0.99, 1).sentence()[:61]
-        'This run claims ε = 1.00. Even a perfect test shows at most a'
+        'This run claims ε = 1.00. A perfect test typically shows abou'
         """
         delta = f", δ = {self.claimed_delta:.0e}" if self.claimed_delta else ""
-        black = (f"This run claims ε = {self.claimed_epsilon:.2f}{delta}. Even a perfect test "
-                 f"shows at most about ε ≥ {self.black_box:.2f} from {AUDIT_RUNS:,} runs of the "
-                 "whole estimator")
+        black = (f"This run claims ε = {self.claimed_epsilon:.2f}{delta}. A perfect test "
+                 f"typically shows about ε ≥ {self.black_box:.2f} from {AUDIT_RUNS:,} runs of "
+                 "the whole estimator")
         if self.white_box_reason is not None:
             return f"{black}."
         return (f"{black}, and about ε ≥ {self.white_box:.2f} from {WHITE_BOX_DRAWS:,} draws "

@@ -53,7 +53,7 @@ def test_the_audit_panel_says_what_each_audit_can_show_before_running():
     at = open_page("gmm")
     open_section(at, "gmm_audit_open")
     assert not at.exception, at.exception
-    said = [m.value for m in at.markdown if "Even a perfect test" in m.value]
+    said = [m.value for m in at.markdown if "A perfect test typically shows" in m.value]
     assert len(said) == 1 and "draws of its" in said[0]
     assert {"gmm_audit", "gmm_audit_black"} <= {b.key for b in at.button}
     assert "gmm_audit_chart" not in charts(at)  # nothing ran yet
