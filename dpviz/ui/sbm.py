@@ -50,7 +50,8 @@ from dpviz.viz import sbm as figures
 
 SYNTHETIC, KARATE, UPLOAD = "synthetic", "karate", "upload"
 SOURCES = {SYNTHETIC: "Synthetic SBM", KARATE: "Zachary's karate club",
-           UPLOAD: "Upload an edge list (CSV)"}
+           "les_miserables": "Les Misérables", "florentine_families": "Florentine families",
+           "davis_southern_women": "Davis' Southern Women", UPLOAD: "Upload an edge list (CSV)"}
 UPLOAD_NOTE = ("An uploaded file is not kept in the link: a copied link reopens every setting "
                "but not the file — upload it again. The file stays in this browser session.")
 #: Parameters the page sets for every estimator (the graph's), not estimator widgets.
@@ -99,10 +100,11 @@ def graph_controls(data_seed: int) -> GraphChoice:
     source = st.radio("Graph", tuple(SOURCES), format_func=SOURCES.__getitem__,
                       key="sbm_source", bind="query-params", horizontal=True,
                       help="A generated two-community graph (its communities are known), "
-                           "Zachary's karate club (two factions, 34 members) or your own "
-                           "edge list.")
-    if source == KARATE:
-        return GraphChoice({"dataset": "karate"})
+                           "Zachary's karate club (two factions, 34 members), three graphs "
+                           "that ship with networkx (no known communities: nothing scored) "
+                           "or your own edge list.")
+    if source not in (SYNTHETIC, UPLOAD):  # a bundled graph: its public parameters with it
+        return GraphChoice({"dataset": str(source)})
     if source == UPLOAD:
         return upload_controls()
     a, b = st.columns(2)

@@ -127,3 +127,13 @@ def test_covariance_page_takes_the_same_upload_step(way, standardise):
     assert "height (cm)" in str(heatmaps)  # the CSV's names label the matrices
     captions = " ".join(c.value for c in at.caption)
     assert ("estimated privately" if way == "private" else "read from the data") in captions
+
+
+@pytest.mark.parametrize("name", ["les_miserables", "florentine_families",
+                                  "davis_southern_women"])
+def test_networkx_graphs_open_on_the_sbm_page(name):
+    at = open_page("sbm")
+    at.radio(key="sbm_source").set_value(name).run()
+    assert not at.exception and not errors(at), errors(at)
+    text = " ".join(c.value for c in at.caption)
+    assert "No true communities ship with it" in text and "read off this very graph" in text
