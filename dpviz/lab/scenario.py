@@ -676,6 +676,7 @@ def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
     for release in result.ledger.releases:
         spent.record(release)
     choices = {**result.choices, "bounds": box.describe(), "ranges": box.ranges(),
+               "centre": box.center.tolist(),
                **_table_choices(loaded, box.clipped_rows(x))}
     reasons = "; ".join(r for r in (result.not_private, box.not_private) if r) or None
     estimate, diagnostics = box.map_estimate(result.estimate), box.map_estimate(
