@@ -62,17 +62,19 @@ Observer = Callable[[Release, NDArray[np.float64], NDArray[np.float64], NDArray[
 OBSERVER: ContextVar[Observer | None] = ContextVar("dpviz_release_observer", default=None)
 
 
-def _observed(row: Release, value: ArrayLike, noised: ArrayLike,
-              output: NDArray[np.float64]) -> NDArray[np.float64]:
+def _observed(row: Release, value: ArrayLike, output: NDArray[np.float64], *,
+              triangle: bool = False) -> NDArray[np.float64]:
     """``output``, or what the running audit's observer returns for it.
 
-    The observer sees the pre-noise ``value``, the entries ``noised`` that received noise and
-    the ledger ``row``.
+    The observer sees the ledger ``row``, the pre-noise ``value`` and the entries that
+    received noise (a symmetric matrix's upper triangle with ``triangle``).
     """
     observer = OBSERVER.get()
     if observer is None:
         return output
-    return observer(row, np.asarray(value, dtype=float), np.ravel(noised).astype(float), output)
+    exact = np.asarray(value, dtype=float)
+    noised = exact[np.triu_indices(len(exact))] if triangle else np.ravel(exact)
+    return observer(row, exact, noised, output)
 
 
 def _check_scale(scale: float) -> float:
@@ -182,7 +184,7 @@ def laplace(value: ArrayLike, *, sensitivity: float, scale: float, rng: np.rando
     row = Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
                   rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale))
     ledger.record(row)
-    noisy = _observed(row, value, value, noisy)
+    noisy = _observed(row, value, noisy)
     return noisy if noisy.ndim else float(noisy)
 
 
@@ -201,7 +203,7 @@ def gaussian(value: ArrayLike, *, sensitivity: float, sigma: float, rng: np.rand
     row = Release(name, "gaussian", sensitivity, "L2", sigma, epsilon=epsilon, delta=delta,
                   rho=rho, part=part, sampler=sampler_of(rng, sigma))
     ledger.record(row)
-    noisy = _observed(row, value, value, noisy)
+    noisy = _observed(row, value, noisy)
     return noisy if noisy.ndim else float(noisy)
 
 
@@ -243,7 +245,7 @@ def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
     row = Release(name, "symmetric_gaussian", sensitivity, "Frobenius", sigma, rho=rho,
                   part=part, sampler=sampler_of(rng, sigma))
     ledger.record(row)
-    return _observed(row, square, square[np.triu_indices(len(square))], noisy)
+    return _observed(row, square, noisy, triangle=True)
 
 
 def symmetric_laplace(matrix: ArrayLike, *, sensitivity: float, scale: float,
@@ -270,8 +272,7 @@ def symmetric_laplace(matrix: ArrayLike, *, sensitivity: float, scale: float,
     row = Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
                   rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale))
     ledger.record(row)
-    upper = square[np.triu_indices(len(square))]
-    return _observed(row, upper, upper, noisy)
+    return _observed(row, square, noisy, triangle=True)
 
 
 def release(value: ArrayLike, allocation: Allocation, *, rng: np.random.Generator,
