@@ -1,0 +1,127 @@
+"""Winner maps (issue 20 item 1): the live 5 × 5 map's time, and the saved maps.
+
+:func:`bench_winner` (``make bench``) times the live coarse map the pages compute at their
+default settings — 5 × 5 cells of ε × n, every private estimator, the pages' repeats
+(:data:`dpviz.ui.winner.LIVE_REPEATS`), on 2 local processes, with an empty cache — for each
+task, precondition checks included. Target: under 60 s on 2 cores.
+
+``python bench/winner.py --save [--task gmm]`` regenerates the saved full-resolution maps
+under ``assets/`` (run it under ``nice -n 10``): the grids and repeats of :data:`SAVED`, with
+the sample-size bounds searched at :data:`LINE_POINTS` values of the other axis.
+``python bench/winner.py`` alone prints the live maps' times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from dpviz.lab.experiments import winner  # noqa: E402
+from dpviz.lab.experiments.runner import run_sweep  # noqa: E402
+from dpviz.lab.experiments.sweep import SweepSpec  # noqa: E402
+
+TARGET_SECONDS = 60.0
+LIVE_POINTS, LIVE_JOBS = 5, 2
+#: The saved maps: per task, (values across, values up, repeats), ε across and n up.
+SAVED: dict[str, tuple[int, int, int]] = {"gmm": (10, 9, 3), "covariance": (10, 10, 3),
+                                          "sbm": (10, 8, 2)}
+#: Values of the other axis at which each saved sample-size bound is searched.
+LINE_POINTS = 25
+
+
+def live_spec(task: str) -> SweepSpec:
+    """The live map the page computes at its defaults (its ranges, repeats and settings)."""
+    from dpviz.ui.winner import LIVE_REPEATS
+
+    x, y = winner.DEFAULT_AXES
+    axes = winner.AXES[task]
+    data, fixed = winner.map_settings(task)
+    return winner.map_spec(task, x, y, axes[x].values(LIVE_POINTS),
+                           axes[y].values(LIVE_POINTS), data=data, fixed=fixed,
+                           repeats=LIVE_REPEATS[task])
+
+
+def timed_map(spec: SweepSpec, jobs: int) -> tuple[float, Any]:
+    """Wall seconds of one map (precondition checks, runs and lines) with a fresh cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        start = time.perf_counter()
+        table = winner.run_map(spec, jobs=jobs, cache_dir=cache)
+        winner.threshold_lines(spec)
+        winner.bound_lines(spec)
+        return time.perf_counter() - start, table
+
+
+def warm_pool(jobs: int) -> None:
+    """Start the local process pool (as on a running server, where it stays up)."""
+    tiny = SweepSpec.from_dict({"task": "gmm", "estimators": ["dp_em"],
+                                "data": {"generator": "gmm", "n": 200}, "fixed": {"delta": 1e-5},
+                                "grid": {"epsilon": [1.0]}, "repeats": 2 * jobs})
+    with tempfile.TemporaryDirectory() as cache:
+        run_sweep(tiny, jobs=jobs, cache_dir=cache)
+
+
+def bench_winner(b: Any) -> None:
+    """``winner_live_map_<task>``: seconds of the live 5 × 5 map at the page defaults."""
+    warm_pool(LIVE_JOBS)
+    for task in ("gmm", "covariance", "sbm"):
+        spec = live_spec(task)
+        load = os.getloadavg()[0]
+        seconds, table = timed_map(spec, LIVE_JOBS)
+        skipped = int(table["failed"].str.startswith(winner.NOT_RUN).sum())
+        b.add(f"winner_live_map_{task}", seconds, "s",
+              target=f"value < {TARGET_SECONDS:g} s on 2 cores, 2 processes",
+              meets=seconds < TARGET_SECONDS,
+              note=f"{LIVE_POINTS} × {LIVE_POINTS} map of ε × n at the page defaults, "
+                   f"{len(spec.estimators)} private estimators × {spec.repeats} repeats = "
+                   f"{spec.runs} runs ({skipped} skipped by their preconditions), "
+                   f"{LIVE_JOBS} loky processes (pool warm), 1 BLAS thread each, fresh cache, "
+                   f"precondition checks and lines included; load average {load:.1f} at the "
+                   f"start on {os.cpu_count()} CPUs")
+
+
+def save(task: str, jobs: int) -> None:
+    """Run and save ``task``'s full-resolution map (:data:`SAVED`)."""
+    x, y = winner.DEFAULT_AXES
+    across, up, repeats = SAVED[task]
+    axes = winner.AXES[task]
+    data, fixed = winner.map_settings(task)
+    spec = winner.map_spec(task, x, y, axes[x].values(across), axes[y].values(up), data=data,
+                           fixed=fixed, repeats=repeats)
+    start = time.perf_counter()
+    table = winner.run_map(spec, jobs=jobs)
+    ran = time.perf_counter() - start
+    points = axes[x].values(LINE_POINTS)
+    lines = [*winner.threshold_lines(spec), *winner.bound_lines(spec, points)]
+    seconds = time.perf_counter() - start
+    winner.save_map(spec, table, lines, seconds)
+    cpu = float(table["seconds"].sum())
+    print(f"{task}: {spec.runs} runs ({int(table['failed'].str.startswith(winner.NOT_RUN).sum())}"
+          f" skipped) in {ran:.0f} s wall, {cpu:.0f} s in runs; lines {seconds - ran:.0f} s",
+          flush=True)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--save", action="store_true", help="regenerate the saved maps")
+    parser.add_argument("--task", choices=tuple(SAVED), action="append",
+                        help="only this task (repeatable)")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    if args.save:
+        for name in args.task or tuple(SAVED):
+            save(name, args.jobs)
+    else:
+        class _Print:
+            def add(self, name: str, value: float, unit: str, **kw: Any) -> None:
+                print(name, f"{value:.3g} {unit}", kw.get("note", ""), flush=True)
+
+        bench_winner(_Print())

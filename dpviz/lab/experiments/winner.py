@@ -1,0 +1,623 @@
+"""Winner maps: which private estimator has the lowest error where, over two axes.
+
+A winner map is a sweep whose grid has two keys (:class:`~dpviz.lab.experiments.sweep.SweepSpec`,
+run by the one runner, :func:`~dpviz.lab.experiments.runner.run_sweep`). Per grid cell and
+estimator the score is the median of the metric over the repeats, a failed run (⊥) counting as
+an infinitely bad one; the winner has the best score, its margin over the runner-up is
+``|w − r| / max(|w|, |r|)`` (for an error, ``1 − w/r``: 0.4 means 40% less error), and an
+estimator whose median is ⊥ has failed there. Runs that an entry's public preconditions
+(:meth:`dpviz.core.entry.Estimator.cannot_run`) rule out are not run (:func:`cannot_succeed`,
+the runner's ``skip`` hook): their rows say so and count as ⊥.
+
+Drawn with each map: the papers' thresholds (:data:`THRESHOLDS`: Kesten–Stigum for the SBM,
+Chen, Cohen-Addad, d'Orsi et al. 2023; GaussCov/SeparateCov's crossover d ≈ n^(2/3) at trace 1,
+Dong, Liang & Yi 2022) and each estimator's sample-size bound, searched from its entry's
+preconditions (:func:`bound_lines`). Saved full-resolution maps (:func:`save_map`,
+:func:`load_map`) are made by ``python bench/winner.py --save``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dpviz.estimators.metrics import metric_label
+from dpviz.estimators.registry import TASKS
+from dpviz.estimators.registry import estimator as lookup
+from dpviz.estimators.result import to_json_value
+from dpviz.lab.experiments.cache import from_json_value
+from dpviz.lab.experiments.runner import Progress, run_sweep
+from dpviz.lab.experiments.sweep import SweepSpec
+from dpviz.lab.experiments.tables import read_table, write_table
+from dpviz.lab.feasibility import smallest
+
+ROOT = Path(__file__).resolve().parents[3]
+#: Where the saved maps live: ``<sweeps>/winner_<task>.json`` (the spec),
+#: ``<results>/winner_<task>.csv`` (its table) and ``<results>/winner_<task>_lines.json``.
+SWEEPS, RESULTS = ROOT / "assets" / "sweeps", ROOT / "assets" / "results"
+#: A skipped run's ``failed`` text starts with this.
+NOT_RUN = "not run: cannot succeed at these public sizes: "
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One axis a winner map can sweep: a grid key, its words and its range.
+
+    Attributes
+    ----------
+    key : str
+        The sweep's grid key (``epsilon`` or ``data.<generator parameter>``).
+    label : str
+        The axis title shown on pages.
+    low, high : float
+        The range a map spans (the live map's widest).
+    log : bool
+        Log-spaced values.
+    integer : bool
+        Integer values (rounded, duplicates dropped).
+    """
+
+    key: str
+    label: str
+    low: float
+    high: float
+    log: bool = True
+    integer: bool = False
+
+    def values(self, count: int, low: float | None = None,
+               high: float | None = None) -> tuple[float | int, ...]:
+        """``count`` values from ``low`` to ``high`` (the axis's range by default), rounded.
+
+        Two significant digits (integers for an integer axis), duplicates dropped.
+
+        Examples
+        --------
+        >>> AXES["gmm"]["epsilon"].values(5)
+        (0.1, 0.32, 1.0, 3.2, 10.0)
+        >>> AXES["sbm"]["data.n"].values(3, 200, 800)
+        (200, 400, 800)
+        """
+        lo = self.low if low is None else float(low)
+        hi = self.high if high is None else float(high)
+        if not (lo > 0 if self.log else True) or not hi >= lo:
+            raise ValueError(f"the range of {self.label} must be {'0 < ' if self.log else ''}"
+                             f"from <= to, got {lo:g} to {hi:g}")
+        raw = np.geomspace(lo, hi, count) if self.log else np.linspace(lo, hi, count)
+        out: list[float | int] = []
+        for value in raw:
+            rounded = float(f"{value:.2g}")
+            shown: float | int = int(round(rounded)) if self.integer else rounded
+            if shown not in out:
+                out.append(shown)
+        return tuple(out)
+
+
+def _axes(*axes: Axis) -> Mapping[str, Axis]:
+    return MappingProxyType({axis.key: axis for axis in axes})
+
+
+EPSILON = Axis("epsilon", "ε (privacy budget)", 0.1, 10.0)
+#: The axes each task's map can sweep (its generator's parameters and ε).
+AXES: Mapping[str, Mapping[str, Axis]] = MappingProxyType({
+    "gmm": _axes(EPSILON, Axis("data.n", "n (rows)", 500, 20_000, integer=True),
+                 Axis("data.d", "d (dimension)", 1, 20, integer=True),
+                 Axis("data.separation", "separation (in standard deviations)", 1.0, 10.0,
+                      log=False)),
+    "covariance": _axes(EPSILON, Axis("data.n", "n (rows)", 1_000, 50_000, integer=True),
+                        Axis("data.d", "d (dimension)", 10, 400, integer=True),
+                        Axis("data.buckets", "norm buckets N (trace shrinks as N grows)", 1,
+                             16, integer=True)),
+    "sbm": _axes(Axis("epsilon", "ε (privacy budget)", 0.25, 8.0),
+                 Axis("data.n", "n (vertices)", 200, 1_000, integer=True),
+                 Axis("data.degree", "average degree d", 5.0, 200.0),
+                 Axis("data.signal", "signal ε_s", 0.05, 1.0)),
+})
+#: The default axes: ε across, n up.
+DEFAULT_AXES = ("epsilon", "data.n")
+#: The generator each task's maps draw their data from.
+GENERATOR: Mapping[str, str] = MappingProxyType({"gmm": "gmm", "covariance": "zipf",
+                                                 "sbm": "sbm"})
+#: Budget shared by every run of a map, unless the page's scenario gives its own.
+FIXED: Mapping[str, Mapping[str, Any]] = MappingProxyType({
+    "gmm": MappingProxyType({"epsilon": 1.0, "delta": 1e-5}),
+    "covariance": MappingProxyType({"epsilon": 1.0, "delta": 1e-5}),
+    "sbm": MappingProxyType({"epsilon": 2.0, "delta": 1e-6}),
+})
+#: The metrics a map can rank by (the first is the default).
+METRICS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "gmm": ("mean_error", "weight_error", "covariance_error"),
+    "covariance": ("frobenius_error",),
+    "sbm": ("error_rate",),
+})
+#: Budget keys a page's scenario may fix for a map.
+BUDGET_KEYS = ("epsilon", "rho", "delta", "accounting")
+
+
+def private_estimators(task: str) -> tuple[str, ...]:
+    """The task's private estimators, in registry order (new registrations included)."""
+    return tuple(name for name, entry in TASKS[task].items() if entry.notion != "none")
+
+
+def map_settings(task: str, data: Mapping[str, Any] | None = None,
+                 params: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The data block and budget a map holds fixed, from a page's scenario (its data, params).
+
+    Data of another kind than the task's generator (a file, a bundled set) give the
+    generator's defaults; the budget is the scenario's (ε or ρ, δ, accounting) over
+    :data:`FIXED`.
+
+    Examples
+    --------
+    >>> map_settings("covariance", {"generator": "zipf", "n": 2000, "seed": 4},
+    ...              {"rho": 0.1, "eigenvector_share": 0.5})
+    ({'n': 2000}, {'delta': 1e-05, 'rho': 0.1})
+    >>> map_settings("gmm", {"dataset": "iris"}, {"epsilon": 2.0})
+    ({}, {'epsilon': 2.0, 'delta': 1e-05})
+    """
+    block = dict(data or {})
+    own = ({k: v for k, v in block.items() if k not in ("generator", "seed")}
+           if block.get("generator") == GENERATOR[task] else {})
+    budget = {k: v for k, v in (params or {}).items() if k in BUDGET_KEYS and v is not None}
+    fixed = dict(FIXED[task])
+    if "rho" in budget:
+        fixed.pop("epsilon", None)
+    return own, {**fixed, **budget}
+
+
+def map_spec(task: str, x: str, y: str, xs: Sequence[Any], ys: Sequence[Any], *,
+             data: Mapping[str, Any] | None = None, fixed: Mapping[str, Any] | None = None,
+             repeats: int, seed: int = 0, metric: str | None = None,
+             estimators: Sequence[str] | None = None) -> SweepSpec:
+    """The sweep of a winner map: ``x`` × ``y`` on the task's generator, every estimator.
+
+    ``data`` and ``fixed`` (the task's generator defaults and :data:`FIXED` when left out)
+    give everything the axes do not; a data seed is dropped (every repeat a fresh draw). An
+    ε axis drops a fixed ρ.
+
+    Examples
+    --------
+    >>> spec = map_spec("covariance", "epsilon", "data.n", [0.5, 2], [1000, 4000], repeats=2)
+    >>> spec.runs, [k for k, _ in spec.grid], spec.metrics
+    (40, ['epsilon', 'data.n'], ('frobenius_error',))
+    """
+    axes = AXES[task]
+    for key in (x, y):
+        if key not in axes:
+            raise ValueError(f"unknown axis {key!r} for the {task} map; the axes are "
+                             f"{', '.join(axes)}")
+    if x == y:
+        raise ValueError(f"a winner map needs two different axes, got {x!r} twice")
+    block = {k: v for k, v in (data or {}).items() if k != "seed"}
+    block["generator"] = GENERATOR[task]
+    budget = {k: v for k, v in (fixed if fixed is not None else FIXED[task]).items()
+              if k not in (x, y) and v is not None}
+    if "epsilon" in (x, y):
+        budget.pop("rho", None)
+    elif "epsilon" not in budget and "rho" not in budget:
+        budget["epsilon"] = FIXED[task]["epsilon"]
+    for key in (x, y):
+        if key.startswith("data."):
+            block.pop(key[5:], None)
+    return SweepSpec.from_dict({
+        "task": task, "estimators": list(estimators or private_estimators(task)),
+        "data": block, "fixed": budget, "grid": {x: list(xs), y: list(ys)},
+        "repeats": repeats, "seed": seed, "metrics": [metric or METRICS[task][0]],
+        "description": f"winner map of the {task} estimators"})
+
+
+def public_sizes(scenario: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The public sizes and budget a precondition reads, from a run's scenario JSON.
+
+    ``None`` when the data block states no n (a file or a bundled set).
+
+    Examples
+    --------
+    >>> public_sizes({"task": "gmm", "estimator": "ppe", "data": {"generator": "gmm",
+    ...     "n": 1000, "d": 2, "k": 3}, "params": {"epsilon": 1.0, "delta": 1e-5}})
+    {'n': 1000, 'd': 2, 'k': 3, 'epsilon': 1.0, 'delta': 1e-05, 'accounting': 'zcdp'}
+    """
+    data, params = scenario["data"], scenario.get("params") or {}
+    if "n" not in data:
+        return None
+    epsilon = from_json_value(params.get("epsilon")) if "epsilon" in params else None
+    sizes = {"n": int(data["n"]), "d": int(data.get("d", 1)),
+             "k": params.get("k") or data.get("k"), "epsilon": epsilon,
+             "delta": float(params.get("delta") or 0.0),
+             "accounting": str(params.get("accounting") or "zcdp")}
+    own = {p.name for p in lookup(scenario["task"], scenario["estimator"]).params} - {"k"}
+    sizes.update({k: v for k, v in params.items() if k in own})
+    return sizes
+
+
+@functools.lru_cache(maxsize=4096)
+def _cannot_run(task: str, name: str, sizes: str) -> str | None:
+    """The entry's precondition at these sizes (JSON), once per process and sizes."""
+    try:
+        return lookup(task, name).cannot_run(**json.loads(sizes))
+    except ValueError as err:  # sizes the entry's own calculator refuses
+        return str(err)
+
+
+def cannot_succeed(scenario: Mapping[str, Any]) -> str | None:
+    """Why a run cannot succeed at its public sizes (the row's ``failed`` text), or ``None``.
+
+    The runner's ``skip`` hook: public inputs only (sizes, budget, parameters), so skipping
+    says nothing about anyone's row. Answers are cached per sizes (some entries solve their
+    accounting afresh for every ε, about a second each).
+
+    Examples
+    --------
+    >>> cannot_succeed({"task": "gmm", "estimator": "ppe", "data": {"generator": "gmm",
+    ...     "n": 1000, "d": 2, "k": 3}, "params": {"epsilon": 1.0, "delta": 1e-5}})[:45]
+    'not run: cannot succeed at these public sizes'
+    """
+    sizes = public_sizes(scenario)
+    if sizes is None or _trivial(scenario["task"], scenario["estimator"]):
+        return None
+    why = _cannot_run(scenario["task"], scenario["estimator"], json.dumps(sizes, sort_keys=True))
+    return None if why is None else NOT_RUN + why
+
+
+def run_map(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
+            cache_dir: str | os.PathLike[str] | None = None,
+            progress: Progress | None = None,
+            should_stop: Callable[[], bool] | None = None) -> pd.DataFrame:
+    """:func:`~dpviz.lab.experiments.runner.run_sweep` with runs that cannot succeed skipped."""
+    return run_sweep(spec, jobs=jobs, scheduler=scheduler, cache_dir=cache_dir,
+                     progress=progress, should_stop=should_stop, skip=cannot_succeed)
+
+
+# --- who wins where ---------------------------------------------------------------------------
+
+def cell_scores(group: pd.DataFrame, metric: str, *,
+                higher: bool = False) -> dict[str, float]:
+    """Each estimator's median of ``metric`` in one cell, a ⊥ run counting as the worst.
+
+    ``higher``: the metric is a score (higher is better), not an error. An estimator with no
+    scored run (the metric does not apply to it) is left out.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"estimator": ["a", "a", "a", "b", "b"],
+    ...                   "err": [1.0, 2.0, float("nan"), 0.5, float("nan")],
+    ...                   "failed": ["", "", "⊥", "", "⊥"]})
+    >>> cell_scores(t, "err")
+    {'a': 2.0, 'b': inf}
+    """
+    worst = -math.inf if higher else math.inf
+    out = {}
+    for name, runs in group.groupby("estimator", sort=False):
+        values = np.where(runs["failed"] != "", worst, runs[metric].astype(float))
+        values = values[~np.isnan(values)]
+        if values.size:
+            out[str(name)] = float(np.median(values))
+    return out
+
+
+def margin(best: float, second: float) -> float:
+    """How much better ``best`` is than ``second``: ``|b − s| / max(|b|, |s|)``, 1 if ⊥.
+
+    Examples
+    --------
+    >>> margin(0.6, 1.0), margin(0.5, math.inf), margin(0.0, 0.0)
+    (0.4, 1.0, 0.0)
+    """
+    if not math.isfinite(second):
+        return 1.0
+    scale = max(abs(best), abs(second))
+    return 0.0 if scale == 0 else abs(second - best) / scale
+
+
+def winners(table: pd.DataFrame, x: str, y: str, metric: str, *,
+            higher: bool = False) -> pd.DataFrame:
+    """Per cell of an ``x`` × ``y`` sweep table: the winner, its margin, who failed.
+
+    ``higher``: the metric is a score (the highest median wins), not an error.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (``x``, ``y``) in table order: ``winner`` (``None`` when every estimator
+        is ⊥), ``score`` (its median), ``runner_up``, ``runner_up_score``, ``margin``
+        (:func:`margin`; 1 when it alone succeeds), ``failed`` (names whose median is ⊥ from
+        runs that ran), ``not_run`` (names whose runs were skipped as unable to succeed) and
+        ``scores`` (every estimator's median).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"estimator": ["a", "b", "c"] * 2, "epsilon": [1] * 3 + [2] * 3,
+    ...     "n": [10] * 6, "err": [1.0, 0.5, float("nan"), 1.0, 2.0, float("nan")],
+    ...     "failed": ["", "", "⊥", "", "", NOT_RUN + "too small"]})
+    >>> w = winners(t, "epsilon", "n", "err")
+    >>> w[["winner", "runner_up", "margin"]].values.tolist()
+    [['b', 'a', 0.5], ['a', 'b', 0.5]]
+    >>> w["failed"].tolist(), w["not_run"].tolist()
+    ([['c'], []], [[], ['c']])
+    """
+    rows = []
+    for (xv, yv), group in table.groupby([x, y], sort=False):
+        scores = cell_scores(group, metric, higher=higher)
+        ok = sorted((s, name) for name, s in scores.items() if math.isfinite(s))
+        if higher:
+            ok.reverse()
+        skipped = {str(n) for n, f in zip(group["estimator"], group["failed"], strict=True)
+                   if str(f).startswith(NOT_RUN)}
+        bottom = [name for name, s in scores.items() if not math.isfinite(s)]
+        best = ok[0] if ok else (math.nan, None)
+        second = ok[1] if len(ok) > 1 else (math.nan, None)
+        rows.append({
+            x: xv, y: yv, "winner": best[1], "score": best[0], "runner_up": second[1],
+            "runner_up_score": second[0],
+            "margin": (math.nan if best[1] is None else
+                       margin(best[0], second[0] if second[1] is not None else math.inf)),
+            "failed": [n for n in bottom if n not in skipped],
+            "not_run": [n for n in bottom if n in skipped], "scores": scores})
+    out = pd.DataFrame(rows, columns=[x, y, "winner", "score", "runner_up", "runner_up_score",
+                                      "margin", "failed", "not_run", "scores"])
+    for column in ("winner", "runner_up"):  # None, not NaN, where there is none
+        out[column] = pd.Series([r[column] for r in rows], index=out.index, dtype=object)
+    return out
+
+
+def winner_summary(spec: SweepSpec, table: pd.DataFrame) -> dict[str, Any] | None:
+    """The ``winner`` summary of a sweep whose grid has two keys (``None`` otherwise).
+
+    JSON-ready: the rule, the metric and per cell its grid values, ``winner``, ``margin``,
+    ``runner_up``, their medians, ``failed`` and ``not_run`` (registry names).
+    """
+    if len(spec.grid) != 2:
+        return None
+    (x, _), (y, _) = spec.grid
+    metric = spec.metrics[0]
+    higher = metric_label(spec.task, metric).higher_is_better
+    cells = []
+    for row in winners(table, x, y, metric, higher=higher).to_dict(orient="records"):
+        cells.append({x: row[x], y: row[y], "winner": row["winner"],
+                      "margin": _finite(row["margin"]), "median": _finite(row["score"]),
+                      "runner_up": row["runner_up"],
+                      "runner_up_median": _finite(row["runner_up_score"]),
+                      "failed": row["failed"], "not_run": row["not_run"]})
+    return to_json_value({"metric": metric, "better": "higher" if higher else "lower",
+            "rule": "per cell, the median of the metric over the repeats (a failed run counts "
+                    "as the worst); margin = |winner - runner-up| / max(|winner|, |runner-up|),"
+                    " 1 when only the winner succeeds",
+            "axes": [x, y], "cells": cells})
+
+
+def _finite(value: float) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+# --- lines drawn on a map -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Threshold:
+    """A paper's threshold: the zero set of ``field`` over the generator's parameters."""
+
+    label: str
+    field: Callable[[Mapping[str, float]], float]
+    reads: tuple[str, ...]
+
+
+#: Each task's thresholds, by the data parameters they read.
+THRESHOLDS: Mapping[str, tuple[Threshold, ...]] = MappingProxyType({
+    "sbm": (Threshold("Kesten–Stigum: ε_s² d = 1 (below it no method recovers the "
+                      "communities, private or not)",
+                      lambda p: p["signal"] ** 2 * p["degree"] - 1.0, ("degree", "signal")),),
+    "covariance": (Threshold("GaussCov/SeparateCov crossover d ≈ n^(2/3) (SeparateCov wins "
+                             "above it at trace 1)",
+                             lambda p: math.log(p["d"]) - 2.0 / 3.0 * math.log(p["n"]),
+                             ("n", "d")),),
+    "gmm": (),
+})
+
+
+@dataclass(frozen=True)
+class Line:
+    """A line to draw on a map, in the axes' own values.
+
+    ``points`` are (x, y) pairs (a broken line where a pair is ``None``); ``estimator`` names
+    the entry a sample-size bound belongs to (``None`` for a paper's threshold). ``note``
+    says where the line lies when it misses the map.
+    """
+
+    label: str
+    points: tuple[tuple[float | None, float | None], ...]
+    estimator: str | None = None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form, which :meth:`from_dict` reads back."""
+        return {"label": self.label, "points": [list(p) for p in self.points],
+                "estimator": self.estimator, "note": self.note}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Line:
+        """A line from its JSON form."""
+        return cls(str(d["label"]), tuple((p[0], p[1]) for p in d["points"]),
+                   d.get("estimator"), str(d.get("note") or ""))
+
+
+def resolved_data(spec: SweepSpec) -> dict[str, Any]:
+    """The spec's data block with the generator's defaults filled in."""
+    from dpviz.data import GENERATORS
+
+    generator = GENERATORS[str(spec.data["generator"])]
+    return generator.resolve({k: v for k, v in spec.data.items() if k != "generator"})
+
+
+def _span(spec: SweepSpec, key: str, points: int) -> np.ndarray:
+    values = [float(v) for v in dict(spec.grid)[key]]
+    low, high = min(values), max(values)
+    axis = AXES[spec.task].get(key)
+    if axis is not None and not axis.log:
+        return np.linspace(low, high, points)
+    return np.geomspace(low, high, points)
+
+
+def threshold_lines(spec: SweepSpec, points: int = 60) -> list[Line]:
+    """The task's thresholds on a map: where each one's field changes sign, axis by axis.
+
+    Along each value of the x axis the crossing in y is found by bisection on a fine grid
+    of ``points`` values; a threshold that reads neither axis, or that the map's range does
+    not cross, is a ``note`` saying on which side the whole map lies.
+    """
+    (x, _), (y, _) = spec.grid
+    fixed = {k: float(v) for k, v in resolved_data(spec).items()
+             if isinstance(v, int | float) and not isinstance(v, bool)}
+    out = []
+    xs, ys = _span(spec, x, points), _span(spec, y, points)
+    for threshold in THRESHOLDS.get(spec.task, ()):
+        def field(xv: float, yv: float, threshold: Threshold = threshold) -> float:
+            values = dict(fixed)
+            for key, value in ((x, xv), (y, yv)):
+                if key.startswith("data."):
+                    values[key[5:]] = value
+            return threshold.field(values)
+
+        line: list[tuple[float | None, float | None]] = []
+        signs = {bool(field(a, b) > 0) for a in (xs[0], xs[-1]) for b in (ys[0], ys[-1])}
+        for xv in xs:
+            f = np.array([field(xv, yv) for yv in ys])
+            cross = np.nonzero(np.diff(np.sign(f)) != 0)[0]
+            if cross.size:
+                i = int(cross[0])
+                t = f[i] / (f[i] - f[i + 1])
+                line.append((float(xv), float(ys[i] + t * (ys[i + 1] - ys[i]))))
+        if len(line) < 2:  # a vertical line: crossings along x at fixed y
+            line = []
+            for yv in ys:
+                f = np.array([field(xv, yv) for xv in xs])
+                cross = np.nonzero(np.diff(np.sign(f)) != 0)[0]
+                if cross.size:
+                    i = int(cross[0])
+                    t = f[i] / (f[i] - f[i + 1])
+                    line.append((float(xs[i] + t * (xs[i + 1] - xs[i])), float(yv)))
+        note = ""
+        if len(line) < 2:
+            line = []
+            side = "above" if signs == {True} else "below"
+            note = f"the whole map lies {side} this threshold"
+        out.append(Line(threshold.label, tuple(line), None, note))
+    return out
+
+
+MONOTONE = ("data.n", "epsilon")
+
+
+def bound_lines(spec: SweepSpec, points: Sequence[float] | None = None) -> list[Line]:
+    """Each estimator's sample-size (or budget) bound on a map, from its preconditions.
+
+    Needs n or ε on an axis (more rows or more ε never hurts a precondition): for each value
+    of the other axis (``points``, the grid's values by default) the smallest n (or ε) in the
+    map's range at which the entry's :meth:`~dpviz.core.entry.Estimator.cannot_run` says yes,
+    by bisection (:func:`dpviz.lab.feasibility.smallest`). An estimator that can run
+    everywhere on the map has no line; one that can run nowhere has a note.
+    """
+    (x, xs_grid), (y, ys_grid) = spec.grid
+    keys = [key for key in MONOTONE if key in (x, y)]
+    if not keys:
+        return []
+    searched = keys[0]
+    other, other_grid = (y, ys_grid) if searched == x else (x, xs_grid)
+    grid = dict(spec.grid)
+    low, high = min(map(float, grid[searched])), max(map(float, grid[searched]))
+    along = [float(v) for v in (points if points is not None else other_grid)]
+    base = resolved_data(spec)
+    out = []
+    for name in spec.estimators:
+        if _trivial(spec.task, name):
+            continue
+
+        def sizes(value: float, at: float, name: str = name) -> dict[str, Any]:
+            point = {other: at, searched: value}
+            data = {**base, **{k[5:]: v for k, v in point.items() if k.startswith("data.")}}
+            params = {**spec.fixed, **{k: v for k, v in point.items()
+                                       if not k.startswith("data.")}}
+            for key in ("n", "d"):
+                if key in data:
+                    data[key] = int(round(float(data[key])))
+            return {"task": spec.task, "estimator": name, "data": data, "params": params}
+
+        line: list[tuple[float | None, float | None]] = []
+        everywhere, nowhere = True, True
+        for at in along:
+            def ok(value: float, at: float = at) -> bool:
+                return cannot_succeed(sizes(value, at)) is None
+
+            if ok(low):
+                found: float | None = low
+                nowhere = False
+            else:
+                everywhere = False
+                found = smallest(ok, low, high, integer=searched == "data.n")
+                nowhere = nowhere and found is None
+            point = (found, at) if searched == x else (at, found)
+            line.append(point if found is not None else (None, None))
+        if everywhere:
+            continue
+        label = lookup(spec.task, name).label
+        note = "cannot succeed anywhere on this map" if nowhere else ""
+        what = "rows" if searched == "data.n" else "ε"
+        out.append(Line(f"{label}: its preconditions hold from here on (more {what})",
+                        tuple(line) if not nowhere else (), name, note))
+    return out
+
+
+def _trivial(task: str, name: str) -> bool:
+    """Whether an entry states no precondition (the registry's default)."""
+    from dpviz.core.entry import always_runs
+
+    return TASKS[task][name].can_run is always_runs
+
+
+# --- saved maps ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SavedMap:
+    """A map saved by ``bench/winner.py --save``: its spec, table and lines."""
+
+    spec: SweepSpec
+    table: pd.DataFrame
+    lines: tuple[Line, ...]
+    seconds: float
+
+
+def map_paths(task: str, folder: Path | None = None) -> tuple[Path, Path, Path]:
+    """The spec, table and lines files of ``task``'s saved map."""
+    sweeps, results = (SWEEPS, RESULTS) if folder is None else (folder, folder)
+    return (sweeps / f"winner_{task}.json", results / f"winner_{task}.csv",
+            results / f"winner_{task}_lines.json")
+
+
+def save_map(spec: SweepSpec, table: pd.DataFrame, lines: Sequence[Line], seconds: float,
+             folder: Path | None = None) -> None:
+    """Write a map's spec, table (CSV) and lines (with the wall seconds it took)."""
+    spec_path, table_path, lines_path = map_paths(spec.task, folder)
+    spec_path.write_text(json.dumps(spec.to_dict(), indent=1) + "\n")
+    write_table(table, table_path)
+    lines_path.write_text(json.dumps({"seconds": round(seconds, 1),
+                                      "lines": [line.to_dict() for line in lines]},
+                                     indent=1) + "\n")
+
+
+def load_map(task: str, folder: Path | None = None) -> SavedMap | None:
+    """``task``'s saved map, or ``None`` when it has not been made."""
+    spec_path, table_path, lines_path = map_paths(task, folder)
+    if not (spec_path.is_file() and table_path.is_file() and lines_path.is_file()):
+        return None
+    spec = SweepSpec.from_dict(json.loads(spec_path.read_text()))
+    extra = json.loads(lines_path.read_text())
+    return SavedMap(spec, read_table(table_path),
+                    tuple(Line.from_dict(d) for d in extra["lines"]), float(extra["seconds"]))

@@ -1,0 +1,158 @@
+"""Winner maps (issue 20 item 1): who wins where, skipped runs, lines, saved maps, the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from dpviz import cli
+from dpviz.estimators.registry import TASKS
+from dpviz.lab.experiments import winner
+from dpviz.lab.experiments.cache import read_cache
+from dpviz.viz.winner import answers_figure, winner_map_figure
+
+GMM_SIZES = {"generator": "gmm", "n": 1000, "d": 2, "k": 3}
+
+
+def test_a_map_is_a_two_key_sweep_of_every_private_estimator():
+    spec = winner.map_spec("sbm", "data.signal", "data.degree", [0.1, 0.5], [10.0, 50.0],
+                           repeats=1)
+    assert [k for k, _ in spec.grid] == ["data.signal", "data.degree"]
+    assert set(spec.estimators) == {n for n, e in TASKS["sbm"].items() if e.notion != "none"}
+    assert "spectral" not in spec.estimators
+    covariance = winner.map_spec("covariance", "epsilon", "data.d", [1.0], [10],
+                                 fixed={"rho": 0.1, "delta": 1e-5}, repeats=1)
+    assert "rho" not in covariance.fixed  # an ε axis replaces a fixed ρ
+    with pytest.raises(ValueError, match="unknown axis 'data.colour' for the gmm map"):
+        winner.map_spec("gmm", "epsilon", "data.colour", [1.0], [1], repeats=1)
+    with pytest.raises(ValueError, match="two different axes"):
+        winner.map_spec("gmm", "epsilon", "epsilon", [1.0], [1.0], repeats=1)
+
+
+def test_winner_margin_and_who_failed_per_cell():
+    rows = []
+    for n, errors in ((100, {"a": [1.0, 1.2, 1.1], "b": [2.0, 2.0, 2.0]}),
+                      (200, {"a": [1.0, math.nan, math.nan], "b": [0.4, 0.5, 0.6]})):
+        for name, values in errors.items():
+            rows += [{"estimator": name, "epsilon": 1.0, "n": n, "err": v,
+                      "failed": "" if not math.isnan(v) else "⊥"} for v in values]
+    rows += [{"estimator": "c", "epsilon": 1.0, "n": n, "err": math.nan,
+              "failed": winner.NOT_RUN + "too few rows"} for n in (100, 200)]
+    cells = winner.winners(pd.DataFrame(rows), "epsilon", "n", "err")
+    first, second = cells.to_dict(orient="records")
+    assert (first["winner"], first["runner_up"]) == ("a", "b")
+    assert first["margin"] == pytest.approx(1 - 1.1 / 2.0)
+    assert first["not_run"] == ["c"] and first["failed"] == []
+    # a failed 2 of 3: its median is ⊥, so b wins alone among the answers
+    assert second["winner"] == "b" and second["runner_up"] is None and second["margin"] == 1.0
+    assert second["failed"] == ["a"] and second["not_run"] == ["c"]
+    higher = winner.winners(pd.DataFrame(rows), "epsilon", "n", "err", higher=True)
+    assert higher["winner"].tolist() == ["b", "b"]
+
+
+def test_preconditions_rule_out_runs_from_public_sizes_only():
+    scenario = {"task": "gmm", "estimator": "ppe", "data": GMM_SIZES,
+                "params": {"epsilon": 1.0, "delta": 1e-5}}
+    assert winner.cannot_succeed(scenario).startswith(winner.NOT_RUN + "PPE cannot succeed")
+    assert winner.cannot_succeed({**scenario, "estimator": "dp_em"}) is None
+    graph = {"task": "sbm", "estimator": "weak_recovery", "data": {
+        "generator": "sbm", "n": 300, "degree": 20.0, "signal": 0.5},
+        "params": {"epsilon": 1.0, "delta": 1e-6, "n": 300}}
+    assert winner.cannot_succeed(graph) is None
+    assert winner.cannot_succeed({**scenario, "data": {"dataset": "iris"}}) is None
+
+
+def test_skipped_runs_are_failed_rows_not_run_and_not_cached(tmp_path):
+    spec = winner.map_spec("gmm", "epsilon", "data.n", [0.5, 2.0], [300, 600], repeats=1,
+                           estimators=["dp_em", "ppe"])
+    table = winner.run_map(spec, cache_dir=tmp_path)
+    ppe = table[table["estimator"] == "ppe"]
+    assert len(table) == 8 and ppe["failed"].str.startswith(winner.NOT_RUN).all()
+    assert (ppe["seconds"] == 0).all()
+    assert (table.loc[table["estimator"] == "dp_em", "failed"] == "").all()
+    cached = read_cache(tmp_path / f"{spec.digest()}.jsonl")
+    assert {row["estimator"] for row in cached.values()} == {"dp_em"}
+    cells = winner.winners(table, "epsilon", "data.n", "mean_error")
+    assert set(cells["winner"]) == {"dp_em"} and all(c == ["ppe"] for c in cells["not_run"])
+    fig = winner_map_figure(cells, winner.AXES["gmm"]["epsilon"],
+                            winner.AXES["gmm"]["data.n"], [0.5, 2.0], [300, 600], task="gmm",
+                            metric="mean_error", labels={"dp_em": "DP-EM", "ppe": "PPE"})
+    heat = [t for t in fig.data if t.type == "heatmap"]
+    assert [t.name for t in heat] == ["DP-EM"]
+    assert "cannot succeed here, not run" in heat[0].text[0][0]
+    assert list(fig.layout.xaxis.ticktext) == ["0.5", "2"]
+    panels = answers_figure(cells, winner.AXES["gmm"]["epsilon"], winner.AXES["gmm"]["data.n"],
+                            [0.5, 2.0], [300, 600], labels={"dp_em": "DP-EM", "ppe": "PPE"})
+    assert [t.z.tolist() for t in panels.data if t.type == "heatmap"] == [[[0, 0], [0, 0]],
+                                                                         [[2, 2], [2, 2]]]
+
+
+def test_thresholds_lie_where_the_papers_put_them():
+    sbm = winner.map_spec("sbm", "data.degree", "data.signal", [5.0, 200.0], [0.05, 1.0],
+                          repeats=1)
+    (ks,) = winner.threshold_lines(sbm)
+    assert len(ks.points) > 10
+    for degree, signal in ks.points:
+        assert signal**2 * degree == pytest.approx(1.0, rel=0.1)
+    cov = winner.map_spec("covariance", "data.n", "data.d", [1000, 50_000], [10, 400],
+                          repeats=1)
+    (crossover,) = winner.threshold_lines(cov)
+    for n, d in crossover.points:
+        assert d == pytest.approx(n ** (2 / 3), rel=0.1)
+    (flat,) = winner.threshold_lines(winner.map_spec("sbm", "epsilon", "data.n", [1.0, 2.0],
+                                                     [200, 400], repeats=1))
+    assert flat.points == () and flat.note == "the whole map lies above this threshold"
+
+
+def test_a_sample_size_bound_is_the_smallest_n_the_preconditions_accept():
+    spec = winner.map_spec("gmm", "epsilon", "data.n", [2.0, 8.0], [500, 20_000], repeats=1,
+                           estimators=["dp_em", "private_pca_clustering"])
+    (line,) = winner.bound_lines(spec)  # DP-EM states no precondition: no line
+    assert line.estimator == "private_pca_clustering"
+    entry = TASKS["gmm"]["private_pca_clustering"]
+    for epsilon, n in line.points:
+        assert 500 < n < 20_000
+        assert entry.cannot_run(n=n, d=2, k=3, epsilon=epsilon, delta=1e-5) is None
+        assert entry.cannot_run(n=int(n * 0.9), d=2, k=3, epsilon=epsilon,
+                                delta=1e-5) is not None
+
+
+def test_a_saved_map_reads_back(tmp_path):
+    spec = winner.map_spec("covariance", "epsilon", "data.n", [0.5, 2.0], [1000, 2000],
+                           data={"d": 5}, repeats=1)
+    table = winner.run_map(spec, cache_dir=tmp_path / "cache")
+    lines = winner.threshold_lines(spec)
+    winner.save_map(spec, table, lines, 1.5, folder=tmp_path)
+    saved = winner.load_map("covariance", folder=tmp_path)
+    assert saved is not None and saved.spec == spec and saved.lines == tuple(lines)
+    pd.testing.assert_frame_equal(saved.table.drop(columns="seconds"),
+                                  table.drop(columns="seconds"), check_dtype=False)
+    assert winner.load_map("sbm", folder=tmp_path) is None
+
+
+def test_the_command_line_prints_and_writes_the_winner_summary(tmp_path, capsys):
+    spec = {"task": "covariance", "estimators": ["gauss", "zero"],
+            "data": {"generator": "zipf", "n": 600, "d": 4}, "fixed": {},
+            "grid": {"rho": [0.01, 1.0], "data.n": [300, 3000]}, "repeats": 2, "seed": 3,
+            "metrics": ["frobenius_error"]}
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec))
+    out = tmp_path / "winner.json"
+    code = cli.main(["sweep", str(path), "--cache-dir", str(tmp_path / "c"), "--winner",
+                     str(out)])
+    captured = capsys.readouterr()
+    assert code == 0
+    rows = [json.loads(line) for line in captured.out.splitlines()]
+    assert len(rows) == 16 and all(r["task"] == "covariance" for r in rows)  # rows unchanged
+    summary = json.loads(out.read_text())
+    assert summary["axes"] == ["rho", "data.n"] and len(summary["cells"]) == 4
+    for cell in summary["cells"]:
+        assert cell["winner"] in ("gauss", "zero") and 0 <= cell["margin"] <= 1
+        assert f"winner at rho = {cell['rho']}, data.n = {cell['data.n']}: " \
+               f"{cell['winner']}" in captured.err
+    path.write_text(json.dumps({**spec, "grid": {"rho": [0.1]}}))
+    assert cli.main(["sweep", str(path), "--winner", str(out)]) == 2
+    assert "--winner needs a grid with two keys" in capsys.readouterr().err
