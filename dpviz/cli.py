@@ -402,6 +402,10 @@ def _add_sweep_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--scheduler", help="tcp://HOST:PORT of a Dask distributed scheduler")
     command.add_argument("--cache-dir", help="where finished runs are kept (default "
                                              "$DPVIZ_CACHE_DIR or ~/.cache/dpviz/sweeps)")
+    command.add_argument("--winner", metavar="FILE",
+                         help="a grid with two keys: write the winner summary (per cell the "
+                              "estimator with the best median of the first metric, its margin "
+                              "and who failed) to FILE as JSON; it is always printed on stderr")
 
 
 def _sweep(args: argparse.Namespace) -> None:
@@ -416,6 +420,9 @@ def _sweep(args: argparse.Namespace) -> None:
         raise UsageError(f"the sweep spec {args.spec} is not JSON: {err}") from None
     # its data paths are read from its folder, and only inside it
     spec = SweepSpec.from_dict(raw, base=os.path.dirname(os.path.abspath(args.spec)))
+    if args.winner is not None and len(spec.grid) != 2:
+        raise UsageError(f"--winner needs a grid with two keys; this spec's grid has "
+                         f"{len(spec.grid)}")
     shown = [-1]
 
     def progress(done: int, total: int, elapsed: float) -> None:
@@ -432,6 +439,28 @@ def _sweep(args: argparse.Namespace) -> None:
         raise UsageError(f"cannot write --out {args.out}: {err.strerror}") from None
     if args.out is None:
         sys.stdout.write(text)
+    _winner(spec, table, args.winner)
+
+
+def _winner(spec: Any, table: Any, path: str | None) -> None:
+    """``sweep``: a two-key grid's winner summary, on stderr and to ``--winner FILE``."""
+    from dpviz.lab.experiments.winner import winner_summary
+
+    summary = winner_summary(spec, table)
+    if summary is None:
+        return
+    x, y = summary["axes"]
+    for cell in summary["cells"]:
+        won = ("no estimator succeeds" if cell["winner"] is None else
+               f"{cell['winner']} (margin {cell['margin']:.2f})")
+        failed = cell["failed"] + cell["not_run"]
+        sys.stderr.write(f"dpviz: winner at {x} = {cell[x]}, {y} = {cell[y]}: {won}"
+                         + (f"; failed: {', '.join(failed)}" if failed else "") + "\n")
+    if path is not None:
+        try:
+            Path(path).write_text(json.dumps(summary, indent=1, allow_nan=False) + "\n")
+        except OSError as err:
+            raise UsageError(f"cannot write --winner {path}: {err.strerror}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
