@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import audit, runs, upload
+from dpviz.ui import audit, runs, upload, winner
 from dpviz.ui import covariance as cov
 from dpviz.ui.card import card_panel
 from dpviz.ui.solve import solve_expander
@@ -58,6 +58,8 @@ with live:
                      lambda: audit.audit_picker(scenarios, key="cov_audit"),
                      key="cov_audit_open", icon=":material/policy:")
     solve_expander(scenarios[0], key="cov_solve")
+    ui.lazy_expander("Which estimator wins where", lambda: winner.winner_section(
+        "covariance", scenarios[0]), key="cov_winner_open", icon=":material/map:")
     if not ctx.presenter:
         st.caption(f"Engine time of this rerun: {1000 * seconds:.0f} ms (cached runs cost "
                    "nothing); " + ("secure randomness: not reproducible." if ctx.secure else

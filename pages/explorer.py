@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import explorer
+from dpviz.ui import explorer, winner
 
 ctx = ui.page("Trade-off explorer")
 st.markdown("Sweep one parameter — ε, δ, the number of rows, the dimension, the separation, "
@@ -20,3 +20,5 @@ with output:
     table = explorer.run_panel(runnable) if runnable is not None else None
     if runnable is not None and table is not None:
         explorer.results_panel(runnable, table)
+ui.lazy_expander("Which estimator wins where: winner maps", winner.explorer_section,
+                 key="explorer_winner_open", icon=":material/map:")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import audit, gmm, gmm_compare, predict, runs, upload
+from dpviz.ui import audit, gmm, gmm_compare, predict, runs, upload, winner
 from dpviz.ui.card import card_panel
 from dpviz.ui.risk import risk_panel
 from dpviz.ui.solve import solve_expander
@@ -27,6 +27,8 @@ with compare:
     ui.lazy_expander("Compare every estimator on this data and budget",
                      lambda: gmm_compare.compare_section(scenario),
                      key="gmm_compare_open", icon=":material/compare_arrows:")
+    ui.lazy_expander("Which estimator wins where", lambda: winner.winner_section("gmm", scenario),
+                     key="gmm_winner_open", icon=":material/map:")
 
 with figures:
     result = ui.attempt(gmm.run, scenario, fresh=ctx.seed, content=content)

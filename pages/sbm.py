@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import audit, runs, sbm
+from dpviz.ui import audit, runs, sbm, winner
 from dpviz.ui.card import card_panel
 from dpviz.ui.solve import solve_expander
 
@@ -45,3 +45,5 @@ with figures:
 st.divider()
 st.subheader("Error against ε and n, and where recovery succeeds")
 sbm.curves_section(scenario)
+ui.lazy_expander("Which estimator wins where", lambda: winner.winner_section("sbm", scenario),
+                 key="sbm_winner_open", icon=":material/map:")
