@@ -59,6 +59,7 @@ from bench.covariance import bench_covariance  # noqa: E402
 from bench.gmm import bench_gmm  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
 from bench.sweep import bench_sweep  # noqa: E402
+from bench.winner import bench_winner  # noqa: E402
 from dpviz.data import gaussian_mixture  # noqa: E402
 from dpviz.data.graphs import stochastic_block_model  # noqa: E402
 from dpviz.lab import lens  # noqa: E402
@@ -448,6 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     bench_covariance(b, args.quick)
     bench_sbm(b, args.quick)
     bench_sweep(b)
+    bench_winner(b)
     bench_secure_noise(b)
     bench_audit(b)
     bench_solve(b)

@@ -2,8 +2,8 @@
 
 :func:`bench_winner` (``make bench``) times the live coarse map the pages compute at their
 default settings — 5 × 5 cells of ε × n, every private estimator, the pages' repeats
-(:data:`dpviz.ui.winner.LIVE_REPEATS`), on 2 local processes, with an empty cache — for each
-task, precondition checks included. Target: under 60 s on 2 cores.
+(:data:`dpviz.lab.experiments.winner.LIVE_REPEATS`), on 2 local processes, with an empty
+cache — for each task, precondition checks included. Target: under 60 s on 2 cores.
 
 ``python bench/winner.py --save [--task gmm]`` regenerates the saved full-resolution maps
 under ``assets/`` (run it under ``nice -n 10``): the grids and repeats of :data:`SAVED`, with
@@ -30,7 +30,7 @@ from dpviz.lab.experiments.runner import run_sweep  # noqa: E402
 from dpviz.lab.experiments.sweep import SweepSpec  # noqa: E402
 
 TARGET_SECONDS = 60.0
-LIVE_POINTS, LIVE_JOBS = 5, 2
+LIVE_POINTS, LIVE_JOBS = winner.LIVE_POINTS, winner.LIVE_JOBS
 #: The saved maps: per task, (values across, values up, repeats), ε across and n up.
 SAVED: dict[str, tuple[int, int, int]] = {"gmm": (10, 9, 3), "covariance": (10, 10, 3),
                                           "sbm": (10, 8, 2)}
@@ -40,14 +40,12 @@ LINE_POINTS = 25
 
 def live_spec(task: str) -> SweepSpec:
     """The live map the page computes at its defaults (its ranges, repeats and settings)."""
-    from dpviz.ui.winner import LIVE_REPEATS
-
     x, y = winner.DEFAULT_AXES
     axes = winner.AXES[task]
     data, fixed = winner.map_settings(task)
     return winner.map_spec(task, x, y, axes[x].values(LIVE_POINTS),
                            axes[y].values(LIVE_POINTS), data=data, fixed=fixed,
-                           repeats=LIVE_REPEATS[task])
+                           repeats=winner.LIVE_REPEATS[task])
 
 
 def timed_map(spec: SweepSpec, jobs: int) -> tuple[float, Any]:

@@ -24,11 +24,7 @@ from dpviz.lab.scenario import Scenario
 from dpviz.ui.widgets import attempt, escape_markdown, show_chart
 from dpviz.viz.winner import answers_figure, format_value, short_label, winner_map_figure
 
-#: The live map's size, processes and repeats per cell and estimator (``make bench``
-#: measures it at these: ``bench/winner.py``).
-LIVE_POINTS = 5
-LIVE_JOBS = 2
-LIVE_REPEATS: Mapping[str, int] = {"gmm": 2, "covariance": 3, "sbm": 1}
+LIVE_POINTS, LIVE_JOBS, LIVE_REPEATS = engine.LIVE_POINTS, engine.LIVE_JOBS, engine.LIVE_REPEATS
 #: Task names as the explorer's picker shows them.
 TASK_NAMES: Mapping[str, str] = {"gmm": "Gaussian mixtures", "covariance": "Covariance",
                                  "sbm": "Stochastic block model"}

@@ -139,6 +139,11 @@ METRICS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "covariance": ("frobenius_error",),
     "sbm": ("error_rate",),
 })
+#: The live map the pages compute: its size, processes and repeats per cell and estimator
+#: (``make bench`` times it at these: ``bench/winner.py``).
+LIVE_POINTS = 5
+LIVE_JOBS = 2
+LIVE_REPEATS: Mapping[str, int] = MappingProxyType({"gmm": 2, "covariance": 3, "sbm": 1})
 #: Budget keys a page's scenario may fix for a map.
 BUDGET_KEYS = ("epsilon", "rho", "delta", "accounting")
 
