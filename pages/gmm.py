@@ -63,7 +63,8 @@ with figures:
     if show_cloud:
         cloud = ui.attempt(gmm.cloud, scenario, fresh=ctx.seed,
                            repeats=int(st.session_state["gmm_repeats"]), content=content)
-    title = "The data, the true means and the private means"
+    title = ("Your data, non-private EM's means on it (black) and the private means"
+             if "upload" in scenario.data else "The data, the true means and the private means")
     if iteration is not None and iteration < steps:
         title += f" — after {iteration} of {steps} iterations"
     assert data.truth.means is not None

@@ -195,7 +195,7 @@ def bound_problems(choices: Mapping[str, Any], values: NDArray[np.float64],
     --------
     >>> x = np.array([[50.0, 50.0], [60.0, 40.0], [55.0, 45.0]])
     >>> bound_problems({"clipped_rows": {"count": 3, "of": 3}}, x, ("a", "b"), 10.0)[0][:24]
-    'Most rows (3 of 3) lie ou'
+    'Most rows (3 of 3) lie o'
     >>> bound_problems({"ranges": [[0, 1e4], [0, 100]]}, x, ("a", "b"))[0][:32]
     'The bound is much wider than the'
     """
