@@ -26,6 +26,7 @@ from dpviz.estimators.gmm.friendly_core import (
     means_sensitivity,
     mixing_sensitivity,
 )
+from dpviz.estimators.gmm.one_cluster import REFUSED
 from dpviz.estimators.registry import TASKS
 from dpviz.privacy import Budget
 
@@ -210,9 +211,11 @@ def test_bad_data_is_refused_with_a_sentence():
 def test_certain_bottom_is_refused_before_spending_and_names_the_n_that_works():
     found = friendly_core(MIXTURE.data, Budget(epsilon=1.0, delta=1e-5),
                           rng=np.random.default_rng(0), k=2, radius=1.0)
-    assert found.failed is not None and "even if every chunk agrees" in found.failed
+    why = TASKS["gmm"]["friendly_core"].cannot_run(n=2_400, d=2, k=2, epsilon=1.0,
+                                                   delta=1e-5)
+    assert why is not None and "even if every chunk agrees" in why
+    assert found.failed == REFUSED + why
     assert found.ledger.releases == ()
-    why = can_run(n=2_400, d=2, k=2, epsilon=1.0, delta=1e-5)
     needed = int(re.search(r"about n > ([\d,]+) rows", why).group(1).replace(",", ""))
     assert can_run(n=needed, d=2, k=2, epsilon=1.0, delta=1e-5) is None
     assert can_run(n=needed // 2, d=2, k=2, epsilon=1.0, delta=1e-5) is not None
