@@ -137,3 +137,33 @@ def test_networkx_graphs_open_on_the_sbm_page(name):
     assert not at.exception and not errors(at), errors(at)
     text = " ".join(c.value for c in at.caption)
     assert "No true communities ship with it" in text and "read off this very graph" in text
+
+
+@pytest.mark.parametrize("content, sentence", [
+    (b"a,b\n1,x\n2,3\n", "the CSV's row 2, column 2 is not a number; every cell must be a number"),
+    (b"a,b\n1,2\nnan,3\n", "the CSV has a missing or infinite value in row 3, column 1"),
+    (b"a,b\n1,2\n", "the CSV needs at least 2 rows, got 1"),
+    (",".join(["1"] * 10_000).encode() + b"\n", "the CSV has 10000 columns; dpviz takes at "
+                                                "most 200"),
+    ("a,b\né,1\n".encode("latin-1"), "the CSV is not UTF-8 text"),
+])
+def test_a_bad_upload_gets_one_sentence_and_no_figure(content, sentence):
+    at = open_page("gmm")
+    at.selectbox(key="gmm_source").set_value("csv").run()
+    at.file_uploader(key="gmm_upload").set_value(("bad.csv", content, "text/csv")).run()
+    assert not at.exception and errors(at) == [sentence]
+    assert "gmm_figure" not in charts(at)
+
+
+def test_edge_ids_with_gaps_get_a_sentence_then_renumber():
+    at = open_page("sbm")
+    at.radio(key="sbm_source").set_value("upload").run()
+    at.file_uploader(key="sbm_upload").set_value(
+        ("ids.csv", b"1000,2000\n2000,300000\n1000,300000\n", "text/csv")).run()
+    assert not at.exception
+    assert errors(at) == ["the largest vertex id gives more than 20,000 vertices, the most "
+                          "dpviz takes: renumber the ids (if they have gaps) or give a smaller "
+                          "graph"]
+    at.checkbox(key="sbm_renumber").check().run()
+    assert not at.exception and not errors(at), errors(at)
+    assert "the ids were renumbered 0 … n−1" in " ".join(c.value for c in at.caption)
