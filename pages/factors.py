@@ -3,24 +3,33 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import audit, factors
+from dpviz.ui import audit, factors, runs, upload
 from dpviz.ui.risk import risk_panel
 
 ctx = ui.page("Private factor analysis")
 st.markdown(factors.INTRO)
 st.info(factors.LIMITS, icon=":material/info:")
 
-scenario = ui.attempt(factors.controls, None if ctx.secure else ctx.seed)
+scenario, content = ui.attempt(factors.controls, None if ctx.secure else ctx.seed)
 (reference, reference_images), (private, private_images) = ui.attempt(
-    factors.fits, scenario, ctx.seed if ctx.secure else None)
+    factors.fits, scenario, ctx.seed if ctx.secure else None, content)
 label = f"ε = {scenario.params['epsilon']:g}"
+uploaded = "upload" in scenario.data
+if uploaded:  # before the figure: a bound that clips most rows, or one too wide
+    loaded = ui.attempt(runs.loaded, scenario, content)
+    upload.warn_bound(private, scenario, loaded)
+    st.caption(ui.escape_markdown(f"{loaded.description} Columns of W, left to right: "
+                                  f"{', '.join(loaded.names)}. The non-private fit is on "
+                                  "your data, clipped the same way."))
+shape = "one row of your columns" if uploaded else "8 × 8 images"
 fig = viz.factor_images([("non-private (ε = ∞)", reference_images), (label, private_images)],
-                        title=f"The first {scenario.params['factors']} columns of W as 8 × 8 "
-                              f"images: non-private and {label}")
+                        title=f"The first {scenario.params['factors']} columns of W as "
+                              f"{shape}: non-private and {label}")
 ui.show_chart(fig, key="factors_figure", filename="dpviz-factor-analysis",
-              alt="Heatmaps of the factor loadings of the digits, non-private and private")
-table = factors.loadings_table([("non-private", reference.estimate["loadings"]),
-                                (label, private.estimate["loadings"])])
+              alt="Heatmaps of the factor loadings, non-private and private")
+named = [("non-private", reference.estimate["loadings"]), (label, private.estimate["loadings"])]
+table = (factors.names_table(named, ui.attempt(runs.loaded, scenario, content).names)
+         if uploaded else factors.loadings_table(named))
 st.download_button("Download the loadings W (CSV)", data=lambda: table.to_csv(index=False),
                    file_name="dpviz-factor-loadings.csv", mime="text/csv",
                    key="factors_loadings-csv", on_click="ignore",
@@ -33,12 +42,14 @@ for j, (column, cosine) in enumerate(zip(columns, cosines, strict=True), start=1
                   help="1: the private column shows the same pattern (up to sign); near 0: "
                        "unrelated.")
 sigma = float(private.diagnostics["noise_scale"])
-st.caption(f"One release: the pixels' second-moment matrix (1,797 digits) with symmetric "
-           f"Gaussian noise of σ = {sigma:.3g} per entry (Frobenius sensitivity √2/n, rows "
-           "in the unit ball), composed with zCDP; then the matrix is projected to positive "
-           "semi-definite and FA-EM runs on it. Columns are rotated to be orthogonal and "
-           "sorted by norm; a factor's sign is arbitrary. Each image has its own colour "
-           "range, symmetric about 0. The data are not centred (their mean is not private).")
+if not uploaded:
+    st.caption(f"One release: the pixels' second-moment matrix (1,797 digits) with symmetric "
+               f"Gaussian noise of σ = {sigma:.3g} per entry (Frobenius sensitivity √2/n, rows "
+               "in the unit ball), composed with zCDP; then the matrix is projected to "
+               "positive semi-definite and FA-EM runs on it. Columns are rotated to be "
+               "orthogonal and sorted by norm; a factor's sign is arbitrary. Each image has "
+               "its own colour range, symmetric about 0. The data are not centred (their mean "
+               "is not private).")
 if private.ledger.releases:
     ui.show_chart(viz.ledger_bar(private.ledger), key="factors_ledger",
                   filename="dpviz-factor-analysis-ledger")

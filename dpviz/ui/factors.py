@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,7 @@ from numpy.typing import ArrayLike
 from dpviz.estimators.factor_analysis import digits_factor_images
 from dpviz.estimators.result import Result
 from dpviz.lab.scenario import Scenario
-from dpviz.ui import runs
+from dpviz.ui import runs, upload
 from dpviz.ui.widgets import advanced, delta_input
 
 #: The budgets at which correctly calibrated noise still leaves structure (ALGORITHMS.md §2).
@@ -36,16 +37,33 @@ LIMITS = ("**Below ε ≈ 1, correctly calibrated noise hides the factors**: the
 STREAM = "factor_analysis"
 
 
-def controls(seed: int | None) -> Scenario:
-    """The private run on the digits: ε (one of :data:`EPSILONS`), δ, factors, EM steps.
+#: The data: the digits (a public bound from the pixel range) or a CSV of one's own.
+DIGITS, CSV = "digits", "csv"
+SOURCES = {DIGITS: "Handwritten digits (8 × 8)", CSV: "Upload a CSV file"}
 
-    ``seed`` is the teaching noise seed, ``None`` under secure randomness.
+
+def controls(seed: int | None) -> tuple[Scenario, bytes | None]:
+    """The private run: the data, ε (one of :data:`EPSILONS`), δ, factors, EM steps.
+
+    ``seed`` is the teaching noise seed, ``None`` under secure randomness. Returns the
+    scenario and an upload's bytes (``None`` for the digits).
 
     Raises
     ------
     ValueError
         A parameter out of its range, with the scenario's sentence.
     """
+    source = st.radio("Data", tuple(SOURCES), format_func=SOURCES.__getitem__,
+                      horizontal=True, key="factors_source", bind="query-params",
+                      help="The digits (their bound comes from the documented pixel range) "
+                           "or a CSV file of your own (you choose its bound).")
+    data: dict[str, Any] = {"dataset": "digits"}
+    content, bound = None, {}
+    if source == CSV:
+        chosen = upload.table_upload("factors", prompt="Upload a CSV file to find its factors.",
+                                     radius_value=1.0)
+        data, content = chosen.block, chosen.content
+        bound = {} if chosen.radius is None else {"radius": chosen.radius}
     a, b, c = st.columns([3, 2, 2], vertical_alignment="bottom")
     with a:
         epsilon = st.select_slider("ε of the private run", options=EPSILONS, value=2.0,
@@ -64,9 +82,9 @@ def controls(seed: int | None) -> Scenario:
                                      key="factors_iterations", bind="query-params",
                                      help="Post-processing of the one release: free.")
     return Scenario.from_dict({
-        "task": "factor_analysis", "estimator": "dp_fa", "data": {"dataset": "digits"},
+        "task": "factor_analysis", "estimator": "dp_fa", "data": data,
         "params": {"epsilon": float(epsilon), "delta": float(delta), "factors": int(factors),
-                   "iterations": int(iterations)}, "seed": seed})
+                   "iterations": int(iterations), **bound}, "seed": seed}), content
 
 
 def reference_scenario(scenario: Scenario) -> Scenario:
@@ -76,16 +94,49 @@ def reference_scenario(scenario: Scenario) -> Scenario:
                                           "delta": 0.0}})
 
 
-def fits(scenario: Scenario, fresh: int | None
+def fits(scenario: Scenario, fresh: int | None, content: bytes | None = None
          ) -> tuple[tuple[Result, np.ndarray], tuple[Result, np.ndarray]]:
-    """The non-private fit (ε = ∞) and the private one, each with W as 8 × 8 images.
+    """The non-private fit (ε = ∞) and the private one, each with W as images.
 
-    ``fresh`` is the rerun's OS entropy under secure randomness (:func:`dpviz.ui.runs.run`).
+    The digits' columns of W as 8 × 8 images; an upload's as one row of its columns (the
+    non-private fit on the same clipped rows: private ranges as the private run released
+    them). ``fresh`` is the rerun's OS entropy under secure randomness
+    (:func:`dpviz.ui.runs.run`); ``content`` an upload's bytes.
     """
-    done = [runs.run(s, fresh=fresh, stream=STREAM)
-            for s in (reference_scenario(scenario), scenario)]
-    reference, private = ((r, digits_factor_images(r.estimate["loadings"])) for r in done)
-    return reference, private
+    def run(s: Scenario) -> Result:
+        return runs.run(s, fresh=fresh, stream=STREAM, content=content)
+
+    if "private" in (scenario.data.get("bounds") or {}):  # its released ranges come first
+        private = run(scenario)
+        reference = run(reference_scenario(Scenario.from_dict({
+            **scenario.to_dict(), "data": upload.reference_block(scenario.data, private)})))
+    else:
+        reference, private = run(reference_scenario(scenario)), run(scenario)
+
+    def images(result: Result) -> np.ndarray:
+        w = np.asarray(result.estimate["loadings"], dtype=float)
+        return digits_factor_images(w) if "dataset" in scenario.data else w.T[:, None, :]
+
+    return (reference, images(reference)), (private, images(private))
+
+
+def names_table(named: Sequence[tuple[str, ArrayLike]],
+                columns: Sequence[str]) -> pd.DataFrame:
+    """W of every run in long form for an upload: run, factor, column (its name), loading.
+
+    Examples
+    --------
+    >>> names_table([("a", np.arange(4.0).reshape(2, 2))], ("x", "y")).iloc[3].astype(str).tolist()
+    ['a', '2', 'y', '3.0']
+    """
+    frames = []
+    for label, loadings in named:
+        w = np.asarray(loadings, dtype=float)
+        row, factor = np.meshgrid(np.arange(w.shape[0]), np.arange(w.shape[1]), indexing="ij")
+        frames.append(pd.DataFrame({"run": label, "factor": factor.ravel() + 1,
+                                    "column": [columns[int(i)] for i in row.ravel()],
+                                    "loading": w.ravel()}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def loadings_table(named: Sequence[tuple[str, ArrayLike]]) -> pd.DataFrame:

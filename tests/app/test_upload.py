@@ -167,3 +167,19 @@ def test_edge_ids_with_gaps_get_a_sentence_then_renumber():
     at.checkbox(key="sbm_renumber").check().run()
     assert not at.exception and not errors(at), errors(at)
     assert "the ids were renumbered 0 … n−1" in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("way", ["ranges", "private"])
+def test_factor_analysis_takes_the_same_upload_step(way):
+    at = open_page("factors")
+    at.radio(key="factors_source").set_value("csv").run()
+    assert at.info[-1].value.startswith("Upload a CSV file to find its factors")
+    at.session_state["factors_bound_way"] = way
+    at.session_state["factors_ranges"] = "0:100,0:100"
+    at.session_state["factors_count"] = 1
+    at.file_uploader(key="factors_upload").set_value(
+        ("clusters.csv", three_clusters(), "text/csv")).run()
+    assert not at.exception and not errors(at), errors(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Columns of W, left to right: height (cm), weight (kg)" in captions
+    assert "factors_figure" in charts(at)
