@@ -148,3 +148,9 @@ def test_a_prefix_whose_releases_differ_is_skipped_not_reported():
     result = white_box_function(at(1.0), pair, task="mean", name="toy", label="toy",
                                 draws=50_000, prefix=at(100.0))
     assert result.findings == () and result.passed, result.sentence()
+
+
+def test_a_rho_budget_without_delta_is_audited_at_the_stated_delta():
+    result = white_box_audit("covariance", "gauss", epsilon=None, rho=0.1, draws=50_000)
+    assert result.claimed_delta == 1e-10 and result.passed, result.sentence()
+    assert 0 < result.result.epsilon_lower < result.claimed_epsilon

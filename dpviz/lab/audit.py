@@ -73,6 +73,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz.core import limits
+from dpviz.estimators.covariance.emcov import DELTA_FOR_RHO
 from dpviz.estimators.neighbours import CORNER, NeighbourPair, norm_of, project, replace_row_pair
 from dpviz.estimators.result import Result
 from dpviz.privacy import AuditResult, attainable_lower_bound, audit
@@ -98,6 +99,9 @@ FAILED_STATISTIC = 0.0
 PROGRESS_STEPS = 50
 WHITE_BOX_DRAWS = 1_000_000
 """Default draws on each side of the white-box audit (:func:`white_box_audit`)."""
+RHO_DELTA = DELTA_FOR_RHO
+"""δ at which a ρ budget given without δ is stated as the (ε, δ) audited (the covariance
+page's default for stating ρ)."""
 PREFIX_FACTOR = 100.0
 """The white-box audit's nearly noiseless transcript: the same code at this many times the ε."""
 KEPT_OUTPUTS = 20_000
@@ -390,7 +394,10 @@ def _runner(task: str, name: str, pair: NeighbourPair, *, epsilon: float | None,
 
 
 def _claim(ledger: Ledger, label: str) -> Total:
+    """The (ε, δ) the ledger claims; a ρ budget without δ is stated at :data:`RHO_DELTA`."""
     claim = ledger.total()
+    if claim.epsilon is None and ledger.budget is not None and ledger.budget.rho is not None:
+        claim = ledger.total(delta=RHO_DELTA)
     if claim.epsilon is None or not math.isfinite(claim.epsilon):
         raise ValueError(f"{label} claims no finite epsilon (its ledger's total is epsilon = "
                          f"{claim.epsilon}); give a finite epsilon, or delta > 0 with rho")
@@ -459,12 +466,14 @@ def audit_reach(task: str, name: str, *, epsilon: float | None, delta: float = 0
     >>> round(r.black_box, 2), round(r.white_box, 2)
     (0.74, 0.99)
     """
+    from dpviz.estimators.registry import estimator
+
     check_audit_budget(epsilon, rho)
     pair = neighbour_pair(task, name)
     with recording() as seen:
         ledger = _runner(task, name, pair, epsilon=epsilon, delta=delta, rho=rho,
                          accounting=accounting)(pair.data, np.random.default_rng(seed)).ledger
-    claim = _claim(ledger, name)
+    claim = _claim(ledger, estimator(task, name).label)
     assert claim.epsilon is not None  # _claim refuses otherwise
     try:
         _replayable(ledger, seen.releases, seen.unsupported)

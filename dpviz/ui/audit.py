@@ -19,7 +19,7 @@ from dpviz.lab.audit import (
 )
 from dpviz.lab.broken_variants import BROKEN_LABEL, audit_gallery
 from dpviz.lab.scenario import Scenario
-from dpviz.ui.widgets import attempt, epsilon_slider, escape_markdown, show_chart
+from dpviz.ui.widgets import attempt, epsilon_slider, escape_markdown, show_chart, show_failure
 from dpviz.viz.audit import audit_comparison, audit_histograms
 
 KEPT = 6  # audits remembered per widget and user
@@ -100,7 +100,11 @@ def audit_button(scenario: Scenario, *, key: str) -> EstimatorAudit | None:
     cache_key = (task, name, *budget.values(), seed)
     reach = _recall(f"{key}_reach", cache_key)
     if reach is None:
-        reach = attempt(audit_reach, task, name, seed=seed, **budget)
+        try:
+            reach = audit_reach(task, name, seed=seed, **budget)
+        except ValueError as err:  # a budget the audit cannot test: the rest of the page stays
+            show_failure(err)
+            return None
         _remember(f"{key}_reach", cache_key, reach)
     st.markdown(escape_markdown(reach.sentence()))
     white_box = reach.white_box_reason is None

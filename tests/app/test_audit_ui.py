@@ -65,3 +65,13 @@ def test_a_non_private_estimator_says_there_is_nothing_to_audit():
     open_section(at, "gmm_audit_open")
     assert not at.exception, at.exception
     assert any("no claim to audit" in i.value for i in at.info)
+
+
+def test_a_rho_budget_is_audited_as_the_page_states_it():
+    """/covariance's default budget is ρ (δ = 0): the audit states it at the page's δ."""
+    at = open_page("covariance")
+    open_section(at, "cov_audit_open")
+    assert not at.exception, at.exception
+    said = [m.value for m in at.markdown if "A perfect test typically shows" in m.value]
+    assert len(said) == 1 and "δ = 1e-10" in said[0]
+    assert not errors(at)
