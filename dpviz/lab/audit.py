@@ -43,7 +43,8 @@ the ledger's PLD trade-off curve says), and the page draws it beside the bound. 
 can be tighter than the claim: a Laplace mean given ε = 1, δ = 10⁻⁵ under zCDP accounting
 spends a pure ε of 0.25, so about 0.06 is all a perfect audit of 1 000 runs would show.
 
-The claimed ε and δ are read from the run's own ledger (its composed total). A run that
+The claimed ε and δ are read from the run's own ledger (its composed total; a ρ budget
+given without δ is stated at the covariance page's δ = 10⁻¹⁰, :data:`RHO_DELTA`). A run that
 answers ⊥ (``Result.failed``) counts as the statistic 0 — a fixed value, so still
 post-processing. Estimators that release nothing private (``notion == "none"``) and
 estimators without a pair defined here are refused with a sentence
