@@ -6,6 +6,7 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from dpviz.estimators.result import Result
 from dpviz.lab import experiments
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.work import check_work
-from dpviz.privacy import Ledger, compose_runs
+from dpviz.privacy import Budget, Ledger, compose_runs
 from dpviz.ui import cached, runs, upload, widgets
 from dpviz.ui.risk import spend_text
 from dpviz.ui.shell import PageContext
@@ -428,6 +429,35 @@ def mechanics_scenario(scenario: Scenario, rows: int | None = None) -> Scenario:
                                           "delta": 0.0}})
 
 
+def mechanics_path(estimator: str) -> Path:
+    """Where ``bench/gmm_mechanics.py`` saves an estimator's precomputed mechanics."""
+    return cached.RESULTS / f"mechanics_{estimator}.json"
+
+
+def saved_mechanics(estimator: str) -> tuple[Result, Scenario] | None:
+    """An estimator's precomputed mechanics (a run without noise) and its scenario, if saved.
+
+    For the estimators whose mechanics need more rows than a page runs live (PPE's chunks agree
+    only from about 100 000 rows). Read when the panel is open (a few kB; not cached: a
+    Result does not pickle).
+    """
+    path = mechanics_path(estimator)
+    if not path.exists():
+        return None
+    saved = json.loads(path.read_text())
+
+    def arrays(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: arrays(v) for key, v in value.items()}
+        return np.asarray(value, dtype=float) if isinstance(value, list) else value
+
+    plain = Scenario.from_dict(saved["scenario"])
+    result = Result(estimate=arrays(saved["estimate"]),
+                    ledger=Ledger(Budget(epsilon=math.inf)), failed=saved["failed"],
+                    diagnostics=arrays(saved["diagnostics"]), estimator=estimator, task="gmm")
+    return result, plain
+
+
 def truth_scenario(scenario: Scenario, result: Result | None = None) -> Scenario:
     """The fit that stands for an upload's "true" components (it has no labels).
 
@@ -718,3 +748,11 @@ def peers_section() -> None:
                "diffprivlib's figures come from the saved benchmark "
                "(assets/results/gmm_mean_errors.csv, written by `make bench`); DPLloyd also "
                "runs live: pick it as the estimator above.")
+    accuracy = cached.RESULTS / "gmm_estimators_caption.json"  # the saved accuracy table's
+    if accuracy.exists():
+        st.markdown("**Every mixture estimator, ⊥ counted:** "
+                    + escape_markdown(json.loads(accuracy.read_text())["caption"]))
+        st.caption("From the saved accuracy table: every registered estimator on generated "
+                   "mixtures (d = 2, k = 3, δ = 1e-5). A ⊥ is either refused before spending "
+                   "(the public sizes rule success out: nothing is read or spent) or failed "
+                   "after spending.")

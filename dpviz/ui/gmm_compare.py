@@ -48,6 +48,7 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
     A ⊥ run with a ``scenario`` also offers its mechanics: the same scenario without noise
     (:func:`dpviz.ui.gmm.mechanics_scenario`), drawn apart under "not private", with no ε.
     """
+    from dpviz.lab.work import check_work
     from dpviz.ui import gmm
     from dpviz.ui.widgets import attempt, lazy_expander
 
@@ -63,24 +64,44 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
                 with column:
                     show_chart(figure.figure, key=prefix + figure.key, filename=figure.filename)
 
+    def fits(rows: int) -> bool:  # what the page's work budget runs live (public sizes)
+        try:
+            check_work("gmm", result.estimator, n=rows, d=data.data.shape[1], k=data.k)
+        except ValueError:
+            return False
+        return True
+
     def mechanics() -> None:
         assert scenario is not None
         st.caption(gmm.MECHANICS_NOTE)
-        rows = None
+        saved = gmm.saved_mechanics(result.estimator)
+        options: list[int | str] = [len(data.data)]
         if "generator" in scenario.data:
-            sizes = sorted({len(data.data), *gmm.MECHANICS_ROWS})
-            rows = int(st.selectbox("Rows (generated, same seed)", sizes, key="gmm_mech_rows",
-                                    format_func=lambda n: f"{n:,}",
-                                    help="Some algorithms need many rows even without noise: "
-                                         "PPE's chunks agree only from about 100 000."))
-        plain = gmm.mechanics_scenario(scenario, rows)
-        shown = attempt(gmm.run, plain, fresh=0 if fresh is None else fresh)
-        seen = data if rows in (None, len(data.data)) else attempt(gmm.mixture_data, plain)
+            options = sorted({len(data.data), *filter(fits, gmm.MECHANICS_ROWS)})
+            if saved is not None:
+                options.append("saved")
+        chosen = st.selectbox(
+            "Rows (generated, same seed)", options, key="gmm_mech_rows",
+            format_func=lambda n: f"{n:,}" if n != "saved" or saved is None else
+            f"{saved[1].data['n']:,} (precomputed: too big to run on this page)",
+            help="Some algorithms need many rows even without noise: PPE's chunks agree "
+                 "only from about 100 000.")
+        if chosen == "saved" and saved is not None:
+            shown, plain = saved
+            inputs = StoryInputs(k=data.k)
+            st.caption(f"Precomputed on the default generated mixture (n = "
+                       f"{plain.data['n']:,}, separation {plain.data['separation']:g}σ, data "
+                       "seed 0), not on this page's rows.")
+        else:
+            plain = gmm.mechanics_scenario(scenario, int(chosen))
+            shown = attempt(gmm.run, plain, fresh=0 if fresh is None else fresh)
+            seen = data if chosen == len(data.data) else attempt(gmm.mixture_data, plain)
+            inputs = StoryInputs(rows=seen.data, labels=seen.labels,
+                                 true_means=seen.truth.means, k=seen.k)
         if shown.failed:
             st.info(f"Even without noise: ⊥ — {escape_markdown(shown.failed)}",
                     icon=":material/info:")
-        draw(shown, StoryInputs(rows=seen.data, labels=seen.labels,
-                                true_means=seen.truth.means, k=seen.k), "mechanics_")
+        draw(shown, inputs, "mechanics_")
 
     st.subheader("How this estimator got its answer")
     st.caption(told.intro)
