@@ -35,7 +35,7 @@ LIVE_POINTS, LIVE_JOBS = winner.LIVE_POINTS, winner.LIVE_JOBS
 SAVED: dict[str, tuple[int, int, int]] = {"gmm": (10, 9, 3), "covariance": (10, 10, 3),
                                           "sbm": (10, 8, 2)}
 #: Values of the other axis at which each saved sample-size bound is searched.
-LINE_POINTS = 25
+LINE_POINTS = 13
 
 
 def live_spec(task: str) -> SweepSpec:
@@ -100,6 +100,9 @@ def save(task: str, jobs: int) -> None:
     points = axes[x].values(LINE_POINTS)
     lines = [*winner.threshold_lines(spec), *winner.bound_lines(spec, points)]
     seconds = time.perf_counter() - start
+    before = winner.load_map(task)
+    if table.attrs.get("cached") == len(table) and before is not None and before.spec == spec:
+        seconds = before.seconds  # every run read back from the cache: keep the time it took
     winner.save_map(spec, table, lines, seconds)
     cpu = float(table["seconds"].sum())
     print(f"{task}: {spec.runs} runs ({int(table['failed'].str.startswith(winner.NOT_RUN).sum())}"

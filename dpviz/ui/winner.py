@@ -28,6 +28,10 @@ LIVE_POINTS, LIVE_JOBS, LIVE_REPEATS = engine.LIVE_POINTS, engine.LIVE_JOBS, eng
 #: Task names as the explorer's picker shows them.
 TASK_NAMES: Mapping[str, str] = {"gmm": "Gaussian mixtures", "covariance": "Covariance",
                                  "sbm": "Stochastic block model"}
+#: Words for the generators' parameters that are not an axis.
+PARAM_NAMES: Mapping[str, str] = {"k": "components k", "weights": "weights",
+                                  "covariance": "component shape", "skew": "Zipf skew s",
+                                  "test_fraction": "held-out share"}
 
 
 @st.cache_resource(max_entries=3, show_spinner=False)
@@ -50,7 +54,7 @@ def settings_text(spec: SweepSpec) -> str:
         if f"data.{key}" in swept or key == "seed":
             continue
         axis = axes.get(f"data.{key}")
-        name = axis.label.split(" (")[0] if axis is not None else key
+        name = axis.label.split(" (")[0] if axis is not None else PARAM_NAMES.get(key, key)
         parts.append(f"{name} = {format_value(value) if _number(value) else value}")
     for key, value in spec.fixed.items():
         if key not in swept:

@@ -232,8 +232,8 @@ def answers_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=label,
                                  marker={"symbol": "square", "size": 14, "color": color,
                                          "line": {"color": "#adb5bd", "width": 1}}))
-    fig.update_xaxes(showticklabels=False, showgrid=False)
-    fig.update_yaxes(showticklabels=False, showgrid=False)
+    fig.update_xaxes(showticklabels=False, showgrid=False, ticks="")
+    fig.update_yaxes(showticklabels=False, showgrid=False, ticks="")
     fig.update_layout(template=TEMPLATE, height=150 + 170 * rows, margin={"t": 70, "b": 50},
                       title=wrapped(f"Where each estimator answers ({x.label} across, "
                                     f"{y.label} up)", 80))

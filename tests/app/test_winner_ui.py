@@ -44,3 +44,12 @@ def test_the_live_map_runs_at_the_pages_settings(cache_dir):
     assert list(figure["layout"]["yaxis"]["ticktext"]) == ["10"]
     assert any("Computed in" in c.value for c in at.caption)
     assert list(cache_dir.glob("*.jsonl"))  # through the sweep runner and its cache
+
+
+@pytest.mark.skipif(winner.load_map("covariance") is None, reason="no saved covariance map")
+def test_the_explorer_offers_every_tasks_map(cache_dir):
+    at = open_section(open_page("explorer"), "explorer_winner_open")
+    assert not at.exception, at.exception
+    at.selectbox(key="explorer_winner_task").set_value("covariance").run()
+    assert not at.exception, at.exception
+    assert "explorer_winner_covariance_saved_figure" in charts(at)

@@ -420,8 +420,9 @@ THRESHOLDS: Mapping[str, tuple[Threshold, ...]] = MappingProxyType({
     "sbm": (Threshold("Kesten–Stigum: ε_s² d = 1 (below it no method recovers the "
                       "communities, private or not)",
                       lambda p: p["signal"] ** 2 * p["degree"] - 1.0, ("degree", "signal")),),
-    "covariance": (Threshold("GaussCov/SeparateCov crossover d ≈ n^(2/3) (SeparateCov wins "
-                             "above it at trace 1)",
+    "covariance": (Threshold("GaussCov/SeparateCov crossover d ≈ n^(2/3) at trace 1 "
+                             "(SeparateCov wins where d > n^(2/3): fewer rows, more "
+                             "dimensions)",
                              lambda p: math.log(p["d"]) - 2.0 / 3.0 * math.log(p["n"]),
                              ("n", "d")),),
     "gmm": (),
