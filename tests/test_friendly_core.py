@@ -52,10 +52,10 @@ def _random_neighbours(rng: np.random.Generator, t: int = 15, k: int = 2
     centres = np.array([[0.0, 0.0], [0.8, 0.0]])[:k]
     tuples = centres + rng.normal(scale=rng.uniform(0.2, 0.8) * R, size=(t, k, 2))
     tuples = tuples[:, rng.permutation(k)] if rng.random() < 0.5 else tuples
-    mixing = rng.dirichlet(np.ones(k), size=t)
+    mixing = rng.dirichlet(np.full(k, 60.0), size=t)  # weights about 1/k, spread near r_w
     other, other_mix = tuples.copy(), mixing.copy()
     other[0] = centres + rng.normal(scale=rng.choice([0.1, 1.0, 5.0]) * R, size=(k, 2))
-    other_mix[0] = rng.dirichlet(np.ones(k))
+    other_mix[0] = rng.dirichlet(np.full(k, rng.choice([1.0, 60.0])))
     return tuples, mixing, other, other_mix
 
 
@@ -66,7 +66,8 @@ def _set_distance(a: np.ndarray, b: np.ndarray) -> float:
 
 def test_the_core_weight_sensitivity_is_attained_by_the_chain_pair():
     d, d_prime = _chain_pair()
-    w, w_prime = (core_weights(friend_matrix(x, R)) for x in (d, d_prime))
+    ones = np.ones((11, 1))
+    w, w_prime = (core_weights(friend_matrix(x, ones, R)) for x in (d, d_prime))
     assert w[0] == 1.0 and w_prime[0] == 0.0 and np.all(w_prime[1:] > 0)
     assert abs(w.sum() - w_prime.sum()) == pytest.approx(core_weight_sensitivity(11))
 
@@ -77,8 +78,8 @@ def test_no_neighbour_moves_a_release_further_than_its_sensitivity():
     for _ in range(300):
         tuples, mixing, other, other_mix = _random_neighbours(rng)
         t, k, _ = tuples.shape
-        w = core_weights(friend_matrix(tuples, R))
-        w_prime = core_weights(friend_matrix(other, R))
+        w = core_weights(friend_matrix(tuples, mixing, R))
+        w_prime = core_weights(friend_matrix(other, other_mix, R))
         change = abs(w.sum() - w_prime.sum())
         assert change <= core_weight_sensitivity(t) + 1e-12
         moved["weight"] = max(moved["weight"], change / core_weight_sensitivity(t))
@@ -94,8 +95,8 @@ def test_no_neighbour_moves_a_release_further_than_its_sensitivity():
         best = min(permutations(range(k)),
                    key=lambda p: float(np.linalg.norm(both - both_p[list(p)])))
         share_gap = float(np.linalg.norm(shares - shares_p[list(best)]))
-        assert share_gap <= mixing_sensitivity(t, low) + 1e-12
-        moved["mixing"] = max(moved["mixing"], share_gap / mixing_sensitivity(t, low))
+        assert share_gap <= mixing_sensitivity(t, k, low) + 1e-12
+        moved["mixing"] = max(moved["mixing"], share_gap / mixing_sensitivity(t, k, low))
     # the search reaches a real share of each bound: the test could fail
     assert moved["weight"] > 0.3 and moved["means"] > 0.02 and moved["mixing"] > 0.02, moved
 
@@ -121,7 +122,7 @@ def test_each_release_is_drawn_at_its_sensitivity_and_planned_noise():
     assert weight.delta == spend.accounting.histogram_delta
     low = found.diagnostics["certified_core_weight"]
     for name, sensitivity in ((CORE_MEANS, means_sensitivity(400, 2, R, low)),
-                              (CORE_MIXING, mixing_sensitivity(400, low))):
+                              (CORE_MIXING, mixing_sensitivity(400, 2, low))):
         assert rows[name].mechanism == "gaussian"
         assert rows[name].sensitivity == pytest.approx(sensitivity)
         assert rows[name].scale == pytest.approx(spend.solved[name].scale_for(sensitivity))

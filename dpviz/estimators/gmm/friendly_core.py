@@ -8,8 +8,9 @@ R) and of mixing weights; then
 
 1. **Friends.** Two k-tuples X, Y are friends (``f(X, Y) = 1``) when both are *separated* (the
    k means of each are pairwise more than ``6r`` apart) and every mean of X has a mean of Y
-   within ``r`` (then the matching is a bijection: two means of X near one of Y would be
-   within 2r). ``r`` is public (``friend_radius``, in units of R).
+   within ``r`` whose mixing weight is within ``r_w = WEIGHT_RADIUS`` of its own (the
+   matching is a bijection: two means of X near one of Y would be within 2r). ``r`` is public
+   (``friend_radius``, in units of R), and so is ``r_w``.
 2. **Filter** (FriendlyCore's smooth filter, with each tuple's *probability* of joining the
    core used as its weight instead of a coin flip): ``deg(X)`` = the number of other tuples
    that are X's friends, ``w(X) = clip((deg(X) − (t+1)/2)/Δ, 0, 1)`` with ``Δ = (t − 3)/2``:
@@ -41,7 +42,8 @@ Privacy (replace-one neighbours on rows; one row changes one chunk, hence one tu
   ``Σ w(x − μ′) = Σ_shared (w − w′)(x − μ′) + w_*(x_* − μ′) − w′_*(x′_* − μ′)``, so
   ``‖μ − μ′‖ ≤ 2r(L + 2)/max(W, W′)`` per group and **L2 sensitivity
   ``2r√k((t − 1)/Δ + 2)/W_low``** over the k·d released coordinates; the **mixing weights**
-  (vectors of the simplex, diameter √2): ``√2((t − 1)/Δ + 2)/W_low``.
+  likewise (matched weights within 2r_w, and vectors of the simplex, diameter √2):
+  ``min(2r_w√k, √2)((t − 1)/Δ + 2)/W_low``.
 * *The lower bound.* Every Ŵ either dataset can output satisfies ``Ŵ − A ≤ max(W, W′)``
   (the noise is truncated at A), so for every released Ŵ the two Gaussian releases, drawn
   at the sensitivities above, have the planned noise multiplier on both datasets.
@@ -58,17 +60,19 @@ probability above and proves the composition with a friendly-DP aggregator; dpvi
 probabilities as weights (the expected core) and proves the sensitivities above directly.
 
 Public constants, chosen by simulation on generated mixtures only, never on a user's data
-(``bench/friendly_core.py --constants``: ``gaussian_mixture`` with k = 3, d = 2, separations
-4σ, 6σ and 8σ, n = 10 000 and 100 000, two data seeds, ε ∈ {1, 4}, δ = 10⁻⁵; rows per chunk
-∈ {50, 100, 200}, r ∈ {0.02, 0.035, 0.05, 0.08, 0.12} R, core-weight plan level ∈ {1, 3}):
-``CHUNK_ROWS = 200`` rows per chunk when ``chunks`` is automatic, ``friend_radius = 0.05`` R and
-``CORE_LEVEL = 3``, the only setting that succeeded in every run at n = 100 000 for both ε
-(mean matched error 0.023 at ε = 1, 0.005 at ε = 4). r = 0.12 R broke the 6r separation at
-every separation tried, r ≤ 0.035 R left too few friends, smaller chunks fit too loosely for
-r = 0.05 R. At n = 10 000 nothing is reliable: t = n/200 = 50 chunks cannot carry the core
-weight's noise bound at ε = 1 (the run is refused before reading the data, with the n it
-needs). Components closer than 6r = 0.3 R (about 2.5σ at the generator's scale) are out of
-reach at the default r.
+(``bench/friendly_core.py --constants``: ``gaussian_mixture`` with k = 3, d = 2, separations 4σ,
+6σ and 8σ, n = 10 000 and 100 000, two data seeds, ε ∈ {1, 4}, δ = 10⁻⁵; rows per chunk ∈ {50,
+100, 200}, r ∈ {0.02, 0.035, 0.05, 0.08, 0.12} R, core-weight plan level ∈ {1, 3}): ``CHUNK_ROWS
+= 200`` rows per chunk when ``chunks`` is automatic, ``friend_radius = 0.05`` R and ``CORE_LEVEL
+= 3``, the only setting that succeeded in every run at n = 100 000 for both ε (mean matched
+error 0.023 at ε = 1, 0.005 at ε = 4). r = 0.12 R broke the 6r separation at every separation
+tried, r ≤ 0.035 R left too few friends, smaller chunks fit too loosely for r = 0.05 R.
+``WEIGHT_RADIUS = 0.15``: on 500 chunks of a 100 000-row mixture (separation 8σ, unequal
+weights) the core weighed 0.86 t with it, 0.87 t with the means alone and 0.73 t with r_w = 0.1,
+and it cuts the mixing weights' noise 2.7-fold against the simplex's √2. At n = 10 000 nothing
+is reliable: t = n/200 = 50 chunks cannot carry the core weight's noise bound at ε = 1 (the run
+is refused before reading the data, with the n it needs). Components closer than 6r = 0.3 R
+(about 2.5σ at the generator's scale) are out of reach at the default r.
 """
 
 from __future__ import annotations
@@ -107,6 +111,8 @@ FRIEND_RADIUS_RANGE = limits.Limit("friend_radius", 1e-4, 1.0)
 CHUNK_ROWS = 200
 #: A tuple's means must be pairwise more than this many friend radii apart (consistent groups).
 SEPARATION = 6.0
+#: r_w: friends' matched mixing weights differ by at most this (by simulation: module doc).
+WEIGHT_RADIUS = 0.15
 #: ⊥ when the certified core weight W_low is below this share of the chunks.
 CORE_FLOOR = 0.25
 #: The core weight's level in the budget plan (means 1, mixing weights 1/2): by simulation.
@@ -155,9 +161,14 @@ def means_sensitivity(chunks: int, k: int, friend_radius: float, weight_low: flo
     return 2 * friend_radius * math.sqrt(k) * (weight_change(chunks) + 2) / weight_low
 
 
-def mixing_sensitivity(chunks: int, weight_low: float) -> float:
-    """L2 sensitivity of the group mixing weights given ``W ≥ W_low``: ``√2((t−1)/Δ + 2)/W_low``."""
-    return math.sqrt(2) * (weight_change(chunks) + 2) / weight_low
+def mixing_sensitivity(chunks: int, k: int, weight_low: float) -> float:
+    """L2 sensitivity of the group mixing weights given ``W ≥ W_low``.
+
+    ``min(2r_w√k, √2)((t − 1)/Δ + 2)/W_low``: matched weights of the core lie within 2r_w of
+    each other, and any two points of the simplex within √2.
+    """
+    spread = min(2 * WEIGHT_RADIUS * math.sqrt(k), math.sqrt(2))
+    return spread * (weight_change(chunks) + 2) / weight_low
 
 
 def separated(tuples: NDArray[np.float64], friend_radius: float) -> NDArray[np.bool_]:
@@ -174,17 +185,20 @@ def separated(tuples: NDArray[np.float64], friend_radius: float) -> NDArray[np.b
     return np.asarray(gaps.min(axis=(1, 2)) > SEPARATION * friend_radius)
 
 
-def friend_matrix(tuples: NDArray[np.float64], friend_radius: float) -> NDArray[np.bool_]:
+def friend_matrix(tuples: NDArray[np.float64], mixing: NDArray[np.float64],
+                  friend_radius: float) -> NDArray[np.bool_]:
     """``f(X, Y)`` for every pair of k-tuples (t × t, False on the diagonal).
 
     Friends: both separated (:func:`separated`) and every mean of X within ``r`` of a mean of
-    Y (a bijection then, by the separation). One t × t distance table per pair of positions.
+    Y whose mixing weight is within ``WEIGHT_RADIUS`` of its own (a bijection then, by the
+    separation). One t × t table per pair of positions.
 
     Examples
     --------
-    >>> t = np.array([[[0.0], [1.0]], [[0.05], [0.98]], [[0.3], [1.0]]])
-    >>> friend_matrix(t, 0.1).astype(int).tolist()
-    [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
+    >>> t = np.array([[[0.0], [1.0]], [[0.05], [0.98]], [[0.3], [1.0]], [[0.0], [1.0]]])
+    >>> pi = np.array([[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.9, 0.1]])
+    >>> friend_matrix(t, pi, 0.1).astype(int).tolist()
+    [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
     """
     count, k, _ = tuples.shape
     ok = separated(tuples, friend_radius)
@@ -192,7 +206,8 @@ def friend_matrix(tuples: NDArray[np.float64], friend_radius: float) -> NDArray[
     for a in range(k):
         matched = np.zeros((count, count), dtype=bool)
         for b in range(k):
-            matched |= cdist(tuples[:, a], tuples[:, b]) <= friend_radius
+            matched |= ((cdist(tuples[:, a], tuples[:, b]) <= friend_radius)
+                        & (np.abs(mixing[:, a, None] - mixing[None, :, b]) <= WEIGHT_RADIUS))
         friends &= matched
     np.fill_diagonal(friends, False)
     return friends
@@ -400,7 +415,7 @@ def aggregate_tuples(tuples: NDArray[np.float64], mixing: NDArray[np.float64],
     reason = refusal(t, spend)
     if reason is not None:  # public inputs only: nothing read, nothing spent
         return _bottom(f"{reason}; use more rows (chunks) or a larger epsilon", ledger, {})
-    friends = friend_matrix(tuples, friend_radius)
+    friends = friend_matrix(tuples, mixing, friend_radius)
     weights = core_weights(friends)
     total = float(weights.sum())
     diagnostics: dict[str, Any] = {"degrees": friends.sum(axis=1), "core_weights": weights,
@@ -420,7 +435,7 @@ def aggregate_tuples(tuples: NDArray[np.float64], mixing: NDArray[np.float64],
         sensitivity=means_sensitivity(t, k, friend_radius, weight_low))).reshape(means.shape)
     noisy_shares = np.asarray(release(
         shares, spend.solved[CORE_MIXING], rng=rng, ledger=ledger, name=CORE_MIXING,
-        sensitivity=mixing_sensitivity(t, weight_low)))
+        sensitivity=mixing_sensitivity(t, k, weight_low)))
     # post-processing: a canonical order of the components, weights on the simplex
     rank = np.lexsort(noisy_means.T[::-1])
     kept = np.clip(noisy_shares[rank], 1e-3, None)
@@ -482,8 +497,8 @@ def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, 
         "bound": ball.describe(), "radius": ball.radius, "label": LABEL,
         "learner": "scikit-learn GaussianMixture(n_components=k, random_state=0) per chunk",
         "chunks": t, "friend radius": r, "accounting": spend.accounting.note,
-        "friends": f"every mean matched within r = {r:g} R, each tuple's means more than "
-                   f"{SEPARATION:g}r apart",
+        "friends": f"every mean matched within r = {r:g} R and its mixing weight within "
+                   f"{WEIGHT_RADIUS:g}, each tuple's means more than {SEPARATION:g}r apart",
         "filter": f"weight clip((friends - (t+1)/2)/Delta, 0, 1), Delta = (t-3)/2 = "
                   f"{ramp_width(t):g}",
         "core weight": f"truncated Laplace, sensitivity {core_weight_sensitivity(t):.3g}, "
@@ -523,6 +538,8 @@ def friendly_core_pair() -> NeighbourPair:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "friendly_core": Estimator(
         task="gmm", name="friendly_core", function=friendly_core,
+        # the chunks' fits dominate, as in sample-and-aggregate, whose coefficients these are
+        # (bench/work_costs.py's sizes at ε = ∞ measured 2e-06 s and 34 bytes per unit)
         cost=CostModel(3.2e-06, base_seconds=1.5, bytes_per_unit=37.0),
         can_run=can_run, neighbours=friendly_core_pair,
         label="FriendlyCore (Tsfadia et al. 2022)",
