@@ -5,9 +5,10 @@ default settings — 5 × 5 cells of ε × n, every private estimator, the pages
 (:data:`dpviz.lab.experiments.winner.LIVE_REPEATS`), on 2 local processes, with an empty
 cache — for each task, precondition checks included. Target: under 60 s on 2 cores.
 
-``python bench/winner.py --save [--task gmm]`` regenerates the saved full-resolution maps
-under ``assets/`` (run it under ``nice -n 10``): the grids and repeats of :data:`SAVED`, with
-the sample-size bounds searched at :data:`LINE_POINTS` values of the other axis.
+``python bench/winner.py --save [--task gmm] [--scheduler tcp://HOST:PORT]`` regenerates the
+saved full-resolution maps under ``assets/`` (run it under ``nice -n 10``): the grids and
+repeats of :data:`SAVED`, with the sample-size bounds searched at :data:`LINE_POINTS` values
+of the other axis.
 ``python bench/winner.py`` alone prints the live maps' times.
 """
 
@@ -86,8 +87,8 @@ def bench_winner(b: Any) -> None:
                    f"start on {os.cpu_count()} CPUs")
 
 
-def save(task: str, jobs: int) -> None:
-    """Run and save ``task``'s full-resolution map (:data:`SAVED`)."""
+def save(task: str, jobs: int, scheduler: str | None = None) -> None:
+    """Run and save ``task``'s full-resolution map (:data:`SAVED`), locally or on Dask."""
     x, y = winner.DEFAULT_AXES
     across, up, repeats = SAVED[task]
     axes = winner.AXES[task]
@@ -95,18 +96,19 @@ def save(task: str, jobs: int) -> None:
     spec = winner.map_spec(task, x, y, axes[x].values(across), axes[y].values(up), data=data,
                            fixed=fixed, repeats=repeats)
     start = time.perf_counter()
-    table = winner.run_map(spec, jobs=jobs)
+    table = winner.run_map(spec, jobs=jobs, scheduler=scheduler)
     ran = time.perf_counter() - start
     points = axes[x].values(LINE_POINTS)
     lines = [*winner.threshold_lines(spec), *winner.bound_lines(spec, points)]
     seconds = time.perf_counter() - start
+    drawn = seconds - ran
     before = winner.load_map(task)
     if table.attrs.get("cached") == len(table) and before is not None and before.spec == spec:
         seconds = before.seconds  # every run read back from the cache: keep the time it took
     winner.save_map(spec, table, lines, seconds)
     cpu = float(table["seconds"].sum())
     print(f"{task}: {spec.runs} runs ({int(table['failed'].str.startswith(winner.NOT_RUN).sum())}"
-          f" skipped) in {ran:.0f} s wall, {cpu:.0f} s in runs; lines {seconds - ran:.0f} s",
+          f" skipped) in {ran:.0f} s wall, {cpu:.0f} s in runs; lines {drawn:.0f} s",
           flush=True)
 
 
@@ -116,10 +118,11 @@ if __name__ == "__main__":
     parser.add_argument("--task", choices=tuple(SAVED), action="append",
                         help="only this task (repeatable)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--scheduler", help="tcp://HOST:PORT of a Dask scheduler")
     args = parser.parse_args()
     if args.save:
         for name in args.task or tuple(SAVED):
-            save(name, args.jobs)
+            save(name, args.jobs, args.scheduler)
     else:
         class _Print:
             def add(self, name: str, value: float, unit: str, **kw: Any) -> None:
