@@ -49,14 +49,28 @@ def live_spec(task: str) -> SweepSpec:
                            repeats=winner.LIVE_REPEATS[task])
 
 
-def timed_map(spec: SweepSpec, jobs: int) -> tuple[float, Any]:
-    """Wall seconds of one map (precondition checks, runs and lines) with a fresh cache."""
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its live children (the loky workers)."""
+    import psutil
+
+    me = psutil.Process()
+    total = sum(me.cpu_times()[:2])
+    for child in me.children(recursive=True):
+        try:
+            total += sum(child.cpu_times()[:2])
+        except psutil.Error:  # a worker that ended meanwhile
+            continue
+    return total
+
+
+def timed_map(spec: SweepSpec, jobs: int) -> tuple[float, float, Any]:
+    """Wall and CPU seconds of one map (checks, runs and lines) with a fresh cache."""
     with tempfile.TemporaryDirectory() as cache:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         table = winner.run_map(spec, jobs=jobs, cache_dir=cache)
         winner.threshold_lines(spec)
         winner.bound_lines(spec)
-        return time.perf_counter() - start, table
+        return time.perf_counter() - start, cpu_seconds() - cpu, table
 
 
 def warm_pool(jobs: int) -> None:
@@ -74,7 +88,7 @@ def bench_winner(b: Any) -> None:
     for task in ("gmm", "covariance", "sbm"):
         spec = live_spec(task)
         load = os.getloadavg()[0]
-        seconds, table = timed_map(spec, LIVE_JOBS)
+        seconds, cpu, table = timed_map(spec, LIVE_JOBS)
         skipped = int(table["failed"].str.startswith(winner.NOT_RUN).sum())
         b.add(f"winner_live_map_{task}", seconds, "s",
               target=f"value < {TARGET_SECONDS:g} s on 2 cores, 2 processes",
@@ -83,8 +97,11 @@ def bench_winner(b: Any) -> None:
                    f"{len(spec.estimators)} private estimators × {spec.repeats} repeats = "
                    f"{spec.runs} runs ({skipped} skipped by their preconditions), "
                    f"{LIVE_JOBS} loky processes (pool warm), 1 BLAS thread each, fresh cache, "
-                   f"precondition checks and lines included; load average {load:.1f} at the "
-                   f"start on {os.cpu_count()} CPUs")
+                   f"precondition checks and lines included; {cpu:.0f} CPU seconds (this "
+                   f"process and its workers); load average {load:.1f} at the start on "
+                   f"{os.cpu_count()} CPUs",
+              detail={"cpu_seconds": round(cpu, 1), "load_average": round(load, 2),
+                      "runs": spec.runs, "skipped": skipped})
 
 
 def save(task: str, jobs: int, scheduler: str | None = None) -> None:
