@@ -12,8 +12,9 @@ to skip runs that cannot succeed and to say why.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dpviz.core import limits
@@ -23,6 +24,9 @@ from dpviz.core.entry import Estimator
 BUDGET_NAMES = ("epsilon", "delta", "rho", "accounting", "seed", "radius", "paper_mode")
 #: Relative precision of the searched n (a sentence quotes it to about 2%).
 PRECISION = 0.02
+#: Seconds :func:`blocked` may search (some preconditions take seconds a call: then the
+#: answer is a looser bound, or none, and says how far it looked).
+SEARCH_SECONDS = 3.0
 #: How far above the run's ε the search looks (a precondition may solve its accounting afresh
 #: for every ε, up to seconds each: private PCA's GoodRadius rounds do).
 EPSILON_REACH = 4.0
@@ -44,12 +48,15 @@ class Blocked:
         the run's ε); ``None``: none up to ``reach``, or the run has no ε.
     reach : float or None
         The largest ε searched (``None``: ε was not searched).
+    rows : int
+        The largest n searched.
     """
 
     reason: str
     n: int | None
     epsilon: float | None
     reach: float | None = None
+    rows: int = limits.MAX_ROWS
 
     def remedy(self) -> str:
         """What would let it succeed, in words.
@@ -68,53 +75,59 @@ class Blocked:
             ways.append(f"by ε = {self.epsilon:.3g} at this n")
         if not ways:
             more = "" if self.reach is None else f" nor ε up to {self.reach:.3g}"
-            return f"neither more rows (up to {limits.MAX_ROWS:,}){more} alone is enough"
+            last = "" if self.rows >= limits.MAX_ROWS else " (searched no further)"
+            return f"neither more rows (up to {self.rows:,}){more} alone is enough{last}"
         return "it would succeed " + ", or ".join(ways)
 
 
 def smallest(ok: Callable[[float], bool], start: float, high: float, *,
-             integer: bool = False, precision: float = PRECISION) -> float | None:
-    """About the smallest value in ``(start, high]`` where ``ok`` holds, or ``None``.
+             integer: bool = False, precision: float = PRECISION,
+             deadline: float = math.inf) -> tuple[float | None, float]:
+    """About the smallest value in ``(start, high]`` where ``ok`` holds, and how far it looked.
 
     ``ok`` is assumed monotone (more rows or more ε never hurts): doubling from ``start``
-    brackets the change, bisection narrows it to ``precision`` (relative; to 1 for
-    ``integer``; ``precision=1`` stops at the first doubling that holds).
+    brackets the change, bisection narrows it to ``precision`` (relative; ``precision=1``
+    stops at the first doubling that holds). Past ``deadline`` (``time.monotonic()``) the
+    search stops with what it has: a value that holds (less tight), or none.
+
+    Returns
+    -------
+    (float or None, float)
+        The value (rounded up for ``integer``), or ``None`` when none was found; and the
+        largest value checked.
 
     Examples
     --------
-    >>> smallest(lambda v: v >= 1234, 100, 10**6, integer=True)
-    1234
-    >>> round(smallest(lambda v: v * v >= 2.0, 0.5, 10.0), 1), smallest(lambda v: False, 1, 8)
-    (1.4, None)
+    >>> found, _ = smallest(lambda v: v >= 1234, 100, 10**6, integer=True)
+    >>> 1234 <= found <= 1234 * 1.02
+    True
+    >>> smallest(lambda v: v * v >= 2.0, 0.5, 10.0)[0] < 1.45, smallest(lambda v: False, 1, 8)
+    (True, (None, 8))
     """
     low, value = start, start
     while True:
         value = min(value * 2, high)
         if ok(value):
             break
-        if value >= high:
-            return None
+        if value >= high or time.monotonic() > deadline:
+            return None, value
         low = value
+    reached = value
     while value - low > max(precision * value, 1.0 if integer else 0.0):
+        if time.monotonic() > deadline:
+            break
         middle = (low + value) / 2
-        if integer:
-            middle = math.floor(middle)
         if ok(middle):
             value = middle
         else:
             low = middle
-    if integer:  # the bisection may stop a few short of 1: finish it one step at a time
-        value = math.ceil(value)
-        while value - 1 > low and ok(value - 1):
-            value -= 1
-        return int(value)
-    return value
+    return (math.ceil(value) if integer else value), reached
 
 
 def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,
             epsilon: float | None = None, delta: float = 0.0, accounting: str = "zcdp",
             params: Mapping[str, Any] | None = None,
-            reach: float = EPSILON_REACH) -> Blocked | None:
+            reach: float = EPSILON_REACH, seconds: float = SEARCH_SECONDS) -> Blocked | None:
     """Why ``entry`` cannot succeed at these public sizes and what would let it, or ``None``.
 
     Parameters
@@ -132,14 +145,16 @@ def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,
     reach : float
         The ε search stops at ``reach`` × the run's ε (by doubling); 1 or less: n alone is
         searched (cheaper: some preconditions solve their accounting afresh for every ε).
+    seconds : float
+        How long the search may take after the first answer (then it says what it found).
 
     Examples
     --------
     >>> from dpviz.estimators.registry import estimator
-    >>> found = blocked(estimator("gmm", "private_pca_clustering"), n=10_000, d=2, k=3,
-    ...                 epsilon=1.0, delta=1e-5)
-    >>> found.reason[:40], 10_000 < found.n < 40_000, found.epsilon
-    ('private PCA + clustering needs about n >', True, 2.0)
+    >>> found = blocked(estimator("gmm", "private_pca_clustering"), n=2_000, d=2, k=3,
+    ...                 epsilon=1.0, delta=1e-5, reach=1)
+    >>> found.reason[:24], 2_000 < found.n < 10_000, found.epsilon
+    ('private PCA + clustering', True, None)
     >>> blocked(estimator("gmm", "dp_em"), n=10_000, d=2, k=3, epsilon=1.0) is None
     True
     """
@@ -158,9 +173,13 @@ def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,
     reason = why()
     if reason is None:
         return None
-    rows = smallest(lambda m: succeeds(n=int(m)), n, limits.MAX_ROWS, integer=True)
+    deadline = time.monotonic() + seconds
+    rows, checked = smallest(lambda m: succeeds(n=int(m)), n, limits.MAX_ROWS, integer=True,
+                             deadline=deadline)
+    found = Blocked(reason, None if rows is None else int(rows), None, rows=int(checked))
     if epsilon is None or math.isinf(epsilon) or reach <= 1:
-        return Blocked(reason, None if rows is None else int(rows), None)
+        return found
     top = min(epsilon * reach, limits.EPSILON.high)
-    budget = smallest(lambda e: succeeds(epsilon=e), epsilon, top, precision=1.0)
-    return Blocked(reason, None if rows is None else int(rows), budget, top)
+    budget, checked = smallest(lambda e: succeeds(epsilon=e), epsilon, top, precision=1.0,
+                               deadline=deadline)
+    return replace(found, epsilon=budget, reach=checked)
