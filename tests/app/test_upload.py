@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from streamlit.testing.v1 import AppTest
 from test_bounds_upload import hundred_vertices, three_clusters
 
 from dpviz.estimators.metrics import match_components
 
-from .app_helpers import charts, errors, open_page, values
+from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, values
+
+
+def open_sbm_upload(source: str = "upload") -> AppTest:
+    """/sbm opened on ``source`` by a link (its default synthetic graph never runs)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/sbm.py")
+    at.query_params.update({"sbm_source": source})
+    return at.run()
 
 
 def _means(at) -> np.ndarray:
@@ -104,8 +113,7 @@ def test_bad_typed_ranges_get_one_sentence(gmm_upload):
 
 
 def test_an_edge_list_of_100_vertices_opens_as_100_with_its_isolated_vertices():
-    at = open_page("sbm")
-    at.radio(key="sbm_source").set_value("upload").run()
+    at = open_sbm_upload()
     at.file_uploader(key="sbm_upload").set_value(
         ("edges.csv", hundred_vertices(), "text/csv")).run()
     assert not at.exception and not errors(at), errors(at)
@@ -132,8 +140,7 @@ def test_covariance_page_takes_the_same_upload_step(way, standardise):
 @pytest.mark.parametrize("name", ["les_miserables", "florentine_families",
                                   "davis_southern_women"])
 def test_networkx_graphs_open_on_the_sbm_page(name):
-    at = open_page("sbm")
-    at.radio(key="sbm_source").set_value(name).run()
+    at = open_sbm_upload(name)
     assert not at.exception and not errors(at), errors(at)
     text = " ".join(c.value for c in at.caption)
     assert "No true communities ship with it" in text and "read off this very graph" in text
@@ -156,8 +163,7 @@ def test_a_bad_upload_gets_one_sentence_and_no_figure(content, sentence):
 
 
 def test_edge_ids_with_gaps_get_a_sentence_then_renumber():
-    at = open_page("sbm")
-    at.radio(key="sbm_source").set_value("upload").run()
+    at = open_sbm_upload()
     at.file_uploader(key="sbm_upload").set_value(
         ("ids.csv", b"1000,2000\n2000,300000\n1000,300000\n", "text/csv")).run()
     assert not at.exception
