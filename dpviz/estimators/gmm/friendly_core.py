@@ -297,7 +297,7 @@ def core_budget(budget: Budget, chunks: int, core_level: float = CORE_LEVEL) -> 
 
     Raises ``BudgetError`` for δ = 0 or a ρ budget (the truncated Laplace needs δ > 0).
     """
-    accounting = histogram_budget(budget, 1, estimator="friendly_core")
+    accounting = histogram_budget(budget, 1, estimator="FriendlyCore")
     plan = [PlannedRelease(CORE_WEIGHT, "pure", core_weight_sensitivity(chunks),
                            weight=core_level),
             PlannedRelease(CORE_MEANS, "gaussian", 1.0, weight=1.0),
