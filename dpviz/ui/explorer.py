@@ -363,18 +363,43 @@ def feasibility_panel(spec: SweepSpec) -> SweepSpec | None:
     return spec
 
 
-def predicted_seconds(spec: SweepSpec, jobs: int) -> float:
-    """The sweep's wall time from the work-cost model (:mod:`dpviz.lab.work`), on ``jobs``."""
+def predicted_seconds(spec: SweepSpec, jobs: int) -> tuple[float, float]:
+    """The sweep's wall time from the work-cost model (:mod:`dpviz.lab.work`), on ``jobs``.
+
+    Returns the runs' seconds and the processes' start-up (0 on one process).
+    """
     cost = check_sweep(spec.task, spec.estimators, spec.data, spec.points(), spec.repeats)
     workers = max(1, min(jobs, spec.runs))
-    return cost.seconds / workers + (START_SECONDS if workers > 1 else 0.0)
+    return cost.seconds / workers, START_SECONDS if workers > 1 else 0.0
+
+
+def seconds_left(done: int, total: int, elapsed: float, *, predicted: tuple[float, float],
+                 since: tuple[int, float] | None) -> float:
+    """The time left of a sweep: the cost model's until a pace is known, then the pace's.
+
+    ``since`` is ``(done, elapsed)`` when every process had finished its first run (``None``
+    before): the pace counts from there, so start-up, each process's first run (imports, data
+    generation) and runs read from disk do not skew it.
+
+    Examples
+    --------
+    >>> seconds_left(0, 100, 1.0, predicted=(10.0, 3.0), since=None)  # model: 10 s + 2 s
+    12.0
+    >>> seconds_left(20, 100, 5.0, predicted=(10.0, 3.0), since=(10, 4.0))  # 0.1 s a run
+    8.0
+    """
+    if since is not None and done > since[0]:
+        return float(time_left(done, total, elapsed, since=since) or 0.0)
+    runs, start = predicted
+    waiting = max(start - elapsed, 0.0) if since is None else 0.0
+    return runs * (total - done) / max(total, 1) + waiting
 
 
 def run_panel(spec: SweepSpec) -> pd.DataFrame | None:
     """Jobs, the run button and a progress bar with an honest time left; the finished table.
 
-    Before the first run finishes the time left is the cost model's; after it, the pace of
-    the runs since the first (the processes' start-up and cached runs left out).
+    Until every process has finished a run the time left is the cost model's; then the pace
+    of the runs since (the processes' start-up and cached runs left out).
     """
     with advanced("Where the runs go", "explorer-jobs"):
         jobs = int(st.radio("Processes", (1, 2), index=1, horizontal=True,
@@ -383,28 +408,27 @@ def run_panel(spec: SweepSpec) -> pd.DataFrame | None:
                                  "kept on disk: the same sweep again is instant."))
     predicted = attempt(predicted_seconds, spec, jobs)
     st.caption(f"{spec.runs:,} runs: {len(spec.points())} points × {spec.repeats} repeats × "
-               f"{len(spec.estimators)} estimators, about {predicted:,.0f} s on {jobs} "
+               f"{len(spec.estimators)} estimators, about {sum(predicted):,.0f} s on {jobs} "
                f"process{'es' if jobs > 1 else ''} (runs already on disk are instant). "
                f"{SLOW_NOTE.get(spec.task, '')}")
     if st.button("Run the sweep", type="primary", key="explorer_run",
                  icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Starting…")
-        start: list[tuple[int, float]] = []  # (done, elapsed) when the first run finished
+        marks: list[tuple[int, float]] = []  # (done, elapsed) at the start, once warm
 
         def progress(done: int, total: int, elapsed: float) -> None:
-            if len(start) < 2:
-                start.append((done, elapsed))  # [at the start, at the first finished run]
-            since = start[1] if len(start) == 2 else start[0]
-            left = (time_left(done, total, elapsed, since=since) if done > since[0]
-                    else max(predicted - elapsed, 0.0))
-            tail = "" if done == total or left is None else f", about {left:.0f} s left"
+            if not marks or (len(marks) == 1 and done - marks[0][0] >= jobs):
+                marks.append((done, elapsed))
+            left = seconds_left(done, total, elapsed, predicted=predicted,
+                                since=marks[1] if len(marks) == 2 else None)
+            tail = "" if done == total else f", about {left:.0f} s left"
             bar.progress(done / max(total, 1),
                          text=f"{done:,} of {total:,} runs, {elapsed:.0f} s{tail}")
 
         started = time.perf_counter()
         table = run_sweep(spec, jobs=jobs, progress=progress)
         st.session_state[RESULT] = (spec.digest(), table, time.perf_counter() - started,
-                                    predicted)
+                                    sum(predicted))
     found = st.session_state.get(RESULT)
     if found is None or found[0] != spec.digest():
         st.info("Set the sweep, then run it.", icon=":material/query_stats:")
