@@ -12,11 +12,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpviz.lab.experiments.tables import BANDS
 from dpviz.viz.style import TEMPLATE, series_color
-
-#: How each band of :func:`dpviz.lab.experiments.summarise` is described on a chart.
-BAND_WORDS = {"mean": ("mean", "95% band of the mean"),
-              "quantile": ("median", "10th–90th percentile of the runs")}
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -59,7 +56,7 @@ def sweep_curves(summary: pd.DataFrame, *, x: str, metric: str,
     (['a (95% band of the mean)', 'a'], [2.0, 1.0])
     """
     labels = labels or {}
-    centre, band = BAND_WORDS["quantile" if "median" in summary.columns else "mean"]
+    centre, band = BANDS[summary.attrs.get("band", "mean")]
     x_name, y_name = x_title or x, y_title or metric
     fig = go.Figure()
     for i, (name, part) in enumerate(summary.groupby("estimator", sort=False)):

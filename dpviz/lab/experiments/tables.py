@@ -78,10 +78,9 @@ def progress_line(done: int, total: int, elapsed: float, *,
 Z95 = 1.959963984540054
 
 
-#: The bands :func:`summarise` draws: ``"mean"`` (mean ± 1.96 standard errors) or
-#: ``"quantile"`` (median, 10th to 90th percentile of the runs).
-BANDS = {"mean": "mean and 95% band of the mean",
-         "quantile": "median and 10th–90th percentile of the runs"}
+#: The bands :func:`summarise` makes: its centre column and what the band holds, in words.
+BANDS = {"mean": ("mean", "95% band of the mean"),
+         "quantile": ("median", "10th–90th percentile of the runs")}
 
 
 def summarise(table: pd.DataFrame, x: str, metric: str, *, band: str = "mean") -> pd.DataFrame:
@@ -115,7 +114,7 @@ def summarise(table: pd.DataFrame, x: str, metric: str, *, band: str = "mean") -
         if column not in table.columns:
             raise ValueError(f"the table has no column {column!r}; its columns are: "
                              f"{', '.join(map(str, table.columns))}")
-    centre = "mean" if band == "mean" else "median"
+    centre = BANDS[band][0]
     ok = table[metric].notna() & (table["failed"] == "")
     rows = []
     for (name, value), group in table.groupby(["estimator", x], sort=False):
@@ -197,7 +196,7 @@ def compare_summary(table: pd.DataFrame, metrics: Sequence[str], *,
     out["seconds"] = out["estimator"].map(grouped["seconds"].median())
     for metric in metrics:
         bands = summarise(point, "_point", metric, band=band).set_index("estimator")
-        out[metric] = out["estimator"].map(bands["mean" if band == "mean" else "median"])
+        out[metric] = out["estimator"].map(bands[BANDS[band][0]])
         out[f"{metric}_low"] = out["estimator"].map(bands["low"])
         out[f"{metric}_high"] = out["estimator"].map(bands["high"])
     out.attrs["band"] = band
