@@ -51,6 +51,11 @@ def test_winner_margin_and_who_failed_per_cell():
     assert second["failed"] == ["a"] and second["not_run"] == ["c"]
     higher = winner.winners(pd.DataFrame(rows), "epsilon", "n", "err", higher=True)
     assert higher["winner"].tolist() == ["b", "b"]
+    exact = pd.DataFrame({"estimator": ["b", "a", "c"], "epsilon": 1.0, "n": 100,
+                          "err": [0.0, 0.0, 0.2], "failed": ""})
+    (tie,) = winner.winners(exact, "epsilon", "n", "err").to_dict(orient="records")
+    assert tie["tied"] == ["a", "b"] and tie["margin"] == 0.0  # no winner by colour
+    assert first["tied"] == [] and second["tied"] == []
 
 
 def test_preconditions_rule_out_runs_from_public_sizes_only():

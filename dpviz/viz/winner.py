@@ -22,7 +22,7 @@ from dpviz.viz.style import TEMPLATE, series_color, wrapped
 
 #: Cell colours of the "where each estimator answers" panels.
 COLOR_ANSWERED, COLOR_FAILED, COLOR_NOT_RUN = "#e9ecef", "#c2255c", "#495057"
-NO_WINNER = "#868e96"
+NO_WINNER, TIE = "#868e96", "#ced4da"
 
 
 def short_label(label: str) -> str:
@@ -115,7 +115,7 @@ def winner_map_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
     shade = np.full(shape, np.nan)
     for row in cells.to_dict(orient="records"):
         i, j = iy[float(row[y.key])], ix[float(row[x.key])]
-        owner[i, j] = row["winner"]
+        owner[i, j] = "tie" if row["tied"] else row["winner"]
         shade[i, j] = row["margin"]
         hover[i, j] = _hover(row, x, y, what, labels)
     fig = go.Figure(layout={"template": TEMPLATE})
@@ -131,6 +131,15 @@ def winner_map_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
             name=short_label(labels[name])))
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=short_label(
             labels[name]), marker={"symbol": "square", "size": 14, "color": colors[name]}))
+    tie = owner == "tie"
+    if tie.any():
+        fig.add_trace(go.Heatmap(
+            z=np.where(tie, 1.0, np.nan), x=list(range(len(xs))), y=list(range(len(ys))),
+            colorscale=[[0, TIE], [1, TIE]], showscale=False, text=hover,
+            hovertemplate="%{text}<extra></extra>", xgap=1, ygap=1, name="tie"))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers",
+                                 name="a tie (equal medians, e.g. both exact)",
+                                 marker={"symbol": "square", "size": 14, "color": TIE}))
     nobody = np.array([[o is None for o in row] for row in owner])
     if nobody.any():
         fig.add_trace(go.Heatmap(
@@ -161,6 +170,9 @@ def _hover(row: Mapping[str, Any], x: Axis, y: Axis, what: str,
     head = f"{x.label} = {format_value(row[x.key])}<br>{y.label} = {format_value(row[y.key])}"
     if row["winner"] is None:
         text = f"{head}<br><b>no estimator gives an answer here (⊥)</b>"
+    elif row["tied"]:
+        text = (f"{head}<br><b>a tie</b> at median {what} {row['score']:.3g}: "
+                + ", ".join(short_label(labels[n]) for n in row["tied"]))
     else:
         text = (f"{head}<br><b>{short_label(labels[row['winner']])}</b>: median {what} "
                 f"{row['score']:.3g}")

@@ -334,7 +334,9 @@ def winners(table: pd.DataFrame, x: str, y: str, metric: str, *,
     pandas.DataFrame
         One row per (``x``, ``y``) in table order: ``winner`` (``None`` when every estimator
         is ⊥), ``score`` (its median), ``runner_up``, ``runner_up_score``, ``margin``
-        (:func:`margin`; 1 when it alone succeeds), ``failed`` (names whose median is ⊥ from
+        (:func:`margin`; 1 when it alone succeeds), ``tied`` (every name sharing the best
+        median when two or more do, e.g. both exact; else empty; ``winner`` is then the first
+        by name), ``failed`` (names whose median is ⊥ from
         runs that ran), ``not_run`` (names whose runs were skipped as unable to succeed) and
         ``scores`` (every estimator's median).
 
@@ -365,10 +367,12 @@ def winners(table: pd.DataFrame, x: str, y: str, metric: str, *,
             "runner_up_score": second[0],
             "margin": (math.nan if best[1] is None else
                        margin(best[0], second[0] if second[1] is not None else math.inf)),
+            "tied": [name for s, name in ok if s == best[0]] if len(ok) > 1 and
+            ok[1][0] == best[0] else [],
             "failed": [n for n in bottom if n not in skipped],
             "not_run": [n for n in bottom if n in skipped], "scores": scores})
     out = pd.DataFrame(rows, columns=[x, y, "winner", "score", "runner_up", "runner_up_score",
-                                      "margin", "failed", "not_run", "scores"])
+                                      "margin", "tied", "failed", "not_run", "scores"])
     for column in ("winner", "runner_up"):  # None, not NaN, where there is none
         out[column] = pd.Series([r[column] for r in rows], index=out.index, dtype=object)
     return out
@@ -378,7 +382,7 @@ def winner_summary(spec: SweepSpec, table: pd.DataFrame) -> dict[str, Any] | Non
     """The ``winner`` summary of a sweep whose grid has two keys (``None`` otherwise).
 
     JSON-ready: the rule, the metric and per cell its grid values, ``winner``, ``margin``,
-    ``runner_up``, their medians, ``failed`` and ``not_run`` (registry names).
+    ``runner_up``, their medians, ``tied``, ``failed`` and ``not_run`` (registry names).
     """
     if len(spec.grid) != 2:
         return None
@@ -391,6 +395,7 @@ def winner_summary(spec: SweepSpec, table: pd.DataFrame) -> dict[str, Any] | Non
                       "margin": _finite(row["margin"]), "median": _finite(row["score"]),
                       "runner_up": row["runner_up"],
                       "runner_up_median": _finite(row["runner_up_score"]),
+                      "tied": row["tied"],
                       "failed": row["failed"], "not_run": row["not_run"]})
     return to_json_value({"metric": metric, "better": "higher" if higher else "lower",
             "rule": "per cell, the median of the metric over the repeats (a failed run counts "
@@ -567,7 +572,7 @@ def bound_lines(spec: SweepSpec, points: Sequence[float] | None = None) -> list[
                 nowhere = False
             else:
                 everywhere = False
-                found = smallest(ok, low, high, integer=searched == "data.n")
+                found, _ = smallest(ok, low, high, integer=searched == "data.n")
                 nowhere = nowhere and found is None
             point = (found, at) if searched == x else (at, found)
             line.append(point if found is not None else (None, None))
