@@ -24,7 +24,7 @@ from dpviz.estimators.metrics import METRICS, metric_label
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.card import figure_images, image_export_available
 from dpviz.lab.experiments import SweepSpec, run_sweep, summarise, time_left, write_table
-from dpviz.lab.feasibility import blocked
+from dpviz.lab.feasibility import EPSILON_REACH, blocked
 from dpviz.lab.work import check_sweep
 from dpviz.ui import runs
 from dpviz.ui.widgets import advanced, attempt, escape_markdown, show_chart
@@ -297,9 +297,9 @@ def _cannot_run(task: str, name: str, sizes: str) -> str | None:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _remedy(task: str, name: str, sizes: str) -> str:
+def _remedy(task: str, name: str, sizes: str, reach: float) -> str:
     """What would let an entry succeed at one point (:func:`dpviz.lab.feasibility.blocked`)."""
-    found = blocked(TASKS[task][name], **json.loads(sizes), reach=1.0)
+    found = blocked(TASKS[task][name], **json.loads(sizes), reach=reach)
     return "" if found is None else found.remedy()
 
 
@@ -308,8 +308,9 @@ def cannot_succeed(spec: SweepSpec) -> dict[str, tuple[str, list[str]]]:
 
     Each entry's public preconditions at every point's sizes and budget. The reason is the
     one at the grid's most favourable point (the largest ε, then n) with what would let it
-    succeed there; the places are the swept values where it cannot (all of them when the
-    estimator cannot succeed anywhere on the grid). Public inputs only.
+    succeed there (the n, and unless ε is swept, the ε); the places are the swept values
+    where it cannot (all of them when it cannot succeed anywhere on the grid). Public inputs
+    only.
     """
     x = spec.grid[0][0] if spec.grid else None
     points = spec.points() or [{}]
@@ -325,7 +326,7 @@ def cannot_succeed(spec: SweepSpec) -> dict[str, tuple[str, list[str]]]:
             continue
         at = best if best in where else where[-1]
         reason = _cannot_run(spec.task, name, texts[at]) or ""
-        remedy = _remedy(spec.task, name, texts[at])
+        remedy = _remedy(spec.task, name, texts[at], 1.0 if x == "epsilon" else EPSILON_REACH)
         places = [f"{points[i][x]:g}" if x is not None else "" for i in where]
         out[name] = (f"{reason}; {remedy}" if remedy else reason, places)
     return out
@@ -408,7 +409,7 @@ def run_panel(spec: SweepSpec) -> pd.DataFrame | None:
                                  "kept on disk: the same sweep again is instant."))
     predicted = attempt(predicted_seconds, spec, jobs)
     st.caption(f"{spec.runs:,} runs: {len(spec.points())} points × {spec.repeats} repeats × "
-               f"{len(spec.estimators)} estimators, about {sum(predicted):,.0f} s on {jobs} "
+               f"{len(spec.estimators)} estimator{'s' if len(spec.estimators) > 1 else ''}, about {sum(predicted):,.0f} s on {jobs} "
                f"process{'es' if jobs > 1 else ''} (runs already on disk are instant). "
                f"{SLOW_NOTE.get(spec.task, '')}")
     if st.button("Run the sweep", type="primary", key="explorer_run",
