@@ -408,9 +408,10 @@ def run_panel(spec: SweepSpec) -> pd.DataFrame | None:
                             help="Local processes (one BLAS thread each). Finished runs are "
                                  "kept on disk: the same sweep again is instant."))
     predicted = attempt(predicted_seconds, spec, jobs)
+    many = len(spec.estimators)
     st.caption(f"{spec.runs:,} runs: {len(spec.points())} points × {spec.repeats} repeats × "
-               f"{len(spec.estimators)} estimator{'s' if len(spec.estimators) > 1 else ''}, about {sum(predicted):,.0f} s on {jobs} "
-               f"process{'es' if jobs > 1 else ''} (runs already on disk are instant). "
+               f"{many} estimator{'s' if many > 1 else ''}, about {sum(predicted):,.0f} s on "
+               f"{jobs} process{'es' if jobs > 1 else ''} (runs already on disk are instant). "
                f"{SLOW_NOTE.get(spec.task, '')}")
     if st.button("Run the sweep", type="primary", key="explorer_run",
                  icon=":material/play_arrow:"):
