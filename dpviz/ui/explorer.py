@@ -70,7 +70,9 @@ RESULT = "explorer_result"
 #: Runs above which the page says a sweep will take a while.
 SLOW_NOTE = {"sbm": "Block-model sweeps are slower (a graph per repeat and an "
                     "eigendecomposition per run)."}
-#: Seconds a fresh process pool takes to start before its first run (measured on 2 cores).
+#: Seconds a fresh pool of processes takes before its runs start: a guess for a quiet machine
+#: (6-13 s were measured under load averages 7-14 on 2 cores); the time left switches to the
+#: measured pace once every process has finished a run.
 START_SECONDS = 3.0
 RANGE = re.compile(r"^\s*(log\s+)?([^:]+):([^:]+):\s*(\d+)\s*$")
 
