@@ -50,6 +50,9 @@ class Blocked:
         The largest ε searched (``None``: ε was not searched).
     rows : int
         The largest n searched.
+    tight : bool
+        Whether ``n`` is within 2% of the smallest (``False``: the search ran out of time,
+        ``n`` only holds).
     """
 
     reason: str
@@ -57,6 +60,7 @@ class Blocked:
     epsilon: float | None
     reach: float | None = None
     rows: int = limits.MAX_ROWS
+    tight: bool = True
 
     def remedy(self) -> str:
         """What would let it succeed, in words.
@@ -70,7 +74,7 @@ class Blocked:
         """
         ways = []
         if self.n is not None:
-            ways.append(f"from about n = {self.n:,} rows at this ε")
+            ways.append(f"{'from about' if self.tight else 'by'} n = {self.n:,} rows at this ε")
         if self.epsilon is not None:
             ways.append(f"by ε = {self.epsilon:.3g} at this n")
         if not ways:
@@ -82,7 +86,7 @@ class Blocked:
 
 def smallest(ok: Callable[[float], bool], start: float, high: float, *,
              integer: bool = False, precision: float = PRECISION,
-             deadline: float = math.inf) -> tuple[float | None, float]:
+             deadline: float = math.inf) -> tuple[float | None, float, bool]:
     """About the smallest value in ``(start, high]`` where ``ok`` holds, and how far it looked.
 
     ``ok`` is assumed monotone (more rows or more ε never hurts): doubling from ``start``
@@ -92,17 +96,18 @@ def smallest(ok: Callable[[float], bool], start: float, high: float, *,
 
     Returns
     -------
-    (float or None, float)
-        The value (rounded up for ``integer``), or ``None`` when none was found; and the
-        largest value checked.
+    (float or None, float, bool)
+        The value (rounded up for ``integer``), or ``None`` when none was found; the largest
+        value checked; whether the value is within ``precision`` of the smallest (``False``:
+        the deadline cut the narrowing short, it is only a value that holds).
 
     Examples
     --------
-    >>> found, _ = smallest(lambda v: v >= 1234, 100, 10**6, integer=True)
-    >>> 1234 <= found <= 1234 * 1.02
-    True
+    >>> found, _, tight = smallest(lambda v: v >= 1234, 100, 10**6, integer=True)
+    >>> 1234 <= found <= 1234 * 1.02, tight
+    (True, True)
     >>> smallest(lambda v: v * v >= 2.0, 0.5, 10.0)[0] < 1.45, smallest(lambda v: False, 1, 8)
-    (True, (None, 8))
+    (True, (None, 8, False))
     """
     low, value = start, start
     while True:
@@ -110,18 +115,20 @@ def smallest(ok: Callable[[float], bool], start: float, high: float, *,
         if ok(value):
             break
         if value >= high or time.monotonic() > deadline:
-            return None, value
+            return None, value, False
         low = value
     reached = value
+    tight = True
     while value - low > max(precision * value, 1.0 if integer else 0.0):
         if time.monotonic() > deadline:
+            tight = False
             break
         middle = (low + value) / 2
         if ok(middle):
             value = middle
         else:
             low = middle
-    return (math.ceil(value) if integer else value), reached
+    return (math.ceil(value) if integer else value), reached, tight
 
 
 def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,
@@ -174,12 +181,13 @@ def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,
     if reason is None:
         return None
     deadline = time.monotonic() + seconds
-    rows, checked = smallest(lambda m: succeeds(n=int(m)), n, limits.MAX_ROWS, integer=True,
-                             deadline=deadline)
-    found = Blocked(reason, None if rows is None else int(rows), None, rows=int(checked))
+    rows, checked, tight = smallest(lambda m: succeeds(n=int(m)), n, limits.MAX_ROWS,
+                                    integer=True, deadline=deadline)
+    found = Blocked(reason, None if rows is None else int(rows), None, rows=int(checked),
+                    tight=tight)
     if epsilon is None or math.isinf(epsilon) or reach <= 1:
         return found
     top = min(epsilon * reach, limits.EPSILON.high)
-    budget, checked = smallest(lambda e: succeeds(epsilon=e), epsilon, top, precision=1.0,
-                               deadline=deadline)
+    budget, checked, _ = smallest(lambda e: succeeds(epsilon=e), epsilon, top, precision=1.0,
+                                  deadline=deadline)
     return replace(found, epsilon=budget, reach=checked)

@@ -1,0 +1,55 @@
+"""dpviz.lab.feasibility: an entry's public preconditions, and the n or ε that would do."""
+
+from __future__ import annotations
+
+import time
+
+from dpviz.core.entry import Estimator
+from dpviz.lab.feasibility import Blocked, blocked
+
+
+def toy(rows: int = 5_000, epsilon: float = 3.0, pause: float = 0.0) -> Estimator:
+    """An entry that succeeds from ``rows`` rows, or from ``epsilon`` (a public rule only)."""
+
+    def can_run(*, n, epsilon: float | None = None, **_):
+        time.sleep(pause)
+        if n >= rows or (epsilon is not None and epsilon >= globals_epsilon):
+            return None
+        return f"needs n >= {rows} or epsilon >= {globals_epsilon}"
+
+    globals_epsilon = epsilon
+    return Estimator(task="gmm", name="toy", function=lambda *a, **k: None, label="Toy",
+                     paper="", notion="approximate", outputs=(), can_run=can_run)
+
+
+def test_an_entry_that_can_run_is_not_blocked():
+    assert blocked(toy(), n=10_000, epsilon=1.0) is None
+
+
+def test_the_n_and_the_epsilon_it_would_need_are_found():
+    found = blocked(toy(), n=1_000, epsilon=1.0, delta=1e-5)
+    assert isinstance(found, Blocked) and found.reason == "needs n >= 5000 or epsilon >= 3.0"
+    assert 5_000 <= found.n <= 5_100 and found.tight
+    assert found.epsilon == 4.0  # doubling from 1: the first ε that holds, at most 2× the least
+    assert found.remedy() == ("it would succeed from about n = " + f"{found.n:,}" +
+                              " rows at this ε, or by ε = 4 at this n")
+
+
+def test_without_an_epsilon_search_only_n_is_said():
+    found = blocked(toy(), n=1_000, epsilon=1.0, reach=1.0)
+    assert found.epsilon is None and found.remedy().endswith("rows at this ε")
+
+
+def test_nothing_up_to_the_limits_is_said_plainly():
+    found = blocked(toy(rows=10**9, epsilon=10**6), n=1_000, epsilon=1.0)
+    assert found.n is None and found.epsilon is None
+    assert found.remedy() == ("neither more rows (up to 1,000,000) nor ε up to 4 alone is "
+                              "enough")
+
+
+def test_a_slow_precondition_gets_a_looser_answer_that_says_so():
+    found = blocked(toy(pause=0.05), n=1_000, epsilon=1.0, reach=1.0, seconds=0.12)
+    assert found.n is not None and found.n >= 5_000 and not found.tight
+    assert found.remedy().startswith("it would succeed by n = ")
+    gone = blocked(toy(rows=10**9, pause=0.05), n=1_000, epsilon=1.0, reach=1.0, seconds=0.01)
+    assert gone.remedy().endswith("alone is enough (searched no further)")
