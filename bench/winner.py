@@ -7,8 +7,7 @@ cache — for each task, precondition checks included. Target: under 60 s on 2 c
 
 ``python bench/winner.py --save [--task gmm] [--scheduler tcp://HOST:PORT]`` regenerates the
 saved full-resolution maps under ``assets/`` (run it under ``nice -n 10``): the grids and
-repeats of :data:`SAVED`, with the sample-size bounds searched at :data:`LINE_POINTS` values
-of the other axis.
+repeats of :data:`SAVED`.
 ``python bench/winner.py`` alone prints the live maps' times.
 """
 
@@ -35,8 +34,6 @@ LIVE_POINTS, LIVE_JOBS = winner.LIVE_POINTS, winner.LIVE_JOBS
 #: The saved maps: per task, (values across, values up, repeats), ε across and n up.
 SAVED: dict[str, tuple[int, int, int]] = {"gmm": (10, 9, 3), "covariance": (10, 10, 3),
                                           "sbm": (10, 8, 2)}
-#: Values of the other axis at which each saved sample-size bound is searched.
-LINE_POINTS = 13
 
 
 def live_spec(task: str) -> SweepSpec:
@@ -69,7 +66,7 @@ def timed_map(spec: SweepSpec, jobs: int) -> tuple[float, float, Any]:
         start, cpu = time.perf_counter(), cpu_seconds()
         table = winner.run_map(spec, jobs=jobs, cache_dir=cache)
         winner.threshold_lines(spec)
-        winner.bound_lines(spec)
+        winner.bound_lines(spec, table)
         return time.perf_counter() - start, cpu_seconds() - cpu, table
 
 
@@ -115,8 +112,7 @@ def save(task: str, jobs: int, scheduler: str | None = None) -> None:
     start = time.perf_counter()
     table = winner.run_map(spec, jobs=jobs, scheduler=scheduler)
     ran = time.perf_counter() - start
-    points = axes[x].values(LINE_POINTS)
-    lines = [*winner.threshold_lines(spec), *winner.bound_lines(spec, points)]
+    lines = [*winner.threshold_lines(spec), *winner.bound_lines(spec, table)]
     seconds = time.perf_counter() - start
     drawn = seconds - ran
     before = winner.load_map(task)

@@ -112,17 +112,48 @@ def test_thresholds_lie_where_the_papers_put_them():
     assert flat.points == () and flat.note == "the whole map lies above this threshold"
 
 
-def test_a_sample_size_bound_is_the_smallest_n_the_preconditions_accept():
-    spec = winner.map_spec("gmm", "epsilon", "data.n", [2.0, 8.0], [500, 20_000], repeats=1,
-                           estimators=["dp_em", "private_pca_clustering"])
-    (line,) = winner.bound_lines(spec)  # DP-EM states no precondition: no line
-    assert line.estimator == "private_pca_clustering"
+def test_preconditions_are_asked_along_their_boundary_and_agree_everywhere(monkeypatch):
+    spec = winner.map_spec("gmm", "epsilon", "data.n", [2.0, 8.0], [500, 4000, 20_000],
+                           repeats=1, estimators=["dp_em", "private_pca_clustering"])
+    asked = []
+    real = winner.cannot_succeed
+
+    def counted(scenario):
+        asked.append((scenario["params"]["epsilon"], scenario["data"]["n"]))
+        return real(scenario)
+
+    monkeypatch.setattr(winner, "cannot_succeed", counted)
+    skip = winner.map_skips(spec)
+    assert len(asked) <= 5  # 2 ε + 3 n, not 6 cells; DP-EM states no precondition
     entry = TASKS["gmm"]["private_pca_clustering"]
-    for epsilon, n in line.points:
-        assert 500 < n < 20_000
-        assert entry.cannot_run(n=n, d=2, k=3, epsilon=epsilon, delta=1e-5) is None
-        assert entry.cannot_run(n=int(n * 0.9), d=2, k=3, epsilon=epsilon,
-                                delta=1e-5) is not None
+    for epsilon in (2.0, 8.0):
+        for n in (500, 4000, 20_000):
+            scenario = {"task": "gmm", "estimator": "private_pca_clustering",
+                        "data": {**GMM_SIZES, "n": n},
+                        "params": {"epsilon": epsilon, "delta": 1e-5}}
+            truth = entry.cannot_run(n=n, d=2, k=3, epsilon=epsilon, delta=1e-5)
+            assert (skip(scenario) is None) == (truth is None), (epsilon, n)
+            assert skip({**scenario, "estimator": "dp_em"}) is None
+
+
+def test_a_sample_size_bound_runs_along_the_cells_it_was_skipped_in():
+    spec = winner.map_spec("gmm", "epsilon", "data.n", [1.0, 4.0], [500, 2000, 8000],
+                           repeats=1, estimators=["dp_em", "ppe"])
+    needs = {1.0: 8000, 4.0: 2000}  # ppe runs from this n on
+    table = pd.DataFrame([
+        {"estimator": name, "epsilon": e, "data.n": n,
+         "failed": winner.NOT_RUN + "too few" if name == "ppe" and n < needs[e] else ""}
+        for name in ("dp_em", "ppe") for e in (1.0, 4.0) for n in (500, 2000, 8000)])
+    (line,) = winner.bound_lines(spec, table)
+    assert line.estimator == "ppe" and line.note == ""
+    (e0, n0), (e1, n1), (e2, n2), (e3, n3) = line.points
+    assert n0 == n1 == pytest.approx(math.sqrt(2000 * 8000))  # between 2 000 and 8 000 rows
+    assert n2 == n3 == pytest.approx(math.sqrt(500 * 2000))
+    assert e0 == pytest.approx(0.5) and e1 == e2 == pytest.approx(2.0) and e3 == pytest.approx(8)
+    nowhere = table.assign(failed=[winner.NOT_RUN if n == "ppe" else ""
+                                   for n in table["estimator"]])
+    (none,) = winner.bound_lines(spec, nowhere)
+    assert none.points == () and none.note == "cannot succeed anywhere on this map"
 
 
 def test_a_saved_map_reads_back(tmp_path):

@@ -22,7 +22,7 @@ from dpviz.lab.experiments import winner as engine
 from dpviz.lab.experiments.sweep import SweepSpec
 from dpviz.lab.scenario import Scenario
 from dpviz.ui.widgets import attempt, escape_markdown, show_chart
-from dpviz.viz.winner import answers_figure, format_value, short_label, winner_map_figure
+from dpviz.viz.winner import answers_figure, format_value, winner_map_figure
 
 LIVE_POINTS, LIVE_JOBS, LIVE_REPEATS = engine.LIVE_POINTS, engine.LIVE_JOBS, engine.LIVE_REPEATS
 #: Task names as the explorer's picker shows them.
@@ -80,7 +80,7 @@ def draw_map(spec: SweepSpec, table: pd.DataFrame, lines: Sequence[engine.Line],
     show_chart(winner_map_figure(cells, axes[x], axes[y], xs, ys, task=spec.task,
                                  metric=metric, labels=labels, lines=drawn),
                key=f"{key}_figure", filename=f"dpviz-winner-map-{spec.task}")
-    notes = [f"{short_label(line.label.split(':')[0]) if line.estimator else line.label}: "
+    notes = [f"{engine.short_name(line.label.split(':')[0]) if line.estimator else line.label}: "
              f"{line.note}" for line in lines if line.note]
     if notes:
         st.caption("Not on the map: " + "; ".join(escape_markdown(n) for n in notes) + ".")
@@ -178,7 +178,7 @@ def live_section(task: str, x: str, y: str, metric: str, scenario: Scenario | No
 
         started = time.perf_counter()
         table = attempt(engine.run_map, spec, jobs=LIVE_JOBS, progress=progress)
-        lines = [*engine.threshold_lines(spec), *engine.bound_lines(spec)]
+        lines = [*engine.threshold_lines(spec), *engine.bound_lines(spec, table)]
         st.session_state[key] = (digest, table, lines, time.perf_counter() - started)
         bar.empty()
     found = st.session_state.get(key)

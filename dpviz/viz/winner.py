@@ -17,25 +17,12 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dpviz.estimators.metrics import metric_label
-from dpviz.lab.experiments.winner import Axis, Line
+from dpviz.lab.experiments.winner import Axis, Line, short_name
 from dpviz.viz.style import TEMPLATE, series_color, wrapped
 
 #: Cell colours of the "where each estimator answers" panels.
 COLOR_ANSWERED, COLOR_FAILED, COLOR_NOT_RUN = "#e9ecef", "#c2255c", "#495057"
 NO_WINNER, TIE = "#868e96", "#ced4da"
-
-
-def short_label(label: str) -> str:
-    """An estimator's label without its parenthesis or dash tail, for legends and titles.
-
-    Examples
-    --------
-    >>> short_label("Stability learner — heuristic (degree-2 SDP surrogate)")
-    'Stability learner'
-    >>> short_label("Private Populous Estimator (PPE)")
-    'Private Populous Estimator'
-    """
-    return label.split(" (")[0].split(" — ")[0].strip()
 
 
 def format_value(value: Any) -> str:
@@ -128,8 +115,8 @@ def winner_map_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
             z=z, x=list(range(len(xs))), y=list(range(len(ys))), zmin=0, zmax=1,
             colorscale=[[0, _tint(colors[name], 0.85)], [1, colors[name]]], showscale=False,
             text=hover, hovertemplate="%{text}<extra></extra>", xgap=1, ygap=1,
-            name=short_label(labels[name])))
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=short_label(
+            name=short_name(labels[name])))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=short_name(
             labels[name]), marker={"symbol": "square", "size": 14, "color": colors[name]}))
     tie = owner == "tie"
     if tie.any():
@@ -172,21 +159,21 @@ def _hover(row: Mapping[str, Any], x: Axis, y: Axis, what: str,
         text = f"{head}<br><b>no estimator gives an answer here (⊥)</b>"
     elif row["tied"]:
         text = (f"{head}<br><b>a tie</b> at median {what} {row['score']:.3g}: "
-                + ", ".join(short_label(labels[n]) for n in row["tied"]))
+                + ", ".join(short_name(labels[n]) for n in row["tied"]))
     else:
-        text = (f"{head}<br><b>{short_label(labels[row['winner']])}</b>: median {what} "
+        text = (f"{head}<br><b>{short_name(labels[row['winner']])}</b>: median {what} "
                 f"{row['score']:.3g}")
         if row["runner_up"] is not None:
-            text += (f"<br>runner-up {short_label(labels[row['runner_up']])}: "
+            text += (f"<br>runner-up {short_name(labels[row['runner_up']])}: "
                      f"{row['runner_up_score']:.3g} (margin {100 * row['margin']:.0f}%)")
         else:
             text += "<br>the only estimator with an answer here"
     if row["failed"]:
-        text += "<br>⊥ (its runs failed): " + ", ".join(short_label(labels[n])
+        text += "<br>⊥ (its runs failed): " + ", ".join(short_name(labels[n])
                                                        for n in row["failed"])
     if row["not_run"]:
         text += "<br>⊥ (cannot succeed here, not run): " + ", ".join(
-            short_label(labels[n]) for n in row["not_run"])
+            short_name(labels[n]) for n in row["not_run"])
     return text
 
 
@@ -207,9 +194,9 @@ def _add_line(fig: go.Figure, line: Line, x: Axis, y: Axis, xs: Sequence[Any],
     style = ({"color": colors.get(own, "#1a1a1a"), "dash": "dash", "width": 2.5}
              if own is not None else {"color": "#1a1a1a", "dash": "dot", "width": 3})
     label = line.label if own is None else line.label.replace(
-        line.label.split(":")[0], short_label(line.label.split(":")[0]), 1)
+        line.label.split(":")[0], short_name(line.label.split(":")[0]), 1)
     fig.add_trace(go.Scatter(x=gx, y=gy, mode="lines", line=style, name=wrapped(label, 60),
-                             hoverinfo="name", line_shape="spline"))
+                             hoverinfo="name"))
 
 
 def answers_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
@@ -223,7 +210,7 @@ def answers_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
     names = list(labels)
     rows = max(math.ceil(len(names) / columns), 1)
     fig = make_subplots(rows=rows, cols=columns, subplot_titles=[
-        wrapped(short_label(labels[n]), 24) for n in names], horizontal_spacing=0.04,
+        wrapped(short_name(labels[n]), 24) for n in names], horizontal_spacing=0.04,
         vertical_spacing=0.16 if rows > 1 else 0.1)
     ix = {float(v): i for i, v in enumerate(xs)}
     iy = {float(v): i for i, v in enumerate(ys)}

@@ -37,9 +37,8 @@ from dpviz.estimators.registry import estimator as lookup
 from dpviz.estimators.result import to_json_value
 from dpviz.lab.experiments.cache import from_json_value
 from dpviz.lab.experiments.runner import Progress, run_sweep
-from dpviz.lab.experiments.sweep import SweepSpec
+from dpviz.lab.experiments.sweep import SweepSpec, scenario_dict
 from dpviz.lab.experiments.tables import read_table, write_table
-from dpviz.lab.feasibility import smallest
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Where the saved maps live: ``<sweeps>/winner_<task>.json`` (the spec),
@@ -277,9 +276,105 @@ def run_map(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
             cache_dir: str | os.PathLike[str] | None = None,
             progress: Progress | None = None,
             should_stop: Callable[[], bool] | None = None) -> pd.DataFrame:
-    """:func:`~dpviz.lab.experiments.runner.run_sweep` with runs that cannot succeed skipped."""
+    """:func:`~dpviz.lab.experiments.runner.run_sweep` with runs that cannot succeed skipped.
+
+    On an ε × n map the preconditions are asked along their boundary only
+    (:func:`staircase`); elsewhere run by run (:func:`cannot_succeed`).
+    """
     return run_sweep(spec, jobs=jobs, scheduler=scheduler, cache_dir=cache_dir,
-                     progress=progress, should_stop=should_stop, skip=cannot_succeed)
+                     progress=progress, should_stop=should_stop, skip=map_skips(spec))
+
+
+#: Axes along which a precondition is monotone: more rows or a larger ε never hurt.
+MONOTONE = ("epsilon", "data.n")
+
+
+def staircase(ask: Callable[[int, int], str | None], across: int,
+              up: int) -> dict[tuple[int, int], tuple[str | None, tuple[int, int] | None]]:
+    """Every cell's answer on a grid where passing is monotone in both indices.
+
+    ``ask(i, j)`` is a reason (fails) or ``None`` (passes) at column ``i``, row ``j``; a cell
+    passes whenever one below-left of it does. The walk asks at most ``across + up`` cells
+    (along the boundary) and answers each cell with ``(reason, where)``: ``where`` is the
+    asked cell the answer is read from (itself when asked).
+
+    Examples
+    --------
+    >>> asked = []
+    >>> def ask(i, j):
+    ...     asked.append((i, j))
+    ...     return None if i + j >= 3 else "too small"
+    >>> cells = staircase(ask, 3, 3)
+    >>> [[cells[i, j][0] is None for i in range(3)] for j in range(3)]
+    [[False, False, False], [False, False, True], [False, True, True]]
+    >>> len(asked) <= 6, cells[0, 0]
+    (True, ('too small', (0, 2)))
+    """
+    out: dict[tuple[int, int], tuple[str | None, tuple[int, int] | None]] = {}
+    j = up - 1
+    for i in range(across):
+        for row in range(j + 1, up):  # above the last failure: passes (it passed left of here)
+            out[i, row] = (None, None)
+        while j >= 0:
+            reason = ask(i, j)
+            out[i, j] = (reason, (i, j))
+            if reason is not None:
+                for row in range(j):  # fewer rows never help
+                    out[i, row] = (reason, (i, j))
+                break
+            j -= 1
+        else:
+            continue
+    return out
+
+
+def map_skips(spec: SweepSpec) -> Callable[[Mapping[str, Any]], str | None]:
+    """The runner's skip hook for a map: :func:`cannot_succeed`, asked as little as it can.
+
+    On an ε × n grid every estimator's preconditions are walked by :func:`staircase`; a cell
+    answered from another says so. Other grids ask run by run.
+    """
+    (x, xs), (y, ys) = spec.grid
+    if {x, y} != set(MONOTONE):
+        return cannot_succeed
+    eps_values, n_values = (xs, ys) if x == "epsilon" else (ys, xs)
+    eps_order = sorted(eps_values, key=float)
+    n_order = sorted(n_values, key=float)
+    answers: dict[tuple[str, float, int], str | None] = {}
+    for name in spec.estimators:
+        if _trivial(spec.task, name):
+            continue
+
+        def ask(i: int, j: int, name: str = name) -> str | None:
+            point = {"epsilon": eps_order[i], "data.n": n_order[j]}
+            return cannot_succeed(scenario_dict(spec, point, name, data_seed=0, noise_seed=0))
+
+        for (i, j), (reason, where) in staircase(ask, len(eps_order), len(n_order)).items():
+            if reason is not None and where is not None and where != (i, j):
+                label = lookup(spec.task, name).label
+                reason = (f"{NOT_RUN}{short_name(label)}'s preconditions already fail at "
+                          f"ε = {float(eps_order[where[0]]):g}, n = "
+                          f"{int(n_order[where[1]]):,}; fewer rows or less ε never help: "
+                          f"{reason[len(NOT_RUN):]}")
+            answers[name, float(eps_order[i]), int(n_order[j])] = reason
+
+    def skip(scenario: Mapping[str, Any]) -> str | None:
+        key = (str(scenario["estimator"]), float(from_json_value(scenario["params"]["epsilon"])),
+               int(scenario["data"]["n"]))
+        return answers[key] if key in answers else cannot_succeed(scenario)
+
+    return skip
+
+
+def short_name(label: str) -> str:
+    """An estimator's label without its parenthesis or dash tail.
+
+    Examples
+    --------
+    >>> short_name("Stability learner — heuristic (degree-2 SDP surrogate)")
+    'Stability learner'
+    """
+    return label.split(" (")[0].split(" — ")[0].strip()
 
 
 # --- who wins where ---------------------------------------------------------------------------
@@ -524,65 +619,63 @@ def threshold_lines(spec: SweepSpec, points: int = 60) -> list[Line]:
     return out
 
 
-MONOTONE = ("data.n", "epsilon")
+def _edges(values: Sequence[float], log: bool) -> list[float]:
+    """The cell edges around sorted grid ``values`` (midpoints, in log space on a log axis)."""
+    v = np.log(values) if log else np.asarray(values, dtype=float)
+    if v.size == 1:
+        inner: list[float] = []
+        ends = [v[0] - 0.5, v[0] + 0.5] if not log else [v[0] - 0.25, v[0] + 0.25]
+    else:
+        inner = list((v[1:] + v[:-1]) / 2)
+        ends = [v[0] - (v[1] - v[0]) / 2, v[-1] + (v[-1] - v[-2]) / 2]
+    out = [ends[0], *inner, ends[1]]
+    return [float(np.exp(e)) if log else float(e) for e in out]
 
 
-def bound_lines(spec: SweepSpec, points: Sequence[float] | None = None) -> list[Line]:
-    """Each estimator's sample-size (or budget) bound on a map, from its preconditions.
+def bound_lines(spec: SweepSpec, table: pd.DataFrame) -> list[Line]:
+    """Each estimator's sample-size (or budget) bound on a map, read from its skipped runs.
 
-    Needs n or ε on an axis (more rows or more ε never hurts a precondition): for each value
-    of the other axis (``points``, the grid's values by default) the smallest n (or ε) in the
-    map's range at which the entry's :meth:`~dpviz.core.entry.Estimator.cannot_run` says yes,
-    by bisection (:func:`dpviz.lab.feasibility.smallest`). An estimator that can run
-    everywhere on the map has no line; one that can run nowhere has a note.
+    Needs n or ε on an axis. For each value of the other axis, the edge between the cells
+    where the entry's preconditions (:meth:`~dpviz.core.entry.Estimator.cannot_run`) rule its
+    runs out and those where they hold: a staircase along the cells, so no precondition is
+    asked again. An estimator never skipped has no line; one skipped everywhere has a note.
     """
-    (x, xs_grid), (y, ys_grid) = spec.grid
-    keys = [key for key in MONOTONE if key in (x, y)]
+    (x, xs), (y, ys) = spec.grid
+    keys = [key for key in ("data.n", "epsilon") if key in (x, y)]
     if not keys:
         return []
     searched = keys[0]
-    other, other_grid = (y, ys_grid) if searched == x else (x, xs_grid)
+    other = y if searched == x else x
     grid = dict(spec.grid)
-    low, high = min(map(float, grid[searched])), max(map(float, grid[searched]))
-    along = [float(v) for v in (points if points is not None else other_grid)]
-    base = resolved_data(spec)
+    axes = AXES[spec.task]
+    s_values = sorted(float(v) for v in grid[searched])
+    s_edges = _edges(s_values, axes[searched].log if searched in axes else True)
+    o_values = sorted(float(v) for v in grid[other])
+    o_edges = _edges(o_values, axes[other].log if other in axes else True)
+    skipped_rows = table["failed"].astype(str).str.startswith(NOT_RUN)
     out = []
     for name in spec.estimators:
-        if _trivial(spec.task, name):
+        mine = table[table["estimator"] == name]
+        if not skipped_rows[mine.index].any():
             continue
-
-        def sizes(value: float, at: float, name: str = name) -> dict[str, Any]:
-            point = {other: at, searched: value}
-            data = {**base, **{k[5:]: v for k, v in point.items() if k.startswith("data.")}}
-            params = {**spec.fixed, **{k: v for k, v in point.items()
-                                       if not k.startswith("data.")}}
-            for key in ("n", "d"):
-                if key in data:
-                    data[key] = int(round(float(data[key])))
-            return {"task": spec.task, "estimator": name, "data": data, "params": params}
-
         line: list[tuple[float | None, float | None]] = []
-        everywhere, nowhere = True, True
-        for at in along:
-            def ok(value: float, at: float = at) -> bool:
-                return cannot_succeed(sizes(value, at)) is None
-
-            if ok(low):
-                found: float | None = low
-                nowhere = False
-            else:
-                everywhere = False
-                found, _ = smallest(ok, low, high, integer=searched == "data.n")
-                nowhere = nowhere and found is None
-            point = (found, at) if searched == x else (at, found)
-            line.append(point if found is not None else (None, None))
-        if everywhere:
-            continue
+        nowhere = True
+        for k, value in enumerate(o_values):
+            here = mine[mine[other].astype(float) == value]
+            runs = {float(v) for v, f in zip(here[searched], skipped_rows[here.index],
+                                             strict=True) if not f}
+            if not runs:
+                line.append((None, None))
+                continue
+            nowhere = False
+            edge = s_edges[s_values.index(min(runs))]
+            for at in (o_edges[k], o_edges[k + 1]):
+                line.append((at, edge) if searched == y else (edge, at))
         label = lookup(spec.task, name).label
-        note = "cannot succeed anywhere on this map" if nowhere else ""
         what = "rows" if searched == "data.n" else "ε"
         out.append(Line(f"{label}: its preconditions hold from here on (more {what})",
-                        tuple(line) if not nowhere else (), name, note))
+                        () if nowhere else tuple(line), name,
+                        "cannot succeed anywhere on this map" if nowhere else ""))
     return out
 
 
