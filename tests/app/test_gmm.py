@@ -275,6 +275,10 @@ def test_peers_section_reads_the_saved_errors(gmm):
                 else "currently loses to both peers")
     assert reading.startswith(f"**Reading:** DP-EM {expected}")
     assert f"DP-EM {medians['dp_em']:.3g} with dpviz's defaults" in reading
+    # the saved accuracy table's sentence: who wins where, ⊥ counted by cause (issue 21)
+    accuracy = _markdown(gmm, "**Every mixture estimator, ⊥ counted:**")
+    assert "n = 10,000, ε = 1: Private PCA + clustering (KSSU19 Alg. 1) 0.0086" in accuracy
+    assert "Private Populous Estimator (PPE) (refused before spending)" in accuracy
 
 
 def test_paper_verdict_says_when_the_claim_holds():
