@@ -74,3 +74,15 @@ def test_a_missed_positive_eigenvalue_falls_back_to_the_dense_certificate(graph)
                                  lambda v: m @ v, lambda: m.copy())
     assert tau >= dense_tau - 1e-9 and tau == pytest.approx(dense_tau, rel=1e-6)
     assert np.allclose(c, dense_c)
+
+
+def test_the_saved_error_vs_n_shows_the_crossover_the_page_states():
+    from dpviz.lab.experiments.sbm_curves import load_saved
+    from dpviz.ui.sbm import RR_CAPTION
+
+    runs = load_saved("error_vs_n")
+    median = runs.groupby(["estimator", "n"])["error"].median()
+    weak, rr = median["weak_recovery"], median["randomized_response"]
+    assert rr[5000] < weak[5000] and weak[10_000] < rr[10_000]
+    for value in (rr[5000], weak[5000], rr[10_000], weak[10_000]):
+        assert f"{value:.2f}".lstrip("0") in RR_CAPTION
