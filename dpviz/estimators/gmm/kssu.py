@@ -276,6 +276,7 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
     at_hand = rounds(n)
     if at_hand.target > at_hand.gamma:
         return None
+
     def short(rows: int) -> bool:
         plan = rounds(rows)
         return plan.target <= plan.gamma

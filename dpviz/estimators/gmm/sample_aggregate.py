@@ -221,21 +221,21 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
                 f"k = {k}, got n = {n}")
     if epsilon is None or math.isinf(epsilon):
         return None
+    t = automatic_chunks(n, k) if chunks is None else chunks
+
     budget = histogram_budget(Budget(epsilon=epsilon, delta=delta, method=accounting), k + 1,
                               estimator="sample_aggregate")
-
-    t = automatic_chunks(n, k) if chunks is None else chunks
     plan = aggregation_plan(budget, k=k, chunks=t, beta=beta, weight_share=weight_share,
                             min_radius=min_radius)
-    bar = plan.cut - plan.noise * math.log(1 / (2 * beta))  # the cut does not depend on t
-    if t > bar:
+    needed_count = plan.cut - plan.noise * math.log(1 / (2 * beta))  # the cut has no t in it
+    if t > needed_count:
         return None
     why = (f"its t = {t:,} chunks are too few for the cell histogram: even a cell holding all "
            f"of them passes its cut with probability at most beta = {beta:g} (t must exceed "
-           f"{bar:,.0f} at epsilon = {epsilon:g})")
+           f"{needed_count:,.0f} at epsilon = {epsilon:g})")
     if chunks is not None:
         return f"sample-and-aggregate cannot succeed at n = {n:,}: {why}; raise chunks"
-    needed = (math.floor(bar) + 1) * CHUNK_ROWS
+    needed = (math.floor(needed_count) + 1) * CHUNK_ROWS
     need = (f"n >= {needed:,} rows" if needed <= limits.MAX_ROWS else
             f"more than the {limits.MAX_ROWS:,} rows dpviz reads, or a larger epsilon")
     return f"sample-and-aggregate needs {need} at epsilon = {epsilon:g} for k = {k}: {why}"
