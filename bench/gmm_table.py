@@ -48,9 +48,10 @@ DEFAULT_SEPARATION = 6.0
 PEER = "diffprivlib_kmeans"
 
 
-def table_specs(repeats: int, big_repeats: int) -> tuple[SweepSpec, SweepSpec]:
+def table_specs(repeats: int, big_repeats: int,
+                estimators: tuple[str, ...] = ESTIMATORS) -> tuple[SweepSpec, SweepSpec]:
     """The sweeps: n = 10 000 by separation × ε, and the larger n at 6σ by ε."""
-    common = {"task": "gmm", "estimators": list(ESTIMATORS),
+    common = {"task": "gmm", "estimators": list(estimators),
               "fixed": {"delta": 1e-5, "k": 3}, "seed": 0, "metrics": ["mean_error"]}
     small = SweepSpec.from_dict({
         **common, "data": {"generator": "gmm", "n": 10_000, "d": 2, "k": 3},
@@ -152,27 +153,43 @@ def caption(cells: pd.DataFrame) -> str:
     return text
 
 
-def run_table(repeats: int, big_repeats: int, jobs: int = 2) -> pd.DataFrame:
+def _located(table: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
+    """The sweep's rows with their n and separation, whichever of them the grid swept."""
+    for column in ("n", "separation"):
+        if f"data.{column}" not in table:
+            table[f"data.{column}"] = spec.data[column]
+    return table
+
+
+def run_table(repeats: int, big_repeats: int, jobs: int = 2,
+              only: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Every run of the table, or only those of the estimators ``only``.
+
+    A run's data and noise seeds come from its point, repeat and estimator, not from which
+    other estimators run, so a partial table merges with the saved one (:func:`merged`).
+    """
+    estimators = tuple(e for e in only if e != PEER) if only else ESTIMATORS
     parts = []
     with threadpool_limits(limits=1), warnings.catch_warnings(), \
             tempfile.TemporaryDirectory() as cache:
         warnings.simplefilter("ignore")
-        for spec in table_specs(repeats, big_repeats):
-            table = run_sweep(spec, jobs=jobs, cache_dir=cache)
-            if "data.n" not in table:
-                table["data.n"] = spec.data["n"]
-            if "data.separation" not in table:
-                table["data.separation"] = spec.data["separation"]
-            peers = pd.DataFrame(diffprivlib_rows(spec))
-            for column, value in (("data.n", spec.data.get("n")),
-                                  ("data.separation", spec.data.get("separation"))):
-                if column not in peers:
-                    peers[column] = value
-            parts += [table, peers]
+        for spec in table_specs(repeats, big_repeats, estimators or ESTIMATORS[:1]):
+            if estimators:
+                parts.append(_located(run_sweep(spec, jobs=jobs, cache_dir=cache), spec))
+            if not only or PEER in only:
+                parts.append(_located(pd.DataFrame(diffprivlib_rows(spec)), spec))
     out = pd.concat(parts, ignore_index=True).rename(columns={"data.n": "n"})
     out["failed"] = out["failed"].fillna("")
     out["outcome"] = out["failed"].map(outcome)
     return out
+
+
+def merged(table: pd.DataFrame) -> pd.DataFrame:
+    """The saved table with ``table``'s estimators' rows replaced by ``table``'s."""
+    saved = pd.read_csv(TABLE_CSV, keep_default_na=False)
+    saved["mean_error"] = pd.to_numeric(saved["mean_error"], errors="coerce")
+    kept = saved[~saved["estimator"].isin(set(table["estimator"]))]
+    return pd.concat([kept, table], ignore_index=True)
 
 
 def save(table: pd.DataFrame) -> pd.DataFrame:
@@ -210,9 +227,14 @@ def main() -> None:
     parser.add_argument("--big-repeats", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-save", action="store_true")
+    parser.add_argument("--only", action="append", default=[],
+                        choices=(*ESTIMATORS, PEER),
+                        help="rerun these estimators only and merge with the saved table")
     args = parser.parse_args()
     started = time.perf_counter()
-    table = run_table(args.repeats, args.big_repeats, args.jobs)
+    table = run_table(args.repeats, args.big_repeats, args.jobs, tuple(args.only))
+    if args.only:
+        table = merged(table)
     cells = summary(table) if args.no_save else save(table)
     wide = cells.pivot_table(index="estimator", columns=["n", "data.separation", "epsilon"],
                              values=["median_error", "success_rate"], sort=False)
