@@ -46,28 +46,34 @@ def live_spec(task: str) -> SweepSpec:
                            repeats=winner.LIVE_REPEATS[task])
 
 
-def cpu_seconds() -> float:
-    """User + system CPU seconds of this process and its live children (the loky workers)."""
+def cpu_times() -> dict[int, float]:
+    """User + system CPU seconds of this process and of each live child (the loky workers)."""
     import psutil
 
     me = psutil.Process()
-    total = sum(me.cpu_times()[:2])
+    out = {me.pid: sum(me.cpu_times()[:2])}
     for child in me.children(recursive=True):
         try:
-            total += sum(child.cpu_times()[:2])
+            out[child.pid] = sum(child.cpu_times()[:2])
         except psutil.Error:  # a worker that ended meanwhile
             continue
-    return total
+    return out
 
 
 def timed_map(spec: SweepSpec, jobs: int) -> tuple[float, float, Any]:
-    """Wall and CPU seconds of one map (checks, runs and lines) with a fresh cache."""
+    """Wall and CPU seconds of one map (checks, runs and lines) with a fresh cache.
+
+    CPU: what each process alive at the end spent since the start (a worker that ended on
+    the way is not counted, so this may undercount).
+    """
     with tempfile.TemporaryDirectory() as cache:
-        start, cpu = time.perf_counter(), cpu_seconds()
+        start, before = time.perf_counter(), cpu_times()
         table = winner.run_map(spec, jobs=jobs, cache_dir=cache)
         winner.threshold_lines(spec)
         winner.bound_lines(spec, table)
-        return time.perf_counter() - start, cpu_seconds() - cpu, table
+        wall, after = time.perf_counter() - start, cpu_times()
+        cpu = sum(value - before.get(pid, 0.0) for pid, value in after.items())
+        return wall, cpu, table
 
 
 def warm_pool(jobs: int) -> None:

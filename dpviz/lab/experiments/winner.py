@@ -281,8 +281,9 @@ def run_map(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
     On an ε × n map the preconditions are asked along their boundary only
     (:func:`staircase`); elsewhere run by run (:func:`cannot_succeed`).
     """
+    skip = map_skips(spec, jobs if scheduler is None else 1)
     return run_sweep(spec, jobs=jobs, scheduler=scheduler, cache_dir=cache_dir,
-                     progress=progress, should_stop=should_stop, skip=map_skips(spec))
+                     progress=progress, should_stop=should_stop, skip=skip)
 
 
 #: Axes along which a precondition is monotone: more rows or a larger ε never hurt.
@@ -328,35 +329,26 @@ def staircase(ask: Callable[[int, int], str | None], across: int,
     return out
 
 
-def map_skips(spec: SweepSpec) -> Callable[[Mapping[str, Any]], str | None]:
+def map_skips(spec: SweepSpec, jobs: int = 1) -> Callable[[Mapping[str, Any]], str | None]:
     """The runner's skip hook for a map: :func:`cannot_succeed`, asked as little as it can.
 
-    On an ε × n grid every estimator's preconditions are walked by :func:`staircase`; a cell
-    answered from another says so. Other grids ask run by run.
+    On an ε × n grid every estimator's preconditions are walked by :func:`staircase` (the
+    estimators side by side on ``jobs`` local processes); a cell answered from another says
+    so. Other grids ask run by run.
     """
-    (x, xs), (y, ys) = spec.grid
+    (x, _), (y, _) = spec.grid
     if {x, y} != set(MONOTONE):
         return cannot_succeed
-    eps_values, n_values = (xs, ys) if x == "epsilon" else (ys, xs)
-    eps_order = sorted(eps_values, key=float)
-    n_order = sorted(n_values, key=float)
-    answers: dict[tuple[str, float, int], str | None] = {}
-    for name in spec.estimators:
-        if _trivial(spec.task, name):
-            continue
+    names = [name for name in spec.estimators if not _trivial(spec.task, name)]
+    if jobs > 1 and len(names) > 1:
+        import joblib
 
-        def ask(i: int, j: int, name: str = name) -> str | None:
-            point = {"epsilon": eps_order[i], "data.n": n_order[j]}
-            return cannot_succeed(scenario_dict(spec, point, name, data_seed=0, noise_seed=0))
-
-        for (i, j), (reason, where) in staircase(ask, len(eps_order), len(n_order)).items():
-            if reason is not None and where is not None and where != (i, j):
-                label = lookup(spec.task, name).label
-                reason = (f"{NOT_RUN}{short_name(label)}'s preconditions already fail at "
-                          f"ε = {float(eps_order[where[0]]):g}, n = "
-                          f"{int(n_order[where[1]]):,}; fewer rows or less ε never help: "
-                          f"{reason[len(NOT_RUN):]}")
-            answers[name, float(eps_order[i]), int(n_order[j])] = reason
+        with joblib.parallel_config(backend="loky", inner_max_num_threads=1):
+            found = joblib.Parallel(n_jobs=min(jobs, len(names)))(
+                joblib.delayed(_walk)(spec.to_dict(), name) for name in names)
+    else:
+        found = [_walk(spec.to_dict(), name) for name in names]
+    answers = {key: reason for part in found for key, reason in part.items()}
 
     def skip(scenario: Mapping[str, Any]) -> str | None:
         key = (str(scenario["estimator"]), float(from_json_value(scenario["params"]["epsilon"])),
@@ -364,6 +356,28 @@ def map_skips(spec: SweepSpec) -> Callable[[Mapping[str, Any]], str | None]:
         return answers[key] if key in answers else cannot_succeed(scenario)
 
     return skip
+
+
+def _walk(spec_json: Mapping[str, Any], name: str) -> dict[tuple[str, float, int], str | None]:
+    """One estimator's answers on an ε × n map (:func:`staircase`), by (name, ε, n)."""
+    spec = SweepSpec.from_dict(spec_json)
+    grid = dict(spec.grid)
+    eps_order = sorted(grid["epsilon"], key=float)
+    n_order = sorted(grid["data.n"], key=float)
+
+    def ask(i: int, j: int) -> str | None:
+        point = {"epsilon": eps_order[i], "data.n": n_order[j]}
+        return cannot_succeed(scenario_dict(spec, point, name, data_seed=0, noise_seed=0))
+
+    answers: dict[tuple[str, float, int], str | None] = {}
+    for (i, j), (reason, where) in staircase(ask, len(eps_order), len(n_order)).items():
+        if reason is not None and where is not None and where != (i, j):
+            reason = (f"{NOT_RUN}{short_name(lookup(spec.task, name).label)}'s preconditions "
+                      f"already fail at ε = {float(eps_order[where[0]]):g}, n = "
+                      f"{int(n_order[where[1]]):,}; fewer rows or less ε never help: "
+                      f"{reason[len(NOT_RUN):]}")
+        answers[name, float(eps_order[i]), int(n_order[j])] = reason
+    return answers
 
 
 def short_name(label: str) -> str:
