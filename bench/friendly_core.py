@@ -6,7 +6,7 @@ Generated data only (``dpviz.data.gaussian_mixture``: k = 3, d = 2, separations 
 ``--constants``: for each data set the chunks' k-tuples are fitted once per chunk size
 (rows per chunk m ∈ {50, 100, 200}) and FriendlyCore's aggregation
 (:func:`dpviz.estimators.gmm.friendly_core.aggregate_tuples`) runs on them for every friend
-radius r ∈ {0.02, 0.035, 0.05, 0.08, 0.12} (units of R), core-weight plan level ∈ {1, 3} and
+radius r ∈ {0.05, 0.08, 0.1, 0.12, 0.15} (units of R), core-weight plan level ∈ {3, 6} and
 ε ∈ {1, 4}; prints the median matched mean error and the success rate per setting.
 
 Default: the comparison at n = 10 000 and 100 000, ε ∈ {1, 4}: FriendlyCore (its defaults) and
@@ -48,8 +48,8 @@ SEPARATIONS = (4.0, 6.0, 8.0)
 EPSILONS = (1.0, 4.0)
 SIZES = (10_000, 100_000)
 CHUNK_ROWS = (50, 100, 200)
-RADII = (0.02, 0.035, 0.05, 0.08, 0.12)
-LEVELS = (1.0, 3.0)
+RADII = (0.05, 0.08, 0.1, 0.12, 0.15)
+LEVELS = (3.0, 6.0)
 
 
 def constants(repeats: int) -> pd.DataFrame:

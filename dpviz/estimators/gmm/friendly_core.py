@@ -7,14 +7,14 @@ chunk gives one **k-tuple** of means (clipped to the public ball ``B(0, R)``, he
 R) and of mixing weights; then
 
 1. **Friends.** Two k-tuples X, Y are friends (``f(X, Y) = 1``) when both are *separated* (the
-   k means of each are pairwise more than ``6r`` apart) and every mean of X has a mean of Y
+   k means of each are pairwise more than ``4r`` apart) and every mean of X has a mean of Y
    within ``r`` whose mixing weight is within ``r_w = WEIGHT_RADIUS`` of its own (the
    matching is a bijection: two means of X near one of Y would be within 2r). ``r`` is public
    (``friend_radius``, in units of R), and so is ``r_w``.
 2. **Filter** (FriendlyCore's smooth filter, with each tuple's *probability* of joining the
    core used as its weight instead of a coin flip): ``deg(X)`` = the number of other tuples
-   that are X's friends, ``w(X) = clip((deg(X) − (t+1)/2)/Δ, 0, 1)`` with ``Δ = (t − 3)/2``:
-   0 up to half the tuples, 1 when every other tuple is a friend.
+   that are X's friends, ``w(X) = clip((deg(X) − (2t+1)/3)/Δ, 0, 1)`` with
+   ``Δ = (t − 4)/3``: 0 up to two thirds of the tuples, 1 when every other tuple is a friend.
 3. **Private core weight.** ``Ŵ = W + TLap`` for ``W = Σ w(X)`` (truncated Laplace, support
    ``[−A, A]``), and the certified lower bound ``W_low = Ŵ − A ≤ W``. ⊥ when
    ``W_low < t/4`` (the core is too light to average).
@@ -29,15 +29,17 @@ would do).
 
 Privacy (replace-one neighbours on rows; one row changes one chunk, hence one tuple).
 
-* *Friendliness of the core.* ``w(X) > 0`` needs ``deg(X) > (t+1)/2``, so X has more than
-  (t−1)/2 friends among the t − 1 tuples D and D′ share. Any two tuples of positive weight,
-  in D or in D′, therefore have a common friend: their means are matched within 2r, every
-  group of matched means has diameter ≤ 2r, and with the 6r separation the matching is
-  consistent (the same k groups whichever reference is used, so the released *set* of
-  components does not depend on the reference; the noise is i.i.d. across components).
+* *Friendliness of the core.* ``w(X) > 0`` needs ``deg(X) > (2t+1)/3``, so X has more than
+  2(t−1)/3 friends among the t − 1 tuples D and D′ share: any three tuples of positive
+  weight, in D or in D′, have a common friend Z among them (each misses fewer than a third).
+  So any two are matched within 2r (a bijection: their means are more than 4r apart), every
+  group of matched means has diameter ≤ 2r, and the matchings agree (X's mean i, Y's and
+  W's matched means all sit within r of one mean of Z): the k groups are the same whichever
+  reference is used, so the released *set* of components does not depend on the reference
+  (the noise is i.i.d. across components).
 * *Weights.* A shared tuple's degree moves by at most 1, its weight by at most ``1/Δ``: over
   the t − 1 shared tuples ``L = Σ|w − w′| ≤ (t − 1)/Δ``, and the changed tuple's weight
-  lies in [0, 1]. **Sensitivity of W: ``1 + (t − 1)/Δ``** (≈ 3).
+  lies in [0, 1]. **Sensitivity of W: ``1 + (t − 1)/Δ``** (≈ 4).
 * *Group means.* With μ′ the neighbour's weighted mean (within 2r of every core mean),
   ``Σ w(x − μ′) = Σ_shared (w − w′)(x − μ′) + w_*(x_* − μ′) − w′_*(x′_* − μ′)``, so
   ``‖μ − μ′‖ ≤ 2r(L + 2)/max(W, W′)`` per group and **L2 sensitivity
@@ -62,17 +64,20 @@ probabilities as weights (the expected core) and proves the sensitivities above 
 Public constants, chosen by simulation on generated mixtures only, never on a user's data
 (``bench/friendly_core.py --constants``: ``gaussian_mixture`` with k = 3, d = 2, separations 4σ,
 6σ and 8σ, n = 10 000 and 100 000, two data seeds, ε ∈ {1, 4}, δ = 10⁻⁵; rows per chunk ∈ {50,
-100, 200}, r ∈ {0.02, 0.035, 0.05, 0.08, 0.12} R, core-weight plan level ∈ {1, 3}): ``CHUNK_ROWS
-= 200`` rows per chunk when ``chunks`` is automatic, ``friend_radius = 0.05`` R and ``CORE_LEVEL
-= 3``, the only setting that succeeded in every run at n = 100 000 for both ε (mean matched
-error 0.023 at ε = 1, 0.005 at ε = 4). r = 0.12 R broke the 6r separation at every separation
-tried, r ≤ 0.035 R left too few friends, smaller chunks fit too loosely for r = 0.05 R.
-``WEIGHT_RADIUS = 0.15``: on 500 chunks of a 100 000-row mixture (separation 8σ, unequal
-weights) the core weighed 0.86 t with it, 0.87 t with the means alone and 0.73 t with r_w = 0.1,
-and it cuts the mixing weights' noise 2.7-fold against the simplex's √2. At n = 10 000 nothing
-is reliable: t = n/200 = 50 chunks cannot carry the core weight's noise bound at ε = 1 (the run
-is refused before reading the data, with the n it needs). Components closer than 6r = 0.3 R
-(about 2.5σ at the generator's scale) are out of reach at the default r.
+100, 200}, r ∈ {0.05, 0.08, 0.1, 0.12, 0.15} R, core-weight plan level ∈ {3, 6}): ``CHUNK_ROWS =
+100`` rows per chunk when ``chunks`` is automatic, ``friend_radius = 0.1`` R and ``CORE_LEVEL =
+3``. At n = 100 000 it succeeded in every run at every separation and both ε (mean matched error
+0.026 at ε = 1, 0.0065 at ε = 4; by separation 0.020, 0.014, 0.014 averaged over both ε); the
+other settings with no failure there (200 rows a chunk with r = 0.08 or 0.1, or level 6) were
+less accurate, r ≥ 0.12 broke the 4r separation at 4σ, r ≤ 0.05 left too few friends, and 50-row
+chunks fit too loosely. ``WEIGHT_RADIUS = 0.15``: on 500 chunks of a 100 000-row mixture
+(separation 8σ, unequal weights) the core weighed 0.86 t with it, 0.87 t with the means alone
+and 0.73 t with r_w = 0.1, and it cuts the mixing weights' noise 2.7-fold against the simplex's
+√2. An earlier version (core threshold t/2 with a 6r separation, 200-row chunks, r = 0.05) was
+as accurate at 6σ and 8σ but not at 4σ. At n = 10 000 nothing is reliable: t = 100 chunks cannot
+carry the core weight's noise bound at ε = 1 (the run is refused before reading the data, with
+the n it needs), and at ε = 4 the error is about 0.1. Components closer than 4r = 0.4 R are out
+of reach at the default r.
 """
 
 from __future__ import annotations
@@ -108,9 +113,11 @@ K_RANGE = limits.COMPONENTS_PER_CHUNK
 CHUNKS_RANGE = limits.Limit("chunks", 5, 2_000)
 FRIEND_RADIUS_RANGE = limits.Limit("friend_radius", 1e-4, 1.0)
 #: Rows per chunk when ``chunks`` is automatic (a choice, by simulation: module docstring).
-CHUNK_ROWS = 200
-#: A tuple's means must be pairwise more than this many friend radii apart (consistent groups).
-SEPARATION = 6.0
+CHUNK_ROWS = 100
+#: r, in units of R (a choice, by simulation: module docstring).
+FRIEND_RADIUS = 0.1
+#: A tuple's means must be pairwise more than this many friend radii apart (unique matchings).
+SEPARATION = 4.0
 #: r_w: friends' matched mixing weights differ by at most this (by simulation: module doc).
 WEIGHT_RADIUS = 0.15
 #: ⊥ when the certified core weight W_low is below this share of the chunks.
@@ -130,14 +137,19 @@ def automatic_chunks(n: int, k: int) -> int:
     Examples
     --------
     >>> automatic_chunks(10_000, 3), automatic_chunks(100_000, 3), automatic_chunks(40, 3)
-    (50, 500, 5)
+    (100, 1000, 5)
     """
     return int(max(CHUNKS_RANGE.low, min(n // CHUNK_ROWS, n // (2 * k), CHUNKS_RANGE.high)))
 
 
+def core_threshold(chunks: int) -> float:
+    """``(2t + 1)/3``: a tuple needs more friends than this to weigh anything."""
+    return (2 * chunks + 1) / 3
+
+
 def ramp_width(chunks: int) -> float:
-    """``Δ = (t − 3)/2``: a tuple's weight climbs from 0 to 1 over this many friends."""
-    return (chunks - 3) / 2
+    """``Δ = (t − 4)/3``: a tuple's weight climbs from 0 to 1 over this many friends."""
+    return (chunks - 4) / 3
 
 
 def weight_change(chunks: int) -> float:
@@ -145,8 +157,8 @@ def weight_change(chunks: int) -> float:
 
     Examples
     --------
-    >>> weight_change(103)
-    2.04
+    >>> round(weight_change(103), 3)
+    3.091
     """
     return (chunks - 1) / ramp_width(chunks)
 
@@ -172,11 +184,11 @@ def mixing_sensitivity(chunks: int, k: int, weight_low: float) -> float:
 
 
 def separated(tuples: NDArray[np.float64], friend_radius: float) -> NDArray[np.bool_]:
-    """Whether each k-tuple's means are pairwise more than ``6r`` apart (t × k × d → t).
+    """Whether each k-tuple's means are pairwise more than ``4r`` apart (t × k × d → t).
 
     Examples
     --------
-    >>> separated(np.array([[[0.0], [1.0]], [[0.0], [0.5]]]), 0.1).tolist()
+    >>> separated(np.array([[[0.0], [1.0]], [[0.0], [0.3]]]), 0.1).tolist()
     [True, False]
     """
     k = tuples.shape[1]
@@ -214,17 +226,18 @@ def friend_matrix(tuples: NDArray[np.float64], mixing: NDArray[np.float64],
 
 
 def core_weights(friends: NDArray[np.bool_]) -> NDArray[np.float64]:
-    """``w(X) = clip((deg(X) − (t+1)/2)/Δ, 0, 1)``, the filter's weight of each tuple.
+    """``w(X) = clip((deg(X) − (2t+1)/3)/Δ, 0, 1)``, the filter's weight of each tuple.
 
     Examples
     --------
-    >>> f = np.ones((7, 7), dtype=bool); np.fill_diagonal(f, False); f[0, 1:] = f[1:, 0] = False
+    >>> f = np.ones((10, 10), dtype=bool); np.fill_diagonal(f, False)
+    >>> f[0, 1:] = f[1:, 0] = False
     >>> core_weights(f).round(2).tolist()
-    [0.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
+    [0.0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
     """
     count = len(friends)
     degree = friends.sum(axis=1)
-    return np.asarray(np.clip((degree - (count + 1) / 2) / ramp_width(count), 0.0, 1.0),
+    return np.asarray(np.clip((degree - core_threshold(count)) / ramp_width(count), 0.0, 1.0),
                       dtype=np.float64)
 
 
@@ -320,7 +333,7 @@ def refusal(chunks: int, spend: CoreBudget) -> str | None:
     >>> refusal(1_000, core_budget(Budget(epsilon=1.0, delta=1e-5), 1_000)) is None
     True
     >>> refusal(50, core_budget(Budget(epsilon=1.0, delta=1e-5), 50))[:40]
-    "the core weight's noise bound A = 78.6 l"
+    "the core weight's noise bound A = 107 le"
     """
     if chunks - spend.margin >= CORE_FLOOR * chunks:
         return None
@@ -350,7 +363,7 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
     >>> can_run(n=100_000, d=2, k=3, epsilon=1.0, delta=1e-5) is None
     True
     >>> can_run(n=10_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:37]
-    'FriendlyCore needs about n > 21,000 r'
+    'FriendlyCore needs about n > 14,000 r'
     """
     if n < CHUNKS_RANGE.low * 2 * k:
         return too_few_rows(n, k)
@@ -445,7 +458,7 @@ def aggregate_tuples(tuples: NDArray[np.float64], mixing: NDArray[np.float64],
 
 def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, k: int,
                   radius: float | str | None = None, chunks: int | None = None,
-                  friend_radius: float = 0.05) -> Result:
+                  friend_radius: float = FRIEND_RADIUS) -> Result:
     """Private GMM means and weights by FriendlyCore over the chunks' k-tuples (module doc).
 
     Parameters
@@ -499,8 +512,8 @@ def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, 
         "chunks": t, "friend radius": r, "accounting": spend.accounting.note,
         "friends": f"every mean matched within r = {r:g} R and its mixing weight within "
                    f"{WEIGHT_RADIUS:g}, each tuple's means more than {SEPARATION:g}r apart",
-        "filter": f"weight clip((friends - (t+1)/2)/Delta, 0, 1), Delta = (t-3)/2 = "
-                  f"{ramp_width(t):g}",
+        "filter": f"weight clip((friends - (2t+1)/3)/Delta, 0, 1), Delta = (t-4)/3 = "
+                  f"{ramp_width(t):.3g}",
         "core weight": f"truncated Laplace, sensitivity {core_weight_sensitivity(t):.3g}, "
                        f"bound A = {spend.margin:.3g}; bottom below t/4 = {CORE_FLOOR * t:g}",
         "budget split": f"plan levels: core weight {CORE_LEVEL:g}, means 1, mixing weights "
@@ -552,7 +565,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
             Param("chunks", "int", None, min=CHUNKS_RANGE.low, max=CHUNKS_RANGE.high,
                   help="t, the number of disjoint chunks the learner runs on (automatic: "
                        f"n/{CHUNK_ROWS})"),
-            Param("friend_radius", "float", 0.05, min=FRIEND_RADIUS_RANGE.low,
+            Param("friend_radius", "float", FRIEND_RADIUS, min=FRIEND_RADIUS_RANGE.low,
                   max=FRIEND_RADIUS_RANGE.high, choice=True,
                   help="r, in units of the public radius: two chunks are friends when each "
                        "of their means has a partner within r"))),
