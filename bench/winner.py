@@ -7,7 +7,7 @@ cache — for each task, precondition checks included. Target: under 60 s on 2 c
 
 ``python bench/winner.py --save [--task gmm] [--scheduler tcp://HOST:PORT]`` regenerates the
 saved full-resolution maps under ``assets/`` (run it under ``nice -n 10``): the grids and
-repeats of :data:`SAVED` — mixtures 10 × 9 × 3 repeats (322 s wall, load 5–7), covariance
+repeats of :data:`SAVED` — mixtures 10 × 9 × 3 repeats (287 s wall, load 4), covariance
 10 × 10 × 3 (452 s, load 12), SBM 10 × 8 × 2 (654 s, load 13), on 2 niced processes.
 ``python bench/winner.py`` alone prints the live maps' times.
 """

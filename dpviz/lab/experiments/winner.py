@@ -16,7 +16,7 @@ preconditions (:func:`bound_lines`). Saved full-resolution maps (:func:`save_map
 :func:`load_map`) are made by ``python bench/winner.py --save``, ε across and n up, at the
 generators' defaults and :data:`FIXED`, seeds derived from 0:
 
-* mixtures: 10 × 9 (ε 0.1–10, n 500–20 000), 3 repeats, 1 890 runs (1 173 skipped);
+* mixtures: 10 × 9 (ε 0.1–10, n 500–20 000), 3 repeats, 1 890 runs (1 155 skipped);
 * covariance: 10 × 10 (ε 0.1–10, n 1 000–50 000, d = 200), 3 repeats, 1 500 runs;
 * SBM: 10 × 8 (ε 0.25–8, n 200–1 000, degree 100, signal 0.5), 2 repeats, 800 runs.
 
