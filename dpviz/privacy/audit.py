@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -276,7 +277,8 @@ def repeat(run_once: Callable[[Any, np.random.Generator], float]) -> Sampler:
 # --- white-box audit of the releases ------------------------------------------------------
 
 #: The noise of each mechanism the recorder sees (its ledger row's ``mechanism``).
-NOISE_OF = {"laplace": "laplace", "gaussian": "gaussian", "symmetric_gaussian": "gaussian"}
+NOISE_OF = MappingProxyType({"laplace": "laplace", "gaussian": "gaussian",
+                             "symmetric_gaussian": "gaussian"})
 #: Outputs drawn per block by :func:`likelihood_ratio_sampler` (bounds its memory).
 BLOCK = 50_000
 #: Decimals the log-likelihood ratio is rounded to.

@@ -11,6 +11,7 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -167,9 +168,9 @@ TYPED_HINT = ("typed ranges must come from what you know about the columns (thei
 #: How the clipped-rows count is labelled wherever it is shown.
 CLIPPED_NOTE = ("not private: a teaching diagnostic computed from the data, not released and "
                 "not charged to the budget")
-_HOW = {"ranges": "per-column ranges typed by the user (public)",
+_HOW = MappingProxyType({"ranges": "per-column ranges typed by the user (public)",
         "private": "per-column ranges estimated privately (charged to the budget)",
-        "data": "per-column ranges read from the data — not private"}
+        "data": "per-column ranges read from the data — not private"})
 
 
 @dataclass(frozen=True)
