@@ -55,7 +55,8 @@ with live:
                      icon=":material/rule:")
     card_panel(scenarios[0], key="cov_card", content=chosen.content)
     ui.lazy_expander("Audit this estimator",
-                     lambda: audit.audit_picker(scenarios, key="cov_audit"),
+                     lambda: audit.audit_picker(scenarios, key="cov_audit",
+                                                   stated_delta=chosen.stated_delta),
                      key="cov_audit_open", icon=":material/policy:")
     solve_expander(scenarios[0], key="cov_solve")
     ui.lazy_expander("Which estimator wins where", lambda: winner.winner_section(

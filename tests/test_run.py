@@ -118,8 +118,16 @@ def test_the_cli_prints_what_to_dict_gives(tmp_path, capsys):
     assert cli.main(["run", "mean", "gaussian", "--data", str(path), "--epsilon", "0.8",
                      "--delta", "1e-6", "--seed", "9", "--radius", "2"]) == 0
     printed = strict_json(capsys.readouterr().out)
-    expected = dpviz.run("mean", "gaussian", X, epsilon=0.8, delta=1e-6, seed=9, radius=2.0)
-    assert printed == strict_json(json.dumps(expected.to_dict()))
+    expected = strict_json(json.dumps(dpviz.run("mean", "gaussian", X, epsilon=0.8, delta=1e-6,
+                                                seed=9, radius=2.0).to_dict()))
+    # a CSV adds what only a file has: its column names and the clipped rows, a non-private
+    # teaching diagnostic labelled as such
+    clipped = printed["choices"].pop("clipped_rows")
+    assert printed["choices"].pop("columns") == ["a", "b", "c"]
+    outside = int((np.linalg.norm(X, axis=1) > 2.0).sum())
+    assert (clipped["count"], clipped["of"]) == (outside, len(X))
+    assert "not private" in clipped["note"]
+    assert printed == expected
 
 
 # --- the ledger meets the budget ---

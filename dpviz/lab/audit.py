@@ -44,7 +44,7 @@ can be tighter than the claim: a Laplace mean given ε = 1, δ = 10⁻⁵ under 
 spends a pure ε of 0.25, so about 0.06 is all a perfect audit of 1 000 runs would show.
 
 The claimed ε and δ are read from the run's own ledger (its composed total; a ρ budget
-given without δ is stated at the covariance page's δ = 10⁻¹⁰, :data:`RHO_DELTA`). A run that
+is stated at the δ given with it, as the page that runs it states it). A run that
 answers ⊥ (``Result.failed``) counts as the statistic 0 — a fixed value, so still
 post-processing. Estimators that release nothing private (``notion == "none"``) and
 estimators without a pair defined here are refused with a sentence
@@ -74,7 +74,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz.core import limits
-from dpviz.estimators.covariance.emcov import DELTA_FOR_RHO
 from dpviz.estimators.neighbours import CORNER, NeighbourPair, norm_of, project, replace_row_pair
 from dpviz.estimators.result import Result
 from dpviz.privacy import AuditResult, attainable_lower_bound, audit
@@ -100,7 +99,6 @@ FAILED_STATISTIC = 0.0
 PROGRESS_STEPS = 50
 WHITE_BOX_DRAWS = 1_000_000
 """Default draws on each side of the white-box audit (:func:`white_box_audit`)."""
-RHO_DELTA = DELTA_FOR_RHO
 """δ at which a ρ budget given without δ is stated as the (ε, δ) audited (the covariance
 page's default for stating ρ)."""
 PREFIX_FACTOR = 100.0
@@ -395,10 +393,8 @@ def _runner(task: str, name: str, pair: NeighbourPair, *, epsilon: float | None,
 
 
 def _claim(ledger: Ledger, label: str) -> Total:
-    """The (ε, δ) the ledger claims; a ρ budget without δ is stated at :data:`RHO_DELTA`."""
+    """The (ε, δ) the ledger claims (a ρ budget at the δ given with it)."""
     claim = ledger.total()
-    if claim.epsilon is None and ledger.budget is not None and ledger.budget.rho is not None:
-        claim = ledger.total(delta=RHO_DELTA)
     if claim.epsilon is None or not math.isfinite(claim.epsilon):
         raise ValueError(f"{label} claims no finite epsilon (its ledger's total is epsilon = "
                          f"{claim.epsilon}); give a finite epsilon, or delta > 0 with rho")

@@ -71,14 +71,18 @@ METHODS = {"white-box": "White-box audit of the releases",
            "black-box": "Black-box audit of the whole estimator"}
 
 
-def _budget(scenario: Scenario) -> dict[str, Any]:
+def _budget(scenario: Scenario, stated_delta: float | None) -> dict[str, Any]:
+    """The audit's budget: the scenario's, a ρ budget stated at the page's ``stated_delta``."""
     params = scenario.params
-    return {"epsilon": params.get("epsilon"), "rho": params.get("rho"),
-            "delta": float(params.get("delta") or 0.0),
+    delta = float(params.get("delta") or 0.0)
+    if params.get("rho") is not None and not delta and stated_delta:
+        delta = stated_delta  # the δ the page states ρ at: a ρ run's noise does not depend on it
+    return {"epsilon": params.get("epsilon"), "rho": params.get("rho"), "delta": delta,
             "accounting": str(params.get("accounting") or "zcdp")}
 
 
-def audit_button(scenario: Scenario, *, key: str) -> EstimatorAudit | None:
+def audit_button(scenario: Scenario, *, key: str, stated_delta: float | None = None
+                 ) -> EstimatorAudit | None:
     """What the audits can show at the scenario's budget, then one button for each.
 
     Before anything runs, one sentence states the bound a perfect audit typically reaches
@@ -95,7 +99,7 @@ def audit_button(scenario: Scenario, *, key: str) -> EstimatorAudit | None:
     if reason is not None:
         st.info(escape_markdown(reason), icon=":material/info:")
         return None
-    budget = _budget(scenario)
+    budget = _budget(scenario, stated_delta)
     seed = audit_seed(scenario)
     cache_key = (task, name, *budget.values(), seed)
     reach = _recall(f"{key}_reach", cache_key)
@@ -154,13 +158,14 @@ def _show(audit: EstimatorAudit, *, key: str, seed: int) -> None:
                f"{audit.seconds:.1f} s, teaching randomness from seed {seed}.")
 
 
-def audit_picker(scenarios: Sequence[Scenario], *, key: str) -> EstimatorAudit | None:
+def audit_picker(scenarios: Sequence[Scenario], *, key: str, stated_delta: float | None = None
+                 ) -> EstimatorAudit | None:
     """A choice among a page's ``scenarios`` (pages that run several), then :func:`audit_button`."""
     by_name = {s.estimator: s for s in scenarios}
     labels = {name: estimator(s.task, name).label for name, s in by_name.items()}
     chosen = st.selectbox("Estimator to audit", list(labels), key=f"{key}_estimator",
                           format_func=lambda name: labels[name])
-    return audit_button(by_name[str(chosen)], key=key)
+    return audit_button(by_name[str(chosen)], key=key, stated_delta=stated_delta)
 
 
 GALLERY_TAB = "Broken on purpose: the audit gallery"
