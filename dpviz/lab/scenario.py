@@ -123,6 +123,22 @@ class Scenario:
         """The run's privacy budget, from ``params`` (ε or ρ, δ, accounting, paper mode)."""
         return budget_of(self.params)
 
+    def without_noise(self) -> Scenario:
+        """The same scenario with no noise: ε = ∞, δ = 0 and no ρ (a reference, never private).
+
+        Examples
+        --------
+        >>> s = Scenario.from_dict({"task": "mean", "estimator": "gaussian",
+        ...                         "data": {"dataset": "iris"},
+        ...                         "params": {"rho": 0.5, "radius": 10.0}, "seed": 2})
+        >>> plain = s.without_noise()
+        >>> plain.budget.non_private, plain.params["delta"], "rho" in plain.params, plain.seed
+        (True, 0.0, False, 2)
+        """
+        params = {name: value for name, value in self.params.items() if name != "rho"}
+        return replace(self, params=MappingProxyType({**params, "epsilon": math.inf,
+                                                      "delta": 0.0}))
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (``inf`` as ``"inf"``), which :meth:`from_dict` reads back."""
         return {"task": self.task, "estimator": self.estimator,
@@ -596,7 +612,7 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
         result = run(s.task, s.estimator, loaded.data, seed=s.seed, rng=rng, **params)
         if loaded.names and isinstance(loaded.data, np.ndarray):  # not prepared data
             result = replace(result, choices={**result.choices, **_table_choices(
-                loaded, _clipped_in_ball(loaded.data, params.get("radius")))})
+                loaded, clipped_in_ball(loaded.data, params.get("radius")))})
     if "n" in s.data and any(kind in s.data for kind in USER_KINDS):  # what the edge list held
         result = replace(result, choices={**result.choices, "edge_list": loaded.description})
     caveats = [loaded.not_private] if filled else []
@@ -618,8 +634,16 @@ def _table_choices(loaded: LoadedData, clipped: int | None) -> dict[str, Any]:
     return out
 
 
-def _clipped_in_ball(x: Any, radius: Any) -> int | None:
-    """Rows outside the ball of ``radius`` about the origin (the unit ball for ``None``)."""
+def clipped_in_ball(x: Any, radius: Any) -> int | None:
+    """Rows outside the ball of ``radius`` about the origin (the unit ball for ``None``).
+
+    A radius read from the data (a string) clips nothing. Not private: a teaching diagnostic.
+
+    Examples
+    --------
+    >>> clipped_in_ball(np.array([[3.0, 4.0], [0.3, 0.4]]), 2.0), clipped_in_ball([[3, 4]], "data")
+    (1, 0)
+    """
     from dpviz.privacy.bounds import count_outside
 
     if isinstance(radius, str):  # read from the data: it clips nothing
@@ -636,7 +660,7 @@ def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
     ``box.prepare(x)`` with the box's radius and the rest of the budget.
     """
     from dpviz import run
-    from dpviz.privacy import Budget, Ledger
+    from dpviz.privacy import Ledger
     from dpviz.privacy.bounds import (
         Box,
         data_box,
@@ -656,9 +680,7 @@ def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
     standardise = bool(bounds["standardise"])
     if rng is None:
         rng = secure_generator() if s.seed is None else np.random.default_rng(s.seed)
-    budget = Budget(epsilon=params.get("epsilon"), delta=params.get("delta") or 0.0,
-                    rho=params.get("rho"), method=params.get("accounting") or "zcdp",
-                    paper_mode=bool(params.get("paper_mode")))
+    budget = budget_of(params)
     spent = Ledger(budget)
     if "ranges" in bounds:
         ranges = np.asarray(bounds["ranges"], dtype=float)

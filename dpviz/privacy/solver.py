@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 from scipy.optimize import brentq
@@ -202,7 +203,7 @@ def solve(plan: Sequence[PlannedRelease], budget: Budget) -> dict[str, Allocatio
     Returns
     -------
     dict
-        ``name → Allocation``, in plan order.
+        ``name → Allocation``, in plan order (a fresh dict each call; solves are cached).
 
     Raises
     ------
@@ -219,6 +220,16 @@ def solve(plan: Sequence[PlannedRelease], budget: Budget) -> dict[str, Allocatio
     ...                        paper_mode=True))["all"].multiplier
     >>> round(z, 2)
     36.86
+    """
+    return dict(_solved(tuple(plan), budget))
+
+
+@lru_cache(maxsize=512)
+def _solved(plan: tuple[PlannedRelease, ...], budget: Budget) -> dict[str, Allocation]:
+    """:func:`solve`, once per plan and budget (both public; :func:`solve` copies the answer).
+
+    The one cache of solved plans (bounded): a PLD solve takes up to a second, and an
+    estimator's run, its refusal and the feasibility search ask for the same plans.
     """
     if not plan:
         raise BudgetError("the plan has no releases")

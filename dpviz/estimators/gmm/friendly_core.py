@@ -93,7 +93,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -314,13 +313,12 @@ class CoreBudget:
     margin: float
 
 
-@lru_cache(maxsize=256)
 def core_budget(budget: Budget, chunks: int, core_level: float = CORE_LEVEL) -> CoreBudget:
     """Solve the plan: core weight at level ``core_level`` (pure), means 1, mixing weights 1/2.
 
-    A function of public inputs only, cached (bounded): the PLD solver takes a few tenths of
-    a second, and an audit or a refusal's n search asks the same plan many times. Raises
-    ``BudgetError`` for δ = 0 or a ρ budget (the truncated Laplace needs δ > 0).
+    A function of public inputs only (the solver caches the solve, which takes a few tenths
+    of a second under PLD). Raises ``BudgetError`` for δ = 0 or a ρ budget (the truncated
+    Laplace needs δ > 0).
     """
     accounting = histogram_budget(budget, 1, estimator="FriendlyCore")
     plan = [PlannedRelease(CORE_WEIGHT, "pure", core_weight_sensitivity(chunks),

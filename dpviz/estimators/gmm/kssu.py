@@ -46,7 +46,6 @@ in ``choices["preconditions"]`` and warned about when they fail: the run still h
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Mapping
@@ -211,27 +210,17 @@ class RoundsPlan:
     histogram_cut: float
 
 
-@functools.lru_cache(maxsize=64)
-def _solved_rounds(accounting: HistogramBudget, k: int, share: float, sigma_max: float
-                   ) -> Mapping[str, Any]:
-    """The solved budget of Z's releases: no n in it, so one solve serves every n.
-
-    Cached: a PLD solve takes about a second, and a refusal and the run ask for the same one.
-    """
+def plan_rounds(accounting: HistogramBudget, *, n: int, p: int, n_z: int, k: int,
+                share: float, sigma_min: float, sigma_max: float, beta: float) -> RoundsPlan:
+    """Plan the clustering rounds on Z (§3): the budget split and the constants it implies."""
     plan = [*one_cluster_plan(k, group_size=1, weight=share / k, part="Z"),
             PlannedRelease(SUMS, "gaussian", 2.0, weight=(1 - share) / 4, part="Z"),
             PlannedRelease(COUNTS, "laplace", 2.0, weight=(1 - share) / 4, part="Z"),
             PlannedRelease(PAIR_SUMS, "laplace", sigma_max**2, weight=(1 - share) / 4,
                            part="Z"),
             PlannedRelease(PAIR_COUNTS, "laplace", 1.0, weight=(1 - share) / 4, part="Z")]
-    return MappingProxyType(solve(plan, accounting.solve))
-
-
-def plan_rounds(accounting: HistogramBudget, *, n: int, p: int, n_z: int, k: int,
-                share: float, sigma_min: float, sigma_max: float, beta: float) -> RoundsPlan:
-    """Plan the clustering rounds on Z (§3): the budget split and the constants it implies."""
-    solved = _solved_rounds(accounting, k, share, sigma_max)
-    allocations = RoundAllocations.from_solved(dict(solved), accounting.histogram_delta)
+    solved = solve(plan, accounting.solve)  # no n in the plan: one (cached) solve for every n
+    allocations = RoundAllocations.from_solved(solved, accounting.histogram_delta)
     radii = radius_grid(sigma_min * math.sqrt(p) / 4,
                         2 * (1 + sigma_max * (math.sqrt(p) + math.sqrt(2 * math.log(n / beta)))))
     eps_gr = float(allocations.good_radius.epsilon or 0.0)

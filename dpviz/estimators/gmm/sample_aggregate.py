@@ -31,7 +31,6 @@ happens and ``choices["preconditions"]`` with a warning say which condition fail
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Hashable, Mapping
@@ -170,23 +169,13 @@ class AggregationPlan:
     noise: float
 
 
-@functools.lru_cache(maxsize=64)
-def _solved_aggregation(accounting: HistogramBudget, k: int, weight_share: float
-                        ) -> Mapping[str, Allocation]:
-    """The solved budget of the k rounds and the weight histogram.
-
-    Cached: a PLD solve takes about a second, and a refusal and the run ask for the same one.
-    """
-    plan = [*one_cluster_plan(k, group_size=k, weight=(1 - weight_share) / k),
-            PlannedRelease(WEIGHT_HISTOGRAM, "pure", 2.0 * k, weight=weight_share)]
-    return MappingProxyType(solve(plan, accounting.solve))
-
-
 def aggregation_plan(accounting: HistogramBudget, *, k: int, chunks: int, beta: float,
                      weight_share: float, min_radius: float) -> AggregationPlan:
     """Plan the k rounds and the weight histogram (the module docstring's sensitivities)."""
-    solved = _solved_aggregation(accounting, k, weight_share)
-    allocations = RoundAllocations.from_solved(dict(solved), accounting.histogram_delta)
+    plan = [*one_cluster_plan(k, group_size=k, weight=(1 - weight_share) / k),
+            PlannedRelease(WEIGHT_HISTOGRAM, "pure", 2.0 * k, weight=weight_share)]
+    solved = solve(plan, accounting.solve)
+    allocations = RoundAllocations.from_solved(solved, accounting.histogram_delta)
     radii = radius_grid(min_radius, 2.0)
     eps_h = float(allocations.histogram.epsilon or 0.0)
     noise = 0.0 if math.isinf(eps_h) else 2 * k / eps_h
