@@ -78,7 +78,22 @@ def test_private_bounds_are_charged_and_the_total_stays_within_the_budget():
     linear = run(Scenario.from_dict({**scenario(content, {"private": 0.1}).to_dict(),
                                      "params": {"epsilon": 1.0, "delta": 1e-5, "k": 3,
                                                 "accounting": "linear"}}), content)
-    assert linear.ledger.total().epsilon == pytest.approx(1.0)
+    assert linear.ledger.total(method="linear").epsilon == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("estimator", ["friendly_core"])
+def test_private_bounds_stay_within_the_budget_with_estimators_planning_their_own_way(
+        estimator):
+    """FriendlyCore plans under PLD even when asked for zCDP (a ρ split of the target
+    overspent with it: 1.014 at ε = 1): the bound's share is taken from ε, and the
+    composed total stays within ε = 4."""
+    content = three_clusters(20_000)
+    for method in ("zcdp", "linear"):
+        result = run(scenario(content, {"private": 0.2}, estimator=estimator, epsilon=4.0,
+                              accounting=method), content)
+        assert sum(r.name.startswith("bound:") for r in result.ledger.releases) == 4
+        assert len(result.ledger.releases) > 4  # the estimator released too
+        assert result.ledger.total().epsilon <= 4.0 * (1 + 1e-9), method
 
 
 def test_private_bounds_give_means_near_non_private_em_on_the_same_clipped_data():
@@ -118,13 +133,12 @@ def test_typed_and_data_bounds():
         run(scenario(content, {"data": True}, radius=5.0), content)
 
 
-def test_split_budget_under_zcdp_keeps_rho():
-    budget = Budget(epsilon=1.0, delta=1e-5)
-    each, rest = split_budget(budget, 0.25, 4)
-    from dpviz.privacy.calibration import zcdp_rho_for
-
-    rho = zcdp_rho_for(1.0, 1e-5)
-    assert 4 * each**2 / 2 + zcdp_rho_for(rest.epsilon, 1e-5) == pytest.approx(rho)
+def test_split_budget_splits_rho_for_a_rho_budget_and_epsilon_otherwise():
+    each, rest = split_budget(Budget(rho=0.5, delta=1e-6), 0.25, 4)
+    assert 4 * each**2 / 2 + rest.rho == pytest.approx(0.5)
+    for method in ("zcdp", "pld", "linear"):  # an (ε, δ) target: sequential, any accounting
+        each, rest = split_budget(Budget(epsilon=1.0, delta=1e-5, method=method), 0.25, 4)
+        assert (4 * each, rest.epsilon, rest.delta) == pytest.approx((0.25, 0.75, 1e-5))
 
 
 @pytest.mark.parametrize("value, sentence", [

@@ -681,7 +681,10 @@ def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
     if rng is None:
         rng = secure_generator() if s.seed is None else np.random.default_rng(s.seed)
     budget = budget_of(params)
-    spent = Ledger(budget)
+    # private bounds split an (ε, δ) target sequentially; PLD composes the bound's pure
+    # releases with whatever the estimator released, never above the sum of the two parts
+    private = "private" in bounds and budget.rho is None and budget.delta > 0
+    spent = Ledger(replace(budget, method="pld") if private else budget)
     if "ranges" in bounds:
         ranges = np.asarray(bounds["ranges"], dtype=float)
         box = Box(ranges[:, 0], ranges[:, 1], "ranges", standardise)

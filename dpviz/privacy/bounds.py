@@ -440,10 +440,12 @@ def data_box(x: ArrayLike, *, standardise: bool = False) -> Box:
 def split_budget(budget: Budget, share: float, releases: int) -> tuple[float, Budget]:
     """Split a budget between ``releases`` pure-DP bound releases and the estimator.
 
-    Under zCDP (an (ε, δ) target with zCDP accounting, or a ρ budget) the bound takes the
-    share of ρ (each release ``ε_b`` with ``ε_b²/2`` of it) and the estimator the rest, so
-    the ledger's composed ρ is the budget's; under any other method the bound takes the
-    share of ε (sequential composition). At ε = ∞ both halves are ∞ (no noise).
+    A ρ budget: the bound takes the share of ρ (each release ``ε_b`` with ``ε_b²/2`` of it)
+    and the estimator the rest, so the ledger's composed ρ is the budget's. An (ε, δ) budget:
+    the bound takes the share of ε and the estimator ``((1 − share)·ε, δ)``, by sequential
+    composition — valid whatever the estimator composes under (several mixture estimators
+    plan under PLD or linear composition even when asked for zCDP accounting, so a ρ split of
+    an (ε, δ) target would overspend with them). At ε = ∞ both halves are ∞ (no noise).
 
     Returns
     -------
@@ -456,22 +458,10 @@ def split_budget(budget: Budget, share: float, releases: int) -> tuple[float, Bu
     >>> round(each, 6), round(rest.epsilon, 6)
     (0.025, 0.9)
     """
-    from dataclasses import replace as renew
-
-    from dpviz.privacy.calibration import zcdp_epsilon, zcdp_epsilon_bun_steinke, zcdp_rho_for
-
     if budget.non_private:
         return math.inf, budget
-    if budget.method == "zcdp":
-        paper = budget.paper_mode
-        rho = budget.rho if budget.rho is not None else zcdp_rho_for(
-            budget.epsilon or 0.0, budget.delta,
-            conversion="bun-steinke" if paper else "cks")
-        each = math.sqrt(2 * share * rho / releases)
-        left = (1 - share) * rho
-        if budget.rho is not None:
-            return each, renew(budget, rho=left)
-        convert = zcdp_epsilon_bun_steinke if paper else zcdp_epsilon
-        return each, renew(budget, epsilon=convert(left, budget.delta) * (1 - 1e-12))
+    if budget.rho is not None:
+        return (math.sqrt(2 * share * budget.rho / releases),
+                replace(budget, rho=(1 - share) * budget.rho))
     epsilon = budget.epsilon or 0.0
-    return share * epsilon / releases, renew(budget, epsilon=(1 - share) * epsilon)
+    return share * epsilon / releases, replace(budget, epsilon=(1 - share) * epsilon)
