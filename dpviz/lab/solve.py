@@ -735,7 +735,7 @@ def solve_epsilon(scenario: Scenario, *, metric: str, target: float,
         def share(x: float) -> float:
             return closed(_at_budget(scenario, parameter, x))
 
-        ceiling = closed(_non_private(scenario))
+        ceiling = closed(scenario.without_noise())
         wanted = _below_ceiling(probability, ceiling, 0)
         if wanted is None:
             return _solution(scenario, parameter, None, goal, probability, 0, (),
@@ -751,7 +751,7 @@ def solve_epsilon(scenario: Scenario, *, metric: str, target: float,
     grid = two_digit_grid(lo, hi)
     simulator = _Simulator(scenario, goal, runs, progress, grid_steps(grid), reuse_data=True,
                            monotone=True)
-    ceiling = simulator.share(_non_private(scenario), math.inf)
+    ceiling = simulator.share(scenario.without_noise(), math.inf)
     wanted = _below_ceiling(probability, ceiling, runs)
     if wanted is None:
         return _solution(scenario, parameter, None, goal, probability, runs, (), "simulation",
@@ -774,9 +774,6 @@ def grid_steps(grid: tuple[float, ...]) -> int:
     return math.ceil(math.log2(len(grid) + 1)) + 2
 
 
-def _non_private(scenario: Scenario) -> Scenario:
-    """The scenario at ε = ∞: the share no budget can beat."""
-    return _at_budget(scenario, "epsilon", math.inf)
 
 
 def _below_ceiling(probability: float, ceiling: float, runs: int) -> float | None:

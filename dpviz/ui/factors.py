@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -87,16 +86,9 @@ def controls(seed: int | None) -> tuple[Scenario, bytes | None]:
                    "iterations": int(iterations), **bound}, "seed": seed}), content
 
 
-def reference_scenario(scenario: Scenario) -> Scenario:
-    """The same fit without privacy (ε = ∞, δ = 0): the private run's reference."""
-    return Scenario.from_dict({**scenario.to_dict(),
-                               "params": {**scenario.params, "epsilon": math.inf,
-                                          "delta": 0.0}})
-
-
 def fits(scenario: Scenario, fresh: int | None, content: bytes | None = None
          ) -> tuple[tuple[Result, np.ndarray], tuple[Result, np.ndarray]]:
-    """The non-private fit (ε = ∞) and the private one, each with W as images.
+    """The non-private fit (ε = ∞, δ = 0) and the private one, each with W as images.
 
     The digits' columns of W as 8 × 8 images; an upload's as one row of its columns (the
     non-private fit on the same clipped rows: private ranges as the private run released
@@ -108,10 +100,11 @@ def fits(scenario: Scenario, fresh: int | None, content: bytes | None = None
 
     if "private" in (scenario.data.get("bounds") or {}):  # its released ranges come first
         private = run(scenario)
-        reference = run(reference_scenario(Scenario.from_dict({
-            **scenario.to_dict(), "data": upload.reference_block(scenario.data, private)})))
+        reference = run(Scenario.from_dict({
+            **scenario.to_dict(), "data": upload.reference_block(scenario.data, private)
+        }).without_noise())
     else:
-        reference, private = run(reference_scenario(scenario)), run(scenario)
+        reference, private = run(scenario.without_noise()), run(scenario)
 
     def images(result: Result) -> np.ndarray:
         w = np.asarray(result.estimate["loadings"], dtype=float)

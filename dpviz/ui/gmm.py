@@ -393,11 +393,17 @@ def reference_scenario(scenario: Scenario) -> Scenario:
     >>> r.estimator, r.params["epsilon"], r.params["radius"], r.seed
     ('em', inf, 10.0, 2)
     """
-    params = {"epsilon": math.inf, "delta": 0.0, "accounting": "zcdp",
-              "radius": scenario.params.get("radius")}
-    if scenario.params.get("k") is not None:
-        params["k"] = scenario.params["k"]
-    return Scenario.from_dict({**scenario.to_dict(), "estimator": "em", "params": params})
+    return Scenario.from_dict({**scenario.to_dict(), "estimator": "em",
+                               "params": {**_em_params(scenario), "accounting": "zcdp"}})
+
+
+def _em_params(scenario: Scenario) -> dict[str, Any]:
+    """Non-private EM's parameters from a scenario: no noise, its radius and its k."""
+    plain = scenario.without_noise().params
+    params = {name: plain.get(name) for name in ("epsilon", "delta", "radius")}
+    if plain.get("k") is not None:
+        params["k"] = plain["k"]
+    return params
 
 
 #: The panel that shows an estimator's steps without noise (issue 21): no ε anywhere on it.
@@ -421,12 +427,10 @@ def mechanics_scenario(scenario: Scenario, rows: int | None = None) -> Scenario:
     >>> m.estimator, m.params["epsilon"], m.params["delta"], m.data["n"], m.seed
     ('ppe', inf, 0.0, 100000, 2)
     """
-    data = dict(scenario.data)
-    if rows is not None and "generator" in data:
-        data["n"] = rows
-    return Scenario.from_dict({**scenario.to_dict(), "data": data,
-                               "params": {**scenario.params, "epsilon": math.inf,
-                                          "delta": 0.0}})
+    plain = scenario.without_noise()
+    if rows is None or "generator" not in plain.data:
+        return plain
+    return Scenario.from_dict({**plain.to_dict(), "data": {**plain.data, "n": rows}})
 
 
 def mechanics_path(estimator: str) -> Path:
@@ -469,8 +473,7 @@ def truth_scenario(scenario: Scenario, result: Result | None = None) -> Scenario
         "task": "gmm", "estimator": "em",
         "data": upload.reference_block(scenario.data, result) if result is not None else
         dict(scenario.data),
-        "params": {"k": scenario.params.get("k"), "epsilon": math.inf, "delta": 0.0,
-                   "radius": scenario.params.get("radius"), "iterations": CSV_EM_ITERATIONS},
+        "params": {**_em_params(scenario), "iterations": CSV_EM_ITERATIONS},
         "seed": CSV_SEED})
 
 

@@ -23,8 +23,8 @@ from numpy.typing import NDArray
 
 from dpviz.data.tables import read_table
 from dpviz.estimators.result import Result
-from dpviz.lab.scenario import LoadedData, Scenario
-from dpviz.privacy.bounds import CLIPPED_NOTE, TYPED_HINT, Box, count_outside, parse_bounds
+from dpviz.lab.scenario import LoadedData, Scenario, clipped_in_ball
+from dpviz.privacy.bounds import CLIPPED_NOTE, TYPED_HINT, Box, parse_bounds
 from dpviz.ui.widgets import attempt, escape_markdown, upload_block, upload_content
 
 #: The ways a bound is chosen, and their labels on the page.
@@ -175,7 +175,7 @@ def clipped_before_run(chosen: TableUpload) -> int | None:
     """Rows outside a bound known before the run (not private); ``None`` for private ranges."""
     bounds = chosen.block.get("bounds")
     if bounds is None:
-        return count_outside(np.linalg.norm(chosen.values, axis=1), float(chosen.radius or 1))
+        return clipped_in_ball(chosen.values, chosen.radius)
     if "ranges" in bounds:
         ranges = np.asarray(bounds["ranges"], dtype=float)
         return Box(ranges[:, 0], ranges[:, 1], "ranges").clipped_rows(chosen.values)
