@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import textwrap
 from collections.abc import Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpviz.viz.style import TEMPLATE, series_color
+from dpviz.viz.style import TEMPLATE, series_color, wrapped
 
 #: Titles of the compare summary's run columns (the metrics' come from their labels).
 RUN_TITLES: Mapping[str, str] = {
@@ -22,17 +21,6 @@ WRAP = 28
 
 def _finite(value: float) -> bool:
     return isinstance(value, int | float) and math.isfinite(value)
-
-
-def wrap(label: str, width: int = WRAP) -> str:
-    """A label broken into lines of at most ``width`` characters (Plotly's ``<br>``).
-
-    Examples
-    --------
-    >>> wrap("Stability learner — heuristic (degree-2 SDP surrogate)", 20)
-    'Stability learner —<br>heuristic (degree-2<br>SDP surrogate)'
-    """
-    return "<br>".join(textwrap.wrap(label, width)) or label
 
 
 def compare_figure(summary: pd.DataFrame, column: str, *,
@@ -70,7 +58,7 @@ def compare_figure(summary: pd.DataFrame, column: str, *,
     ([('A', 0.1)], ['A', 'B'])
     """
     names = list(summary["estimator"])
-    shown = {n: wrap((labels or {}).get(n, n)) for n in names}
+    shown = {n: wrapped((labels or {}).get(n, n), WRAP) for n in names}
     axis = x_title or RUN_TITLES.get(column, column)
     fig = go.Figure()
     for i, name in enumerate(names):

@@ -51,6 +51,8 @@ SERIES_COLORS = ("#1f6feb", "#e8590c", "#0ca678", "#7048e8", "#c2255c", "#f59f00
 #: Where the privacy loss exceeds ε, and the ±ε band.
 SHADE_COLOR = "rgba(232, 89, 12, 0.15)"
 BAND_COLOR = "#868e96"
+#: Light greys: a map cell that needs no colour, a tie, an axis line.
+PALE_COLOR, TIE_COLOR, LINE_COLOR = "#e9ecef", "#ced4da", "#adb5bd"
 
 FONT_FAMILY = "Inter, 'Source Sans Pro', 'Helvetica Neue', Arial, sans-serif"
 
@@ -68,9 +70,9 @@ TEMPLATE = go.layout.Template(
         legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
                 "xanchor": "left", "x": 0, "traceorder": "normal"},
         xaxis={"showgrid": True, "gridcolor": "#eceff1", "zeroline": False,
-               "linecolor": "#adb5bd", "ticks": "outside", "automargin": True},
+               "linecolor": LINE_COLOR, "ticks": "outside", "automargin": True},
         yaxis={"showgrid": True, "gridcolor": "#eceff1", "zeroline": False,
-               "linecolor": "#adb5bd", "ticks": "outside", "automargin": True},
+               "linecolor": LINE_COLOR, "ticks": "outside", "automargin": True},
         title={"font": {"size": 17}, "x": 0, "xanchor": "left"},
     )
 )
@@ -96,6 +98,19 @@ def legend_on_top() -> dict[str, Any]:
             "title_yref": "container", "title_y": 1, "title_yanchor": "top",
             "title_automargin": True, "title_pad": {"t": 10},
             "margin": {"t": 10, "b": 50}}
+
+
+def tint(color: str, amount: float) -> str:
+    """``color`` (``#rrggbb``) mixed with white (``amount`` 1: white).
+
+    Examples
+    --------
+    >>> tint("#1a1a1a", 0.5), tint("#1a1a1a", 1.0)
+    ('rgb(140,140,140)', 'rgb(255,255,255)')
+    """
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    mix = [round(c + (255 - c) * amount) for c in (r, g, b)]
+    return f"rgb({mix[0]},{mix[1]},{mix[2]})"
 
 
 def wrapped(text: str, width: int = 55) -> str:

@@ -18,11 +18,25 @@ from plotly.subplots import make_subplots
 
 from dpviz.estimators.metrics import metric_label
 from dpviz.lab.experiments.winner import Axis, Line, short_name
-from dpviz.viz.style import TEMPLATE, series_color, wrapped
+from dpviz.viz.style import (
+    BAND_COLOR,
+    COLORS,
+    LINE_COLOR,
+    METHOD_COLORS,
+    PALE_COLOR,
+    SERIES_COLORS,
+    TEMPLATE,
+    TIE_COLOR,
+    series_color,
+    tint,
+    wrapped,
+)
 
 #: Cell colours of the "where each estimator answers" panels.
-COLOR_ANSWERED, COLOR_FAILED, COLOR_NOT_RUN = "#e9ecef", "#c2255c", "#495057"
-NO_WINNER, TIE = "#868e96", "#ced4da"
+COLOR_ANSWERED, COLOR_FAILED = PALE_COLOR, SERIES_COLORS[4]
+COLOR_NOT_RUN = METHOD_COLORS["advanced"]
+#: Cells no estimator answers, and ties.
+NO_WINNER, TIE = BAND_COLOR, TIE_COLOR
 
 
 def format_value(value: Any) -> str:
@@ -35,13 +49,6 @@ def format_value(value: Any) -> str:
     """
     v = float(value)
     return f"{v:,.0f}" if v.is_integer() and abs(v) >= 1000 else f"{v:g}"
-
-
-def _tint(color: str, amount: float) -> str:
-    """``color`` mixed with white (``amount`` 1: white)."""
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    mix = [round(c + (255 - c) * amount) for c in (r, g, b)]
-    return f"rgb({mix[0]},{mix[1]},{mix[2]})"
 
 
 def positions(values: Sequence[float], grid: Sequence[float], log: bool) -> np.ndarray:
@@ -113,26 +120,17 @@ def winner_map_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
         z = np.where(mask, 0.15 + 0.85 * np.nan_to_num(shade, nan=0.0), np.nan)
         fig.add_trace(go.Heatmap(
             z=z, x=list(range(len(xs))), y=list(range(len(ys))), zmin=0, zmax=1,
-            colorscale=[[0, _tint(colors[name], 0.85)], [1, colors[name]]], showscale=False,
+            colorscale=[[0, tint(colors[name], 0.85)], [1, colors[name]]], showscale=False,
             text=hover, hovertemplate="%{text}<extra></extra>", xgap=1, ygap=1,
             name=short_name(labels[name])))
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=short_name(
             labels[name]), marker={"symbol": "square", "size": 14, "color": colors[name]}))
     tie = owner == "tie"
     if tie.any():
-        fig.add_trace(go.Heatmap(
-            z=np.where(tie, 1.0, np.nan), x=list(range(len(xs))), y=list(range(len(ys))),
-            colorscale=[[0, TIE], [1, TIE]], showscale=False, text=hover,
-            hovertemplate="%{text}<extra></extra>", xgap=1, ygap=1, name="tie"))
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers",
-                                 name="a tie (equal medians, e.g. both exact)",
-                                 marker={"symbol": "square", "size": 14, "color": TIE}))
+        _flat_layer(fig, tie, hover, TIE, "tie", "a tie (equal medians, e.g. both exact)")
     nobody = np.array([[o is None for o in row] for row in owner])
     if nobody.any():
-        fig.add_trace(go.Heatmap(
-            z=np.where(nobody, 1.0, np.nan), x=list(range(len(xs))), y=list(range(len(ys))),
-            colorscale=[[0, NO_WINNER], [1, NO_WINNER]], showscale=False, text=hover,
-            hovertemplate="%{text}<extra></extra>", xgap=1, ygap=1, name="no answer"))
+        _flat_layer(fig, nobody, hover, NO_WINNER, "no answer", None)
         jj, ii = np.nonzero(nobody.T)
         fig.add_trace(go.Scatter(x=jj, y=ii, mode="text", text=["⊥"] * len(jj),
                                  textfont={"color": "white", "size": 16}, hoverinfo="skip",
@@ -150,6 +148,19 @@ def winner_map_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
                "range": [-0.5, len(ys) - 0.5]},
         margin={"b": 140})
     return fig
+
+
+def _flat_layer(fig: go.Figure, mask: np.ndarray, hover: np.ndarray, color: str, name: str,
+                legend: str | None) -> None:
+    """The cells of ``mask`` in one flat ``color``, with a legend entry when ``legend`` is given."""
+    rows, columns = mask.shape
+    fig.add_trace(go.Heatmap(
+        z=np.where(mask, 1.0, np.nan), x=list(range(columns)), y=list(range(rows)),
+        colorscale=[[0, color], [1, color]], showscale=False, text=hover,
+        hovertemplate="%{text}<extra></extra>", xgap=1, ygap=1, name=name))
+    if legend is not None:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=legend,
+                                 marker={"symbol": "square", "size": 14, "color": color}))
 
 
 def _hover(row: Mapping[str, Any], x: Axis, y: Axis, what: str,
@@ -191,8 +202,8 @@ def _add_line(fig: go.Figure, line: Line, x: Axis, y: Axis, xs: Sequence[Any],
     gx = [None if b else float(v) for v, b in zip(at_x, broken, strict=True)]
     gy = [None if b else float(v) for v, b in zip(at_y, broken, strict=True)]
     own = line.estimator
-    style = ({"color": colors.get(own, "#1a1a1a"), "dash": "dash", "width": 2.5}
-             if own is not None else {"color": "#1a1a1a", "dash": "dot", "width": 3})
+    style = ({"color": colors.get(own, COLORS["true"]), "dash": "dash", "width": 2.5}
+             if own is not None else {"color": COLORS["true"], "dash": "dot", "width": 3})
     label = line.label if own is None else line.label.replace(
         line.label.split(":")[0], short_name(line.label.split(":")[0]), 1)
     fig.add_trace(go.Scatter(x=gx, y=gy, mode="lines", line=style, name=wrapped(label, 60),
@@ -230,7 +241,7 @@ def answers_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
                          ("⊥: cannot succeed here (not run)", COLOR_NOT_RUN)):
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=label,
                                  marker={"symbol": "square", "size": 14, "color": color,
-                                         "line": {"color": "#adb5bd", "width": 1}}))
+                                         "line": {"color": LINE_COLOR, "width": 1}}))
     fig.update_xaxes(showticklabels=False, showgrid=False, ticks="")
     fig.update_yaxes(showticklabels=False, showgrid=False, ticks="")
     fig.update_layout(template=TEMPLATE, height=150 + 170 * rows, margin={"t": 70, "b": 50},
