@@ -11,7 +11,7 @@ import pytest
 
 from dpviz import cli
 from dpviz.data.files import sha256
-from dpviz.data.graphs import GRAPH_DATASETS, edge_list_graph
+from dpviz.data.graphs import GRAPH_DATASETS, RENUMBERED, edge_list_graph
 from dpviz.data.tables import read_table
 from dpviz.estimators.metrics import match_components
 from dpviz.lab.scenario import Scenario, load_data, normalise_data, run_scenario
@@ -173,7 +173,7 @@ def test_edge_list_of_100_vertices_reports_isolated_ones_and_self_loops():
     content = hundred_vertices()
     graph, report = edge_list_graph(content)
     assert (graph.n, len(graph.edges), report.isolated, report.n_given) == (100, 300, 3, False)
-    assert "3 of them have no edge (isolated vertices)" in report.sentence()
+    assert "3 of them have no edge (isolated vertices; not private" in report.sentence()
     looped = content + b"5,5\n"
     _, report = edge_list_graph(looped, 100)
     assert report.self_loops == 1 and report.n_given and "self-loop" in report.sentence()
@@ -197,6 +197,8 @@ def test_ids_with_gaps_are_renumbered_when_asked():
         edge_list_graph(content)
     graph, report = edge_list_graph(content, renumber=True)
     assert graph.n == 3 and report.renumbered and "renumbered" in report.sentence()
+    # renumbering reads which vertices have an edge: no guarantee, even with n given
+    assert edge_list_graph(content, 3, renumber=True)[1].not_private == RENUMBERED
 
 
 @pytest.mark.parametrize("name, n, edges", [("les_miserables", 77, 254),

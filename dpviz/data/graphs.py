@@ -321,6 +321,10 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
 #: Why a run on an edge list whose n was read from its ids has no guarantee.
 N_FROM_IDS = ("n was read from the edge list (its largest vertex id), not given as a public "
               "input: which vertices have an edge is what edge privacy protects")
+#: Why a run on a renumbered edge list has no guarantee.
+RENUMBERED = ("the ids were renumbered from those present in the edge list: removing one "
+              "edge can remove a vertex and shift every id above it, so the renumbered graphs "
+              "of two neighbouring edge lists differ in many edges")
 
 
 @dataclass(frozen=True)
@@ -349,8 +353,10 @@ class EdgeReport:
 
     @property
     def not_private(self) -> str | None:
-        """:data:`N_FROM_IDS` when n was read from the ids, else ``None``."""
-        return None if self.n_given else N_FROM_IDS
+        """Why the run has no guarantee (:data:`N_FROM_IDS`, :data:`RENUMBERED`), or ``None``."""
+        reasons = [why for why, holds in ((N_FROM_IDS, not self.n_given),
+                                          (RENUMBERED, self.renumbered)) if holds]
+        return "; ".join(reasons) or None
 
     def sentence(self) -> str:
         """One sentence for pages and descriptions.
@@ -365,11 +371,13 @@ class EdgeReport:
         parts = [f"n = {self.n:,} vertices, {where}"]
         if self.renumbered:
             parts.append("the ids were renumbered 0 … n−1 in increasing order")
-        parts.append(f"{self.isolated:,} of them have no edge (isolated vertices)"
-                     if self.isolated else "every vertex has an edge")
+        parts.append(f"{self.isolated:,} of them have no edge (isolated vertices; not private: "
+                     "a teaching diagnostic)" if self.isolated else
+                     "every vertex has an edge (not private: a teaching diagnostic)")
         if self.self_loops:
             parts.append(f"{self.self_loops:,} self-loop{'s' if self.self_loops > 1 else ''} "
-                         "(an edge from a vertex to itself) dropped: the model has none")
+                         "(an edge from a vertex to itself) dropped: the model has none (a "
+                         "count, not private)")
         return "; ".join(parts) + "."
 
 
@@ -588,7 +596,8 @@ SBM_PARAMS: tuple[Param, ...] = (
           help="seed of the graph generator (the same seed gives the same graph)"),
 )
 
-__all__ = ["GRAPH_DATASETS", "KARATE_NOT_PRIVATE", "N_FROM_IDS", "SBM_PARAMS", "EdgeReport",
+__all__ = ["GRAPH_DATASETS", "KARATE_NOT_PRIVATE", "N_FROM_IDS", "RENUMBERED", "SBM_PARAMS",
+           "EdgeReport",
            "Graph", "LabelledGraph", "edge_list_graph",
            "adjacency_matrix", "as_graph", "balanced_labels", "karate_club", "read_edges",
            "stochastic_block_model"]

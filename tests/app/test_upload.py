@@ -119,7 +119,7 @@ def test_an_edge_list_of_100_vertices_opens_as_100_with_its_isolated_vertices():
     assert not at.exception and not errors(at), errors(at)
     text = " ".join(c.value for c in at.caption)
     assert "n = 100 vertices, read from the edge list's ids" in text
-    assert "3 of them have no edge (isolated vertices)" in text
+    assert "3 of them have no edge (isolated vertices; not private" in text
 
 
 @pytest.mark.parametrize("way, standardise", [("private", False), ("data", True)])
