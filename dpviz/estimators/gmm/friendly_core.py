@@ -103,12 +103,12 @@ from scipy.spatial.distance import cdist
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, shared_k
 from dpviz.data import as_matrix
+from dpviz.estimators.gmm import sample_aggregate
 from dpviz.estimators.gmm.one_cluster import (
     HistogramBudget,
     histogram_budget,
     refused_before_spending,
 )
-from dpviz.estimators.gmm.sample_aggregate import chunk_estimates
 from dpviz.estimators.neighbours import NeighbourPair, mixture_pair
 from dpviz.estimators.result import Result
 from dpviz.privacy import Allocation, Ledger, PlannedRelease, release, solve, truncated_laplace
@@ -142,12 +142,15 @@ LABEL = ("FriendlyCore (Tsfadia, Cohen, Kaplan, Mansour & Stemmer, ICML 2022): t
 def automatic_chunks(n: int, k: int) -> int:
     """``t = n // CHUNK_ROWS``, at least 5, at most ``n // (2k)`` and 2 000.
 
+    Sample-and-aggregate's rule (:func:`~dpviz.estimators.gmm.sample_aggregate.automatic_chunks`)
+    with FriendlyCore's rows per chunk and range.
+
     Examples
     --------
     >>> automatic_chunks(10_000, 3), automatic_chunks(100_000, 3), automatic_chunks(40, 3)
     (100, 1000, 5)
     """
-    return int(max(CHUNKS_RANGE.low, min(n // CHUNK_ROWS, n // (2 * k), CHUNKS_RANGE.high)))
+    return sample_aggregate.automatic_chunks(n, k, rows=CHUNK_ROWS, span=CHUNKS_RANGE)
 
 
 def core_threshold(chunks: int) -> float:
@@ -510,10 +513,7 @@ def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, 
     t = automatic_chunks(n, k) if chunks is None else limits.check_integer(CHUNKS_RANGE, chunks)
     if n < CHUNKS_RANGE.low * 2 * k:
         raise ValueError(too_few_rows(n, k))
-    if t * 2 * k > n:
-        raise ValueError(f"chunks = {t} chunks of at least 2k = {2 * k} rows need "
-                         f"{t * 2 * k} rows, got {n}; lower chunks to at most "
-                         f"{max(n // (2 * k), 1)}")
+    sample_aggregate.check_chunks(t, k, n)
     spend = core_budget(budget, t)
     ball = resolve_ball(x, radius)
     choices: dict[str, Any] = {
@@ -537,7 +537,7 @@ def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, 
                                        choices=choices, not_private=ball.not_private)
     unit = (x - ball.center) / ball.radius
     shuffled = unit[rng.permutation(n)]
-    candidates, candidate_weights, owners = chunk_estimates(shuffled, t, k)
+    candidates, candidate_weights, owners = sample_aggregate.chunk_estimates(shuffled, t, k)
     found = aggregate_tuples(candidates.reshape(t, k, d), candidate_weights.reshape(t, k),
                              spend, rng=rng, friend_radius=r)
     diagnostics = {"candidates": ball.from_unit(candidates),

@@ -140,16 +140,34 @@ def weight_histogram_counts(voters: list[NDArray[np.intp]], weights: NDArray[np.
     return counts
 
 
-def automatic_chunks(n: int, k: int) -> int:
-    """T = ⌊n/CHUNK_ROWS⌋, at least 2 and at most ⌊n/(2k)⌋ (and the range's top).
+def automatic_chunks(n: int, k: int, *, rows: int = CHUNK_ROWS,
+                     span: limits.Limit = CHUNKS_RANGE) -> int:
+    """T = ⌊n/rows⌋ chunks, at least ``span.low``, at most ⌊n/(2k)⌋ and ``span.high``.
+
+    FriendlyCore passes its own rows per chunk and range.
 
     Examples
     --------
     >>> automatic_chunks(30_000, 3), automatic_chunks(100, 3)
     (750, 2)
     """
-    top = min(int(CHUNKS_RANGE.high), max(n // (2 * k), 2))
-    return max(2, min(n // CHUNK_ROWS, top))
+    return int(max(span.low, min(n // rows, n // (2 * k), span.high)))
+
+
+def check_chunks(chunks: int, k: int, n: int) -> None:
+    """Raise ``ValueError`` unless ``n`` rows fill ``chunks`` chunks of at least 2k rows.
+
+    Examples
+    --------
+    >>> check_chunks(10, 3, 50)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: chunks = 10 chunks of at least 2k = 6 rows need 60 rows, got 50; lower ...
+    """
+    if chunks * 2 * k > n:
+        raise ValueError(f"chunks = {chunks} chunks of at least 2k = {2 * k} rows need "
+                         f"{chunks * 2 * k} rows, got {n}; lower chunks to at most "
+                         f"{max(n // (2 * k), 1)}")
 
 
 @dataclass(frozen=True)
@@ -288,10 +306,7 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
     n, d = x.shape
     given = chunks
     chunks = automatic_chunks(n, k) if chunks is None else chunks
-    if chunks * 2 * k > n:
-        raise ValueError(f"chunks = {chunks} chunks of at least 2k = {2 * k} rows need "
-                         f"{chunks * 2 * k} rows, got {n}; lower chunks to at most "
-                         f"{max(n // (2 * k), 1)}")
+    check_chunks(chunks, k, n)
     accounting = histogram_budget(budget, k + 1, estimator="sample_aggregate")
     why = can_run(n=n, d=d, k=k, epsilon=budget.epsilon, delta=budget.delta,
                   accounting=budget.method, chunks=given, beta=beta, weight_share=share,
