@@ -11,7 +11,7 @@ import pytest
 
 from dpviz import cli
 from dpviz.data.files import sha256
-from dpviz.data.graphs import GRAPH_DATASETS, RENUMBERED, edge_list_graph
+from dpviz.data.graphs import DEGREE_FROM_GRAPH, GRAPH_DATASETS, RENUMBERED, edge_list_graph
 from dpviz.data.tables import read_table
 from dpviz.estimators.metrics import match_components
 from dpviz.lab.scenario import Scenario, load_data, normalise_data, run_scenario
@@ -188,6 +188,11 @@ def test_edge_list_of_100_vertices_reports_isolated_ones_and_self_loops():
     assert "n was read from the edge list" in result.not_private
     given = Scenario.from_dict({**s.to_dict(), "data": {**block, "n": 100}})
     assert run_scenario(given, load_data(given.data, content=content)).not_private is None
+    # d left out is read from the graph (its mean degree, 6 here): run, but not private
+    no_d = Scenario.from_dict({**given.to_dict(), "params": {"epsilon": 2.0, "delta": 1e-5,
+                                                              "signal": 0.5}})
+    read = run_scenario(no_d, load_data(no_d.data, content=content))
+    assert read.not_private == DEGREE_FROM_GRAPH
 
 
 def test_ids_with_gaps_are_renumbered_when_asked():

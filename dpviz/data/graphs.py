@@ -321,6 +321,9 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
 #: Why a run on an edge list whose n was read from its ids has no guarantee.
 N_FROM_IDS = ("n was read from the edge list (its largest vertex id), not given as a public "
               "input: which vertices have an edge is what edge privacy protects")
+#: Why a run on an edge list whose average degree d was not given has no guarantee.
+DEGREE_FROM_GRAPH = ("d was read from the edge list (its mean degree), not given as a public "
+                     "input, so the sensitivity proof's assumption fails")
 #: Why a run on a renumbered edge list has no guarantee.
 RENUMBERED = ("the ids were renumbered from those present in the edge list: removing one "
               "edge can remove a vertex and shift every id above it, so the renumbered graphs "
@@ -596,8 +599,8 @@ SBM_PARAMS: tuple[Param, ...] = (
           help="seed of the graph generator (the same seed gives the same graph)"),
 )
 
-__all__ = ["GRAPH_DATASETS", "KARATE_NOT_PRIVATE", "N_FROM_IDS", "RENUMBERED", "SBM_PARAMS",
-           "EdgeReport",
+__all__ = ["DEGREE_FROM_GRAPH", "GRAPH_DATASETS", "KARATE_NOT_PRIVATE", "N_FROM_IDS",
+           "RENUMBERED", "SBM_PARAMS", "EdgeReport",
            "Graph", "LabelledGraph", "edge_list_graph",
            "adjacency_matrix", "as_graph", "balanced_labels", "karate_club", "read_edges",
            "stochastic_block_model"]

@@ -468,7 +468,7 @@ class _Content:
 def _load(key: str, content: _Content | None) -> LoadedData:
     """The loader behind :func:`load_data`, keyed by the block's canonical JSON (and bytes)."""
     from dpviz.data import GENERATORS, GRAPH_DATASETS, load_dataset
-    from dpviz.data.graphs import Graph, edge_list_graph
+    from dpviz.data.graphs import DEGREE_FROM_GRAPH, Graph, edge_list_graph
     from dpviz.data.tables import read_table
     from dpviz.lab.work import check_generator
 
@@ -526,9 +526,11 @@ def _load(key: str, content: _Content | None) -> LoadedData:
                                                     f"columns from {source}.",
                                   names=table.names))
     graph, report = edge_list_graph(raw, block["n"], renumber=bool(block.get("renumber")))
+    degree = max(2 * len(graph.edges) / graph.n, float(limits.SBM_DEGREE.low))
+    # d fills a run that does not give it, which is then not private (as for bundled graphs)
     return _frozen(LoadedData(graph, None, None, f"{len(graph.edges):,} edges from {source}: "
-                                                 f"{report.sentence()}",
-                              caveat=report.not_private))
+                                                 f"{report.sentence()}", {"degree": degree},
+                              DEGREE_FROM_GRAPH, caveat=report.not_private))
 
 
 def _frozen(loaded: LoadedData) -> LoadedData:

@@ -187,13 +187,13 @@ def upload_controls() -> GraphChoice:
                                        max_value=float(limits.SBM_DEGREE.high), value=5.0,
                                        step=1.0, format="%g", key="sbm_degree",
                                        bind="query-params"))
-    else:
-        graph = attempt(load_data, block, content=content).data
-        degree = max(2 * len(graph.edges) / graph.n, float(limits.SBM_DEGREE.low))
-        st.warning(f"Not private: d = {degree:.3g} is read from the graph (its mean degree). "
-                   "Give d from what you know of the network to keep the guarantee.",
-                   icon=":material/warning:")
-    return GraphChoice(block, content, {"degree": degree, "signal": signal})
+        return GraphChoice(block, content, {"degree": degree, "signal": signal})
+    # d left out: the run reads it from the graph and is marked not private
+    read = attempt(load_data, block, content=content).public["degree"]
+    st.warning(f"Not private: d = {read:.3g} is read from the graph (its mean degree). "
+               "Give d from what you know of the network to keep the guarantee.",
+               icon=":material/warning:")
+    return GraphChoice(block, content, {"signal": signal})
 
 
 def param_widget(estimator: str, param: Param) -> Any:
