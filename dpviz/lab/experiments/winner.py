@@ -594,12 +594,33 @@ def _span(spec: SweepSpec, key: str, points: int) -> np.ndarray:
     return np.geomspace(low, high, points)
 
 
+def _first_crossing(f: np.ndarray, grid: np.ndarray) -> float | None:
+    """Where ``f`` (sampled on ``grid``) first changes sign, linearly interpolated; else ``None``.
+
+    Examples
+    --------
+    >>> _first_crossing(np.array([-1.0, 1.0, 3.0]), np.array([0.0, 2.0, 4.0]))
+    1.0
+    >>> _first_crossing(np.array([1.0, 2.0]), np.array([0.0, 1.0])) is None
+    True
+    """
+    cross = np.nonzero(np.diff(np.sign(f)) != 0)[0]
+    if not cross.size:
+        return None
+    i = int(cross[0])
+    t = f[i] / (f[i] - f[i + 1])
+    return float(grid[i] + t * (grid[i + 1] - grid[i]))
+
+
 def threshold_lines(spec: SweepSpec, points: int = 60) -> list[Line]:
     """The task's thresholds on a map: where each one's field changes sign, axis by axis.
 
-    Along each value of the x axis the crossing in y is found by bisection on a fine grid
-    of ``points`` values; a threshold that reads neither axis, or that the map's range does
-    not cross, is a ``note`` saying on which side the whole map lies.
+    Along each value of the x axis the crossing in y is the first sign change of the field
+    on a fine grid of ``points`` values (log-spaced on a log axis), placed by linear
+    interpolation between its two grid values (:func:`_first_crossing`); when that gives
+    fewer than two points the line is vertical and is found along x at each y. A threshold
+    that reads neither axis, or that the map's range does not cross, is a ``note`` saying on
+    which side the whole map lies.
     """
     (x, _), (y, _) = spec.grid
     fixed = {k: float(v) for k, v in resolved_data(spec).items()
@@ -617,21 +638,15 @@ def threshold_lines(spec: SweepSpec, points: int = 60) -> list[Line]:
         line: list[tuple[float | None, float | None]] = []
         signs = {bool(field(a, b) > 0) for a in (xs[0], xs[-1]) for b in (ys[0], ys[-1])}
         for xv in xs:
-            f = np.array([field(xv, yv) for yv in ys])
-            cross = np.nonzero(np.diff(np.sign(f)) != 0)[0]
-            if cross.size:
-                i = int(cross[0])
-                t = f[i] / (f[i] - f[i + 1])
-                line.append((float(xv), float(ys[i] + t * (ys[i + 1] - ys[i]))))
+            at = _first_crossing(np.array([field(xv, yv) for yv in ys]), ys)
+            if at is not None:
+                line.append((float(xv), at))
         if len(line) < 2:  # a vertical line: crossings along x at fixed y
             line = []
             for yv in ys:
-                f = np.array([field(xv, yv) for xv in xs])
-                cross = np.nonzero(np.diff(np.sign(f)) != 0)[0]
-                if cross.size:
-                    i = int(cross[0])
-                    t = f[i] / (f[i] - f[i + 1])
-                    line.append((float(xs[i] + t * (xs[i + 1] - xs[i])), float(yv)))
+                at = _first_crossing(np.array([field(xv, yv) for xv in xs]), xs)
+                if at is not None:
+                    line.append((at, float(yv)))
         note = ""
         if len(line) < 2:
             line = []
