@@ -28,6 +28,7 @@ from dpviz.estimators.gmm.friendly_core import (
 )
 from dpviz.estimators.gmm.one_cluster import REFUSED
 from dpviz.estimators.registry import TASKS
+from dpviz.lab.feasibility import blocked
 from dpviz.privacy import Budget
 
 R = 0.1
@@ -226,11 +227,15 @@ def test_certain_bottom_is_refused_before_spending_and_names_the_n_that_works():
     why = TASKS["gmm"]["friendly_core"].cannot_run(n=2_400, d=2, k=2, epsilon=1.0,
                                                    delta=1e-5)
     assert why is not None and "even if every chunk agrees" in why
-    assert found.failed == REFUSED + why
+    assert found.failed.startswith(REFUSED + why)
     assert found.ledger.releases == ()
-    needed = int(re.search(r"about n > ([\d,]+) rows", why).group(1).replace(",", ""))
+    needed = int(re.search(r"would succeed from about n = ([\d,]+) rows",
+                           found.failed).group(1).replace(",", ""))
     assert can_run(n=needed, d=2, k=2, epsilon=1.0, delta=1e-5) is None
-    assert can_run(n=needed // 2, d=2, k=2, epsilon=1.0, delta=1e-5) is not None
+    assert can_run(n=int(needed / 1.03), d=2, k=2, epsilon=1.0, delta=1e-5) is not None
+    found_later = blocked(TASKS["gmm"]["friendly_core"], n=2_400, d=2, k=2, epsilon=1.0,
+                          delta=1e-5, reach=1)
+    assert found_later is not None and found_later.n == needed  # one search, one number
 
 
 def test_the_audit_pair_are_neighbours_it_runs_on():

@@ -13,17 +13,16 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from dpviz.core import limits
 from dpviz.core.entry import Estimator
+from dpviz.core.search import smallest
 
 #: Budget names a precondition takes as keywords of its own (not estimator parameters).
 BUDGET_NAMES = ("epsilon", "delta", "rho", "accounting", "seed", "radius", "paper_mode")
-#: Relative precision of the searched n (a sentence quotes it to about 2%).
-PRECISION = 0.02
 #: Seconds :func:`blocked` may search (some preconditions take seconds a call: then the
 #: answer is a looser bound, or none, and says how far it looked).
 SEARCH_SECONDS = 3.0
@@ -82,53 +81,6 @@ class Blocked:
             last = "" if self.rows >= limits.MAX_ROWS else " (searched no further)"
             return f"neither more rows (up to {self.rows:,}){more} alone is enough{last}"
         return "it would succeed " + ", or ".join(ways)
-
-
-def smallest(ok: Callable[[float], bool], start: float, high: float, *,
-             integer: bool = False, precision: float = PRECISION,
-             deadline: float = math.inf) -> tuple[float | None, float, bool]:
-    """About the smallest value in ``(start, high]`` where ``ok`` holds, and how far it looked.
-
-    ``ok`` is assumed monotone (more rows or more ε never hurts): doubling from ``start``
-    brackets the change, bisection narrows it to ``precision`` (relative; ``precision=1``
-    stops at the first doubling that holds). Past ``deadline`` (``time.monotonic()``) the
-    search stops with what it has: a value that holds (less tight), or none.
-
-    Returns
-    -------
-    (float or None, float, bool)
-        The value (rounded up for ``integer``), or ``None`` when none was found; the largest
-        value checked; whether the value is within ``precision`` of the smallest (``False``:
-        the deadline cut the narrowing short, it is only a value that holds).
-
-    Examples
-    --------
-    >>> found, _, tight = smallest(lambda v: v >= 1234, 100, 10**6, integer=True)
-    >>> 1234 <= found <= 1234 * 1.02, tight
-    (True, True)
-    >>> smallest(lambda v: v * v >= 2.0, 0.5, 10.0)[0] < 1.45, smallest(lambda v: False, 1, 8)
-    (True, (None, 8, False))
-    """
-    low, value = start, start
-    while True:
-        value = min(value * 2, high)
-        if ok(value):
-            break
-        if value >= high or time.monotonic() > deadline:
-            return None, value, False
-        low = value
-    reached = value
-    tight = True
-    while value - low > max(precision * value, 1.0 if integer else 0.0):
-        if time.monotonic() > deadline:
-            tight = False
-            break
-        middle = (low + value) / 2
-        if ok(middle):
-            value = middle
-        else:
-            low = middle
-    return (math.ceil(value) if integer else value), reached, tight
 
 
 def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,

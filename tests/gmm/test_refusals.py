@@ -21,7 +21,7 @@ from dpviz.estimators.registry import TASKS
 
 #: estimator → (n, ε, what the sentence must say it needs).
 CASES = {
-    "private_pca_clustering": (3_000, 1.0, "needs about n >= 4,932 rows"),
+    "private_pca_clustering": (3_000, 1.0, "it would succeed from about n = 4,9"),
     "sample_aggregate": (10_000, 1.0, "needs n >= 33,760 rows"),
     "ppe": (10_000, 1.0, "its guarantee needs about n = "),
     "stability": (10_000, 1.0, "it would need a subsample of about m = 8.6e+05 rows"),
@@ -33,7 +33,7 @@ def test_a_certain_bottom_is_refused_with_an_empty_ledger_on_any_rows(name):
     n, epsilon, needs = CASES[name]
     entry = TASKS["gmm"][name]
     why = entry.cannot_run(n=n, d=2, k=3, epsilon=epsilon, delta=1e-5, accounting="linear")
-    assert why is not None and needs in why
+    assert why is not None
     rng = np.random.default_rng(0)
     answers = []
     for rows in (rng.normal(size=(n, 2)), rng.uniform(-1, 1, size=(n, 2))):
@@ -41,7 +41,7 @@ def test_a_certain_bottom_is_refused_with_an_empty_ledger_on_any_rows(name):
             warnings.simplefilter("error")  # nothing about the rows was even looked at
             result = dpviz.run("gmm", name, rows, k=3, epsilon=epsilon, delta=1e-5,
                                accounting="linear", radius=1.0, seed=0)
-        assert result.failed == REFUSED + why
+        assert result.failed.startswith(REFUSED + why) and needs in result.failed
         assert result.ledger.releases == ()
         assert all(value is None for value in result.estimate.values())
         assert result.to_dict()["ledger"]["releases"] == []

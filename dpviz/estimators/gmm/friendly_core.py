@@ -24,8 +24,8 @@ R) and of mixing weights; then
    then sorted (lexicographically by mean) — post-processing.
 
 When the public sizes alone make step 3 fail even if every chunk agrees (``t − A < t/4``) the
-run is refused before the rows are read, its ledger empty (:func:`can_run` names the n that
-would do).
+run is refused before the rows are read, its ledger empty, with the n that would do
+(:func:`~dpviz.core.search.rows_needed`).
 
 Privacy (replace-one neighbours on rows; one row changes one chunk, hence one tuple).
 
@@ -102,6 +102,7 @@ from scipy.spatial.distance import cdist
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, shared_k
+from dpviz.core.search import rows_needed
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm import sample_aggregate
 from dpviz.estimators.gmm.one_cluster import (
@@ -371,41 +372,27 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
             accounting: str = "zcdp", chunks: int | None = None, **_: Any) -> str | None:
     """Why FriendlyCore cannot succeed at these public sizes, or ``None`` (:func:`refusal`).
 
+    It says why at this n only; the n it would need is the one search's
+    (:func:`~dpviz.core.search.rows_needed`, which a refused run adds).
+
     Examples
     --------
     >>> can_run(n=100_000, d=2, k=3, epsilon=1.0, delta=1e-5) is None
     True
-    >>> can_run(n=10_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:37]
-    'FriendlyCore needs about n > 14,000 r'
+    >>> can_run(n=10_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:53]
+    'FriendlyCore cannot succeed with n = 10,000 rows (100'
     """
     if n < CHUNKS_RANGE.low * 2 * k:
         return too_few_rows(n, k)
     if epsilon is None or math.isinf(epsilon) or delta <= 0:
         return None
-    budget = Budget(epsilon=epsilon, delta=delta, method=accounting)
-
-    def why(rows: int) -> str | None:
-        t = chunks if chunks is not None else automatic_chunks(rows, k)
-        return refusal(t, core_budget(budget, t))
-
-    reason = why(n)
+    t = chunks if chunks is not None else automatic_chunks(n, k)
+    reason = refusal(t, core_budget(Budget(epsilon=epsilon, delta=delta, method=accounting), t))
     if reason is None:
         return None
-    if chunks is not None:
-        return (f"FriendlyCore cannot succeed with {chunks} chunks at epsilon = {epsilon:g}: "
-                f"{reason}; use more chunks or a larger epsilon")
-    failing, needed = n, 2 * n
-    while needed <= limits.MAX_ROWS and why(needed) is not None:
-        failing, needed = needed, 2 * needed
-    while needed <= limits.MAX_ROWS and needed - failing > failing // 100:
-        middle = (failing + needed) // 2
-        failing, needed = (middle, needed) if why(middle) is not None else (failing, middle)
-    step = 10 ** max(len(str(needed)) - 2, 0)  # two significant digits, rounded up
-    needed = -(-needed // step) * step
-    need = (f"about n > {needed:,} rows" if needed <= limits.MAX_ROWS else
-            f"more than the {limits.MAX_ROWS:,} rows dpviz reads, or a larger epsilon")
-    return (f"FriendlyCore needs {need} at epsilon = {epsilon:g} for k = {k}: with "
-            f"n = {n:,} rows ({automatic_chunks(n, k)} chunks) {reason}")
+    remedy = "; use more chunks or a larger epsilon" if chunks is not None else ""
+    return (f"FriendlyCore cannot succeed with n = {n:,} rows ({t} chunks) at epsilon = "
+            f"{epsilon:g} for k = {k}: {reason}{remedy}")
 
 
 def _bottom(reason: str, ledger: Ledger, diagnostics: Mapping[str, Any]) -> Result:
@@ -531,9 +518,13 @@ def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, 
     }
     reason = refusal(t, spend)
     if reason is not None:  # public inputs only: refused before the rows are read
-        why = can_run(n=n, d=d, k=k, epsilon=budget.epsilon, delta=budget.delta,
-                      accounting=budget.method, chunks=chunks)
-        return refused_before_spending(why or reason, ledger=Ledger(spend.accounting.record),
+        sizes: dict[str, Any] = {"d": d, "k": k, "epsilon": budget.epsilon,
+                                 "delta": budget.delta, "accounting": budget.method,
+                                 "chunks": chunks}
+        why = can_run(n=n, **sizes) or reason
+        if chunks is None:  # issue 21: say the n at which it would succeed
+            why += "; " + rows_needed(lambda m: can_run(n=m, **sizes) is None, n)
+        return refused_before_spending(why, ledger=Ledger(spend.accounting.record),
                                        choices=choices, not_private=ball.not_private)
     unit = (x - ball.center) / ball.radius
     shuffled = unit[rng.permutation(n)]

@@ -59,6 +59,7 @@ from scipy.stats import chi2
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
+from dpviz.core.search import rows_needed
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm.one_cluster import (
     GOOD_CENTER_LABEL,
@@ -245,7 +246,7 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
     >>> can_run(n=100_000, d=2, k=2, epsilon=10.0, delta=1e-5) is None
     True
     >>> can_run(n=1_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:40]
-    'private PCA + clustering needs about n >'
+    'private PCA + clustering cannot succeed '
     """
     if n < 4 * k:
         return (f"private PCA + clustering needs at least 4k = {4 * k} rows for k = {k}, "
@@ -257,28 +258,12 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
     budget = histogram_budget(Budget(epsilon=epsilon, delta=delta, method=accounting), k,
                               estimator="private_pca_clustering")
 
-    def rounds(rows: int) -> RoundsPlan:
-        n_z = rows - rows // 2 if p < d else rows
-        return plan_rounds(budget, n=rows, p=p, n_z=n_z, k=k, share=clustering_share,
-                           sigma_min=sigma_min, sigma_max=sigma_max, beta=beta)
-
-    at_hand = rounds(n)
+    n_z = n - n // 2 if p < d else n
+    at_hand = plan_rounds(budget, n=n, p=p, n_z=n_z, k=k, share=clustering_share,
+                          sigma_min=sigma_min, sigma_max=sigma_max, beta=beta)
     if at_hand.target > at_hand.gamma:
         return None
-
-    def short(rows: int) -> bool:
-        plan = rounds(rows)
-        return plan.target <= plan.gamma
-
-    low, high = n, 2 * n  # short(low); Γ grows like ln n, t like n: double, then bisect
-    while high <= limits.MAX_ROWS and short(high):
-        low, high = high, 2 * high
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if short(middle) else (low, middle)
-    need = (f"about n >= {high:,} rows" if high <= limits.MAX_ROWS else
-            f"more than the {limits.MAX_ROWS:,} rows dpviz reads, or a larger epsilon")
-    return (f"private PCA + clustering needs {need} at epsilon = {epsilon:g} for k = {k}: "
+    return (f"private PCA + clustering cannot succeed at epsilon = {epsilon:g} for k = {k}: "
             f"with n = {n:,} each round has t = n_Z/(2k) = {at_hand.target} points, no more "
             f"than GoodRadius's slack Gamma = {at_hand.gamma:.3g}, so no cluster's ball can "
             "be found")
@@ -391,10 +376,12 @@ def private_pca_clustering(data: ArrayLike, budget: Budget, *, rng: np.random.Ge
         raise ValueError(f"private_pca_clustering needs at least 4k = {4 * k} rows for k = {k} "
                          f"(two halves, each with at least one pair per cluster), got {n}")
     accounting = histogram_budget(budget, k, estimator="private_pca_clustering")
-    why = can_run(n=n, d=d, k=k, epsilon=budget.epsilon, delta=budget.delta,
-                  accounting=budget.method, clustering_share=share, sigma_min=sigma_min,
-                  sigma_max=sigma_max, beta=beta)
-    if why is not None:
+    sizes: dict[str, Any] = {"d": d, "k": k, "epsilon": budget.epsilon, "delta": budget.delta,
+                             "accounting": budget.method, "clustering_share": share,
+                             "sigma_min": sigma_min, "sigma_max": sigma_max, "beta": beta}
+    why = can_run(n=n, **sizes)
+    if why is not None:  # issue 21: the refusal says the n at which it would succeed
+        why += "; " + rows_needed(lambda m: can_run(n=m, **sizes) is None, n)
         return refused_before_spending(why, ledger=Ledger(accounting.record))
     ball = resolve_ball(x, radius)
     unit = (x - ball.center) / ball.radius  # R = 1 from here on; σ's are in units of R
