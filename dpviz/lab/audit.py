@@ -78,6 +78,7 @@ from dpviz.estimators.neighbours import CORNER, NeighbourPair, norm_of, project,
 from dpviz.estimators.result import Result
 from dpviz.privacy import AuditResult, attainable_lower_bound, audit
 from dpviz.privacy.audit import (
+    NOISE_OF,
     Recorded,
     divergence,
     likelihood_ratio_sampler,
@@ -473,7 +474,7 @@ def audit_reach(task: str, name: str, *, epsilon: float | None, delta: float = 0
     claim = _claim(ledger, estimator(task, name).label)
     assert claim.epsilon is not None  # _claim refuses otherwise
     try:
-        _replayable(ledger, seen.releases, seen.unsupported)
+        _replayable(ledger, seen.releases)
         reason = None
     except ValueError as err:
         reason = str(err)
@@ -525,7 +526,7 @@ def _record(run_once: RunOnce, data: Any, neighbour: Any, description: str, seed
         if (id(data), kind) not in cache:
             with recording(replay=replay) as seen:
                 result = run(data, np.random.default_rng(seed))
-            _replayable(result.ledger, seen.releases, seen.unsupported)
+            _replayable(result.ledger, seen.releases)
             cache[id(data), kind] = (result, tuple(seen.releases)) if seen.replayed else None
         return cache[id(data), kind]
 
@@ -552,11 +553,10 @@ NOT_REPLAYED = {"exponential": "the exponential mechanism",
                 "stable_histogram": "a stable histogram", "composite": "a composed release"}
 
 
-def _replayable(ledger: Ledger, seen: list[Recorded], unsupported: list[str]) -> None:
-    other = sorted({r.mechanism for r in ledger.releases} - {"laplace", "gaussian",
-                                                             "symmetric_gaussian"})
-    if unsupported or other or len(seen) != len(ledger.releases):
-        what = ", ".join(NOT_REPLAYED.get(m, m) for m in other or unsupported) or \
+def _replayable(ledger: Ledger, seen: list[Recorded]) -> None:
+    other = sorted({r.mechanism for r in ledger.releases} - set(NOISE_OF))
+    if other or len(seen) != len(ledger.releases):
+        what = ", ".join(NOT_REPLAYED.get(m, m) for m in other) or \
             "noise added outside the mechanisms"
         raise ValueError(f"the white-box audit replays Laplace and Gaussian releases only; this "
                          f"run also releases through: {what}. Use the black-box audit")

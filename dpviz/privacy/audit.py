@@ -327,7 +327,6 @@ class Recorder:
 
     replay: Sequence[Recorded] | None = None
     releases: list[Recorded] = field(default_factory=list)
-    unsupported: list[str] = field(default_factory=list)
     missed: int = 0
 
     @property
@@ -338,10 +337,11 @@ class Recorder:
 
     def __call__(self, row: Release, value: NDArray[np.float64], noised: NDArray[np.float64],
                  output: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Record one release (an :data:`~dpviz.privacy.mechanisms.Observer`); the output to use."""
-        if row.mechanism not in NOISE_OF:
-            self.unsupported.append(row.mechanism)
-            return output
+        """Record one release (an :data:`~dpviz.privacy.mechanisms.Observer`); the output to use.
+
+        Only the mechanisms of :data:`NOISE_OF` call an observer (``symmetric_laplace``
+        records its row as ``"laplace"``).
+        """
         i = len(self.releases)
         self.releases.append(Recorded(row.name, NOISE_OF[row.mechanism], row.norm,
                                       row.sensitivity, row.scale, value, noised,
