@@ -32,7 +32,7 @@ from dpviz.lab.scenario import LoadedData, Scenario
 from dpviz.privacy import compose_runs
 from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
 from dpviz.ui import runs, upload, widgets
-from dpviz.ui.gmm import CSV_NOTE, accept_option_names, choices_table, clamp_state
+from dpviz.ui.gmm import accept_option_names, choices_table, clamp_state
 from dpviz.ui.risk import risk_panel, spend_text
 from dpviz.ui.widgets import (
     advanced,
@@ -184,7 +184,6 @@ def data_controls(seed: int) -> tuple[dict[str, Any], bytes | None]:
 
 def csv_controls() -> tuple[dict[str, Any], bytes]:
     """An uploaded CSV through the upload step (:func:`dpviz.ui.upload.table_upload`)."""
-    st.caption(CSV_NOTE)
     chosen = upload.table_upload("cov", prompt="Upload a CSV file to estimate its covariance.",
                                  radius_key="cov_radius", radius_value=UNIT_RADIUS)
     return chosen.block, chosen.content

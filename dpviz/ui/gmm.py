@@ -40,9 +40,6 @@ from dpviz.ui.widgets import (
 
 SYNTHETIC = "synthetic"
 CSV = "csv"
-CSV_NOTE = ("An uploaded file is not kept in the link: a copied link reopens every setting "
-            "but not the file — upload it again. The file stays in this browser session "
-            "only.")
 WEIGHTS = ("equal", "random")
 COVARIANCES = ("spherical", "diagonal", "full")
 BOUNDS = ("a radius I give", "read from the data (not private)")
@@ -351,7 +348,6 @@ def csv_controls() -> DataChoice:
     k = st.number_input("Components k", min_value=int(limits.COMPONENTS.low),
                         max_value=int(limits.COMPONENTS.high), value=3, step=1, format="%d",
                         key="gmm_csv_k", bind="query-params")
-    st.caption(CSV_NOTE)
     chosen = upload.table_upload("gmm", prompt="Upload a CSV file to fit a mixture to it.",
                                  radius_key="gmm_radius")
     return chosen.block, {"k": int(k)}, chosen.content

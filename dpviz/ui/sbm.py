@@ -33,6 +33,7 @@ from dpviz.ui.gmm import accept_option_names, choices_table
 from dpviz.ui.risk import risk_panel
 from dpviz.ui.runs import canonical
 from dpviz.ui.shell import PageContext
+from dpviz.ui.upload import UPLOAD_NOTE
 from dpviz.ui.widgets import (
     advanced,
     attempt,
@@ -52,8 +53,6 @@ SYNTHETIC, KARATE, UPLOAD = "synthetic", "karate", "upload"
 SOURCES = {SYNTHETIC: "Synthetic SBM", KARATE: "Zachary's karate club",
            "les_miserables": "Les Misérables", "florentine_families": "Florentine families",
            "davis_southern_women": "Davis' Southern Women", UPLOAD: "Upload an edge list (CSV)"}
-UPLOAD_NOTE = ("An uploaded file is not kept in the link: a copied link reopens every setting "
-               "but not the file — upload it again. The file stays in this browser session.")
 #: Parameters the page sets for every estimator (the graph's), not estimator widgets.
 GRAPH_PARAMS = frozenset({"n", "degree", "signal"})
 #: Above this many vertices the graph drawn is a seeded sample of them (its induced edges).
@@ -118,15 +117,18 @@ def graph_controls(data_seed: int) -> GraphChoice:
                                   step=10.0, format="%g", key="sbm_degree",
                                   bind="query-params",
                                   help="A public model parameter, never read off the graph."))
-    signal = float(st.slider("Signal ε_s (of the graph, not the privacy ε)", min_value=0.01,
-                             max_value=1.0, value=0.5, step=0.01, key="sbm_signal",
-                             bind="query-params",
-                             help="How much likelier an edge is inside a community than "
-                                  "across: p_in = (1 + ε_s)d/n, p_out = (1 − ε_s)d/n. "
-                                  "Public, like d."))
+    signal = signal_slider("How much likelier an edge is inside a community than across: "
+                           "p_in = (1 + ε_s)d/n, p_out = (1 − ε_s)d/n. Public, like d.")
     st.caption(model_caption(n, degree, signal))
     return GraphChoice({"generator": "sbm", "n": n, "degree": degree, "signal": signal,
                         "seed": data_seed})
+
+
+def signal_slider(help: str) -> float:
+    """The signal ε_s slider (key ``sbm_signal``, which links bind), explained by ``help``."""
+    return float(st.slider("Signal ε_s (of the graph, not the privacy ε)", min_value=0.01,
+                           max_value=1.0, value=0.5, step=0.01, key="sbm_signal",
+                           bind="query-params", help=help))
 
 
 #: How an upload's n and d are set: given by the user (public), or read from the graph.
@@ -170,12 +172,9 @@ def upload_controls() -> GraphChoice:
                     help="d is the model's expected number of neighbours per vertex. The "
                          "privacy proof needs it public: from what you know of the network, "
                          "not from this edge list.")
-    signal = float(st.slider("Signal ε_s (of the graph, not the privacy ε)", min_value=0.01,
-                             max_value=1.0, value=0.5, step=0.01, key="sbm_signal",
-                             bind="query-params",
-                             help="How much likelier a link is inside a community than across "
-                                  "(0: no communities, 1: links only inside). Public, like d: "
-                                  "a guess from what you know of the network."))
+    signal = signal_slider("How much likelier a link is inside a community than across "
+                           "(0: no communities, 1: links only inside). Public, like d: a guess "
+                           "from what you know of the network.")
     if upload is None:
         return GraphChoice(None)
     content = attempt(upload_content, upload)

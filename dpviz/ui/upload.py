@@ -32,6 +32,10 @@ WAYS = {"radius": "a radius about the origin (public)",
         "ranges": "ranges I type per column (public)",
         "private": "private ranges: a share of ε estimates them",
         "data": "read from the data (not private)"}
+#: Shown beside every upload (tables here, the SBM page's edge list): links keep no file.
+UPLOAD_NOTE = ("An uploaded file is not kept in the link: a copied link reopens every setting "
+               "but not the file — upload it again. The file stays in this browser session "
+               "only.")
 #: The share of ε private ranges spend unless the user moves it.
 DEFAULT_SHARE = 0.2
 #: Most rows clipped: more than this share of them.
@@ -91,13 +95,14 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     Stops the page with ``prompt`` until a file comes, and with a sentence for a bad file or
     a bad typed range. Widget keys start with ``prefix`` (``<prefix>_upload`` is the file);
     the radius widget is ``radius_key`` (default ``<prefix>_radius``, starting at
-    ``radius_value``), so old links reopen it.
+    ``radius_value``), so old links reopen it. :data:`UPLOAD_NOTE` is shown under the file.
     """
     upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
                               key=f"{prefix}_upload",
                               help="At most 50 MB and 200 columns; every cell a number, no "
                                    "missing or infinite values. A header row names the "
                                    "columns: write units as name (unit).")
+    st.caption(UPLOAD_NOTE)
     if upload is None:
         st.info(prompt, icon=":material/upload_file:")
         st.stop()
