@@ -50,7 +50,7 @@ from dpviz.lab.scenario import (
     score,
 )
 from dpviz.lab.work import check_scenario
-from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
+from dpviz.privacy import Budget
 
 Direction = Literal["at_most", "at_least"]
 Progress = Callable[[int, int], None]
@@ -606,8 +606,8 @@ def _at_budget(scenario: Scenario, parameter: str, value: float) -> Scenario:
 def _as_epsilon(scenario: Scenario, parameter: str, value: float | None) -> float | None:
     if value is None or parameter == "epsilon":
         return value
-    delta = float(scenario.params.get("delta") or 0.0)
-    return zcdp_epsilon_bun_steinke(value, delta) if 0 < delta < 1 else None
+    epsilon = Budget(rho=value).epsilon_at(float(scenario.params.get("delta") or 0.0))
+    return epsilon if math.isfinite(epsilon) else None
 
 
 def _unreachable(parameter: str, high: float, share: float, target: Target,

@@ -72,6 +72,27 @@ class Budget:
         """True for ε = ∞: releases carry no noise."""
         return self.epsilon is not None and math.isinf(self.epsilon)
 
+    def epsilon_at(self, delta: float) -> float:
+        """The ε this budget allows at ``delta``: its own ε, or a ρ budget's stated at ``delta``.
+
+        A ρ budget converts by Bun & Steinke's ``ε = ρ + 2√(ρ ln(1/δ))`` (2016, Prop. 1.3; the
+        conversion the covariance paper states ρ with), ∞ at δ = 0. The accountants use the
+        tighter :func:`~dpviz.privacy.calibration.zcdp_epsilon`.
+
+        Examples
+        --------
+        >>> round(Budget(rho=0.5).epsilon_at(1e-5), 4), Budget(rho=0.5).epsilon_at(0.0)
+        (5.2985, inf)
+        >>> Budget(epsilon=1.0, delta=1e-5).epsilon_at(1e-9)
+        1.0
+        """
+        from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
+
+        if self.rho is None:
+            return float(self.epsilon)  # type: ignore[arg-type]
+        delta = limits.DELTA.check(delta)
+        return zcdp_epsilon_bun_steinke(self.rho, delta) if delta > 0 else math.inf
+
     def with_method(self, method: str) -> Budget:
         """The same target under another accounting method."""
         return replace(self, method=method)

@@ -590,11 +590,7 @@ def spending(parts: Parts, budget: Budget, stated_delta: float | None = None) ->
     delta = budget.delta
     if delta == 0 and budget.rho is not None:
         delta = DEFAULT_DELTA if stated_delta is None else limits.DELTA.check(stated_delta)
-    if budget.rho is not None:
-        allowed = (calibration.zcdp_epsilon_bun_steinke(budget.rho, delta) if delta > 0
-                   else math.inf)
-    else:
-        allowed = float(budget.epsilon if budget.epsilon is not None else math.inf)
+    allowed = budget.epsilon_at(delta)
     events = _all_events(parts)
     spent_delta = delta
     if _pure(events):

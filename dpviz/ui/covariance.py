@@ -30,7 +30,6 @@ from dpviz.estimators.result import Result
 from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.lab.scenario import LoadedData, Scenario
 from dpviz.privacy import compose_runs
-from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
 from dpviz.ui import runs, upload, widgets
 from dpviz.ui.gmm import accept_option_names, choices_table, clamp_state
 from dpviz.ui.risk import risk_panel, spend_text
@@ -109,9 +108,9 @@ class Chosen:
             if not delta:
                 return f"ε = {epsilon:g}, δ = 0: pure ε-DP (the Laplace variants)"
             return f"(ε = {epsilon:g}, δ = {delta:g})-DP"
-        if not 0 < self.stated_delta < 1:
+        eps = self.scenarios[0].budget.epsilon_at(self.stated_delta)
+        if math.isinf(eps):
             return f"ρ = {rho:g}-zCDP"
-        eps = zcdp_epsilon_bun_steinke(rho, self.stated_delta)
         return (f"ρ = {rho:g}-zCDP, which implies (ε = {eps:.3g}, δ = {self.stated_delta:g})-DP "
                 "by ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke's conversion, the paper's)")
 
