@@ -431,14 +431,21 @@ def _partial_correlation(graph: Graph, degree: float, signal: float, target: flo
             matmat=lambda v: _apply_m(adjacency, scale, shift, diagonal, v))
 
     def dense_m(y: FloatArray) -> FloatArray:
-        m = scaled_centred_adjacency(graph, degree, signal)
-        m[np.diag_indices(n)] += y
-        return m
+        """``M`` for ``y``; the last one is kept for the certificate of the same ``y``."""
+        last = state.pop("dense", None)
+        if last is None or last[0] is not y:
+            last = None  # freed before the next one is built
+            m = scaled_centred_adjacency(graph, degree, signal)
+            m[np.diag_indices(n)] += y
+            last = (y, m)
+        state["dense"] = last
+        return last[1]
 
     def spectrum_of(y: FloatArray) -> _Spectrum:
         top = _top_spectrum(operator(y), state["k"] + 1, state["start"], n + float(y.sum()))
         if top is None:
             return _Spectrum.of(dense_m(y))
+        state.pop("dense", None)  # a partial iteration: no n × n to keep
         state["k"] = top.positive + max(8, top.positive // 4)
         state["start"] = top.vectors[:, :max(top.positive, 1)].sum(axis=1) + 1e-3 * start
         return top
