@@ -22,7 +22,7 @@ from dpviz.estimators.registry import TASKS
 #: estimator → (n, ε, what the sentence must say it needs).
 CASES = {
     "private_pca_clustering": (3_000, 1.0, "it would succeed from about n = 4,9"),
-    "sample_aggregate": (10_000, 1.0, "needs n >= 33,760 rows"),
+    "sample_aggregate": (10_000, 1.0, "it would succeed from about n = 3"),
     "ppe": (10_000, 1.0, "its guarantee needs about n = "),
     "stability": (10_000, 1.0, "it would need a subsample of about m = 8.6e+05 rows"),
 }

@@ -45,6 +45,7 @@ from sklearn.mixture import GaussianMixture
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
+from dpviz.core.search import rows_needed
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm.one_cluster import (
     GOOD_CENTER_LABEL,
@@ -213,15 +214,15 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
     cut; a cell holds at most all t chunks, and a count c passes with probability
     ``½·exp(−(cut − c)/b)``. When even c = t passes with probability at most β, every round
     fails with probability at least 1 − β, whatever the data: the run is refused. The cut
-    does not depend on t; with ``chunks`` automatic t = n/CHUNK_ROWS, so the sentence says
-    the n that lifts t above the bar.
+    does not depend on t; with ``chunks`` automatic t = n/CHUNK_ROWS, and a refused run adds
+    the n that lifts t above the bar (:func:`~dpviz.core.search.rows_needed`).
 
     Examples
     --------
     >>> can_run(n=100_000, d=2, k=3, epsilon=4.0, delta=1e-5) is None
     True
     >>> can_run(n=10_000, d=2, k=3, epsilon=1.0, delta=1e-5)[:45]
-    'sample-and-aggregate needs n >= 33,120 rows a'
+    'sample-and-aggregate cannot succeed at n = 10'
     """
     if n < 4 * k:
         return (f"sample-and-aggregate needs at least 2 chunks of 2k = {2 * k} rows for "
@@ -240,12 +241,8 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
     why = (f"its t = {t:,} chunks are too few for the cell histogram: even a cell holding all "
            f"of them passes its cut with probability at most beta = {beta:g} (t must exceed "
            f"{needed_count:,.0f} at epsilon = {epsilon:g})")
-    if chunks is not None:
-        return f"sample-and-aggregate cannot succeed at n = {n:,}: {why}; raise chunks"
-    needed = (math.floor(needed_count) + 1) * CHUNK_ROWS
-    need = (f"n >= {needed:,} rows" if needed <= limits.MAX_ROWS else
-            f"more than the {limits.MAX_ROWS:,} rows dpviz reads, or a larger epsilon")
-    return f"sample-and-aggregate needs {need} at epsilon = {epsilon:g} for k = {k}: {why}"
+    remedy = "; raise chunks" if chunks is not None else ""
+    return f"sample-and-aggregate cannot succeed at n = {n:,} for k = {k}: {why}{remedy}"
 
 
 def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, k: int,
@@ -308,10 +305,13 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
     chunks = automatic_chunks(n, k) if chunks is None else chunks
     check_chunks(chunks, k, n)
     accounting = histogram_budget(budget, k + 1, estimator="sample_aggregate")
-    why = can_run(n=n, d=d, k=k, epsilon=budget.epsilon, delta=budget.delta,
-                  accounting=budget.method, chunks=given, beta=beta, weight_share=share,
-                  min_radius=smallest)
+    sizes: dict[str, Any] = {"d": d, "k": k, "epsilon": budget.epsilon, "delta": budget.delta,
+                             "accounting": budget.method, "chunks": given, "beta": beta,
+                             "weight_share": share, "min_radius": smallest}
+    why = can_run(n=n, **sizes)
     if why is not None:
+        if given is None:  # issue 21: the refusal says the n at which it would succeed
+            why += "; " + rows_needed(lambda m: can_run(n=m, **sizes) is None, n)
         return refused_before_spending(why, ledger=Ledger(accounting.record))
     ball = resolve_ball(x, radius)
     unit = (x - ball.center) / ball.radius
