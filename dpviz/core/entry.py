@@ -311,7 +311,9 @@ class Estimator:
         """Why a run at these public sizes cannot succeed (:attr:`can_run`), or ``None``.
 
         The entry's own parameters not given take their defaults (an own ``n``, ``d`` or
-        ``k``, such as the block-model entries' vertex count, is the size given here).
+        ``k``, such as the block-model entries' vertex count, is the size given here); other
+        names (budget keywords such as ``seed`` or ``rho``) are ignored. Sizes the entry's
+        own calculator refuses (a ``ValueError``, e.g. a huge ε) are a reason too: its text.
 
         Examples
         --------
@@ -322,10 +324,13 @@ class Estimator:
         ...                                    delta=1e-5)[:27]
         'PPE cannot succeed with n ='
         """
-        values = {p.name: p.parse(params[p.name]) if params.get(p.name) is not None
-                  else p.default for p in self.params if p.name not in ("k", "n", "d")}
-        return self.can_run(n=n, d=d, k=k, epsilon=epsilon, delta=delta,
-                            accounting=accounting, **values)
+        try:
+            values = {p.name: p.parse(params[p.name]) if params.get(p.name) is not None
+                      else p.default for p in self.params if p.name not in ("k", "n", "d")}
+            return self.can_run(n=n, d=d, k=k, epsilon=epsilon, delta=delta,
+                                accounting=accounting, **values)
+        except ValueError as err:
+            return str(err)
 
     def preparation(self, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """What this entry's :attr:`prepare` step depends on, or ``None`` when it has none.

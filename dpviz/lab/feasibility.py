@@ -21,8 +21,6 @@ from dpviz.core import limits
 from dpviz.core.entry import Estimator
 from dpviz.core.search import smallest
 
-#: Budget names a precondition takes as keywords of its own (not estimator parameters).
-BUDGET_NAMES = ("epsilon", "delta", "rho", "accounting", "seed", "radius", "paper_mode")
 #: Seconds :func:`blocked` may search (some preconditions take seconds a call: then the
 #: answer is a looser bound, or none, and says how far it looked).
 SEARCH_SECONDS = 3.0
@@ -85,8 +83,8 @@ class Blocked:
 
 def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,
             epsilon: float | None = None, delta: float = 0.0, accounting: str = "zcdp",
-            params: Mapping[str, Any] | None = None,
-            reach: float = EPSILON_REACH, seconds: float = SEARCH_SECONDS) -> Blocked | None:
+            reach: float = EPSILON_REACH, seconds: float = SEARCH_SECONDS,
+            **params: Any) -> Blocked | None:
     """Why ``entry`` cannot succeed at these public sizes and what would let it, or ``None``.
 
     Parameters
@@ -99,8 +97,8 @@ def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,
         The run's budget (``epsilon=None``: a ρ budget; then only n is searched).
     accounting : str
         How releases are composed.
-    params : mapping, optional
-        The run's parameters; budget names and other estimators' parameters are ignored.
+    **params
+        The run's parameters (:func:`sizes_of`); names not the entry's own are ignored.
     reach : float
         The ε search stops at ``reach`` × the run's ε (by doubling); 1 or less: n alone is
         searched (cheaper: some preconditions solve their accounting afresh for every ε).
@@ -117,17 +115,12 @@ def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,
     >>> blocked(estimator("gmm", "dp_em"), n=10_000, d=2, k=3, epsilon=1.0) is None
     True
     """
-    own = {key: value for key, value in (params or {}).items() if key not in BUDGET_NAMES}
-
     def why(**change: Any) -> str | None:
         sizes = {"n": n, "d": d, "k": k, "epsilon": epsilon, "delta": delta, **change}
-        return entry.cannot_run(**sizes, accounting=accounting, **own)
+        return entry.cannot_run(**sizes, accounting=accounting, **params)
 
     def succeeds(**change: Any) -> bool:
-        try:
-            return why(**change) is None
-        except ValueError:  # sizes the entry's own calculator refuses (e.g. a huge ε)
-            return False
+        return why(**change) is None
 
     reason = why()
     if reason is None:
@@ -143,3 +136,29 @@ def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,
     budget, checked, _ = smallest(lambda e: succeeds(epsilon=e), epsilon, top, precision=1.0,
                                   deadline=deadline)
     return replace(found, epsilon=budget, reach=checked)
+
+
+def sizes_of(entry: Estimator, *, n: int, d: int, params: Mapping[str, Any],
+             k: int | None = None) -> dict[str, Any]:
+    """The public sizes and budget a precondition reads, as :func:`blocked`'s keywords.
+
+    Also :meth:`~dpviz.core.entry.Estimator.cannot_run`'s. ``params`` are the run's
+    parameters and budget (``None`` values left out); of the rest only the entry's own
+    parameters are kept, so equal sizes give equal answers (a cache key); ``k`` is the
+    data's, when the parameters do not set it.
+
+    Examples
+    --------
+    >>> from dpviz.estimators.registry import estimator
+    >>> sizes_of(estimator("gmm", "ppe"), n=1000, d=2, k=3,
+    ...          params={"epsilon": 1.0, "delta": 1e-5, "seed": 4})
+    {'n': 1000, 'd': 2, 'k': 3, 'epsilon': 1.0, 'delta': 1e-05, 'accounting': 'zcdp'}
+    """
+    given = {key: value for key, value in params.items() if value is not None}
+    epsilon, k = given.get("epsilon"), given.get("k") or k
+    own = {p.name for p in entry.params} - {"n", "d", "k"}
+    return {"n": int(n), "d": int(d), "k": None if k is None else int(k),
+            "epsilon": None if epsilon is None else float(epsilon),
+            "delta": float(given.get("delta") or 0.0),
+            "accounting": str(given.get("accounting") or "zcdp"),
+            **{key: value for key, value in given.items() if key in own}}

@@ -24,7 +24,7 @@ from dpviz.estimators.metrics import METRICS, metric_label
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.card import figure_images, image_export_available
 from dpviz.lab.experiments import SweepSpec, run_sweep, summarise, time_left, write_table
-from dpviz.lab.feasibility import EPSILON_REACH, blocked
+from dpviz.lab.feasibility import EPSILON_REACH, blocked, sizes_of
 from dpviz.lab.work import check_sweep
 from dpviz.ui import runs
 from dpviz.ui.widgets import advanced, attempt, escape_markdown, show_chart
@@ -264,6 +264,8 @@ def build_spec(raw: Mapping[str, Any]) -> SweepSpec:
 def point_sizes(spec: SweepSpec, point: Mapping[str, Any]) -> dict[str, Any]:
     """The public sizes and budget of one grid point (what a precondition reads).
 
+    :func:`dpviz.lab.feasibility.sizes_of`'s ``n``, ``d``, ``k`` and ``params``.
+
     Examples
     --------
     >>> spec = build_spec({"task": "gmm", "estimators": ["dp_em"], "data": {"generator":
@@ -277,25 +279,14 @@ def point_sizes(spec: SweepSpec, point: Mapping[str, Any]) -> dict[str, Any]:
     given.update({k[5:]: v for k, v in point.items() if k.startswith("data.")})
     sizes = GENERATORS[generator].resolve(given) if generator in GENERATORS else given
     budget = {**spec.fixed, **{k: v for k, v in point.items() if not k.startswith("data.")}}
-    epsilon = budget.get("epsilon")
-    return {"n": int(sizes.get("n", 1)), "d": int(sizes.get("d", 1)),
-            "k": int(budget.get("k") or sizes.get("k") or 1),
-            "epsilon": None if epsilon is None else float(epsilon),
-            "delta": float(budget.get("delta") or 0.0),
-            "accounting": str(budget.get("accounting", "zcdp")),
-            "params": {k: v for k, v in budget.items()
-                       if k not in ("epsilon", "delta", "accounting")}}
+    return {"n": int(sizes.get("n", 1)), "d": int(sizes.get("d", 1)), "k": sizes.get("k"),
+            "params": budget}
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _cannot_run(task: str, name: str, sizes: str) -> str | None:
     """An entry's precondition at one point's public sizes (JSON), once per sizes."""
-    found = json.loads(sizes)
-    try:
-        return TASKS[task][name].cannot_run(**{k: v for k, v in found.items() if k != "params"},
-                                            **found["params"])
-    except ValueError as err:  # sizes the entry's own calculator refuses
-        return str(err)
+    return TASKS[task][name].cannot_run(**json.loads(sizes))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -316,12 +307,15 @@ def cannot_succeed(spec: SweepSpec) -> dict[str, tuple[str, list[str]]]:
     """
     x = spec.grid[0][0] if spec.grid else None
     points = spec.points() or [{}]
-    sizes = [point_sizes(spec, point) for point in points]
-    best = max(range(len(points)), key=lambda i: (sizes[i]["epsilon"] or 0.0, sizes[i]["n"]))
+    found = [point_sizes(spec, point) for point in points]
     out = {}
     for name in spec.estimators:
-        if TASKS[spec.task][name].notion == "none":
+        entry = TASKS[spec.task][name]
+        if entry.notion == "none":
             continue
+        sizes = [sizes_of(entry, **one) for one in found]
+        best = max(range(len(points)),
+                   key=lambda i: (sizes[i]["epsilon"] or 0.0, sizes[i]["n"]))
         texts = [runs.canonical(s) for s in sizes]
         where = [i for i, text in enumerate(texts) if _cannot_run(spec.task, name, text)]
         if not where:

@@ -20,7 +20,7 @@ from dpviz.estimators.metrics import METRICS, metric_label
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
 from dpviz.lab import experiments
-from dpviz.lab.feasibility import Blocked, blocked
+from dpviz.lab.feasibility import Blocked, blocked, sizes_of
 from dpviz.lab.scenario import Scenario
 from dpviz.ui import runs
 from dpviz.ui.gmm import MixtureData
@@ -140,16 +140,12 @@ def cannot_succeed(scenario: Scenario, chosen: Sequence[str]) -> dict[str, Block
     """
     data = runs.loaded(scenario)
     n, d = data.data.shape
-    k = int(scenario.params.get("k") or data.public.get("k") or 1)
-    params = {key: value for key, value in scenario.params.items() if value is not None}
-    sizes = {"n": int(n), "d": int(d), "k": k, "epsilon": params.pop("epsilon", None),
-             "delta": float(params.pop("delta", 0.0) or 0.0),
-             "accounting": str(params.pop("accounting", "zcdp")), "params": params}
-    text = runs.canonical(sizes)
     out = {}
     for name in chosen:
-        if TASKS["gmm"][name].notion != "none":
-            found = _blocked(name, text)
+        entry = TASKS["gmm"][name]
+        if entry.notion != "none":
+            found = _blocked(name, runs.canonical(sizes_of(
+                entry, n=n, d=d, k=data.public.get("k") or 1, params=scenario.params)))
             if found is not None:
                 out[name] = found
     return out

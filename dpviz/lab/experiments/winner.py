@@ -47,6 +47,7 @@ from dpviz.lab.experiments.cache import from_json_value
 from dpviz.lab.experiments.runner import Progress, run_sweep
 from dpviz.lab.experiments.sweep import SweepSpec, scenario_dict
 from dpviz.lab.experiments.tables import read_table, write_table
+from dpviz.lab.feasibility import sizes_of
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Where the saved maps live: ``<sweeps>/winner_<task>.json`` (the spec),
@@ -241,23 +242,16 @@ def public_sizes(scenario: Mapping[str, Any]) -> dict[str, Any] | None:
     data, params = scenario["data"], scenario.get("params") or {}
     if "n" not in data:
         return None
-    epsilon = from_json_value(params.get("epsilon")) if "epsilon" in params else None
-    sizes = {"n": int(data["n"]), "d": int(data.get("d", 1)),
-             "k": params.get("k") or data.get("k"), "epsilon": epsilon,
-             "delta": float(params.get("delta") or 0.0),
-             "accounting": str(params.get("accounting") or "zcdp")}
-    own = {p.name for p in lookup(scenario["task"], scenario["estimator"]).params} - {"k"}
-    sizes.update({k: v for k, v in params.items() if k in own})
-    return sizes
+    if "epsilon" in params:  # JSON's "inf"
+        params = {**params, "epsilon": from_json_value(params["epsilon"])}
+    return sizes_of(lookup(scenario["task"], scenario["estimator"]), n=data["n"],
+                    d=data.get("d", 1), k=data.get("k"), params=params)
 
 
 @functools.lru_cache(maxsize=4096)
 def _cannot_run(task: str, name: str, sizes: str) -> str | None:
     """The entry's precondition at these sizes (JSON), once per process and sizes."""
-    try:
-        return lookup(task, name).cannot_run(**json.loads(sizes))
-    except ValueError as err:  # sizes the entry's own calculator refuses
-        return str(err)
+    return lookup(task, name).cannot_run(**json.loads(sizes))
 
 
 def cannot_succeed(scenario: Mapping[str, Any]) -> str | None:
