@@ -319,3 +319,12 @@ def test_compare_methods_gives_reasons():
     assert isinstance(out["linear"], str) and "epsilon < 1" in out["linear"]
     assert isinstance(out["pld"], dict)
     assert out["pld"]["g"].scale < out["zcdp"]["g"].scale
+
+
+def test_a_cached_solve_hands_each_caller_its_own_answer():
+    plan = [PlannedRelease("a", "laplace"), PlannedRelease("b", "gaussian", weight=2.0)]
+    budget = Budget(epsilon=1.0, delta=1e-5, method="pld")
+    first = solve(plan, budget)
+    first.pop("a")
+    again = solve(tuple(plan), budget)
+    assert list(again) == ["a", "b"] and again["b"] == first["b"]
