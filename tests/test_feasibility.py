@@ -53,3 +53,16 @@ def test_a_slow_precondition_gets_a_looser_answer_that_says_so():
     assert found.remedy().startswith("it would succeed by n = ")
     gone = blocked(toy(rows=10**9, pause=0.05), n=1_000, epsilon=1.0, reach=1.0, seconds=0.01)
     assert gone.remedy().endswith("alone is enough (searched no further)")
+
+
+def test_sizes_the_entrys_calculator_refuses_are_its_reason():
+    def can_run(*, n, epsilon=None, **_):
+        if epsilon is not None and epsilon > 100:
+            raise ValueError(f"epsilon must be <= 100, got {epsilon:g}")
+        return None if n >= 5_000 else "needs n >= 5000"
+
+    entry = Estimator(task="gmm", name="toy", function=lambda *a, **k: None, label="Toy",
+                      paper="", notion="approximate", outputs=(), can_run=can_run)
+    assert entry.cannot_run(n=10_000, epsilon=200.0, seed=3) == "epsilon must be <= 100, got 200"
+    found = blocked(entry, n=1_000, epsilon=80.0)  # the ε search meets the refusal: no ε
+    assert found.n is not None and 5_000 <= found.n and found.epsilon is None
