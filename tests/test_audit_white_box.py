@@ -150,7 +150,11 @@ def test_a_prefix_whose_releases_differ_is_skipped_not_reported():
     assert result.findings == () and result.passed, result.sentence()
 
 
-def test_a_rho_budget_without_delta_is_audited_at_the_stated_delta():
-    result = white_box_audit("covariance", "gauss", epsilon=None, rho=0.1, draws=50_000)
+def test_a_rho_budget_is_audited_at_the_delta_given_with_it():
+    """The page passes the δ it states ρ at; the engine guesses none."""
+    with pytest.raises(ValueError, match="delta > 0 with rho"):
+        white_box_audit("covariance", "gauss", epsilon=None, rho=0.1, draws=50_000)
+    result = white_box_audit("covariance", "gauss", epsilon=None, rho=0.1, delta=1e-10,
+                             draws=50_000)
     assert result.claimed_delta == 1e-10 and result.passed, result.sentence()
     assert 0 < result.result.epsilon_lower < result.claimed_epsilon
