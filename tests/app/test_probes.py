@@ -20,8 +20,9 @@ from dpviz.ui import escape_markdown
 from .app_helpers import ROOT, TIMEOUT, errors
 
 PAYLOAD = "![p](http://host/pixel.png) [**Log in again here**](http://host/phish)"
-#: A Markdown link or image that survived: ``](`` not preceded by a backslash.
-UNESCAPED_LINK = re.compile(r"(?<!\\)\]\(")
+#: A Markdown link or image that survived: ``](`` not preceded by a backslash (the pages'
+#: own links to glossary entries aside).
+UNESCAPED_LINK = re.compile(r"(?<!\\)\]\((?!/glossary#[\w-]+\))")
 
 
 def open_with(page: str, **params: str) -> AppTest:
