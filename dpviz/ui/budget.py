@@ -151,7 +151,7 @@ def _accounting_options() -> tuple[bool, str]:
                            "accountant, the Bun–Steinke conversion for zCDP.")
     held = st.selectbox(
         "Hold the noise at the solution of", METHODS, index=METHODS.index("pld"),
-        key="budget_hold", bind="query-params",
+        format_func=METHOD_LABELS.__getitem__, key="budget_hold", bind="query-params",
         help="The curves keep this method's noise fixed and ask every method what ε it "
              "then certifies.")
     return bool(paper), str(held)

@@ -226,9 +226,10 @@ def delta_input(key: str, *, value: float = 1e-5, label: str = "δ (target)") ->
 def method_select(key: str, *, value: str = "pld", label: str = "Accounting") -> str:
     """The accounting method, one of :data:`dpviz.privacy.METHODS`."""
     return str(st.selectbox(
-        label, METHODS, index=METHODS.index(value), key=key, bind="query-params",
-        help="; ".join(f"{m}: {METHOD_LABELS[m]}" for m in METHODS)
-        + ". [Accounting in the glossary](/glossary#accounting)"))
+        label, METHODS, index=METHODS.index(value), format_func=METHOD_LABELS.__getitem__,
+        key=key, bind="query-params",
+        help="How the releases' privacy losses add up; tighter methods certify a smaller ε "
+             "for the same noise. [Accounting in the glossary](/glossary#accounting)"))
 
 
 def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = None) -> None:
