@@ -30,6 +30,7 @@ from dpviz.estimators.result import Result
 from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.lab.scenario import LoadedData, Scenario
 from dpviz.privacy import compose_runs
+from dpviz.privacy.calibration import zcdp_epsilon
 from dpviz.ui import runs, upload, widgets
 from dpviz.ui.gmm import accept_option_names, choices_table, clamp_state
 from dpviz.ui.risk import risk_panel, spend_text
@@ -111,8 +112,11 @@ class Chosen:
         eps = self.scenarios[0].budget.epsilon_at(self.stated_delta)
         if math.isinf(eps):
             return f"ρ = {rho:g}-zCDP"
+        tight = zcdp_epsilon(float(rho), self.stated_delta)
         return (f"ρ = {rho:g}-zCDP, which implies (ε = {eps:.3g}, δ = {self.stated_delta:g})-DP "
-                "by ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke's conversion, the paper's)")
+                "by ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke's conversion, the paper's); the "
+                f"tighter conversion that the ledger, the risk panel and the audit use gives "
+                f"ε = {tight:.3g} at the same δ")
 
 
 @dataclass(frozen=True)
