@@ -1,0 +1,393 @@
+"""A live class's shared state, in one SQLite file (issue 19, live class mode).
+
+Pure Python over :mod:`sqlite3` (no Streamlit), so tests and the load test
+(``bench/live_class_load.py``) use it as the pages do. A lecturer opens a class and gets a
+short code to show and a token that stays in their session; students join with the code and a
+name; on a predict-then-reveal step each student's prediction (and the truth their own run
+revealed) is stored, and only the holder of the token reads the class's predictions or reveals
+a step.
+
+The database is the file named by the environment variable ``DPVIZ_CLASS_DB`` (default
+``~/.cache/dpviz/classes.sqlite3``, under ``$XDG_CACHE_HOME`` when that is set). It runs in
+WAL mode with a busy timeout, so several server processes (``make serve``) and many
+concurrent writers share it; every call opens its own short-lived connection (Streamlit runs
+sessions on threads, and a connection is never shared between them).
+
+Everything is bounded: a class expires :data:`CLASS_HOURS` hours after it opened (expired
+classes are purged whenever a class is opened, and are invisible before that), a class holds
+at most :data:`MAX_STUDENTS` students and :data:`MAX_PREDICTIONS` predictions, names and
+values have size limits, and a student keeps one prediction per step (a new one replaces it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The environment variable naming the database file.
+DB_ENV = "DPVIZ_CLASS_DB"
+#: Class codes: no 0/O, 1/I/L, so a code read off a projector is typed right.
+ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+CLASS_HOURS = 12.0
+MAX_STUDENTS = 100
+MAX_PREDICTIONS = 400
+MAX_NAME = 40
+MAX_QUESTION = 300
+#: Bytes of one prediction's or one truth's JSON.
+MAX_VALUES_BYTES = 4096
+#: The predict-then-reveal steps, by page.
+STEPS = ("lens", "gmm", "budget", "covariance", "sbm")
+BUSY_TIMEOUT_S = 30.0
+SCHEMA_VERSION = 1
+
+Value = float | bool | Sequence[float] | None
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS classes (
+    code TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL,
+    created REAL NOT NULL,
+    expires REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS students (
+    class_code TEXT NOT NULL REFERENCES classes(code) ON DELETE CASCADE,
+    student_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    joined REAL NOT NULL,
+    PRIMARY KEY (class_code, student_id)
+);
+CREATE TABLE IF NOT EXISTS predictions (
+    class_code TEXT NOT NULL REFERENCES classes(code) ON DELETE CASCADE,
+    step TEXT NOT NULL,
+    student_id TEXT NOT NULL,
+    question TEXT NOT NULL,
+    prediction TEXT NOT NULL,
+    truth TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (class_code, step, student_id)
+);
+CREATE TABLE IF NOT EXISTS reveals (
+    class_code TEXT NOT NULL REFERENCES classes(code) ON DELETE CASCADE,
+    step TEXT NOT NULL,
+    revealed REAL NOT NULL,
+    PRIMARY KEY (class_code, step)
+);
+CREATE INDEX IF NOT EXISTS classes_expires ON classes(expires);
+"""
+
+
+def default_path() -> Path:
+    """The database file: ``$DPVIZ_CLASS_DB``, else ``dpviz/classes.sqlite3`` in the cache."""
+    named = os.environ.get(DB_ENV, "").strip()
+    if named:
+        return Path(named).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME", "").strip() or "~/.cache"
+    return Path(cache).expanduser() / "dpviz" / "classes.sqlite3"
+
+
+@dataclass(frozen=True)
+class OpenedClass:
+    """A class just opened: the code to show, and the lecturer's token (never in a link)."""
+
+    code: str
+    token: str
+    expires: float
+
+
+@dataclass(frozen=True)
+class Student:
+    """A student in a class: the class code, a random id (per browser session) and a name."""
+
+    code: str
+    student_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One student's prediction on one step, with the truth their own run revealed."""
+
+    name: str
+    question: str
+    prediction: dict[str, Value]
+    truth: dict[str, Value]
+    created: float
+
+
+def normalise_code(code: str) -> str:
+    """A typed class code in its stored form (upper case, no spaces or dashes)."""
+    return "".join(str(code).split()).replace("-", "").upper()
+
+
+def _check_step(step: str) -> str:
+    if step not in STEPS:
+        raise ValueError(f"step must be one of {', '.join(STEPS)}, got {step!r}")
+    return step
+
+
+def check_name(name: str) -> str:
+    """A display name as stored: stripped, 1 to :data:`MAX_NAME` characters, printable."""
+    cleaned = " ".join(str(name).split())
+    if not 1 <= len(cleaned) <= MAX_NAME:
+        raise ValueError(f"name must be 1 to {MAX_NAME} characters, got {len(cleaned)}")
+    if not cleaned.isprintable():
+        raise ValueError("name must be printable characters only")
+    return cleaned
+
+
+def _number(key: str, value: object, *, finite: bool) -> float | bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        number = float(value)
+        if math.isfinite(number):
+            return number
+        if finite:
+            raise ValueError(f"{key} must be a finite number, got {number}")
+        return None  # an infinite truth (say ε after T rounds) is stored as unknown
+    raise ValueError(f"{key} must be a number or a yes/no, got {type(value).__name__}")
+
+
+def encode_values(values: Mapping[str, object], *, what: str, finite: bool) -> str:
+    """The JSON of a prediction (``finite=True``) or a truth: numbers, booleans, number lists.
+
+    Raises ``ValueError`` naming ``what`` for another type, a non-finite prediction, or JSON
+    over :data:`MAX_VALUES_BYTES` bytes.
+    """
+    clean: dict[str, Value] = {}
+    for key, value in values.items():
+        label = f"{what} {str(key)[:20]!r}"
+        if not isinstance(key, str) or not 1 <= len(key) <= 40:
+            raise ValueError(f"{what} keys must be names of 1 to 40 characters, got {key!r}")
+        if isinstance(value, Sequence) and not isinstance(value, str):
+            clean[key] = [_number(label, v, finite=finite) for v in value]  # type: ignore[misc]
+        else:
+            clean[key] = _number(label, value, finite=finite)
+    text = json.dumps(clean, allow_nan=False, separators=(",", ":"))
+    if len(text.encode()) > MAX_VALUES_BYTES:
+        raise ValueError(f"{what} must be at most {MAX_VALUES_BYTES} bytes of values, "
+                         f"got {len(text.encode())}")
+    return text
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class ClassStore:
+    """The live classes in one SQLite file; every method opens and closes its own connection.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        The database file (created with its folder). Default :func:`default_path`.
+    clock : callable, optional
+        Seconds since the epoch (:func:`time.time`); tests pass their own to age a class.
+    """
+
+    def __init__(self, path: str | Path | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_path()
+        self.clock = clock
+
+    @contextmanager
+    def _connect(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection for one call: a write holds the lock from its start (``IMMEDIATE``)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                conn.execute("PRAGMA journal_mode = WAL")  # persistent: set once per file
+                conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}"
+                                   f"PRAGMA user_version = {SCHEMA_VERSION};COMMIT;")
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+
+    def _live(self, conn: sqlite3.Connection, code: str) -> sqlite3.Row | None:
+        return conn.execute("SELECT code, token_hash FROM classes WHERE code = ? AND expires > ?",
+                            (normalise_code(code), self.clock())).fetchone()
+
+    def _require(self, conn: sqlite3.Connection, code: str) -> str:
+        row = self._live(conn, code)
+        if row is None:
+            raise ValueError("No open class has that code: check it with your lecturer "
+                             "(a class closes after 12 hours).")
+        return str(row[0])
+
+    def _lecturer(self, conn: sqlite3.Connection, code: str, token: str) -> str:
+        row = self._live(conn, code)
+        if row is None or not secrets.compare_digest(str(row[1]), _hash(token)):
+            raise ValueError("Only the lecturer who opened this class can do that.")
+        return str(row[0])
+
+    def purge(self) -> int:
+        """Delete expired classes with their students, predictions and reveals; their count."""
+        with self._connect(write=True) as conn:
+            return conn.execute("DELETE FROM classes WHERE expires <= ?",
+                                (self.clock(),)).rowcount
+
+    def open_class(self) -> OpenedClass:
+        """Open a new class (after purging expired ones): its code and the lecturer's token."""
+        self.purge()
+        token = secrets.token_urlsafe(24)
+        now = self.clock()
+        expires = now + CLASS_HOURS * 3600
+        with self._connect(write=True) as conn:
+            while True:
+                code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+                if conn.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone():
+                    continue
+                conn.execute("INSERT INTO classes VALUES (?, ?, ?, ?)",
+                             (code, _hash(token), now, expires))
+                return OpenedClass(code, token, expires)
+
+    def is_open(self, code: str) -> bool:
+        """Whether a class with this code is open (exists and has not expired)."""
+        with self._connect() as conn:
+            return self._live(conn, code) is not None
+
+    def is_lecturer(self, code: str, token: str) -> bool:
+        """Whether ``token`` is the token of open class ``code``."""
+        try:
+            with self._connect() as conn:
+                self._lecturer(conn, code, token)
+        except ValueError:
+            return False
+        return True
+
+    def join(self, code: str, name: str, student_id: str | None = None) -> Student:
+        """Join class ``code`` as ``name`` (joining again with the same id renames).
+
+        Raises ``ValueError`` for an unknown or expired code, a bad name, or a full class.
+        """
+        name = check_name(name)
+        sid = student_id or secrets.token_hex(8)
+        with self._connect(write=True) as conn:
+            code = self._require(conn, code)
+            known = conn.execute("SELECT 1 FROM students WHERE class_code = ? AND student_id = ?",
+                                 (code, sid)).fetchone()
+            if not known:
+                count = conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?",
+                                     (code,)).fetchone()[0]
+                if count >= MAX_STUDENTS:
+                    raise ValueError(f"This class is full: it has its {MAX_STUDENTS} students.")
+            conn.execute("INSERT INTO students VALUES (?, ?, ?, ?) ON CONFLICT "
+                         "(class_code, student_id) DO UPDATE SET name = excluded.name",
+                         (code, sid, name, self.clock()))
+        return Student(code, sid, name)
+
+    def submit(self, student: Student, step: str, question: str,
+               prediction: Mapping[str, object], truth: Mapping[str, object]) -> None:
+        """Store ``student``'s prediction on ``step`` (replacing their earlier one there).
+
+        Raises ``ValueError`` for an unknown or expired class, a student not in it, a step
+        outside :data:`STEPS`, values over the limits, or a class at :data:`MAX_PREDICTIONS`.
+        """
+        _check_step(step)
+        question = " ".join(str(question).split())[:MAX_QUESTION]
+        said = encode_values(prediction, what="prediction", finite=True)
+        true = encode_values(truth, what="truth", finite=False)
+        with self._connect(write=True) as conn:
+            code = self._require(conn, student.code)
+            if not conn.execute("SELECT 1 FROM students WHERE class_code = ? AND student_id = ?",
+                                (code, student.student_id)).fetchone():
+                raise ValueError("You are not in this class any more: join it again.")
+            replaces = conn.execute("SELECT 1 FROM predictions WHERE class_code = ? AND step = ? "
+                                    "AND student_id = ?",
+                                    (code, step, student.student_id)).fetchone()
+            if not replaces:
+                count = conn.execute("SELECT COUNT(*) FROM predictions WHERE class_code = ?",
+                                     (code,)).fetchone()[0]
+                if count >= MAX_PREDICTIONS:
+                    raise ValueError(f"This class has its {MAX_PREDICTIONS} predictions: "
+                                     "no more can be stored.")
+            conn.execute("INSERT INTO predictions VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT "
+                         "(class_code, step, student_id) DO UPDATE SET question = "
+                         "excluded.question, prediction = excluded.prediction, truth = "
+                         "excluded.truth, created = excluded.created",
+                         (code, step, student.student_id, question, said, true, self.clock()))
+
+    def counts(self, code: str) -> dict[str, int]:
+        """How many students have answered each step (the only thing shown before a reveal)."""
+        with self._connect() as conn:
+            code = self._require(conn, code)
+            rows = conn.execute("SELECT step, COUNT(*) FROM predictions WHERE class_code = ? "
+                                "GROUP BY step", (code,)).fetchall()
+        found = dict(rows)
+        return {step: int(found.get(step, 0)) for step in STEPS}
+
+    def students(self, code: str) -> int:
+        """How many students have joined class ``code``."""
+        with self._connect() as conn:
+            code = self._require(conn, code)
+            return int(conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?",
+                                    (code,)).fetchone()[0])
+
+    def reveal(self, code: str, token: str, step: str) -> None:
+        """Reveal ``step``'s predictions to the class (the lecturer's token only)."""
+        _check_step(step)
+        with self._connect(write=True) as conn:
+            code = self._lecturer(conn, code, token)
+            conn.execute("INSERT OR IGNORE INTO reveals VALUES (?, ?, ?)",
+                         (code, step, self.clock()))
+
+    def revealed(self, code: str) -> frozenset[str]:
+        """The steps of class ``code`` revealed so far."""
+        with self._connect() as conn:
+            code = self._require(conn, code)
+            rows = conn.execute("SELECT step FROM reveals WHERE class_code = ?",
+                                (code,)).fetchall()
+        return frozenset(str(r[0]) for r in rows)
+
+    def predictions(self, code: str, token: str, step: str) -> list[Prediction]:
+        """Every prediction on ``step`` with its student's name, oldest first (lecturer only).
+
+        Raises ``ValueError`` without the class's token, or before ``step`` is revealed.
+        """
+        _check_step(step)
+        with self._connect() as conn:
+            code = self._lecturer(conn, code, token)
+            if not conn.execute("SELECT 1 FROM reveals WHERE class_code = ? AND step = ?",
+                                (code, step)).fetchone():
+                raise ValueError("Reveal this step to the class first.")
+            rows = conn.execute(
+                "SELECT s.name, p.question, p.prediction, p.truth, p.created FROM predictions p "
+                "JOIN students s ON s.class_code = p.class_code AND s.student_id = p.student_id "
+                "WHERE p.class_code = ? AND p.step = ? ORDER BY p.created, s.name",
+                (code, step)).fetchall()
+        return [Prediction(str(n), str(q), json.loads(p), json.loads(t), float(c))
+                for n, q, p, t, c in rows]
+
+    def own(self, student: Student) -> dict[str, dict[str, Value]]:
+        """The student's own predictions by step (what their own screen may show)."""
+        with self._connect() as conn:
+            code = self._require(conn, student.code)
+            rows = conn.execute("SELECT step, prediction FROM predictions WHERE class_code = ? "
+                                "AND student_id = ?", (code, student.student_id)).fetchall()
+        return {str(step): json.loads(p) for step, p in rows}
+
+    def row_count(self, code: str) -> int:
+        """The number of prediction rows stored for class ``code`` (for load tests)."""
+        with self._connect() as conn:
+            code = self._require(conn, code)
+            return int(conn.execute("SELECT COUNT(*) FROM predictions WHERE class_code = ?",
+                                    (code,)).fetchone()[0])
