@@ -1,0 +1,231 @@
+"""What a user waits for in a real browser: a fresh server's first page, and one ε move.
+
+Issue 22's browser timings. Starts a fresh ``streamlit run app.py`` on a free port and opens
+it in Debian's headless Chromium (Playwright):
+
+- **cold start**: seconds from the server process starting to the first chart of Home drawn
+  (the browser is launched before the server, so its own start is not counted);
+- **ε move**, on each page with an ε (or, on the covariance page's default, ρ) control: open
+  the page at its defaults, focus the control and press one arrow key; the time from the
+  press to a chart's data having changed *and* Streamlit having stopped running
+  (``.stApp[data-test-script-state="notRunning"]``). Presses alternate right and left, so the
+  page stays at its defaults; the report is the median (p50) of ``--presses`` presses per page.
+
+The load average (``os.getloadavg``) is stored before and after: on a busy machine the figures
+are high. Not part of CI: ``make bench`` calls :func:`bench_browser` (it skips with a message
+when Chromium or Playwright is missing), or run it alone::
+
+    .venv/bin/python bench/browser_timing.py [--presses 5] [--pages lens,sbm]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+COLD_TARGET_S = 3.0
+MOVE_TARGET_S = 1.0
+#: Page → the accessible names of its budget control, most specific first. The covariance
+#: page opens on ρ (its default budget); the SBM page also has a signal slider ε_s, which is
+#: not a privacy budget.
+CONTROLS: dict[str, tuple[str, ...]] = {
+    "lens": (r"^ε$", r"ε"),
+    "budget": (r"^ε \(target\)$", r"ε"),
+    "gmm": (r"^ε$", r"ε"),
+    "covariance": (r"^ρ$", r"ρ"),
+    "sbm": (r"Privacy ε", r"^ε$"),
+}
+#: A digest of every chart's data: per trace the length and a strided sum of x, y and z (a
+#: few thousand numbers, so polling it every 20 ms does not load the browser the way
+#: serialising a 50 000-edge trace would).
+DIGEST_JS = """() => {
+  const sum = (a) => {
+    if (!a || !(Array.isArray(a) || ArrayBuffer.isView(a))) return [0, 0];
+    const n = a.length, step = Math.max(1, Math.floor(n / 2000));
+    let s = 0;
+    for (let i = 0; i < n; i += step) {
+      const v = a[i];
+      if (Array.isArray(v) || ArrayBuffer.isView(v)) { const r = sum(v); s += r[1] * 1.0001 + r[0]; }
+      else if (typeof v === 'number' && isFinite(v)) s += v * (1 + (i % 7) * 1e-3);
+    }
+    return [n, s];
+  };
+  const out = [];
+  document.querySelectorAll('.js-plotly-plot').forEach((p) => {
+    (p._fullData || []).forEach((t) => {
+      out.push([sum(t.x), sum(t.y), sum(t.z)].flat().map((v) => v.toPrecision(12)).join(','));
+    });
+  });
+  return out.join(';');
+}"""
+NOT_RUNNING = '.stApp[data-test-script-state="notRunning"]'
+IDLE_JS = f"() => !!document.querySelector('{NOT_RUNNING}')"
+
+
+def missing() -> str | None:
+    """Why the browser timing cannot run here, or ``None`` when it can."""
+    if not Path(CHROMIUM).is_file():
+        return f"no Chromium at {CHROMIUM} (make browser-deps installs it)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (requirements-dev.txt)"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_idle(tab: Any, timeout: float = 120.0) -> None:
+    tab.wait_for_selector(NOT_RUNNING, timeout=timeout * 1000, state="attached")
+
+
+def _control(tab: Any, page: str) -> Any:
+    """The page's ε (ρ) control: a slider named by :data:`CONTROLS`, else a number box."""
+    for pattern in CONTROLS[page]:
+        for role in ("slider", "spinbutton"):
+            found = tab.get_by_role(role, name=re.compile(pattern))
+            if found.count():
+                return found.first
+    raise LookupError(f"no ε control on /{page}")
+
+
+def _press(tab: Any, control: Any, key: str, timeout: float = 60.0) -> float:
+    """Seconds from pressing ``key`` on ``control`` to a chart changed and the script idle."""
+    before = tab.evaluate(DIGEST_JS)
+    control.focus()
+    is_box = control.get_attribute("role") == "spinbutton" or \
+        control.evaluate("e => e.tagName") == "INPUT"
+    start = time.perf_counter()
+    control.press({"ArrowRight": "ArrowUp", "ArrowLeft": "ArrowDown"}[key] if is_box else key)
+    if is_box:
+        control.press("Enter")  # a number box commits on Enter
+    while time.perf_counter() - start < timeout:
+        if tab.evaluate(IDLE_JS) and tab.evaluate(DIGEST_JS) != before:
+            return time.perf_counter() - start
+        time.sleep(0.02)
+    raise TimeoutError(f"no chart changed within {timeout:g} s of an ε step")
+
+
+def measure(pages: list[str], presses: int) -> dict[str, Any]:
+    """Cold start and the ε move on ``pages``: the report :func:`main` prints."""
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1"}
+    report: dict[str, Any] = {"load_before": os.getloadavg(), "presses": presses,
+                              "cores": os.cpu_count()}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        started = time.perf_counter()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while True:
+                try:
+                    urllib.request.urlopen(url + "/_stcore/health", timeout=1)
+                    break
+                except OSError:
+                    if time.perf_counter() - started > 120 or server.poll() is not None:
+                        raise RuntimeError("the server did not start within 120 s") from None
+                    time.sleep(0.05)
+            report["server_ready_s"] = round(time.perf_counter() - started, 3)
+            tab.goto(url, timeout=120_000)
+            tab.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+            report["cold_first_chart_s"] = round(time.perf_counter() - started, 3)
+            _wait_idle(tab)
+            moves: dict[str, Any] = {}
+            for page in pages:
+                opened = time.perf_counter()
+                tab.goto(f"{url}/{page}", timeout=120_000)
+                tab.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
+                _wait_idle(tab)
+                first = time.perf_counter() - opened
+                time.sleep(0.5)  # late charts (a lazy layout) settle before the first press
+                _wait_idle(tab)
+                control = _control(tab, page)
+                times = [_press(tab, control, "ArrowRight" if i % 2 == 0 else "ArrowLeft")
+                         for i in range(presses)]
+                moves[page] = {"p50_s": round(statistics.median(times), 3),
+                               "max_s": round(max(times), 3),
+                               "each_s": [round(t, 3) for t in times],
+                               "first_render_s": round(first, 3)}
+                print(f"/{page}: ε move p50 {moves[page]['p50_s']:.2f} s "
+                      f"(each {moves[page]['each_s']}), first render {first:.2f} s",
+                      file=sys.stderr, flush=True)
+            report["moves"] = moves
+        finally:
+            browser.close()
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    report["load_after"] = os.getloadavg()
+    return report
+
+
+def bench_browser(b: Any, presses: int = 5) -> None:
+    """Add the browser timings to ``make bench``'s entries (skips without Chromium)."""
+    why = missing()
+    if why:
+        print(f"browser timing skipped: {why}", file=sys.stderr, flush=True)
+        return
+    report = measure(list(CONTROLS), presses)
+    load = f"load average {report['load_before'][0]:.2f} before, " \
+           f"{report['load_after'][0]:.2f} after"
+    b.add("browser_cold_start_first_chart", report["cold_first_chart_s"], "s",
+          target=f"value < {COLD_TARGET_S:g} s",
+          meets=report["cold_first_chart_s"] < COLD_TARGET_S,
+          note=f"streamlit run app.py → Home's first chart drawn in headless Chromium "
+               f"(server answered health after {report['server_ready_s']:.2f} s); {load}")
+    for page, move in report["moves"].items():
+        b.add(f"browser_epsilon_move_{page}", move["p50_s"], "s",
+              target=f"value < {MOVE_TARGET_S:g} s", meets=move["p50_s"] < MOVE_TARGET_S,
+              note=f"/{page} at its defaults: one arrow key on the ε control → a chart "
+                   f"changed and the script idle, p50 of {presses} presses (each "
+                   f"{move['each_s']}); {load}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=5)
+    parser.add_argument("--pages", default=",".join(CONTROLS),
+                        help="comma-separated, from " + ", ".join(CONTROLS))
+    parser.add_argument("--out", default=None, help="also write the report here (JSON)")
+    args = parser.parse_args(argv)
+    why = missing()
+    if why:
+        print(f"browser timing skipped: {why}", file=sys.stderr)
+        return 0
+    report = measure([p for p in args.pages.split(",") if p], args.presses)
+    text = json.dumps(report, indent=2)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
