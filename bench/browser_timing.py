@@ -58,7 +58,9 @@ DIGEST_JS = """() => {
     let s = 0;
     for (let i = 0; i < n; i += step) {
       const v = a[i];
-      if (Array.isArray(v) || ArrayBuffer.isView(v)) { const r = sum(v); s += r[1] * 1.0001 + r[0]; }
+      if (Array.isArray(v) || ArrayBuffer.isView(v)) {
+        const r = sum(v); s += r[1] * 1.0001 + r[0];
+      }
       else if (typeof v === 'number' && isFinite(v)) s += v * (1 + (i % 7) * 1e-3);
     }
     return [n, s];

@@ -55,6 +55,7 @@ from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 
 import dpviz  # noqa: E402
 from bench.audit import bench_audit, bench_solve  # noqa: E402
+from bench.browser_timing import bench_browser  # noqa: E402
 from bench.covariance import bench_covariance  # noqa: E402
 from bench.gmm import bench_gmm  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
@@ -453,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     bench_secure_noise(b)
     bench_audit(b)
     bench_solve(b)
+    bench_browser(b)  # headless Chromium; skipped with a message when it is missing
 
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(b.results, indent=2, allow_nan=False) + "\n")
