@@ -15,6 +15,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpviz.core import limits
+from dpviz.ui import live
 from dpviz.ui.widgets import SHOWN_FIGURES, show_failure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +24,8 @@ ASSETS = ROOT / "assets"
 #: The grouped navigation: (group, ((script, label, icon), ...)). A page appears once its file
 #: exists, so pages still to come are never mentioned.
 NAVIGATION: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
-    ("Start", (("app.py", "Home", ":material/home:"),)),
+    ("Start", (("app.py", "Home", ":material/home:"),
+               ("pages/live.py", "Live class", ":material/groups:"))),
     ("Privacy", (("pages/budget.py", "Privacy budget", ":material/account_balance_wallet:"),
                  ("pages/lens.py", "Privacy lens", ":material/visibility:"),
                  ("pages/glossary.py", "Glossary", ":material/dictionary:"))),
@@ -170,6 +172,7 @@ def page(title: str) -> PageContext:
     css = _css("app.css") + (_css("presenter.css") if presenter else "")
     st.html(f"<style>{css}</style>")
     st.title(title)
+    live.banner()
     if secure:
         st.caption(SECURE_NOTE)
     return PageContext(seed=seed, presenter=bool(presenter), secure=secure,

@@ -1,0 +1,79 @@
+"""The Live class page (issue 19, part 2): open, join, predict, reveal — through AppTest."""
+
+from __future__ import annotations
+
+import pytest
+
+from dpviz.ui import live
+from dpviz.ui.classroom import DB_ENV, ClassStore
+
+from .app_helpers import charts, open_page, values
+
+EVIL = "<img src=x onerror=alert(1)> **Bob**"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> ClassStore:
+    path = tmp_path / "classes.sqlite3"
+    monkeypatch.setenv(DB_ENV, str(path))
+    return ClassStore(path)
+
+
+def lecturer_opens():
+    at = open_page("live")
+    next(b for b in at.button if b.label == "Open a new class").click().run()
+    assert not at.exception, at.exception
+    return at, at.session_state[live.LECTURE]
+
+
+def test_lecturer_opens_a_class_and_sees_only_counts_before_the_reveal(db):
+    at, lecture = lecturer_opens()
+    code, token = lecture["code"], lecture["token"]
+    assert db.is_lecturer(code, token)
+    assert any(code in h.proto.body for h in at.get("html"))  # the code, shown big
+    assert any(f"/live?join={code}" in c.value for c in at.code)
+    assert at.get("image")  # the QR code
+    assert token not in "".join(m.value for m in at.markdown)  # the key only in its expander
+    ann = db.join(code, "Ann")
+    bob = db.join(code, EVIL)
+    db.submit(ann, "budget", "ε after T rounds?", {"epsilon": 2.0}, {"epsilon": 3.1})
+    db.submit(bob, "budget", "ε after T rounds?", {"epsilon": 5.0}, {"epsilon": 3.1})
+    at.run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "**Privacy budget** — 2 answered" in text
+    assert "Ann" not in text and "live_budget_0" not in charts(at)
+    next(b for b in at.button if b.key == "live_reveal_budget").click().run()
+    assert not at.exception, at.exception
+    strip = charts(at)["live_budget_0"]
+    assert sorted(values(strip["data"][0]["x"]).tolist()) == [2.0, 5.0]
+    assert "&lt;img" in strip["data"][0]["text"][1]  # a typed name is escaped in hover text
+    assert any("truth 3.1" in str(a.get("text")) for a in strip["layout"]["annotations"])
+    assert db.revealed(code) == frozenset({"budget"})
+
+
+def test_a_student_joins_from_the_link_and_never_sees_the_others(db):
+    opened = db.open_class()
+    other = db.join(opened.code, "Other student")
+    db.submit(other, "lens", "q", {"epsilon": 0.5}, {"epsilon": 1.0})
+    at = open_page("live")
+    at.query_params["join"] = opened.code.lower()
+    at.run()
+    assert at.text_input[0].value == opened.code  # the link's code, typed for the student
+    at.text_input[1].input(EVIL)
+    next(b for b in at.get("form_submit_button") if b.label == "Join the class").click().run()
+    assert not at.exception, at.exception
+    me = at.session_state[live.MEMBER]
+    assert me["code"] == opened.code and me["name"] == EVIL
+    page = " ".join(m.value for m in at.markdown) + " ".join(s.value for s in at.success)
+    assert "Other student" not in page and "0.5" not in page
+    assert "\\<img" in page  # the name is shown as typed, never as markup
+    assert not charts(at)
+
+
+def test_a_wrong_code_is_a_clear_message(db):
+    at = open_page("live")
+    at.text_input[0].input("ZZZZZZ")
+    at.text_input[1].input("Ann")
+    next(b for b in at.get("form_submit_button") if b.label == "Join the class").click().run()
+    assert "No open class has that code" in at.error[0].value
+    assert live.MEMBER not in at.session_state
