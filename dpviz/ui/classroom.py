@@ -208,6 +208,7 @@ class ClassStore:
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")  # WAL: safe, one fsync a checkpoint
             if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
                 conn.execute("PRAGMA journal_mode = WAL")  # persistent: set once per file
                 conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}"

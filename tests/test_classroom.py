@@ -1,0 +1,185 @@
+"""The live class store (issue 19, part 2): expiry, caps, isolation, concurrency."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from dpviz.ui import classroom
+from dpviz.ui.classroom import ClassStore
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(tmp_path, clock) -> ClassStore:
+    return ClassStore(tmp_path / "classes.sqlite3", clock=clock)
+
+
+def test_codes_are_short_and_unambiguous_and_the_token_is_the_lecturers_only(store):
+    opened = store.open_class()
+    assert len(opened.code) == classroom.CODE_LENGTH
+    assert set(opened.code) <= set(classroom.ALPHABET)
+    assert not set("01OIL") & set(classroom.ALPHABET)
+    assert store.is_open(opened.code.lower()) and store.is_lecturer(opened.code, opened.token)
+    assert not store.is_lecturer(opened.code, "guess")
+    with pytest.raises(ValueError, match="Only the lecturer"):
+        store.reveal(opened.code, "guess", "gmm")
+    with pytest.raises(ValueError, match="Only the lecturer"):
+        store.predictions(opened.code, "guess", "gmm")
+    raw = sqlite3.connect(store.path).execute("SELECT token_hash FROM classes").fetchone()[0]
+    assert opened.token not in raw  # only its hash is stored
+
+
+def test_predictions_stay_hidden_until_the_reveal_and_a_new_one_replaces_the_old(store):
+    opened = store.open_class()
+    ann = store.join(opened.code, "  Ann   Lee ")
+    assert ann.name == "Ann Lee"
+    store.submit(ann, "gmm", "Where?", {"x": 1.0, "y": 2.0}, {"x": [0.5, 3.0], "y": [1, 2]})
+    store.submit(ann, "gmm", "Where?", {"x": 1.5, "y": 2.5}, {"x": [0.5, 3.0], "y": [1, 2]})
+    assert store.counts(opened.code)["gmm"] == 1
+    with pytest.raises(ValueError, match="Reveal this step"):
+        store.predictions(opened.code, opened.token, "gmm")
+    store.reveal(opened.code, opened.token, "gmm")
+    (only,) = store.predictions(opened.code, opened.token, "gmm")
+    assert (only.name, only.prediction, only.truth) == (
+        "Ann Lee", {"x": 1.5, "y": 2.5}, {"x": [0.5, 3.0], "y": [1.0, 2.0]})
+    assert store.own(ann) == {"gmm": {"x": 1.5, "y": 2.5}}
+
+
+def test_classes_are_isolated(store):
+    first, second = store.open_class(), store.open_class()
+    assert first.code != second.code
+    ann = store.join(first.code, "Ann")
+    store.submit(ann, "lens", "q", {"epsilon": 0.3}, {"epsilon": 1.0})
+    store.reveal(second.code, second.token, "lens")
+    assert store.predictions(second.code, second.token, "lens") == []
+    assert store.counts(second.code)["lens"] == 0 and store.students(second.code) == 0
+    with pytest.raises(ValueError, match="Only the lecturer"):  # one class's token, another's code
+        store.predictions(first.code, second.token, "lens")
+    intruder = classroom.Student(second.code, ann.student_id, "Ann")
+    with pytest.raises(ValueError, match="not in this class"):
+        store.submit(intruder, "lens", "q", {"epsilon": 0.3}, {})
+
+
+def test_classes_expire_and_are_purged(store, clock):
+    old = store.open_class()
+    student = store.join(old.code, "Ann")
+    store.submit(student, "sbm", "q", {"caught": True}, {"caught": False})
+    clock.now += classroom.CLASS_HOURS * 3600 + 1
+    assert not store.is_open(old.code)
+    with pytest.raises(ValueError, match="No open class"):
+        store.join(old.code, "Bob")
+    with pytest.raises(ValueError, match="No open class"):
+        store.submit(student, "sbm", "q", {"caught": True}, {})
+    store.open_class()  # purges on open
+    conn = sqlite3.connect(store.path)
+    assert conn.execute("SELECT COUNT(*) FROM classes").fetchone()[0] == 1
+    assert conn.execute("SELECT COUNT(*) FROM students").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM predictions").fetchone()[0] == 0
+
+
+def test_caps_and_size_limits_give_clear_messages(store, monkeypatch):
+    monkeypatch.setattr(classroom, "MAX_STUDENTS", 2)
+    monkeypatch.setattr(classroom, "MAX_PREDICTIONS", 3)
+    opened = store.open_class()
+    ann, bob = store.join(opened.code, "Ann"), store.join(opened.code, "Bob")
+    with pytest.raises(ValueError, match="This class is full"):
+        store.join(opened.code, "Cy")
+    assert store.join(opened.code, "Ann again", ann.student_id).name == "Ann again"  # a rename
+    for step in ("lens", "gmm"):
+        store.submit(ann, step, "q", {"v": 1}, {})
+    store.submit(bob, "lens", "q", {"v": 1}, {})
+    with pytest.raises(ValueError, match="has its 3 predictions"):
+        store.submit(bob, "gmm", "q", {"v": 1}, {})
+    store.submit(bob, "lens", "q", {"v": 2}, {})  # replacing one is still allowed
+    with pytest.raises(ValueError, match="name must be 1 to 40 characters, got 41"):
+        store.join(opened.code, "x" * 41)
+    with pytest.raises(ValueError, match="name must be 1 to 40 characters, got 0"):
+        store.join(opened.code, "   ")
+    with pytest.raises(ValueError, match="printable"):
+        store.join(opened.code, "a\u0000b")
+    with pytest.raises(ValueError, match="must be a finite number, got nan"):
+        store.submit(ann, "lens", "q", {"v": float("nan")}, {})
+    with pytest.raises(ValueError, match="must be a number or a yes/no, got str"):
+        store.submit(ann, "lens", "q", {"v": "<b>"}, {})
+    with pytest.raises(ValueError, match="at most 4096 bytes"):
+        store.submit(ann, "lens", "q", {"v": 1}, {"x": [1.5] * 2000})
+    with pytest.raises(ValueError, match="step must be one of"):
+        store.submit(ann, "explorer", "q", {"v": 1}, {})
+
+
+def test_an_infinite_truth_is_stored_as_unknown(store):
+    opened = store.open_class()
+    ann = store.join(opened.code, "Ann")
+    store.submit(ann, "budget", "q", {"epsilon": 2.0}, {"epsilon": float("inf")})
+    store.reveal(opened.code, opened.token, "budget")
+    assert store.predictions(opened.code, opened.token, "budget")[0].truth == {"epsilon": None}
+
+
+def test_the_database_path_comes_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(classroom.DB_ENV, str(tmp_path / "a" / "c.sqlite3"))
+    assert ClassStore().path == tmp_path / "a" / "c.sqlite3"
+    monkeypatch.delenv(classroom.DB_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert classroom.default_path() == tmp_path / "dpviz" / "classes.sqlite3"
+
+
+def test_another_process_sees_the_same_class(tmp_path):
+    path = tmp_path / "shared.sqlite3"
+    here = ClassStore(path)
+    opened = here.open_class()
+    # the module alone (it needs only the standard library), as another server process has it
+    script = ("import importlib.util as u, json, sys; "
+              "spec = u.spec_from_file_location('classroom', sys.argv[3]); "
+              "m = sys.modules['classroom'] = u.module_from_spec(spec); "
+              "spec.loader.exec_module(m); "
+              "s = m.ClassStore(sys.argv[1]); st = s.join(sys.argv[2], 'From afar'); "
+              "s.submit(st, 'lens', 'q', {'epsilon': 0.7}, {'epsilon': 1.0}); "
+              "print(json.dumps(s.counts(sys.argv[2])))")
+    out = subprocess.run([sys.executable, "-c", script, str(path), opened.code, classroom.__file__],
+                         capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(out.stdout.strip().splitlines()[-1])["lens"] == 1
+    here.reveal(opened.code, opened.token, "lens")
+    assert [p.name for p in here.predictions(opened.code, opened.token, "lens")] == ["From afar"]
+    mode = sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+def test_thirty_concurrent_students_lose_nothing(store):
+    opened = store.open_class()
+    failures: list[BaseException] = []
+
+    def student(i: int) -> None:
+        try:
+            me = store.join(opened.code, f"Student {i}")
+            for step in classroom.STEPS:
+                store.submit(me, step, "q", {"v": float(i)}, {"v": 1.0})
+        except BaseException as err:  # reported below: a lost write fails the test
+            failures.append(err)
+
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(30)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+    assert store.students(opened.code) == 30
+    assert store.row_count(opened.code) == 30 * len(classroom.STEPS)
+    assert set(store.counts(opened.code).values()) == {30}
