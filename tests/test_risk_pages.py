@@ -50,7 +50,7 @@ def test_the_spent_epsilon_is_the_sliders_or_one_sentence_says_why(page):
     lines = panel(at)
     assert [label for label in LINES if label in lines] == list(LINES)
     assert [lines[label][0] for label in LINES] == sorted(lines[label][0] for label in LINES)
-    slider = float(at.slider(key=SLIDERS[page]).value)
+    slider = float(at.number_input(key=SLIDERS[page]).value)
     epsilon, why = spent(lines["Spent"][1])
     if abs(epsilon - slider) <= 5e-3 * slider:
         assert why == "", why
@@ -71,7 +71,7 @@ def test_gmm_explains_the_tighter_accounting_and_the_tighter_curve():
 def test_the_budget_page_states_its_target():
     at = render("budget")
     line = panel(at)["Target"][1]
-    assert line.startswith(f"ε = {at.slider(key='budget_epsilon').value:g}, δ = 1e-05")
+    assert line.startswith(f"ε = {at.number_input(key='budget_epsilon').value:g}, δ = 1e-05")
 
 
 def test_the_pure_laplace_lens_never_mentions_delta():

@@ -7,6 +7,7 @@ so a copied link reopens the scenario.
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections.abc import Callable
 from types import MappingProxyType
@@ -205,13 +206,57 @@ def lazy_expander(label: str, body: Callable[[], object], *, key: str,
             body()
 
 
+#: The ε slider's stops, 0.01 to 20 (:data:`dpviz.core.limits.EPSILON_UI`): rounded values
+#: about evenly spaced in log ε, denser from 0.1 to 2 (half the track), where choices are made.
+EPSILON_STOPS = (0.01, 0.015, 0.02, 0.03, 0.05, 0.07,
+                 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
+                 1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 7.0, 10.0, 15.0, 20.0)
+_EPSILON_HELP = ("The privacy budget: smaller ε means more noise and more privacy. Slide "
+                 "(the stops are spaced on a log scale) or type any value from "
+                 f"{limits.EPSILON_UI.low:g} to {limits.EPSILON_UI.high:g} in the box. "
+                 "[ε and δ in the glossary](/glossary#epsilon-and-delta)")
+
+
+def nearest_stop(epsilon: float) -> float:
+    """The slider stop nearest ``epsilon`` in log scale (where the slider shows a typed value).
+
+    Examples
+    --------
+    >>> nearest_stop(0.37), nearest_stop(1.0), nearest_stop(100.0)
+    (0.4, 1.0, 20.0)
+    """
+    return min(EPSILON_STOPS, key=lambda stop: abs(math.log(stop / epsilon)))
+
+
+def _slid(key: str) -> None:
+    """The slider moved: its stop becomes the number box's value (and the URL's)."""
+    st.session_state[key] = st.session_state[f"{key}_slider"]
+
+
 def epsilon_slider(key: str, *, value: float = 1.0, label: str = "ε (target)") -> float:
-    """The ε slider, over :data:`dpviz.core.limits.EPSILON_UI`."""
-    return float(st.slider(
-        label, min_value=limits.EPSILON_UI.low, max_value=limits.EPSILON_UI.high, value=value,
-        step=0.01, key=key, bind="query-params",
-        help="The privacy budget: smaller ε means more noise and more privacy. "
-             "[ε and δ in the glossary](/glossary#epsilon-and-delta)"))
+    """ε: a log-scale slider with a number box beside it, over :data:`limits.EPSILON_UI`.
+
+    The number box holds the value, under ``key`` and bound to the URL, so a typed ε such as
+    0.37 and an old link (``?gmm_epsilon=1.5``) open as they are. The slider
+    (``key + "_slider"``, over :data:`EPSILON_STOPS`) shows the stop nearest that value and,
+    when moved, sets the box.
+
+    Returns
+    -------
+    float
+        The number box's ε.
+    """
+    track, box = st.columns([3, 1], gap="small")
+    epsilon = float(box.number_input(
+        f"{label}, typed", min_value=limits.EPSILON_UI.low, max_value=limits.EPSILON_UI.high,
+        value=value, step=0.01, format="%g", key=key, bind="query-params",
+        label_visibility="hidden"))
+    slider = f"{key}_slider"
+    if st.session_state.get(slider) != nearest_stop(epsilon):  # before the slider is drawn
+        st.session_state[slider] = nearest_stop(epsilon)
+    track.select_slider(label, EPSILON_STOPS, format_func=lambda stop: f"{stop:g}", key=slider,
+                        on_change=_slid, args=(key,), help=_EPSILON_HELP)
+    return epsilon
 
 
 def delta_input(key: str, *, value: float = 1e-5, label: str = "δ (target)") -> float:

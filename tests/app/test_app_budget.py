@@ -15,7 +15,7 @@ def test_budget_page_draws_everything(budget):
     assert budget.title[0].value == "Privacy budget"
     for key in ("budget_plan",):
         assert budget.radio(key=key).value == "DP-EM GGG"
-    assert budget.slider(key="budget_epsilon").value == 1.0
+    assert budget.number_input(key="budget_epsilon").value == 1.0
     assert budget.number_input(key="budget_delta").value == pytest.approx(1e-5)
     assert budget.number_input(key="budget_rounds").value == 20
     assert budget.number_input(key="budget_k").value == 3
@@ -42,7 +42,7 @@ def test_noise_bars_show_every_method(budget):
 
 def test_epsilon_slider_changes_the_noise(budget):
     before = values(charts(budget)["budget_noise"]["data"][0]["y"])
-    budget.slider(key="budget_epsilon").set_value(2.0).run()
+    budget.number_input(key="budget_epsilon").set_value(2.0).run()
     assert not budget.exception
     after = values(charts(budget)["budget_noise"]["data"][0]["y"])
     assert np.all(after < before)
@@ -134,6 +134,6 @@ def test_a_count_out_of_range_is_refused(budget, count):
 
 
 def test_tiny_epsilon(budget):
-    budget.slider(key="budget_epsilon").set_value(0.01).run()
+    budget.number_input(key="budget_epsilon").set_value(0.01).run()
     assert not budget.exception
     assert not errors(budget)

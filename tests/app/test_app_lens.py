@@ -23,7 +23,7 @@ def test_lens_page_draws_everything(lens):
     assert lens.number_input(key="lens_new").value == 1.0
     assert lens.radio(key="lens_query").value == "mean"
     assert lens.radio(key="lens_mechanism").value == "Laplace"
-    assert lens.slider(key="lens_epsilon").value == 1.0
+    assert lens.number_input(key="lens_epsilon").value == 1.0
     assert lens.selectbox(key="lens_accounting").value == "linear"
     assert lens.select_slider(key="lens_trials").value == 100_000
     assert list(charts(lens)) == CHARTS
@@ -44,7 +44,7 @@ def test_densities_mark_the_true_answers(lens):
 
 def test_epsilon_slider_changes_the_figures(lens):
     before = charts(lens)
-    lens.slider(key="lens_epsilon").set_value(2.5).run()
+    lens.number_input(key="lens_epsilon").set_value(2.5).run()
     assert not lens.exception and not errors(lens)
     after = charts(lens)
     assert not np.array_equal(values(before["lens_densities"]["data"][0]["y"]),
@@ -111,6 +111,6 @@ def test_gaussian_with_delta_zero(lens):
 
 def test_tiny_epsilon_and_laplace_delta_zero(lens):
     lens.number_input(key="lens_delta").set_value(0.0)
-    lens.slider(key="lens_epsilon").set_value(0.01).run()
+    lens.number_input(key="lens_epsilon").set_value(0.01).run()
     assert not lens.exception and not errors(lens)
     assert float(metric(lens, "Noise")) == pytest.approx(12.5)

@@ -47,7 +47,7 @@ def link(at: AppTest) -> str:
 
 def test_the_link_reopens_the_same_page_state_and_numbers():
     at = open_gmm({"gmm_n": "2000"})
-    at.slider(key="gmm_epsilon").set_value(2.5)
+    at.number_input(key="gmm_epsilon").set_value(2.5)
     at.selectbox(key="gmm_accounting").set_value("pld")
     at.number_input(key="gmm_k").set_value(4).run()
     assert not at.exception and not errors(at)
@@ -57,7 +57,7 @@ def test_the_link_reopens_the_same_page_state_and_numbers():
     assert query == {"gmm_epsilon": "2.5", "gmm_accounting": "pld", "gmm_k": "4",
                      "gmm_n": "2000", "seed": "0"}
     again = open_gmm(query)
-    assert again.slider(key="gmm_epsilon").value == 2.5
+    assert again.number_input(key="gmm_epsilon").value == 2.5
     assert again.number_input(key="gmm_k").value == 4
     np.testing.assert_array_equal(private_means(again), private_means(at))
     assert link(again) == url
@@ -93,7 +93,7 @@ def test_a_changed_scenario_drops_the_prepared_card():
     at.button(key="gmm_card_prepare").click().run()
     assert at.get("download_button")
     count = len(at.get("download_button"))
-    at.slider(key="gmm_epsilon").set_value(3.0).run()
+    at.number_input(key="gmm_epsilon").set_value(3.0).run()
     assert len(at.get("download_button")) == count - 1
 
 

@@ -170,7 +170,7 @@ def test_a_link_cannot_smuggle_in_a_budget_outside_the_widgets():
     at = _open_link({"cov_rho": "0", "cov_epsilon": "-1"})
     assert at.select_slider(key="cov_rho").value == pytest.approx(0.1)
     at = _open_link({"cov_budget": "epsilon", "cov_epsilon": "-1"})
-    assert at.slider(key="cov_epsilon").value >= limits.EPSILON_UI.low
+    assert at.number_input(key="cov_epsilon").value >= limits.EPSILON_UI.low
 
 
 def _bar_rho(at) -> float:

@@ -26,7 +26,7 @@ def points(at: AppTest, name: str) -> np.ndarray:
 def test_page_draws_both_fits_and_marks_the_person(exposure):
     assert not exposure.exception and not errors(exposure)
     assert exposure.title[0].value.startswith("Privacy exposure")
-    assert exposure.slider(key="exposure_epsilon").value == 1.0
+    assert exposure.number_input(key="exposure_epsilon").value == 1.0
     assert exposure.toggle(key="exposure_x50").value is False
     assert exposure.number_input(key="exposure_delta").value == pytest.approx(1e-5)
     assert list(charts(exposure)) == ["exposure_figure", "exposure_ledger"]
@@ -46,7 +46,7 @@ def test_page_draws_both_fits_and_marks_the_person(exposure):
 
 def test_epsilon_moves_the_private_means_only(exposure):
     em, private = points(exposure, "non-private EM means"), points(exposure, "private means")
-    exposure.slider(key="exposure_epsilon").set_value(8.0).run()
+    exposure.number_input(key="exposure_epsilon").set_value(8.0).run()
     assert not exposure.exception and not errors(exposure)
     assert np.array_equal(points(exposure, "non-private EM means"), em)
     assert not np.array_equal(points(exposure, "private means"), private)

@@ -32,7 +32,7 @@ def test_page_draws_everything(gmm):
     assert gmm.selectbox(key="gmm_estimator").options == [TASKS["gmm"][n].label
                                                           for n in TASKS["gmm"]]
     assert gmm.number_input(key="gmm_k").value == 3
-    assert gmm.slider(key="gmm_epsilon").value == 1.0
+    assert gmm.number_input(key="gmm_epsilon").value == 1.0
     assert gmm.selectbox(key="gmm_accounting").value == "zcdp"
     assert gmm.number_input(key="gmm_dp_em_eigen_floor").value == pytest.approx(1e-3)
     assert gmm.toggle(key="gmm_dp_em_joint_release").value is False
@@ -54,7 +54,7 @@ def test_page_draws_everything(gmm):
 
 def test_epsilon_moves_the_private_means_and_errors(gmm):
     before, table = private_means(gmm), gmm.dataframe[0].value
-    gmm.slider(key="gmm_epsilon").set_value(10.0).run()
+    gmm.number_input(key="gmm_epsilon").set_value(10.0).run()
     assert not gmm.exception and not errors(gmm)
     assert private_means(gmm) != before
     assert not gmm.dataframe[0].value.equals(table)
@@ -184,7 +184,7 @@ def test_csv_upload_fits_the_file(gmm, good_csv):
     assert any("300 rows × 2 columns from the uploaded file mine.csv" in c.value
                for c in gmm.caption)
     before = private_means(gmm)
-    gmm.slider(key="gmm_epsilon").set_value(10.0).run()
+    gmm.number_input(key="gmm_epsilon").set_value(10.0).run()
     assert not gmm.exception and private_means(gmm) != before
     gmm.radio(key="gmm_bound_way").set_value("data").run()
     assert not gmm.exception and not errors(gmm)

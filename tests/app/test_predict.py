@@ -65,7 +65,7 @@ def test_a_new_epsilon_hides_the_answer_again(gmm_predict):
     at.number_input(key="gmm_guess_y").set_value(0.0).run()
     reveal_button(at).click().run()
     assert "gmm_figure" in charts(at)
-    at.slider(key="gmm_epsilon").set_value(2.0).run()
+    at.number_input(key="gmm_epsilon").set_value(2.0).run()
     assert not at.exception
     assert "gmm_figure" not in charts(at)
     assert at.number_input(key="gmm_guess_x").value is None  # the guess is forgotten

@@ -48,7 +48,7 @@ def test_page_draws_everything(sbm):
     assert sbm.number_input(key="sbm_n").value == 300
     assert sbm.number_input(key="sbm_degree").value == 100.0
     assert sbm.slider(key="sbm_signal").value == 0.5
-    assert sbm.slider(key="sbm_epsilon").value == 2.0
+    assert sbm.number_input(key="sbm_epsilon").value == 2.0
     assert sbm.number_input(key="sbm_delta").value == pytest.approx(1e-6)
     assert sbm.selectbox(key="sbm_estimator").value == "weak_recovery"
     assert sbm.selectbox(key="sbm_estimator").options == [TASKS["sbm"][n].label
@@ -77,7 +77,7 @@ def test_page_draws_everything(sbm):
 def test_epsilon_changes_the_recovery_but_not_the_projection(sbm):
     before, error = recovered_matrix(sbm), metric(sbm, "Error rate")
     certificate = metric(sbm, "Projection certificate")
-    sbm.slider(key="sbm_epsilon").set_value(0.3).run()
+    sbm.number_input(key="sbm_epsilon").set_value(0.3).run()
     assert not sbm.exception and not errors(sbm)
     assert metric(sbm, "Error rate") != error
     assert not np.array_equal(recovered_matrix(sbm), before)
@@ -171,7 +171,7 @@ def test_a_deep_link_reopens_the_scenario():
     assert at.number_input(key="sbm_n").value == 200
     assert at.number_input(key="sbm_degree").value == 40.0
     assert at.slider(key="sbm_signal").value == 0.8
-    assert at.slider(key="sbm_epsilon").value == 3.5
+    assert at.number_input(key="sbm_epsilon").value == 3.5
     assert at.selectbox(key="sbm_estimator").value == "randomized_response"
     assert values(charts(at)["sbm_adjacency"]["data"][0]["z"]).shape == (200, 200)
     assert any("Guarantee: 3.5-edge-DP" in c.value
@@ -233,7 +233,7 @@ def test_curves_are_computed_live_on_click_for_small_graphs():
     assert [t["type"] for t in phase["data"]] == ["heatmap", "heatmap"]
     assert phase["layout"]["shapes"][0]["x0"] == pytest.approx(40 ** -0.5)
     assert any("would look like a bug" in c.value for c in at.caption)
-    at.slider(key="sbm_epsilon").set_value(3.0).run()  # the curves do not depend on ε
+    at.number_input(key="sbm_epsilon").set_value(3.0).run()  # the curves do not depend on ε
     assert figures["sbm_phase"] == charts(at)["sbm_phase"]
 
 

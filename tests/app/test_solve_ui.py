@@ -48,7 +48,7 @@ def test_gmm_panel_solves_applies_and_keeps_the_answer():
     apply = at.button(key="gmm_solve_apply")
     applied = float(apply.label.split("= ")[1].split(" ")[0])
     at = apply.click().run()
-    assert at.slider(key="gmm_epsilon").value == pytest.approx(applied)
+    assert at.number_input(key="gmm_epsilon").value == pytest.approx(applied)
     assert at.success and "gmm_solve_figure" in charts(at)  # the answer survives ε's move
 
 

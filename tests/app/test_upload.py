@@ -85,7 +85,7 @@ def test_private_bounds_at_epsilon_1_give_means_within_2_units_of_em_on_your_dat
     at.file_uploader(key="gmm_upload").set_value(
         ("clusters.csv", three_clusters(20_000), "text/csv")).run()
     assert not at.exception and not errors(at), errors(at)
-    assert at.slider(key="gmm_epsilon").value == 1.0
+    assert at.number_input(key="gmm_epsilon").value == 1.0
     assert not any(w.value.startswith(("Most rows", "The bound is much wider"))
                    for w in at.warning)
     captions = " ".join(c.value for c in at.caption)
