@@ -76,7 +76,8 @@ def share(step: str, question: str, prediction: Mapping[str, float | bool],
     student = member()
     if student is None:
         return
-    sent = json.dumps([student.code, step, dict(prediction)], sort_keys=True, default=str)
+    sent = json.dumps([student.code, step, dict(prediction), dict(truth)], sort_keys=True,
+                      default=str)
     if st.session_state.get(_LAST_SHARED) == sent:
         return
     try:
@@ -106,6 +107,8 @@ STEP_PAGES = {"lens": ("pages/lens.py", "Privacy lens"),
               "budget": ("pages/budget.py", "Privacy budget"),
               "covariance": ("pages/covariance.py", "Covariance"),
               "sbm": ("pages/sbm.py", "Stochastic block model")}
+#: Longest figure title (a question is cut there).
+TITLE_CHARS = 90
 #: Seconds between refreshes of the lecturer's counts.
 REFRESH_S = 4
 JOIN_HELP = ("Six letters and digits, shown by your lecturer. Your name is shown only to the "
@@ -216,11 +219,14 @@ def class_figures(step: str, answers: Sequence[Prediction]) -> list[go.Figure]:
 
     A prediction with ``x`` and ``y`` is a point (its truth: ``truth["x"]``, ``truth["y"]``,
     numbers or lists of the private means' coordinates); any other key is a number or a yes/no
-    judged against ``truth`` under the same key.
+    judged against ``truth`` under the same key, else under ``"answer"`` (the predict gates
+    send ``{"guess": …}`` against ``{"answer": …}``).
     """
     label = STEP_PAGES[step][1]
     names = [a.name for a in answers]
     question = answers[0].question if answers else label
+    if len(question) > TITLE_CHARS:
+        question = question[:TITLE_CHARS - 1].rstrip() + "…"
     figures: list[go.Figure] = []
     keys = list(dict.fromkeys(k for a in answers for k in a.prediction))
     if "x" in keys and "y" in keys:
@@ -237,7 +243,7 @@ def class_figures(step: str, answers: Sequence[Prediction]) -> list[go.Figure]:
                                              title=question))
     for key in keys:
         said = [(a.name, a.prediction[key]) for a in answers if key in a.prediction]
-        truths = _flat(a.truth.get(key) for a in answers)
+        truths = _flat(a.truth.get(key, a.truth.get("answer")) for a in answers)
         if all(isinstance(v, bool) for _, v in said):
             figures.append(viz_live.class_yes_no([bool(v) for _, v in said],
                                                  [bool(t) for t in truths], title=question))
@@ -245,7 +251,7 @@ def class_figures(step: str, answers: Sequence[Prediction]) -> list[go.Figure]:
             figures.append(viz_live.class_numbers(
                 [n for n, _ in said], [float(v) for _, v in said],  # type: ignore[arg-type]
                 [float(t) for t in truths if not isinstance(t, bool)],  # type: ignore[arg-type]
-                title=question, label=key))
+                title=question, label="prediction" if key == "guess" else key))
     return figures
 
 

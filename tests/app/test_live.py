@@ -36,8 +36,9 @@ def test_lecturer_opens_a_class_and_sees_only_counts_before_the_reveal(db):
     assert token not in "".join(m.value for m in at.markdown)  # the key only in its expander
     ann = db.join(code, "Ann")
     bob = db.join(code, EVIL)
-    db.submit(ann, "budget", "ε after T rounds?", {"epsilon": 2.0}, {"epsilon": 3.1})
-    db.submit(bob, "budget", "ε after T rounds?", {"epsilon": 5.0}, {"epsilon": 3.1})
+    db.submit(ann, "budget", "ε after T rounds?", {"guess": 2.0}, {"answer": 3.1})
+    db.submit(bob, "budget", "ε after T rounds?", {"guess": 5.0}, {"answer": 3.1})
+    db.submit(ann, "gmm", "Where?", {"x": 1.0, "y": 2.0}, {"x": [0.5, 4.0], "y": [1.5, 0.0]})
     at.run()
     text = " ".join(m.value for m in at.markdown)
     assert "**Privacy budget** — 2 answered" in text
@@ -49,6 +50,11 @@ def test_lecturer_opens_a_class_and_sees_only_counts_before_the_reveal(db):
     assert "&lt;img" in strip["data"][0]["text"][1]  # a typed name is escaped in hover text
     assert any("truth 3.1" in str(a.get("text")) for a in strip["layout"]["annotations"])
     assert db.revealed(code) == frozenset({"budget"})
+    assert "live_gmm_0" not in charts(at)  # each step is revealed on its own
+    next(b for b in at.button if b.key == "live_reveal_gmm").click().run()
+    points = charts(at)["live_gmm_0"]["data"]
+    assert [t["name"] for t in points] == ["the class's predictions", "truth"]
+    assert sorted(values(points[1]["x"]).tolist()) == [0.5, 4.0]
 
 
 def test_a_student_joins_from_the_link_and_never_sees_the_others(db):
