@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: run test bench figures lint browser-deps clean
+.PHONY: run serve test bench figures lint browser-deps clean
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "dpviz needs Python 3.11, found " + sys.version.split()[0]'
@@ -25,6 +25,13 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 
 run: $(VENV)/.runtime
 	$(VENV)/bin/streamlit run app.py
+
+# N Streamlit processes behind nginx (apt-get install nginx) with sticky sessions, on PORT;
+# in the foreground, Ctrl-C stops them all (deploy/serve.py; README, "Serving a lecture hall").
+N ?= 4
+PORT ?= 8500
+serve: $(VENV)/.runtime
+	$(PY) deploy/serve.py --processes $(N) --port $(PORT)
 
 browser-deps:
 	@bash tests/browser/install_chromium.sh

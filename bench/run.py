@@ -58,6 +58,7 @@ from bench.audit import bench_audit, bench_solve  # noqa: E402
 from bench.browser_timing import bench_browser  # noqa: E402
 from bench.covariance import bench_covariance  # noqa: E402
 from bench.gmm import bench_gmm  # noqa: E402
+from bench.protocol_load import bench_protocol_load  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
 from bench.sweep import bench_sweep  # noqa: E402
 from bench.winner import bench_winner  # noqa: E402
@@ -455,6 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     bench_audit(b)
     bench_solve(b)
     bench_browser(b)  # headless Chromium; skipped with a message when it is missing
+    bench_protocol_load(b, args.quick)  # minutes of simulated students; DPVIZ_BENCH_NO_LOAD=1 skips
 
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(b.results, indent=2, allow_nan=False) + "\n")
