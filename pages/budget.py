@@ -34,7 +34,8 @@ with rounds_panel:
         ui.cached.budget_curves, spec, target.epsilon, target.delta, target.paper_mode, held)
     fig = viz.epsilon_by_rounds_chart(rounds, by_rounds, target_epsilon=target.epsilon,
                                       planned_rounds=spec.rounds, held_by=held)
-    if predict.rounds_gate(rounds, by_rounds, held, target.delta):
+    question = predict.rounds_question(rounds, by_rounds, held, target.delta)
+    if predict.number_gate(question, scenario=question, key="budget"):
         ui.show_chart(fig, key="budget_rounds_chart", filename="dpviz-epsilon-by-rounds")
     ui.show_chart(viz.allocation_bar(solutions[held], method=held), key="budget_bar",
                   filename="dpviz-budget-bar")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import audit, runs, upload, winner
+from dpviz.ui import audit, predict, runs, upload, winner
 from dpviz.ui import covariance as cov
 from dpviz.ui.card import card_panel
 from dpviz.ui.solve import solve_expander
@@ -39,21 +39,29 @@ with live:
         clipped = max(int(r.result.diagnostics.get("rows_clipped", 0)) for r in drawn)
         if clipped:
             st.info(cov.clipped_note(clipped, chosen.radius), icon=":material/content_cut:")
-        cov.spectra_panel(drawn)
-        cov.ellipses_panel(drawn, names)
+        revealed = predict.number_gate(predict.covariance_question(drawn),
+                                       scenario=predict.scenario_token(*scenarios),
+                                       key="cov")
+        if revealed:  # every matrix, spectrum and error below draws the private answer
+            cov.spectra_panel(drawn)
+            cov.ellipses_panel(drawn, names)
+        else:
+            st.caption(f"The private matrices, their spectra and errors: {predict.HIDDEN}")
 
-    cov.heatmaps_panel(drawn, names)
-    st.subheader("Errors and their bounds")
-    cov.errors_panel(drawn)
-    adaptive = [r for r in drawn if r.name == "adaptive"]
-    if adaptive:
-        st.subheader("How AdaptiveCov chose its clip radius")
-        cov.adaptive_panel(adaptive[0])
+    if revealed:
+        cov.heatmaps_panel(drawn, names)
+        st.subheader("Errors and their bounds")
+        cov.errors_panel(drawn)
+        adaptive = [r for r in drawn if r.name == "adaptive"]
+        if adaptive:
+            st.subheader("How AdaptiveCov chose its clip radius")
+            cov.adaptive_panel(adaptive[0])
     cov.ledger_panel(drawn, chosen)
     ui.lazy_expander("Choices the paper leaves open, as used",
                      lambda: cov.choices_panel(drawn), key="cov_choices_open",
                      icon=":material/rule:")
-    card_panel(scenarios[0], key="cov_card", content=chosen.content)
+    if revealed:  # the card holds the figures and their numbers
+        card_panel(scenarios[0], key="cov_card", content=chosen.content)
     ui.lazy_expander("Audit this estimator",
                      lambda: audit.audit_picker(scenarios, key="cov_audit",
                                                    stated_delta=chosen.stated_delta),

@@ -73,9 +73,10 @@ with figures:
                              private_covariances=shown.covariances,
                              cloud=None if cloud is None else cloud.means, axes=axes,
                              axis_names=data.names, title=title)
-    if predict.mixture_gate(fig, scenario=scenario, rows=data.data[data.drawn],
-                            private_means=shown.means, true_means=data.truth.means,
-                            axes=axes, names=data.names):
+    revealed = predict.mixture_gate(fig, scenario=scenario, rows=data.data[data.drawn],
+                                    private_means=shown.means, true_means=data.truth.means,
+                                    axes=axes, names=data.names)
+    if revealed:
         ui.show_chart(fig, key="gmm_figure", filename="dpviz-gaussian-mixtures")
     n = len(data.data)
     drawn = (f"Drawing a random {len(data.drawn):,} of the {n:,} rows (for speed); "
@@ -84,18 +85,21 @@ with figures:
     st.caption(f"{drawn} Components are matched to the true ones (Hungarian algorithm on "
                "the means), so label j of the private means estimates true component j.")
 
-    st.subheader("Errors after matching components")
-    reference = ui.attempt(gmm.run, gmm.reference_scenario(scenario), fresh=ctx.seed,
-                           content=content)
-    rows, compared = gmm.error_rows(scenario, result, reference)
-    table = gmm.error_table(rows, data.truth)
-    if rows:
-        st.dataframe(table, hide_index=True, key="gmm_errors")
-    st.caption("Mean error: the average distance ‖μ − μ̃‖ between matched means; weight "
-               "error: the L1 distance of the weights; covariance error: the average "
-               "Frobenius distance — in the data's units, — where the estimator does not "
-               f"estimate that parameter. {compared}")
-    gmm_compare.story(result, data, scenario=scenario, fresh=ctx.seed)
+    if revealed:  # the errors and the story give the private means away
+        st.subheader("Errors after matching components")
+        reference = ui.attempt(gmm.run, gmm.reference_scenario(scenario), fresh=ctx.seed,
+                               content=content)
+        rows, compared = gmm.error_rows(scenario, result, reference)
+        table = gmm.error_table(rows, data.truth)
+        if rows:
+            st.dataframe(table, hide_index=True, key="gmm_errors")
+        st.caption("Mean error: the average distance ‖μ − μ̃‖ between matched means; weight "
+                   "error: the L1 distance of the weights; covariance error: the average "
+                   "Frobenius distance — in the data's units, — where the estimator does "
+                   f"not estimate that parameter. {compared}")
+        gmm_compare.story(result, data, scenario=scenario, fresh=ctx.seed)
+    else:
+        st.caption(f"The errors and how the estimator got its answer: {predict.HIDDEN}")
 
     charged = result.ledger if cloud is None else cloud.ledger  # what the figure drew
     if charged.releases:
@@ -110,8 +114,9 @@ with figures:
                      lambda: st.dataframe(gmm.choices_table(result.choices), hide_index=True,
                                           key="gmm_choices"),
                      key="gmm_choices_open", icon=":material/rule:")
-    card_panel(scenario, key="gmm_card", tables={"errors after matching": table},
-               content=content)
+    if revealed:  # the card holds the errors and the figures
+        card_panel(scenario, key="gmm_card", tables={"errors after matching": table},
+                   content=content)
     ui.lazy_expander("Audit this estimator",
                      lambda: audit.audit_button(scenario, key="gmm_audit"),
                      key="gmm_audit_open", icon=":material/policy:")

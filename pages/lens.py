@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpviz import ui, viz
 from dpviz.ui import audit as audit_ui
-from dpviz.ui import noise_reuse
+from dpviz.ui import noise_reuse, predict
 from dpviz.ui.risk import risk_panel
 
 ctx = ui.page("Privacy lens")
@@ -28,18 +28,22 @@ if lens_tab.open:
         with figures:
             view = ui.attempt(ui.cached.lens_view, **settings.engine_args(), seed=ctx.seed,
                               secure=ctx.secure)
-            ui.lens.metrics(view, None if ctx.secure else ctx.seed)
-            ui.show_chart(viz.output_densities(view), key="lens_densities",
-                          filename="dpviz-lens-densities")
-            ui.show_chart(viz.privacy_loss(view, settings.epsilon), key="lens_loss",
-                          filename="dpviz-lens-privacy-loss")
-            st.caption(ui.lens.loss_caption(view, settings.epsilon, settings.delta))
+            revealed = predict.number_gate(predict.lens_question(view), scenario=settings,
+                                           key="lens")
+            ui.lens.metrics(view, None if ctx.secure else ctx.seed, noise_shown=revealed)
+            if revealed:  # both charts and the loss's bound draw the noise's width
+                ui.show_chart(viz.output_densities(view), key="lens_densities",
+                              filename="dpviz-lens-densities")
+                ui.show_chart(viz.privacy_loss(view, settings.epsilon), key="lens_loss",
+                              filename="dpviz-lens-privacy-loss")
+                st.caption(ui.lens.loss_caption(view, settings.epsilon, settings.delta))
             audit = ui.attempt(ui.cached.lens_audit, **settings.engine_args(), seed=ctx.seed,
                                trials=settings.trials, secure=ctx.secure)
             ui.show_chart(viz.audit_chart(audit), key="lens_audit", filename="dpviz-lens-audit")
             ui.lens.verdict(audit)
-            ui.show_chart(viz.ledger_bar(view.ledger), key="lens_ledger",
-                          filename="dpviz-lens-ledger")
+            if revealed:  # its hover shows the noise scale
+                ui.show_chart(viz.ledger_bar(view.ledger), key="lens_ledger",
+                              filename="dpviz-lens-ledger")
             risk_panel(view.ledger, key="lens")
 
         ui.lazy_expander("Noise reuse: two releases on one seed give the exact mean away",

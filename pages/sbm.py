@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import audit, runs, sbm, winner
+from dpviz.ui import audit, predict, runs, sbm, winner
 from dpviz.ui.card import card_panel
 from dpviz.ui.solve import solve_expander
 
@@ -34,9 +34,13 @@ with figures:
         st.error(f"The algorithm gave no answer (⊥): {ui.escape_markdown(result.failed)}",
                  icon=":material/error:")
         st.stop()
-    sbm.result_metrics(result, sbm.true_labels(data))
-    sbm.result_panels(scenario, data, result)
-    card_panel(scenario, key="sbm_card", content=content)
+    revealed = predict.number_gate(
+        predict.sbm_question(sbm.true_labels(data), result.estimate["labels"]),
+        scenario=predict.scenario_token(scenario), key="sbm")
+    sbm.result_metrics(result, sbm.true_labels(data) if revealed else None)
+    sbm.result_panels(scenario, data, result, revealed=revealed)
+    if revealed:  # the card holds the recovered communities
+        card_panel(scenario, key="sbm_card", content=content)
     ui.lazy_expander("Audit this estimator",
                      lambda: audit.audit_button(scenario, key="sbm_audit"),
                      key="sbm_audit_open", icon=":material/policy:")
@@ -44,6 +48,9 @@ with figures:
 
 st.divider()
 st.subheader("Error against ε and n, and where recovery succeeds")
-sbm.curves_section(scenario)
+if revealed:  # the curves read the error at this ε
+    sbm.curves_section(scenario)
+else:
+    st.caption(predict.HIDDEN)
 ui.lazy_expander("Which estimator wins where", lambda: winner.winner_section("sbm", scenario),
                  key="sbm_winner_open", icon=":material/map:")

@@ -138,16 +138,20 @@ def controls() -> LensSettings:
                         float(threshold), int(trials))
 
 
-def metrics(view: LensView, seed: int | None) -> None:
-    """The numbers behind the figures, in one row of metrics (``seed`` None: secure mode)."""
+def metrics(view: LensView, seed: int | None, *, noise_shown: bool = True) -> None:
+    """The numbers behind the figures, in one row of metrics (``seed`` None: secure mode).
+
+    ``noise_shown`` False hides the noise scale (predict mode asks for it).
+    """
     columns = st.columns(5)
     columns[0].metric("Answer on D", f"{view.answer_d:.4g}")
     columns[1].metric("Answer on D′", f"{view.answer_d_prime:.4g}",
                       delta=f"{view.answer_d_prime - view.answer_d:+.4g}", delta_color="off")
     columns[2].metric("Sensitivity", f"{view.sensitivity:.4g}",
                       help="Δ: the most one replaced row can move the answer (public).")
-    columns[3].metric("Noise", f"{view.allocation.scale:.4g}",
-                      help="Laplace b or Gaussian σ, from the budget solver.")
+    columns[3].metric("Noise", f"{view.allocation.scale:.4g}" if noise_shown else "?",
+                      help="Laplace b or Gaussian σ, from the budget solver."
+                           + ("" if noise_shown else " Hidden until you reveal your guess."))
     columns[4].metric("Released", f"{view.released:.4g}",
                       help=(f"One release drawn on D with seed {seed} (teaching randomness: "
                             "the noise can be recomputed from it)." if seed is not None else

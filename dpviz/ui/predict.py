@@ -1,12 +1,23 @@
-"""Predict, then reveal (issue 9, part 4): guess a result before the page shows it.
+"""Predict, then reveal (issue 9, part 4; issue 19, part 3): guess a result, then see it.
 
-With the sidebar's "Predict, then reveal" toggle on (``predict``, bound to the URL), the
-Gaussian mixtures page hides the true and the private means until the student has guessed
-where a private mean lands — by a click on the plot (Plotly point selection over a faint
-clickable grid) or by typing the coordinates — and the Privacy budget page hides ε after T
-rounds until the student has guessed it. Reveal shows the answer and how far off the guess
-was. Guesses live in ``st.session_state`` (per user, never in the link); a new scenario
-(data, estimator, ε, δ, seed) forgets the guess and hides the answer again.
+With the sidebar's "Predict, then reveal" toggle on (``predict``, bound to the URL), five
+pages ask one question each and hide every number that gives its answer away until the
+student presses Reveal:
+
+- Privacy lens: how wide the noise is (Laplace b or Gaussian σ) — :func:`lens_question`;
+- Gaussian mixtures: where a private mean lands (a click on the plot, over a faint clickable
+  grid, or typed coordinates) — :func:`mixture_gate`;
+- Privacy budget: ε after T rounds — :func:`rounds_question`;
+- Covariance: the Frobenius error of the first private estimator — :func:`covariance_question`;
+- Stochastic block model: the share of vertices put in the wrong community —
+  :func:`sbm_question`.
+
+A number is asked by :func:`number_gate`; every gate shares one state, one Reveal (which also
+hands the prediction to the live class, :func:`dpviz.ui.live.share`) and one Guess again.
+Reveal shows the answer and how far off the guess was. Guesses live in ``st.session_state``
+(per user, never in the link); a new scenario (data, estimator, ε, δ, seed) forgets the guess
+and hides the answer again. The gate returns whether the page may show its answer-bearing
+parts; the page skips them otherwise.
 """
 
 from __future__ import annotations
@@ -14,17 +25,23 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 from numpy.typing import ArrayLike, NDArray
 
+from dpviz.estimators.metrics import community_error
+from dpviz.lab.lens import LensView
 from dpviz.lab.scenario import Scenario
 from dpviz.privacy import METHOD_LABELS
+from dpviz.ui.live import share
 from dpviz.ui.runs import canonical
 from dpviz.viz.predict import add_guess, guess_figure
+
+if TYPE_CHECKING:
+    from dpviz.ui.covariance import Run as CovarianceRun
 
 GRID_SIDE = 41
 #: Margin around the rows' range in which a guess may be clicked, as a share of the range.
@@ -84,32 +101,170 @@ def click_grid(rows: ArrayLike, axes: tuple[int, int]) -> NDArray[np.float64]:
     return np.column_stack([gx.ravel(), gy.ravel()])
 
 
+#: Widget keys of a gate's guess inputs, after its page prefix.
+GUESS_SUFFIXES = ("_guess", "_guess_x", "_guess_y")
+#: What the page shows in place of a hidden number or panel.
+HIDDEN = "Hidden until you reveal your guess."
+
+
+@dataclass(frozen=True)
+class Question:
+    """One number a page asks for before it shows it (:func:`number_gate`).
+
+    Attributes
+    ----------
+    step : str
+        The page, as the live class names its steps (``"lens"``, ``"budget"`` …).
+    prompt : str
+        The question in one or two plain sentences (no Markdown: the live class stores it).
+    label : str
+        The guess box's label.
+    name : str
+        What the answer is, in the reveal: "ε after 40 rounds".
+    answer : float
+        The truth, from the page's own run.
+    note : str
+        A sentence added to the reveal (what the answer teaches).
+    high : float or None
+        The largest guess allowed (the smallest is 0: every question asks for a size).
+    """
+
+    step: str
+    prompt: str
+    label: str
+    name: str
+    answer: float
+    note: str = ""
+    high: float | None = None
+
+    def score(self, guess: float) -> str:
+        """The reveal's sentence: the answer and how far off ``guess`` was.
+
+        Examples
+        --------
+        >>> Question("budget", "?", "ε", "ε after 2 rounds", 2.0).score(1.5)
+        'ε after 2 rounds is **2**. Your guess 1.5 was off by 0.5 (25% of the answer).'
+        """
+        off = abs(guess - self.answer)
+        share = f" ({off / abs(self.answer):.0%} of the answer)" if self.answer else ""
+        return (f"{self.name} is **{self.answer:.3g}**. Your guess {guess:.3g} was off by "
+                f"{off:.3g}{share}." + (f" {self.note}" if self.note else ""))
+
+
 def enabled() -> bool:
     """Whether the sidebar's predict-then-reveal toggle is on."""
     return bool(st.session_state.get("predict", False))
 
 
+def _name(key: str) -> str:
+    return f"_predict_{key}"
+
+
+def _forget(key: str) -> None:
+    for suffix in GUESS_SUFFIXES:
+        st.session_state.pop(f"{key}{suffix}", None)
+
+
 def _state(key: str, scenario: Hashable) -> dict[str, Any]:
     """The user's guess state for ``key``; a new scenario resets it (and the inputs)."""
     token = hash(scenario)
-    name = f"_predict_{key}"
-    state = st.session_state.get(name)
+    state = st.session_state.get(_name(key))
     if state is None or state["token"] != token:
-        for widget in (f"{key}_guess_x", f"{key}_guess_y", f"{key}_guess"):
-            st.session_state.pop(widget, None)
+        _forget(key)
         state = {"token": token, "revealed": False, "click": None}
-        st.session_state[name] = state
+        st.session_state[_name(key)] = state
     return state
 
 
-def _reveal(name: str) -> None:
-    st.session_state[name]["revealed"] = True
+def _guessed(keys: Mapping[str, str]) -> dict[str, float] | None:
+    """The guess typed in the inputs ``name → widget key``, or ``None`` while one is empty."""
+    values = {name: st.session_state.get(widget) for name, widget in keys.items()}
+    return {name: float(v) for name, v in values.items() if v is not None} if all(
+        v is not None for v in values.values()) else None
+
+
+def _reveal(key: str, step: str, question: str, guesses: Mapping[str, str],
+            truth: Mapping[str, float | Sequence[float]]) -> None:
+    """Reveal's callback: show the answer and hand the prediction to the live class."""
+    prediction = _guessed(guesses)
+    if prediction is None:  # the inputs were cleared as the button was pressed
+        return
+    st.session_state[_name(key)]["revealed"] = True
+    share(step, question, prediction, truth)
 
 
 def _again(key: str) -> None:
-    st.session_state[f"_predict_{key}"]["revealed"] = False
-    for widget in (f"{key}_guess_x", f"{key}_guess_y", f"{key}_guess"):
-        st.session_state.pop(widget, None)
+    st.session_state[_name(key)]["revealed"] = False
+    _forget(key)
+
+
+def _reveal_button(where: Any, key: str, *, step: str, question: str,
+                   guesses: Mapping[str, str],
+                   truth: Mapping[str, float | Sequence[float]]) -> None:
+    where.button("Reveal", key=f"{key}_reveal", type="primary", on_click=_reveal,
+                 args=(key, step, question, guesses, truth),
+                 disabled=_guessed(guesses) is None, icon=":material/visibility:")
+
+
+def _again_button(key: str) -> None:
+    st.button("Guess again", key=f"{key}_again", on_click=_again, args=(key,),
+              icon=":material/replay:")
+
+
+def _ask(prompt: str) -> None:
+    st.info(f"**Predict, then reveal.** {prompt}", icon=":material/psychology_alt:")
+
+
+def _revealed_guess(state: dict[str, Any], guesses: Mapping[str, str]) -> dict[str, float]:
+    """The guess behind a revealed state; back to hidden (a rerun) if it was cleared."""
+    guess = _guessed(guesses)
+    if guess is None:
+        state["revealed"] = False
+        st.rerun()
+    assert guess is not None
+    return guess
+
+
+def number_gate(question: Question | None, *, scenario: Hashable, key: str) -> bool:
+    """Ask ``question`` in predict mode, hiding its answer until Reveal.
+
+    Parameters
+    ----------
+    question : Question or None
+        What to ask (``None``: the run has nothing to ask, e.g. an upload without a truth).
+    scenario : hashable
+        What the page ran (public inputs only: under secure randomness no seed); a change
+        forgets the guess and hides the answer again.
+    key : str
+        Page prefix of the keys.
+
+    Returns
+    -------
+    bool
+        Whether the page may show the answer and everything that gives it away: outside
+        predict mode, with no question, and after Reveal.
+    """
+    if not enabled() or question is None:
+        return True
+    state = _state(key, scenario)
+    guesses = {"guess": f"{key}_guess"}
+    _ask(question.prompt)
+    if not state["revealed"]:
+        a, b = st.columns([3, 1], vertical_alignment="bottom")
+        a.number_input(question.label, min_value=0.0, max_value=question.high, value=None,
+                       format="%.4g", key=f"{key}_guess")
+        _reveal_button(b, key, step=question.step, question=question.prompt,
+                       guesses=guesses, truth={"answer": question.answer})
+        return False
+    guess = _revealed_guess(state, guesses)["guess"]
+    st.success(question.score(guess), icon=":material/visibility:")
+    _again_button(key)
+    return True
+
+
+def scenario_token(*scenarios: Scenario) -> str:
+    """The gate's reset key for a page's scenarios (their canonical JSON)."""
+    return canonical([s.to_dict() for s in scenarios])
 
 
 def _clicked(event: Any) -> tuple[float, float] | None:
@@ -148,19 +303,19 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
     Returns
     -------
     bool
-        Whether the page should show ``fig`` itself: always outside predict mode, and after
-        Reveal.
+        Whether the page may show ``fig`` and every number that reveals the private means
+        or their errors: always outside predict mode, and after Reveal.
     """
     if not enabled():
         return True
-    state = _state(key, canonical(scenario.to_dict()))
-    name = f"_predict_{key}"
+    state = _state(key, scenario_token(scenario))
     x_key, y_key = f"{key}_guess_x", f"{key}_guess_y"
+    guesses = {"x": x_key, "y": y_key}
     if state["revealed"]:
-        return _mixture_reveal(fig, state, private_means, true_means, axes, key=key)
-    st.info("**Predict, then reveal.** The true and the private means are hidden. Where will "
-            "a private mean land? Click on the plot (or type the coordinates), then press "
-            "Reveal.", icon=":material/psychology_alt:")
+        return _mixture_reveal(fig, state, guesses, private_means, true_means, axes, key=key)
+    prompt = ("The true and the private means are hidden. Where will a private mean land? "
+              "Click on the plot (or type the coordinates), then press Reveal.")
+    _ask(prompt)
     guess = _typed(x_key, y_key)
     grid = click_grid(rows, axes)
     event = st.plotly_chart(guess_figure(rows, grid, guess=guess, axes=axes, axis_names=names),
@@ -175,23 +330,23 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
     a, b, c = st.columns([2, 2, 1], vertical_alignment="bottom")
     a.number_input(f"Guess: {names[axes[0]]}", value=None, format="%.4g", key=x_key)
     b.number_input(f"Guess: {names[axes[1]]}", value=None, format="%.4g", key=y_key)
-    c.button("Reveal", key=f"{key}_reveal", type="primary", on_click=_reveal, args=(name,),
-             disabled=_typed(x_key, y_key) is None, icon=":material/visibility:")
+    private = np.asarray(private_means, dtype=float)[:, list(axes)]
+    _reveal_button(c, key, step="gmm", question="Where will a private mean land?",
+                   guesses=guesses, truth={"x": private[:, 0].tolist(),
+                                           "y": private[:, 1].tolist()})
     return False
 
 
 def _typed(x_key: str, y_key: str) -> tuple[float, float] | None:
-    x, y = st.session_state.get(x_key), st.session_state.get(y_key)
-    return None if x is None or y is None else (float(x), float(y))
+    guess = _guessed({"x": x_key, "y": y_key})
+    return None if guess is None else (guess["x"], guess["y"])
 
 
-def _mixture_reveal(fig: go.Figure, state: dict[str, Any], private_means: ArrayLike,
-                    true_means: ArrayLike, axes: tuple[int, int], *, key: str) -> bool:
-    guess = _typed(f"{key}_guess_x", f"{key}_guess_y")
-    if guess is None:  # revealed without a guess (e.g. the inputs were cleared)
-        state["revealed"] = False
-        st.rerun()
-    assert guess is not None
+def _mixture_reveal(fig: go.Figure, state: dict[str, Any], guesses: Mapping[str, str],
+                    private_means: ArrayLike, true_means: ArrayLike, axes: tuple[int, int], *,
+                    key: str) -> bool:
+    typed = _revealed_guess(state, guesses)
+    guess = typed["x"], typed["y"]
     add_guess(fig, guess)
     score = score_mean_guess(guess, private_means, true_means, axes)
     a, b = st.columns(2)
@@ -205,51 +360,74 @@ def _mixture_reveal(fig: go.Figure, state: dict[str, Any], private_means: ArrayL
                f"from private mean {score.component + 1}; the noise moved that mean "
                f"{score.noise:.3g} from the true one ({score.relative:.2g}× that distance). "
                "The true means (black) are shown now.", icon=":material/visibility:")
-    st.button("Guess again", key=f"{key}_again", on_click=_again, args=(key,),
-              icon=":material/replay:")
+    _again_button(key)
     return True
 
 
-def rounds_gate(rounds: Sequence[int], by_rounds: Mapping[str, ArrayLike], held: str,
-                delta: float, *, key: str = "budget") -> bool:
-    """Privacy budget in predict mode: guess ε after T rounds, then reveal.
+def rounds_question(rounds: Sequence[int], by_rounds: Mapping[str, ArrayLike], held: str,
+                    delta: float) -> Question:
+    """Privacy budget: one round costs ε₁ at the held method's noise; guess ε after T rounds.
 
-    The question: one round at the held method's noise costs ε₁; what is ε after the
-    largest number of rounds the chart draws, under that method?
-
-    Returns
-    -------
-    bool
-        Whether the page should show the ε-by-rounds chart (outside predict mode, or after
-        Reveal).
+    ``rounds`` and ``by_rounds`` are the ε-by-rounds chart's (the chart draws up to twice the
+    plan's rounds).
     """
-    if not enabled():
-        return True
     curve = np.asarray(by_rounds[held], dtype=float)
-    answer, first, top = float(curve[-1]), float(curve[0]), int(rounds[-1])
-    state = _state(key, (tuple(rounds), held, tuple(np.round(curve, 12)), delta))
-    name = f"_predict_{key}"
+    first, top = float(curve[0]), int(rounds[-1])
     method = METHOD_LABELS.get(held, held)
-    st.info(f"**Predict, then reveal.** One round of this plan costs ε₁ = {first:.3g} "
-            f"(δ = {delta:.2g}, {method}). What is ε after **T = {top}** rounds at the same "
-            "noise?", icon=":material/psychology_alt:")
-    if not state["revealed"]:
-        a, b = st.columns([3, 1], vertical_alignment="bottom")
-        a.number_input(f"Your guess: ε after {top} rounds", min_value=0.0, value=None,
-                       format="%.4g", key=f"{key}_guess")
-        b.button("Reveal", key=f"{key}_reveal", type="primary", on_click=_reveal,
-                 args=(name,), disabled=st.session_state.get(f"{key}_guess") is None,
-                 icon=":material/visibility:")
-        return False
-    guess = st.session_state.get(f"{key}_guess")
-    if guess is None:
-        state["revealed"] = False
-        st.rerun()
-    off = abs(float(guess) - answer)
-    st.success(f"ε after {top} rounds is **{answer:.3g}** ({method}). Your guess "
-               f"{float(guess):.3g} was off by {off:.3g} ({off / answer:.0%} of the answer). "
-               f"Adding up the rounds (linear composition) would say {top} × {first:.3g} = "
-               f"{top * first:.3g}.", icon=":material/visibility:")
-    st.button("Guess again", key=f"{key}_again", on_click=_again, args=(key,),
-              icon=":material/replay:")
-    return True
+    return Question(
+        "budget", f"One round of this plan costs ε₁ = {first:.3g} (δ = {delta:.2g}, {method}). "
+                  f"What is ε after T = {top} rounds at the same noise?",
+        f"Your guess: ε after {top} rounds", f"ε after {top} rounds", float(curve[-1]),
+        note=f"({method}.) Adding up the rounds (linear composition) would say {top} × "
+             f"{first:.3g} = {top * first:.3g}.")
+
+
+def lens_question(view: LensView) -> Question:
+    """Privacy lens: guess how wide the noise will be (Laplace b or Gaussian σ)."""
+    scale = "b" if view.mechanism == "laplace" else "σ"
+    spread = ("the average distance of a noisy answer from the true one" if scale == "b" else
+              "the standard deviation of the noisy answers")
+    return Question(
+        "lens", f"The query's sensitivity is Δ = {view.sensitivity:.4g}. How wide will the "
+                f"noise be at this ε and δ? Guess the {view.mechanism.capitalize()} scale "
+                f"{scale}: {spread}.",
+        f"Your guess: {scale}", f"The noise scale {scale}", float(view.allocation.scale),
+        note=("With the whole ε on one release, Laplace needs b = Δ/ε: halve ε and the noise "
+              "doubles." if scale == "b" else "Gaussian σ grows like Δ·√(2 ln(1.25/δ))/ε: "
+              "a smaller δ costs noise too."))
+
+
+def covariance_question(runs: Sequence[CovarianceRun]) -> Question | None:
+    """Covariance: the Frobenius error ‖Σ̃ − Σ‖ of the first chosen estimator that releases.
+
+    The zero matrix's error ‖Σ‖_F is given as the scale (``None`` when only the zero
+    reference or non-private estimators were chosen).
+    """
+    private = [run for run in runs if run.result.ledger.releases and run.name != "zero"]
+    if not private:
+        return None
+    run = private[0]
+    zero = float(np.linalg.norm(np.asarray(run.result.diagnostics["true_covariance"])))
+    return Question(
+        "covariance", f"How far will {run.label}'s private matrix land from the true Σ? Guess "
+                      f"its error ‖Σ̃ − Σ‖ (Frobenius). For scale: answering the zero matrix "
+                      f"is off by ‖Σ‖ = {zero:.3g}.",
+        f"Your guess: {run.label}'s error", f"{run.label}'s error ‖Σ̃ − Σ‖", run.error,
+        note="Compare it with the zero matrix: a private estimate is worth releasing only "
+             "below that.")
+
+
+def sbm_question(labels: ArrayLike | None, found: ArrayLike) -> Question | None:
+    """Stochastic block model: the share of vertices put in the wrong community.
+
+    ``None`` for a graph without known communities (an upload).
+    """
+    if labels is None:
+        return None
+    return Question(
+        "sbm", "What share of the vertices will the private algorithm put in the wrong "
+               "community at this ε? 0 is perfect, 0.5 a coin flip.",
+        "Your guess: error rate (0 to 0.5)", "The error rate",
+        community_error(np.asarray(labels), np.asarray(found)), high=0.5,
+        note="Privacy noise on the edges blurs the two blocks; below the Kesten–Stigum "
+             "threshold not even the non-private answer beats a coin flip.")

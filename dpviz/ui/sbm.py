@@ -346,26 +346,35 @@ def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
                                "graph, not part of the release.")
 
 
-def result_panels(scenario: Scenario, data: LoadedData, result: Result) -> None:
-    """The adjacency heatmaps, the graph, the ledger and the choices of one run."""
+def result_panels(scenario: Scenario, data: LoadedData, result: Result, *,
+                  revealed: bool = True) -> None:
+    """The adjacency heatmaps, the graph, the ledger and the choices of one run.
+
+    ``revealed`` False (predict mode, before Reveal; the truth is known) leaves out what draws
+    the recovered communities: their ordering of the matrix and the coloured graph.
+    """
     found = np.asarray(result.estimate["labels"], dtype=np.int64)
     graph, labels = data.data, true_labels(data)
     panels = ([("ordered by the true communities", labels)] if labels is not None
-              else []) + [("ordered by the recovered ones", found)]
+              else []) + ([("ordered by the recovered ones", found)] if revealed else [])
     show_chart(figures.adjacency_figure(graph.edges, graph.n, panels), key="sbm_adjacency",
                filename="dpviz-sbm-adjacency")
     if graph.n > figures.MAX_PIXELS:
         size = figures.block_size(graph.n)
         st.caption(f"n = {graph.n:,} is too many pixels: each pixel is the share of the "
                    f"{size} × {size} pairs it covers that are joined by an edge.")
-    drawn = layout(scenario, data)
-    truth = labels if labels is not None else found
-    show_chart(figures.graph_figure(drawn.positions, drawn.edges, found[drawn.vertices],
-                                    truth[drawn.vertices], vertices=drawn.vertices),
-               key="sbm_graph", filename="dpviz-sbm-graph")
-    st.caption(layout_caption(drawn, graph.n) if labels is not None else
-               layout_caption(drawn, graph.n).split(" Colours")[0] +
-               " Colours are the recovered communities (the true ones are unknown).")
+    if revealed:
+        drawn = layout(scenario, data)
+        truth = labels if labels is not None else found
+        show_chart(figures.graph_figure(drawn.positions, drawn.edges, found[drawn.vertices],
+                                        truth[drawn.vertices], vertices=drawn.vertices),
+                   key="sbm_graph", filename="dpviz-sbm-graph")
+        st.caption(layout_caption(drawn, graph.n) if labels is not None else
+                   layout_caption(drawn, graph.n).split(" Colours")[0] +
+                   " Colours are the recovered communities (the true ones are unknown).")
+    else:
+        st.caption("The recovered communities (their ordering of the matrix, the coloured "
+                   "graph) and the error: hidden until you reveal your guess.")
     if result.ledger.releases:
         show_chart(ledger_bar(result.ledger), key="sbm_ledger", filename="dpviz-sbm-ledger")
         risk_panel(result.ledger, scenario, key="sbm")
