@@ -12,10 +12,13 @@ import re
 
 import pytest
 from rendered_pages import words
+from streamlit.testing.v1 import AppTest
 
+from dpviz.ui import predict
+from dpviz.ui.classroom import MAX_QUESTION
 from dpviz.ui.covariance import short_label
 
-from .app_helpers import charts, open_page
+from .app_helpers import ROOT, TIMEOUT, charts
 
 COV_ERROR = "error ‖Σ̃ − Σ‖ (Frobenius)"
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?%?")
@@ -32,13 +35,27 @@ def renderings(value: float) -> set[str]:
     return {f"{value:.3g}", f"{value:.4g}", f"{value:.3f}"}
 
 
+@pytest.fixture
+def shared(monkeypatch) -> list[tuple]:
+    """What Reveal hands to the live class (:func:`dpviz.ui.live.share`), in order."""
+    calls: list[tuple] = []
+    monkeypatch.setattr(predict, "share", lambda *args: calls.append(args))
+    return calls
+
+
 def table(at, column: str):
     """The page's table with ``column``, or ``None``."""
     return next((d.value for d in at.dataframe if column in d.value.columns), None)
 
 
-def predict_on(page: str):
-    at = open_page(page)
+def predict_on(page: str, **state: object) -> AppTest:
+    """Home, then ``page`` opened with predict on (and widget ``state``) in its first run."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.switch_page(f"pages/{page}.py").run()
+    for key, value in state.items():
+        assert at.session_state[key] == value
     at.toggle(key="predict").set_value(True).run()
     assert not at.exception, at.exception
     return at
@@ -52,15 +69,23 @@ def click(at, key: str):
     return at
 
 
-def reveal_number(at, key: str, guess: float) -> float:
-    """Type ``guess``, press Reveal, and return the answer the reveal states."""
+def reveal_number(at, key: str, guess: float, shared: list[tuple], step: str) -> float:
+    """Type ``guess``, press Reveal, and return the answer the reveal states.
+
+    Reveal shares the guess and the answer with the live class once, under ``step``.
+    """
     assert next(b for b in at.button if b.key == f"{key}_reveal").disabled  # nothing guessed
     assert not [s for s in at.success if "Your guess" in s.value]
     at.number_input(key=f"{key}_guess").set_value(guess).run()
     click(at, f"{key}_reveal")
     message = next(s.value for s in at.success if "Your guess" in s.value)
     assert "off by" in message
-    return float(message.split("**")[1])
+    answer = float(message.split("**")[1])
+    assert [(c[0], c[2]) for c in shared] == [(step, {"guess": guess})]
+    assert shared[0][3]["answer"] == pytest.approx(answer, rel=1e-2)
+    assert "Predict, then reveal" not in shared[0][1]  # the plain question, no Markdown
+    assert len(shared[0][1]) <= MAX_QUESTION
+    return answer
 
 
 def assert_hidden_then_shown(hidden: set[str], shown: set[str], answers: list[float]) -> None:
@@ -70,35 +95,37 @@ def assert_hidden_then_shown(hidden: set[str], shown: set[str], answers: list[fl
         assert written & shown, f"{answer} not shown after Reveal"
 
 
-def test_lens_hides_the_noise_scale():
-    at = predict_on("lens")
+def test_lens_hides_the_noise_scale(shared):
     # Gaussian: at the default ε = 1, Laplace's b = Δ/ε is the sensitivity the page states
-    at.radio(key="lens_mechanism").set_value("Gaussian").run()
+    at = predict_on("lens", lens_mechanism="Gaussian", lens_trials=20_000)
     hidden, drawn = tokens(at), set(charts(at))
     assert not {"lens_densities", "lens_loss", "lens_ledger"} & drawn
     assert next(m.value for m in at.metric if m.label == "Noise") == "?"
-    answer = reveal_number(at, "lens", 0.5)
+    answer = reveal_number(at, "lens", 0.5, shared, "lens")
     assert {"lens_densities", "lens_loss", "lens_ledger"} <= set(charts(at))
     noise = float(next(m.value for m in at.metric if m.label == "Noise"))
     assert noise == pytest.approx(answer, rel=1e-3)
     assert_hidden_then_shown(hidden, tokens(at), [answer])
+    at.radio(key="lens_mechanism").set_value("Laplace").run()  # a new scenario: hidden again
+    assert next(m.value for m in at.metric if m.label == "Noise") == "?"
+    assert at.number_input(key="lens_guess").value is None
 
 
-def test_budget_hides_epsilon_after_t_rounds():
+def test_budget_hides_epsilon_after_t_rounds(shared):
     at = predict_on("budget")
     hidden = tokens(at)
     assert "budget_rounds_chart" not in charts(at)
-    answer = reveal_number(at, "budget", 1.0)
+    answer = reveal_number(at, "budget", 1.0, shared, "budget")
     assert "budget_rounds_chart" in charts(at)
     assert_hidden_then_shown(hidden, tokens(at), [answer])
 
 
-def test_covariance_hides_the_error():
+def test_covariance_hides_the_error(shared):
     at = predict_on("covariance")
     hidden, drawn = tokens(at), set(charts(at))
     assert not {"cov_heatmaps", "cov_spectra", "cov_ellipses", "cov_errors"} & drawn
     assert table(at, COV_ERROR) is None
-    answer = reveal_number(at, "cov", 0.1)
+    answer = reveal_number(at, "cov", 0.1, shared, "covariance")
     shown = table(at, COV_ERROR)
     # the zero matrix's error ‖Σ‖ is the scale the question states, not an answer
     private = shown[shown["estimator"] != short_label("zero")]
@@ -107,13 +134,13 @@ def test_covariance_hides_the_error():
     assert_hidden_then_shown(hidden, tokens(at), errors)
 
 
-def test_sbm_hides_the_error_rate():
-    at = predict_on("sbm")
+def test_sbm_hides_the_error_rate(shared):
+    at = predict_on("sbm", sbm_n=200)  # a small graph: the layout and the run are quick
     hidden, drawn = tokens(at), set(charts(at))
     assert "sbm_graph" not in drawn
     labels = {m.label for m in at.metric}
     assert not {"Error rate", "Overlap"} & labels
-    answer = reveal_number(at, "sbm", 0.25)
+    answer = reveal_number(at, "sbm", 0.25, shared, "sbm")
     shown = {m.label: m.value for m in at.metric}
     assert float(shown["Error rate"]) == pytest.approx(answer, abs=1e-3)
     assert "sbm_graph" in charts(at)
@@ -121,7 +148,7 @@ def test_sbm_hides_the_error_rate():
     assert_hidden_then_shown(hidden, tokens(at), [answer, 1 - 2 * answer])
 
 
-def test_gmm_hides_the_private_means_and_their_errors():
+def test_gmm_hides_the_private_means_and_their_errors(shared):
     at = predict_on("gmm")
     hidden, drawn = tokens(at), set(charts(at))
     assert "gmm_figure" not in drawn
@@ -130,6 +157,8 @@ def test_gmm_hides_the_private_means_and_their_errors():
     at.number_input(key="gmm_guess_x").set_value(0.0).run()
     at.number_input(key="gmm_guess_y").set_value(0.0).run()
     click(at, "gmm_reveal")
+    assert [(c[0], c[2]) for c in shared] == [("gmm", {"x": 0.0, "y": 0.0})]
+    assert len(shared[0][3]["x"]) == len(shared[0][3]["y"]) >= 2  # every private mean
     message = next(s.value for s in at.success if "private mean" in s.value)
     moved = float(re.search(r"the noise moved that mean (\S+) from", message).group(1))
     private = table(at, "mean error").iloc[0]  # the run's row (the second is non-private EM)
