@@ -166,9 +166,10 @@ def page(title: str) -> PageContext:
         presenter = st.toggle("Presenter mode", value=False, key="presenter",
                               bind="query-params", help=PRESENTER_HELP)
         st.toggle("Predict, then reveal", value=False, key="predict", bind="query-params",
-                  help="Classroom mode: results stay hidden until you guess them (where a "
-                       "private mean lands, ε after T rounds); Reveal shows how far off you "
-                       "were. Ground truth is hidden until then.")
+                  help="Classroom mode: a result stays hidden until you guess it (the "
+                       "noise's width on the lens, where a private mean lands, ε after T "
+                       "rounds, a covariance's error, the share of vertices misclassified); "
+                       "Reveal shows how far off you were. Ground truth is hidden until then.")
     css = _css("app.css") + (_css("presenter.css") if presenter else "")
     st.html(f"<style>{css}</style>")
     st.title(title)
