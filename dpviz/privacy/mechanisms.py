@@ -219,11 +219,14 @@ def _mirrored(mechanism: str, matrix: NDArray[np.float64], scale: float,
     """Noise added to the entries ``i ≤ j`` (row by row, ``d(d + 1)/2`` draws), then mirrored.
 
     The upper triangle is released as one vector (:func:`add_noise`), so a secure run's
-    entries go through OpenDP with the matrix values, not as noise added afterwards.
+    entries go through OpenDP with the matrix values, not as noise added afterwards. A
+    boolean mask picks it in the order of ``numpy.triu_indices`` (row-major), cheaper than
+    the index pairs; every entry of the output is written from the release.
     """
-    upper = np.triu_indices(matrix.shape[0])
-    out = np.array(matrix, dtype=float)
-    released = add_noise(mechanism, out[upper], scale, rng)
+    d = matrix.shape[0]
+    upper = ~np.tri(d, k=-1, dtype=bool)
+    released = add_noise(mechanism, matrix[upper], scale, rng)
+    out = np.empty((d, d))
     out[upper] = released
     out.T[upper] = released
     return out
