@@ -144,9 +144,12 @@ class Question:
         --------
         >>> Question("budget", "?", "ε", "ε after 2 rounds", 2.0).score(1.5)
         'ε after 2 rounds is **2**. Your guess 1.5 was off by 0.5 (25% of the answer).'
+        >>> Question("budget", "?", "ε", "ε after 2 rounds", math.inf).score(1.5)
+        'ε after 2 rounds is **inf**. Your guess 1.5 was off by inf.'
         """
         off = abs(guess - self.answer)
-        share = f" ({off / abs(self.answer):.0%} of the answer)" if self.answer else ""
+        share = (f" ({off / abs(self.answer):.0%} of the answer)"
+                 if self.answer and math.isfinite(self.answer) else "")
         return (f"{self.name} is **{self.answer:.3g}**. Your guess {guess:.3g} was off by "
                 f"{off:.3g}{share}." + (f" {self.note}" if self.note else ""))
 
@@ -179,8 +182,8 @@ def _state(key: str, scenario: Hashable) -> dict[str, Any]:
 def _guessed(keys: Mapping[str, str]) -> dict[str, float] | None:
     """The guess typed in the inputs ``name → widget key``, or ``None`` while one is empty."""
     values = {name: st.session_state.get(widget) for name, widget in keys.items()}
-    return {name: float(v) for name, v in values.items() if v is not None} if all(
-        v is not None for v in values.values()) else None
+    known = {name: float(v) for name, v in values.items() if v is not None}
+    return known if len(known) == len(values) else None
 
 
 def _reveal(key: str, step: str, question: str, guesses: Mapping[str, str],
