@@ -17,6 +17,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 from numpy.typing import NDArray
 
@@ -57,8 +58,9 @@ SOURCES = {SYNTHETIC: "Synthetic SBM", KARATE: "Zachary's karate club",
 GRAPH_PARAMS = frozenset({"n", "degree", "signal"})
 #: Above this many vertices the graph drawn is a seeded sample of them (its induced edges).
 DRAWN_VERTICES = 400
-#: At most this many edges are drawn (a seeded sample); the layout uses all of them.
-DRAWN_EDGES = 5000
+#: At most this many edges are drawn (a seeded sample; the caption says how many); the layout
+#: uses all of them. More lines in a 560-pixel drawing show no more and cost every redraw.
+DRAWN_EDGES = 2000
 DEFAULT_ESTIMATOR = "weak_recovery"
 DEFAULT_DELTA = 1e-6
 
@@ -516,45 +518,64 @@ def curves_section(scenario: Scenario) -> None:
         remembered = st.session_state.get("sbm_curves")
         if remembered is None or remembered[0] != key:
             return
-        shown = remembered[1]
+        shown, drawn = remembered[1], curve_figures(remembered[1])
     else:
         try:
-            shown = saved_curves()
+            shown, drawn = saved_curves(), saved_curve_figures()
         except ValueError as err:
             st.info(f"The curves for this graph come from saved runs, and "
                     f"{escape_markdown(err)}.",
                     icon=":material/info:")
             return
-    curves_charts(shown)
+    curves_charts(shown, drawn)
 
 
-def curves_charts(shown: Curves) -> None:
-    """Draw the three charts of :class:`Curves` with their captions."""
+CurveFigures = tuple[go.Figure, go.Figure, go.Figure]
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def saved_curve_figures() -> CurveFigures:
+    """:func:`curve_figures` of :func:`saved_curves`, built once per server.
+
+    They do not move with ε: built on every rerun they cost 0.1–0.7 s of Plotly validation.
+    Shared between sessions, so never changed in place (:func:`dpviz.ui.widgets.show_chart`
+    copies a figure before presenter mode resizes it).
+    """
+    return curve_figures(saved_curves())
+
+
+def curve_figures(shown: Curves) -> CurveFigures:
+    """Overlap against ε, error against n and the phase diagram of :class:`Curves`."""
     drawn = shown.by_epsilon[shown.by_epsilon["estimator"].isin(PRIVATE + REFERENCES)]
     frame = drawn.assign(estimator=drawn["estimator"].map(_label))
     frame.loc[frame["estimator"].isin([_label(r) for r in REFERENCES]), "epsilon"] = math.inf
     ratio = kesten_stigum(float(drawn["degree"].iloc[0]), float(drawn["signal"].iloc[0]))
     side = "above" if ratio > 1 else "below"
-    show_chart(figures.epsilon_curves(summarise(frame, "epsilon", "overlap"),
-                                      references=[_label(r) for r in REFERENCES],
-                                      baselines=[_label(BASELINE)],
-                                      title=f"Overlap against the privacy ε — ε_s²d = "
-                                            f"{ratio:.3g}, {side} the Kesten–Stigum "
-                                            "threshold 1"),
-               key="sbm_by_epsilon", filename="dpviz-sbm-overlap-by-epsilon")
+    by_epsilon = figures.epsilon_curves(summarise(frame, "epsilon", "overlap"),
+                                        references=[_label(r) for r in REFERENCES],
+                                        baselines=[_label(BASELINE)],
+                                        title=f"Overlap against the privacy ε — ε_s²d = "
+                                              f"{ratio:.3g}, {side} the Kesten–Stigum "
+                                              "threshold 1")
+    by_n = shown.by_n.assign(estimator=shown.by_n["estimator"].map(_label))
+    at = float(shown.by_n["epsilon"].iloc[0])
+    n_figure = figures.n_curves(summarise(by_n, "n", "error"), baselines=[_label(BASELINE)],
+                                title=f"Error rate against the number of vertices n, at ε = "
+                                      f"{at:g}")
+    panels = [(_label(name), shown.phase[shown.phase["estimator"] == name]) for name in PHASE]
+    return by_epsilon, n_figure, figures.phase_figure(panels, degree=shown.degree)
+
+
+def curves_charts(shown: Curves, drawn: CurveFigures) -> None:
+    """Draw the three charts of :class:`Curves` (``drawn``: its figures) with their captions."""
+    by_epsilon, by_n, phase = drawn
+    show_chart(by_epsilon, key="sbm_by_epsilon", filename="dpviz-sbm-overlap-by-epsilon")
     st.caption(f"Median over seeds, quartile bands; {shown.source}. Dotted: the non-private "
                "answers; dashed: the randomized-response baseline. The exponential mechanism "
                "is left out: beyond n = 20 it runs as a Metropolis chain with no privacy "
                "guarantee.")
-    by_n = shown.by_n.assign(estimator=shown.by_n["estimator"].map(_label))
-    at = float(shown.by_n["epsilon"].iloc[0])
-    show_chart(figures.n_curves(summarise(by_n, "n", "error"), baselines=[_label(BASELINE)],
-                                title=f"Error rate against the number of vertices n, at ε = "
-                                      f"{at:g}"),
-               key="sbm_by_n", filename="dpviz-sbm-error-by-n")
+    show_chart(by_n, key="sbm_by_n", filename="dpviz-sbm-error-by-n")
     st.caption(RR_CAPTION)
-    panels = [(_label(name), shown.phase[shown.phase["estimator"] == name]) for name in PHASE]
-    show_chart(figures.phase_figure(panels, degree=shown.degree), key="sbm_phase",
-               filename="dpviz-sbm-phase")
+    show_chart(phase, key="sbm_phase", filename="dpviz-sbm-phase")
     st.caption(f"Success: error rate ≤ 0.1; {shown.phase_source}. Left of the dashed "
                "Kesten–Stigum line no algorithm succeeds, with or without privacy.")

@@ -292,6 +292,7 @@ def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = Non
         A text description of the chart.
     """
     if st.session_state.get("presenter"):
+        fig = go.Figure(fig)  # a copy: a figure may be cached and shared between sessions
         height = fig.layout.height or DEFAULT_HEIGHT
         fig.update_layout(height=int(height * 1.2), **PRESENTER_FONTS)
     config = {"displaylogo": False,

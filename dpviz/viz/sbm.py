@@ -25,8 +25,10 @@ from dpviz.viz.style import COLORS, TEMPLATE, series_color, wrapped
 COMMUNITY_COLORS = ("#1f6feb", "#0ca678")
 MISTAKE_COLOR = "#c92a2a"
 EDGE_COLOR = "rgba(134, 142, 150, 0.25)"
-#: At most this many pixels a side in an adjacency heatmap; beyond, blocks are averaged.
-MAX_PIXELS = 400
+#: At most this many pixels a side in an adjacency heatmap; beyond, blocks are averaged. About
+#: what a heatmap shows on the page (two side by side in the figures column, ~300 px each):
+#: more cells cost the browser a redraw on every ε move and add nothing visible.
+MAX_PIXELS = 250
 #: Sequential: no edge white, dense blocks dark.
 ADJACENCY_COLORSCALE = "Greys"
 PHASE_COLORSCALE = "Viridis"
@@ -66,7 +68,7 @@ def block_size(n: int, pixels: int = MAX_PIXELS) -> int:
     Examples
     --------
     >>> block_size(34), block_size(1000), block_size(1200)
-    (1, 3, 3)
+    (1, 4, 5)
     """
     return max(1, math.ceil(n / pixels))
 
@@ -201,9 +203,9 @@ def graph_figure(positions: ArrayLike, edges: ArrayLike, labels: ArrayLike,
     Returns
     -------
     plotly.graph_objects.Figure
-        ``Scatter`` traces in order: ``"edges"`` (lines, ``None`` between edges), one marker
-        trace per recovered community (``"community +1"``, ``"community −1"``), and
-        ``"mistakes (k of m)"``: a ring around exactly the vertices whose aligned label
+        Traces in order: ``"edges"`` (a WebGL ``Scattergl`` of lines, ``None`` between
+        edges), then ``Scatter`` traces: one per recovered community (``"community +1"``,
+        ``"community −1"``), and ``"mistakes (k of m)"``: a ring around exactly the vertices whose aligned label
         differs from the true one.
     """
     xy = np.asarray(positions, dtype=float).reshape(-1, 2)
@@ -216,7 +218,8 @@ def graph_figure(positions: ArrayLike, edges: ArrayLike, labels: ArrayLike,
     ys = np.full(3 * len(pairs), np.nan)
     xs[0::3], xs[1::3] = xy[pairs[:, 0], 0], xy[pairs[:, 1], 0]
     ys[0::3], ys[1::3] = xy[pairs[:, 0], 1], xy[pairs[:, 1], 1]
-    fig = go.Figure(go.Scatter(x=xs, y=ys, mode="lines", name="edges",
+    # WebGL: thousands of edges as one SVG path cost the browser seconds on every redraw
+    fig = go.Figure(go.Scattergl(x=xs, y=ys, mode="lines", name="edges",
                                line={"color": EDGE_COLOR, "width": 0.7}, hoverinfo="skip",
                                connectgaps=False))
     for community, color in zip((1, -1), COMMUNITY_COLORS, strict=True):

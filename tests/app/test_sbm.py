@@ -58,7 +58,7 @@ def test_page_draws_everything(sbm):
     heat = charts(sbm)["sbm_adjacency"]["data"]
     assert [t["name"] for t in heat] == ["ordered by the true communities",
                                          "ordered by the recovered ones"]
-    assert values(heat[0]["z"]).shape == (300, 300)
+    assert values(heat[0]["z"]).shape == (150, 150)  # 2 × 2 pairs a pixel (MAX_PIXELS)
     graph = charts(sbm)["sbm_graph"]["data"]
     assert [t["name"] for t in graph][:3] == ["edges", "community +1", "community -1"]
     assert graph[3]["name"].startswith("mistakes (") and graph[3]["name"].endswith("of 300)")

@@ -88,7 +88,7 @@ def test_mistake_rings_mark_exactly_the_wrong_vertices_up_to_sign(small_graph, s
                                vertices=np.arange(100, 100 + n))
     assert [t.name for t in fig.data] == ["edges", "community +1", "community -1",
                                           "mistakes (3 of 12)"]
-    assert all(t.type == "scatter" for t in fig.data)
+    assert [t.type for t in fig.data] == ["scattergl"] + ["scatter"] * 3  # edges in WebGL
     ring = fig.data[3]
     np.testing.assert_array_equal(ring.x, positions[[2, 9, 10], 0])
     np.testing.assert_array_equal(ring.y, positions[[2, 9, 10], 1])
