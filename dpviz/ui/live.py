@@ -34,8 +34,9 @@ MEMBER = "_live_member"
 LECTURE = "_live_lecture"
 #: session_state key of the last prediction shared, so a rerun does not write it again.
 _LAST_SHARED = "_live_last_shared"
-#: The page, as a link target.
-PAGE = "pages/live.py"
+#: session_state key of the sidebar's "Predict, then reveal" toggle (on once a student joins).
+PREDICT = "predict"
+_JOIN_ERROR = "_live_join_error"
 
 
 def store() -> ClassStore:
@@ -135,19 +136,29 @@ def qr_png(text: str) -> bytes:
     return out.getvalue()
 
 
+def _join() -> None:
+    """The join form's callback (it runs before the page, so it may turn predict mode on)."""
+    try:
+        student = store().join(st.session_state.get("live_join_code", ""),
+                               st.session_state.get("live_join_name", ""))
+    except ValueError as err:
+        st.session_state[_JOIN_ERROR] = str(err)
+        return
+    remember(student)
+    st.session_state[PREDICT] = True  # a student in a class predicts before every reveal
+
+
 def _join_form() -> None:
     """Code and name; joining keeps the membership in this session."""
     invited = normalise_code(str(st.query_params.get("join", "")))[:12]
     with st.form("live_join"):
-        code = st.text_input("Class code", value=invited, max_chars=12, help=JOIN_HELP)
-        name = st.text_input("Your name", max_chars=MAX_NAME)
-        if st.form_submit_button("Join the class", type="primary"):
-            try:
-                remember(store().join(code, name))
-            except ValueError as err:
-                st.error(escape_markdown(str(err)))
-                return
-            st.rerun()
+        st.text_input("Class code", value=invited, max_chars=12, help=JOIN_HELP,
+                      key="live_join_code")
+        st.text_input("Your name", max_chars=MAX_NAME, key="live_join_name")
+        st.form_submit_button("Join the class", type="primary", on_click=_join)
+    failed = st.session_state.pop(_JOIN_ERROR, None)
+    if failed:
+        st.error(escape_markdown(failed))
 
 
 def _open_form() -> None:
@@ -188,8 +199,7 @@ def _student_panel(student: Student) -> None:
     for step, (script, label) in STEP_PAGES.items():
         sent = "your prediction is in" if step in own else "not predicted yet"
         shown = " · revealed by your lecturer" if step in revealed else ""
-        st.page_link(script, label=f"{label} — {sent}{shown}", query_params={"predict": "true"},
-                     icon=":material/psychology_alt:")
+        st.page_link(script, label=f"{label} — {sent}{shown}", icon=":material/psychology_alt:")
     if st.button("Leave the class", type="tertiary"):
         leave()
         st.rerun()
@@ -300,7 +310,7 @@ def _lecturer_panel(code: str, token: str) -> None:
         st.markdown(f"Students open **{escape_markdown(link)}** or scan the code, then type "
                     "their name.")
         st.code(link, language=None)
-        with st.expander("Lecturer key (do not project)"):
+        with st.expander("Lecturer key (do not project)"), st.container(key="live_key"):
             st.caption(KEY_HELP)
             st.code(token, language=None)
         if st.button("Stop teaching this class here", type="tertiary"):

@@ -61,15 +61,16 @@ def test_a_student_joins_from_the_link_and_never_sees_the_others(db):
     opened = db.open_class()
     other = db.join(opened.code, "Other student")
     db.submit(other, "lens", "q", {"epsilon": 0.5}, {"epsilon": 1.0})
-    at = open_page("live")
+    at = open_page()
     at.query_params["join"] = opened.code.lower()
-    at.run()
+    at.switch_page("pages/live.py").run()
     assert at.text_input[0].value == opened.code  # the link's code, typed for the student
     at.text_input[1].input(EVIL)
     next(b for b in at.get("form_submit_button") if b.label == "Join the class").click().run()
     assert not at.exception, at.exception
     me = at.session_state[live.MEMBER]
     assert me["code"] == opened.code and me["name"] == EVIL
+    assert at.session_state["predict"]  # joined students predict on every page
     page = " ".join(m.value for m in at.markdown) + " ".join(s.value for s in at.success)
     assert "Other student" not in page and "0.5" not in page
     assert "\\<img" in page  # the name is shown as typed, never as markup

@@ -6,12 +6,14 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -39,15 +41,23 @@ def server() -> Iterator[str]:
     """``streamlit run app.py`` on a free port, stopped after the session."""
     if not CHROMIUM.exists():
         pytest.skip(MISSING_CHROMIUM)
-    port = _free_port()
+    with streamlit_server() as url:
+        yield url
+
+
+@contextmanager
+def streamlit_server(env: Mapping[str, str] | None = None, port: int | None = None,
+                     log_name: str = "streamlit.log") -> Iterator[str]:
+    """Run ``streamlit run app.py`` (with ``env`` added to the environment) until the exit."""
+    port = port or _free_port()
     SCREENSHOTS.mkdir(exist_ok=True)
-    log_path = SCREENSHOTS / "streamlit.log"
+    log_path = SCREENSHOTS / log_name
     with open(log_path, "w") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1",
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 60
