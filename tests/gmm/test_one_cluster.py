@@ -32,6 +32,18 @@ def test_owner_counts_match_brute_force(grouped):
                                       brute_counts(pts, owners, radii, cap))
 
 
+def test_counting_stops_once_enough_points_are_full_and_the_scores_stay_exact():
+    rng = np.random.default_rng(3)
+    pts = np.vstack([rng.normal(size=(150, 2)) * 0.1, rng.normal(size=(50, 2)) + 3])
+    radii = oc.radius_grid(0.01, 8.0)
+    for target in (5, 40, 120):
+        full = oc.owner_counts(pts, None, radii, target)
+        early = oc.owner_counts(pts, None, radii, target, enough=target)
+        assert (early <= full).all() and (early < full).any()  # it did stop early
+        np.testing.assert_array_equal(oc.good_radius_scores(early, target),
+                                      oc.good_radius_scores(full, target))
+
+
 def test_radius_grid_steps_by_root_two_and_reaches_the_top():
     grid = oc.radius_grid(0.01, 3.0)
     np.testing.assert_allclose(grid[1:] / grid[:-1], math.sqrt(2))

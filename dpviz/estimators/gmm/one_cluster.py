@@ -122,11 +122,16 @@ def good_radius_slack(queries: int, beta: float, epsilon: float, sensitivity: fl
 
 
 def owner_counts(points: NDArray[np.float64], owners: NDArray[np.intp] | None,
-                 radii: NDArray[np.float64], cap: int) -> NDArray[np.int64]:
+                 radii: NDArray[np.float64], cap: int,
+                 enough: int | None = None) -> NDArray[np.int64]:
     """``min(cap, |owners with a point in B(xᵢ, r)|)`` for every point and radius (n × m).
 
     Without owners every point is its own owner (itself included in its ball), counted with a
     k-d tree; with owners from the distance of each point to the nearest point of every owner.
+    ``enough``: without owners, stop counting at the first radius where that many points
+    reach the cap; the larger radii's columns then keep those at the cap and the others'
+    last count (a lower bound), which leaves :func:`good_radius_scores` with a target of at
+    most ``enough`` exact (its top counts are all at the cap) and skips the costliest radii.
 
     Examples
     --------
@@ -152,6 +157,9 @@ def owner_counts(points: NDArray[np.float64], owners: NDArray[np.intp] | None,
             out[active, j] = found
             full = found >= cap
             out[active[full], j + 1:] = cap
+            if enough is not None and np.count_nonzero(out[:, j] >= cap) >= enough:
+                out[active[~full], j + 1:] = found[~full, None]
+                break
             active = active[~full]
         return np.minimum(out, cap)
     order = np.argsort(owners, kind="stable")
@@ -363,7 +371,8 @@ def one_cluster(points: NDArray[np.float64], *, owners: NDArray[np.intp] | None,
     sensitivity = score_sensitivity(group_size)
     eps_radius = float(allocations.good_radius.epsilon or 0.0)
     threshold = target - good_radius_slack(len(radii), beta, eps_radius, sensitivity)
-    scores = good_radius_scores(owner_counts(points, owners, radii, target), target)
+    scores = good_radius_scores(owner_counts(points, owners, radii, target, enough=target),
+                                target)
     # the grid's random shift, in units of its side (known once GoodRadius has spoken)
     shift = np.asarray(rng.uniform(0.0, 1.0, size=p), dtype=np.float64)
     index = above_threshold(scores, threshold=threshold, sensitivity=sensitivity,
