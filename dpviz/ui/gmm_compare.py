@@ -3,14 +3,18 @@
 Each estimator with a story on its registry entry (:class:`dpviz.core.entry.Story`) draws it from
 its result's diagnostics (the figures come from :mod:`dpviz.viz`); the compare view runs
 every estimator on the page's data and budget as a sweep with no grid
-(:func:`dpviz.lab.experiments.compare_spec`), so it is cached on disk and parallel like any sweep.
+(:func:`dpviz.lab.experiments.compare_spec`), so it is cached on disk like any sweep. Its runs
+and its preconditions run on the server's own bounded pool (:func:`pool`: two threads for the
+whole server, its runs queue), which shares the server's imports and solved privacy plans: a
+fresh worker process would import dpviz and solve them again before its first run.
 """
 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -22,9 +26,11 @@ from dpviz.estimators.result import Result
 from dpviz.lab import experiments
 from dpviz.lab.feasibility import Blocked, blocked, sizes_of
 from dpviz.lab.scenario import Scenario
+from dpviz.lab.work import estimate
 from dpviz.ui import runs
 from dpviz.ui.gmm import MixtureData
 from dpviz.ui.ppe import sample_size_calculator
+from dpviz.ui.progress import timed_bar
 from dpviz.ui.widgets import escape_markdown, show_chart
 from dpviz.viz.compare import RUN_TITLES, compare_figure
 
@@ -34,6 +40,7 @@ CALCULATORS: dict[str, tuple[str, Callable[..., None]]] = {
 }
 #: Repeats the compare view runs by default (noise only: the data are the page's).
 COMPARE_REPEATS = 5
+#: Threads of the server's compare pool (:func:`pool`), one per core of the 2-core server.
 COMPARE_JOBS = 2
 
 
@@ -117,16 +124,26 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
             panel(len(data.data), d=data.data.shape[1], k=data.k)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _compare(spec_json: str) -> pd.DataFrame:
-    spec = experiments.SweepSpec.from_dict(json.loads(spec_json))
-    return experiments.run_sweep(spec, jobs=COMPARE_JOBS)
+@st.cache_resource(show_spinner=False)
+def pool() -> ThreadPoolExecutor:
+    """The server's one compare pool: :data:`COMPARE_JOBS` threads shared by every user.
+
+    Bounded: however many users compare at once, at most that many runs go at a time (the
+    rest queue). Threads, not processes: the estimators' heavy parts (numpy, scipy's k-d
+    tree) release the GIL, and a thread starts warm.
+    """
+    return ThreadPoolExecutor(max_workers=COMPARE_JOBS, thread_name_prefix="dpviz-compare")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _blocked(name: str, sizes: str) -> Blocked | None:
-    """:func:`dpviz.lab.feasibility.blocked` for one gmm entry at public sizes (JSON)."""
-    return blocked(TASKS["gmm"][name], **json.loads(sizes), reach=1.0)
+def _blocked(asked: str) -> dict[str, Blocked | None]:
+    """:func:`dpviz.lab.feasibility.blocked` for gmm entries at public sizes, side by side.
+
+    ``asked``: JSON of ``{name: sizes}`` (:func:`dpviz.lab.feasibility.sizes_of`).
+    """
+    futures = {name: pool().submit(blocked, TASKS["gmm"][name], **sizes, reach=1.0)
+               for name, sizes in json.loads(asked).items()}
+    return {name: future.result() for name, future in futures.items()}
 
 
 def cannot_succeed(scenario: Scenario, chosen: Sequence[str]) -> dict[str, Blocked]:
@@ -140,15 +157,63 @@ def cannot_succeed(scenario: Scenario, chosen: Sequence[str]) -> dict[str, Block
     """
     data = runs.loaded(scenario)
     n, d = data.data.shape
-    out = {}
-    for name in chosen:
-        entry = TASKS["gmm"][name]
-        if entry.notion != "none":
-            found = _blocked(name, runs.canonical(sizes_of(
-                entry, n=n, d=d, k=data.public.get("k") or 1, params=scenario.params)))
-            if found is not None:
-                out[name] = found
-    return out
+    asked = {name: sizes_of(TASKS["gmm"][name], n=n, d=d, k=data.public.get("k") or 1,
+                            params=scenario.params)
+             for name in chosen if TASKS["gmm"][name].notion != "none"}
+    return {name: why for name, why in _blocked(runs.canonical(asked)).items()
+            if why is not None}
+
+
+def seconds_left(finished: Mapping[str, Sequence[float]], remaining: Mapping[str, int],
+                 predicted: Mapping[str, float], workers: int) -> float | None:
+    """The compare's time left from the runs finished so far (``None`` before the first).
+
+    Each estimator's runs left cost the mean of its finished runs' seconds; an estimator
+    with none finished yet costs its work-model prediction (``predicted``, one run) scaled
+    by how the finished runs compared with theirs. The total is shared by ``workers``.
+
+    Examples
+    --------
+    >>> seconds_left({"a": [0.2, 0.4]}, {"a": 3, "b": 2}, {"a": 0.1, "b": 1.0}, 2)
+    3.45
+    >>> seconds_left({}, {"a": 1}, {"a": 1.0}, 2) is None
+    True
+    """
+    done = {name: times for name, times in finished.items() if times}
+    if not done:
+        return None
+    spent = sum(sum(times) for times in done.values())
+    expected = sum(predicted[name] * len(times) for name, times in done.items())
+    scale = spent / expected if expected > 0 else 1.0
+    work = sum(count * (sum(done[name]) / len(done[name]) if name in done
+                        else predicted[name] * scale)
+               for name, count in remaining.items())
+    return round(work / max(workers, 1), 10)
+
+
+def run_compare(spec: experiments.SweepSpec, *, n: int, d: int, k: int,
+                report: Callable[[int, float | None], None] | None = None) -> pd.DataFrame:
+    """The compare sweep on the server's :func:`pool`; ``report(done, seconds_left)`` as it goes.
+
+    The time left is :func:`seconds_left` from the runs finished so far and the work model's
+    per-run predictions (:func:`dpviz.lab.work.estimate`) at the data's ``n``, ``d``, ``k``.
+    Runs already on disk (the same spec before) are read, not run.
+    """
+    predicted = {name: estimate("gmm", name, n=n, d=d, k=k, generate=False).seconds
+                 for name in spec.estimators}
+    remaining = dict.fromkeys(spec.estimators, spec.repeats)
+    finished: dict[str, list[float]] = {name: [] for name in spec.estimators}
+
+    def row_done(row: Mapping[str, Any]) -> None:
+        name = str(row["estimator"])
+        finished[name].append(float(row["seconds"]))
+        remaining[name] -= 1
+
+    def progress(done: int, total: int, elapsed: float) -> None:
+        if report is not None:
+            report(done, seconds_left(finished, remaining, predicted, COMPARE_JOBS))
+
+    return experiments.run_sweep(spec, executor=pool(), progress=progress, finished=row_done)
 
 
 def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
@@ -190,15 +255,19 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
     spec = experiments.compare_spec(scenario, chosen, repeats=repeats)
     text = json.dumps(spec.to_dict(), sort_keys=True)
     if st.button("Compare", key=f"{key}_run", icon=":material/play_arrow:",
-                 help="Runs each estimator `repeats` times on 2 processes; the private PCA, "
-                      "PPE and stability learners take seconds per run."):
-        with st.spinner(f"Running {spec.runs} runs…"):
-            started = time.perf_counter()
+                 help="Runs each estimator `repeats` times, two at a time; the private PCA, "
+                      "PPE and stability learners take a second or more per run."):
+        data = runs.loaded(scenario)
+        with timed_bar(f"Running {spec.runs} runs", spec.runs) as bar:
             try:
-                st.session_state[key] = (text, _compare(text), time.perf_counter() - started)
+                table = run_compare(spec, n=len(data.data), d=data.data.shape[1],
+                                    k=int(data.public.get("k") or 1),
+                                    report=lambda done, left: bar.step(done, left=left,
+                                                                       unit="runs"))
             except ValueError as err:
                 st.error(escape_markdown(err), icon=":material/error:")
                 return
+            st.session_state[key] = (text, table, bar.elapsed())
     remembered = st.session_state.get(key)
     if remembered is None or remembered[0] != text:
         st.caption(f"{spec.runs} runs: click Compare.")

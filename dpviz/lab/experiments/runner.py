@@ -15,6 +15,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -142,7 +143,9 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
               cache_dir: str | os.PathLike[str] | None = None,
               progress: Progress | None = None,
               should_stop: Callable[[], bool] | None = None,
-              skip: Callable[[Mapping[str, Any]], str | None] | None = None) -> pd.DataFrame:
+              skip: Callable[[Mapping[str, Any]], str | None] | None = None,
+              executor: Executor | None = None,
+              finished: Callable[[Mapping[str, Any]], None] | None = None) -> pd.DataFrame:
     """Run a sweep; one row per run (``spec.columns``), finished runs cached on disk.
 
     Every finished run is appended to ``<cache>/<spec.digest()>.jsonl`` as it finishes, so a
@@ -170,6 +173,12 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
         ``skip(scenario_json)``: a reason not to run it (its row is a failed row with that
         reason, not run, not cached), or ``None``. Public inputs only (e.g. an entry's
         preconditions, :func:`dpviz.lab.experiments.winner.cannot_succeed`).
+    executor : concurrent.futures.Executor, optional
+        Runs the runs on it instead of ``jobs`` processes: a server's own bounded pool, whose
+        threads share the process's imports and caches (a worker process starts cold).
+    finished : callable, optional
+        Called with each row run here as it finishes (its ``estimator`` and ``seconds`` say
+        what it cost: a caller's time left).
 
     Returns
     -------
@@ -204,15 +213,17 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
     total = len(plan)
     if progress is not None:
         progress(len(rows), total, time.perf_counter() - started)
-    if scheduler is None and todo:
+    if scheduler is None and executor is None and todo:
         jobs = worker_count(jobs, len(todo))
     try:
         out = path.open("a")
     except OSError as err:
         raise ValueError(f"cannot write in the cache folder {directory}: {err.strerror}") from None
     with out:
-        for index, key, row in _results(todo, jobs, scheduler):
+        for index, key, row in _results(todo, jobs, scheduler, executor):
             rows[index] = row
+            if finished is not None:
+                finished(row)
             out.write(json.dumps({"key": key, "row": to_json_value(row)}) + "\n")
             out.flush()
             if progress is not None:
@@ -246,10 +257,19 @@ def check_scheduler(address: str) -> None:
                          f"{address!r}")
 
 
-def _results(todo: list[_Run], jobs: int,
-             scheduler: str | None) -> Iterator[tuple[int, str, dict[str, Any]]]:
-    """The runs' rows as they finish: here, on local processes, or on a Dask cluster."""
+def _results(todo: list[_Run], jobs: int, scheduler: str | None,
+             executor: Executor | None = None) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """The runs' rows as they finish: here, on an executor, on local processes or on Dask."""
     if not todo:
+        return
+    if executor is not None:
+        futures = [executor.submit(_execute, run) for run in todo]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:  # stopped early: the runs not started are not run
+            for future in futures:
+                future.cancel()
         return
     if scheduler is None and jobs == 1:
         for run in todo:
