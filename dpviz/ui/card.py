@@ -54,6 +54,8 @@ def bound_params() -> dict[str, str | list[str]]:
         if metadata is None or binding.widget_id not in widgets:
             continue
         value = widgets[binding.widget_id]
+        if name in state._new_session_state:  # set by a callback this run (the ε slider's)
+            value = state._new_session_state[name]
         if value == metadata.deserializer(None):
             continue
         out[name] = _coerce_value_for_query_url(metadata.serializer(value), metadata.value_type)
