@@ -84,3 +84,30 @@ def test_a_wrong_code_is_a_clear_message(db):
     next(b for b in at.get("form_submit_button") if b.label == "Join the class").click().run()
     assert "No open class has that code" in at.error[0].value
     assert live.MEMBER not in at.session_state
+
+
+def _sharing_page():
+    from dpviz.ui import live
+
+    for guess in (0.5, 0.5, 0.75):  # a rerun repeats a share; a new guess replaces it
+        live.share("lens", "How wide?", {"guess": guess}, {"answer": 1.0})
+
+
+def test_share_sends_only_for_a_member_and_once_per_prediction(db):
+    from streamlit.testing.v1 import AppTest
+
+    opened = db.open_class()
+    alone = AppTest.from_function(_sharing_page).run()
+    assert not alone.exception and not alone.caption and not alone.warning
+    assert db.counts(opened.code)["lens"] == 0
+    ann = db.join(opened.code, "Ann")
+    member = AppTest.from_function(_sharing_page)
+    member.session_state[live.MEMBER] = {"code": ann.code, "student_id": ann.student_id,
+                                         "name": ann.name}
+    member.run()
+    assert [c.value for c in member.caption] == [f"Sent to class {opened.code}."] * 2
+    assert db.own(ann) == {"lens": {"guess": 0.75}} and db.row_count(opened.code) == 1
+    stranger = AppTest.from_function(_sharing_page)
+    stranger.session_state[live.MEMBER] = {"code": "ZZZZZZ", "student_id": "x", "name": "X"}
+    stranger.run()
+    assert "Not sent to your class: No open class has that code" in stranger.warning[0].value
