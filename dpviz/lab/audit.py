@@ -76,10 +76,13 @@ from numpy.typing import NDArray
 from dpviz.core import limits
 from dpviz.estimators.neighbours import CORNER, NeighbourPair, norm_of, project, replace_row_pair
 from dpviz.estimators.result import Result
-from dpviz.privacy import AuditResult, attainable_lower_bound, audit
 from dpviz.privacy.audit import (
+    BLOCK,
     NOISE_OF,
+    AuditResult,
     Recorded,
+    attainable_lower_bound,
+    audit,
     divergence,
     likelihood_ratio_sampler,
     recording,
@@ -564,8 +567,8 @@ def _replayable(ledger: Ledger, seen: list[Recorded]) -> None:
 
 def white_box_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: str,
                        label: str, draws: int = WHITE_BOX_DRAWS, seed: int = 0,
-                       broken: str | None = None,
-                       prefix: RunOnce | None = None) -> EstimatorAudit:
+                       broken: str | None = None, prefix: RunOnce | None = None,
+                       progress: Progress | None = None) -> EstimatorAudit:
     """White-box audit of the releases of any ``run_once(data, rng) → Result``.
 
     The code runs on D, its Laplace and Gaussian releases recorded (pre-noise value, declared
@@ -583,6 +586,9 @@ def white_box_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, nam
     What needs no statistics is reported as findings (:class:`EstimatorAudit`): a release
     moving by more than its sensitivity, noise calibrated from the data, an output that
     differs although every release is the same.
+
+    ``progress`` sees the fraction of the outputs drawn (after each block of
+    :data:`~dpviz.privacy.audit.BLOCK`; the recorded runs before them are not counted).
 
     Soundness. With the earlier releases held fixed, the releases are a fixed sequence of
     Laplace and Gaussian mechanisms, each within the sensitivity and noise its ledger row
@@ -618,7 +624,13 @@ def white_box_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, nam
             return np.zeros(size)
 
     def sampler(side: Any, rng: np.random.Generator, size: int) -> NDArray[np.float64]:
-        out = draw(side, rng, size)
+        # block by block (the draws one call would make, in its order), to report progress
+        blocks = []
+        for start in range(0, size, BLOCK):
+            blocks.append(draw(side, rng, min(BLOCK, size - start)))
+            if progress is not None:
+                progress((side * size + start + len(blocks[-1])) / (2 * size))
+        out = np.concatenate(blocks)
         kept.append(out[:KEPT_OUTPUTS].copy())
         return out
 
@@ -634,10 +646,12 @@ def white_box_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, nam
 
 def white_box_audit(task: str, name: str, *, epsilon: float | None, delta: float = 0.0,
                     draws: int = WHITE_BOX_DRAWS, seed: int = 0, accounting: str = "zcdp",
-                    rho: float | None = None) -> EstimatorAudit:
+                    rho: float | None = None, progress: Progress | None = None
+                    ) -> EstimatorAudit:
     """White-box audit of a registered estimator's releases (:func:`white_box_function`).
 
-    Parameters as :func:`audit_estimator`, with ``draws`` outputs a side instead of runs.
+    Parameters as :func:`audit_estimator`, with ``draws`` outputs a side instead of runs
+    (``progress`` sees the fraction drawn).
 
     Examples
     --------
@@ -657,7 +671,7 @@ def white_box_audit(task: str, name: str, *, epsilon: float | None, delta: float
                     rho=None if rho is None else PREFIX_FACTOR**2 * rho)
     return white_box_function(run_once, pair, task=task, name=name,
                               label=estimator(task, name).label, draws=draws, seed=seed,
-                              prefix=quiet)
+                              prefix=quiet, progress=progress)
 
 
 __all__ = [

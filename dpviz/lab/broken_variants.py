@@ -232,7 +232,8 @@ def audit_broken(name: str, *, epsilon: float = 1.0, runs: int = AUDIT_RUNS, see
     if white_box:
         draws = WHITE_BOX_DRAWS if runs == AUDIT_RUNS else runs
         return white_box_function(run_once, variant.pair(), task="broken", name=name,
-                                  label=label, draws=draws, seed=seed, broken=variant.flaw)
+                                  label=label, draws=draws, seed=seed, broken=variant.flaw,
+                                  progress=progress)
     return audit_function(run_once, variant.pair(), task="broken", name=name, label=label,
                           runs=runs, seed=seed, progress=progress, broken=variant.flaw)
 

@@ -19,10 +19,12 @@ from dpviz.lab.audit import (
 )
 from dpviz.lab.broken_variants import BROKEN_LABEL, audit_gallery
 from dpviz.lab.scenario import Scenario
+from dpviz.ui.progress import timed_bar
 from dpviz.ui.widgets import attempt, epsilon_slider, escape_markdown, show_chart, show_failure
 from dpviz.viz.audit import audit_comparison, audit_histograms
 
 KEPT = 6  # audits remembered per widget and user
+STEPS = 1_000  # steps of an audit's progress bar (the engine reports fractions)
 
 
 def _remember(key: str, cache_key: tuple[Any, ...], value: Any) -> None:
@@ -39,11 +41,9 @@ def _recall(key: str, cache_key: tuple[Any, ...]) -> Any:
 
 
 def _with_progress(text: str, work: Callable[[Callable[[float], None]], Any]) -> Any:
-    bar = st.progress(0.0, text=text)
-    try:
-        return attempt(work, lambda fraction: bar.progress(min(1.0, fraction), text=text))
-    finally:
-        bar.empty()
+    """``work(progress)`` under a bar whose time left is the pace of its first fractions."""
+    with timed_bar(text, STEPS) as bar:
+        return attempt(work, lambda fraction: bar.step(round(fraction * STEPS)))
 
 
 def _verdict(audit: EstimatorAudit) -> None:
@@ -128,11 +128,13 @@ def audit_button(scenario: Scenario, *, key: str, stated_delta: float | None = N
     if white_box and left.button(METHODS["white-box"], key=key, icon=":material/policy:",
                                  type="primary"):
         _remember(key, (*cache_key, "white-box"), _with_progress(
-            f"White-box audit: {WHITE_BOX_DRAWS:,} draws on each dataset…",
-            lambda progress: white_box_audit(task, name, seed=seed, **budget)))
+            f"White-box audit: recording the releases, then {WHITE_BOX_DRAWS:,} draws on "
+            "each dataset",
+            lambda progress: white_box_audit(task, name, seed=seed, progress=progress,
+                                             **budget)))
     if right.button(METHODS["black-box"], key=f"{key}_black", icon=":material/fact_check:"):
         _remember(key, (*cache_key, "black-box"), _with_progress(
-            f"Black-box audit: {2 * AUDIT_RUNS:,} runs…",
+            f"Black-box audit: {2 * AUDIT_RUNS:,} runs",
             lambda progress: audit_estimator(task, name, runs=AUDIT_RUNS, seed=seed,
                                              progress=progress, **budget)))
     shown = None
@@ -196,7 +198,7 @@ def broken_gallery(key: str, *, epsilon: float = 1.0, seed: int = 0
     cache_key = (float(epsilon), int(seed), method)
     if st.button("Run the gallery of broken variants", key=key, icon=":material/bug_report:"):
         audits = _with_progress(
-            f"Auditing the broken variants: {sample} each…",
+            f"Auditing the broken variants: {sample} each",
             lambda progress: audit_gallery(epsilon=epsilon, seed=seed, progress=progress,
                                            white_box=white_box))
         _remember(key, cache_key, audits)

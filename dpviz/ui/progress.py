@@ -1,10 +1,11 @@
 """A progress bar whose time left comes from the measured pace of the first steps (issue 22).
 
-The long panels (audit, compare, solve, card) report their steps to one :class:`TimedBar`;
-until a step has finished it says what it is doing and no time, then "about N s left" from
-:func:`dpviz.lab.experiments.time_left` (the pace of the steps finished so far), or from the
-caller's own estimate of the work left when the steps differ in cost (the compare view's
-estimators).
+The long panels (audit, compare, solve, card) report their steps to one :class:`TimedBar`.
+It says what it is doing and no time until a pace is measured, then "about N s left" from
+:func:`dpviz.lab.experiments.time_left`: the pace of the steps since the first one reported,
+so what comes before the steps (imports, recording runs, starting a browser) does not skew
+it; or the caller's own estimate of the work left when the steps differ in cost (the compare
+view's estimators).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class TimedBar:
     def __init__(self, text: str, total: int) -> None:
         self.text, self.total = text, max(int(total), 1)
         self.started = time.perf_counter()
+        self.first: tuple[int, float] | None = None  # (done, elapsed) at the first step
         self.bar = st.progress(0.0, text=f"{text}…")
 
     def elapsed(self) -> float:
@@ -52,8 +54,10 @@ class TimedBar:
         ``text`` replaces the bar's words for this phase; ``unit`` names the steps
         (``"3 of 20 runs"``).
         """
-        if left is None and done < self.total:
-            left = time_left(int(done), self.total, self.elapsed())
+        if self.first is None:
+            self.first = (int(done), self.elapsed())
+        elif left is None and done < self.total:
+            left = time_left(int(done), self.total, self.elapsed(), since=self.first)
         count = f": {done:,.0f} of {self.total:,} {unit}" if unit else ""
         self.bar.progress(min(1.0, done / self.total),
                           text=f"{text or self.text}{count}{left_words(left)}")
