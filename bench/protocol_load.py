@@ -11,25 +11,29 @@ what browsers add). A student:
 2. finds the ε widget in that run's deltas (a slider or number box whose label is ε; the
    label, not the id, so a page that changes the widget keeps working) and the mixture figure;
 3. after every student has loaded, moves ε one step (0.01, a new value each time, so no move is
-   a cache hit) every ``--think`` seconds (jittered ±50 %) for ``--seconds``: it sends a
+   a cache hit) every ``--think`` seconds (10 s, jittered ±50 %) for ``--seconds``: it sends a
    ``rerun_script`` carrying the widget's new state (and the widget's fragment id, when the page
    runs it in a fragment) and waits for the ``script_finished``.
 
 It reports the server turnaround of each move (send → ``script_finished`` received, on the
 client's clock) as p50 / p95 / p99 / max; when the test starts the server itself, also the
-server's own log of each rerun (``bench/timed_server.py``); errors (a widget not found, an
-exception element, a timeout, a dropped connection); the servers' peak resident memory
-(``VmHWM`` from ``/proc``); and isolation: every student's seed box shows its own seed, its
-data trace is the same after every move and differs from every other student's, and the
-private means it was shown are never another student's.
+server's own log of each rerun (``bench/timed_server.py``); the server's CPU seconds per move
+(``/proc/<pid>/stat``: what a move costs whatever else the machine runs) and the cores it kept
+busy; errors (a widget not found, an exception element, a timeout, a dropped connection); the
+servers' peak resident memory (``VmHWM`` from ``/proc``); and isolation: every student's seed
+box shows its own seed, its data trace is the same after every move and differs from every
+other student's, and the private means it was shown are never another student's.
 
 The server is either started here (one ``streamlit run``, default), or ``--serve N``
 processes behind nginx (``deploy/serve.py``, as ``make serve N=…``), or any running one at
-``--url`` (with ``--pid-file`` for its memory). Each student then carries its own routing
-cookie, as each browser gets one from the proxy, so students spread over the processes.
+``--url`` (with ``--pid-file`` for its memory). Each student carries its own routing cookie,
+as each browser gets one from the proxy, so students spread over the processes. Run the
+clients under ``nice``: a server started here is put back to normal priority (as root).
+``--ladder`` grows the class on one server until p95 ≥ 1 s: the students a server holds.
 
 Not part of CI. ``.venv/bin/python bench/protocol_load.py --students 30 100 300`` writes
-``bench/protocol_load.json``; ``bench/run.py`` runs a short version (``--quick``).
+``bench/protocol_load.json``; ``bench/run.py`` runs :func:`bench_protocol_load`, the ladder on
+one process and on two behind nginx (``DPVIZ_BENCH_NO_LOAD=1`` skips it).
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ import time
 import urllib.request
 from collections import defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +69,9 @@ PAGE = "gmm"
 FIGURE_KEY = "gmm_figure"
 #: One move's or load's longest wait for its ``script_finished``.
 TIMEOUT = 300.0
+#: Seconds between one student's moves (jittered ±50 %): a student reading the page between
+#: moves. ``--think 3`` is a stress test (a server saturates sooner, same CPU per move).
+THINK = 10.0
 #: The routing cookie the proxy's template hashes on (deploy/nginx.conf.template).
 ROUTE_COOKIE = "dpviz_route"
 
@@ -273,24 +280,6 @@ async def moves(client: Client, student: Student, first: Run, *, seconds: float,
         await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
 
 
-async def class_at_once(url: str, students: list[Student], *, seconds: float, think: float,
-                        load_concurrency: int) -> float:
-    """Run every student; returns the seconds the whole class took to load."""
-    loads = asyncio.Semaphore(load_concurrency)
-    started = asyncio.Event()
-    loaded = [0]
-    t0 = time.monotonic()
-    tasks = [asyncio.create_task(student_session(url, s, seconds=seconds, think=think,
-                                                 loads=loads, started=started, loaded=loaded))
-             for s in students]
-    while loaded[0] < len(students):
-        await asyncio.sleep(0.2)
-    load_wall = time.monotonic() - t0
-    started.set()
-    await asyncio.gather(*tasks)
-    return load_wall
-
-
 def isolation(students: list[Student]) -> list[str]:
     """What one student saw that was not its own: another seed, data or private means."""
     found = []
@@ -337,6 +326,12 @@ class Target:
     log: Path | None = None
 
 
+def _unniced() -> None:
+    """Run the server at normal priority when the clients run under ``nice`` (as root)."""
+    with suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, 0, 0)
+
+
 @contextmanager
 def fresh_server(serve: int) -> Iterator[Target]:
     """One ``streamlit run`` (``serve`` = 0), or ``serve`` processes behind nginx."""
@@ -355,7 +350,7 @@ def fresh_server(serve: int) -> Iterator[Target]:
                    "--server.port", str(port), "--server.headless", "true",
                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+                                stderr=subprocess.DEVNULL, preexec_fn=_unniced)
         url = f"http://127.0.0.1:{port}"
         try:
             _wait_healthy(url)  # behind nginx: only once every process answers
@@ -382,6 +377,18 @@ def _loadavg() -> list[float]:
     return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
 
 
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds the processes have used (``/proc/<pid>/stat``)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def _server_times(log: Path | None, since: float) -> list[float]:
     """The server's own turnarounds of the moves (logged after ``since``, wall clock)."""
     if log is None or not log.exists():
@@ -396,6 +403,7 @@ def measure(target: Target, students_n: int, *, seconds: float, think: float,
     load_before = _loadavg()
     students = [Student(index=i, seed=SEED_BASE + i) for i in range(students_n)]
     moving_since = [0.0]
+    cpu = [0.0]
 
     async def run() -> float:
         loads = asyncio.Semaphore(load_concurrency)
@@ -409,8 +417,10 @@ def measure(target: Target, students_n: int, *, seconds: float, think: float,
             await asyncio.sleep(0.2)
         load_wall = time.monotonic() - t0
         moving_since[0] = time.time()
+        cpu[0] = _cpu_seconds(target.pids)
         started.set()
         await asyncio.gather(*tasks)
+        cpu[0] = _cpu_seconds(target.pids) - cpu[0]
         return load_wall
 
     load_wall = asyncio.run(run())
@@ -426,6 +436,9 @@ def measure(target: Target, students_n: int, *, seconds: float, think: float,
         "load_p50_s": round(statistics.median(loads), 3) if loads else None,
         "moves": len(turnarounds),
         "moves_per_second": round(len(turnarounds) / seconds, 2),
+        # the server's CPU per move: what it costs whatever else the machine runs
+        "server_cpu_s_per_move": round(cpu[0] / len(turnarounds), 3) if turnarounds else None,
+        "server_cpu_busy_cores": round(cpu[0] / seconds, 2),
         "turnaround": _stats(turnarounds),
         "server_logged_turnaround": _stats(server_times) if target.log else None,
         "students_with_errors": sum(1 for s in students if s.errors),
@@ -479,14 +492,14 @@ def bench_protocol_load(b: Any, quick: bool) -> None:
             print("protocol load test behind nginx skipped: no nginx", file=sys.stderr)
             continue
         with fresh_server(serve) as target:
-            most, entries = held(target, sizes, seconds=seconds, think=3.0,
+            most, entries = held(target, sizes, seconds=seconds, think=THINK,
                                  load_concurrency=8)
         name = "protocol_load_1process" if not serve else f"protocol_load_{serve}processes_nginx"
         first = entries[0]
         b.add(f"{name}_30_students_p95", first["turnaround"]["p95_s"] or math.nan, "s",
               target="< 0.5 s", meets=(first["turnaround"]["p95_s"] or math.inf) < 0.5,
               note="server turnaround of an ε move on /gmm (send → script finished), "
-                   "students moving every 3 s ± 50 %", detail=first)
+                   f"students moving every {THINK:g} s ± 50 %", detail=first)
         b.add(f"{name}_students_at_p95_1s", most, "students",
               note=f"largest class of {sizes} with p95 < 1 s and no errors; "
                    f"{os.cpu_count()} cores shared with the test's clients",
@@ -502,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ladder", action="store_true",
                         help="one server; grow the class through --students until p95 ≥ 1 s")
     parser.add_argument("--seconds", type=float, default=60.0, help="moving time per class")
-    parser.add_argument("--think", type=float, default=3.0,
+    parser.add_argument("--think", type=float, default=THINK,
                         help="seconds between one student's moves (±50 %%)")
     parser.add_argument("--load-concurrency", type=int, default=8,
                         help="first page loads in flight at once (the loads are not timed)")

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
 from dpviz.estimators.result import Result
@@ -154,6 +153,8 @@ def match_components(true_means: ArrayLike, estimated_means: ArrayLike) -> NDArr
         raise ValueError(f"the means must have the same dimension: the true ones have "
                          f"{mu.shape[1]}, the estimated ones {est.shape[1]}")
     distance = np.linalg.norm(mu[:, None, :] - est[None, :, :], axis=2)
+    from scipy.optimize import linear_sum_assignment  # here: it costs a page's first run
+
     rows, cols = linear_sum_assignment(distance)
     matching = np.full(len(mu), -1, dtype=np.intp)
     matching[rows] = cols

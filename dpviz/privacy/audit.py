@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import beta
 
 from dpviz.core import limits
 from dpviz.privacy.ledger import Release
@@ -68,6 +67,8 @@ def clopper_pearson_bounds(successes: ArrayLike, trials: int, confidence: float 
     k = np.asarray(successes, dtype=float)
     alpha = 1 - confidence
     with np.errstate(invalid="ignore"):  # the ends np.where replaces
+        from scipy.stats import beta  # here: importing scipy.stats costs a page's first run
+
         lo = np.where(k > 0, beta.ppf(alpha / 2, k, trials - k + 1), 0.0)
         hi = np.where(k < trials, beta.ppf(1 - alpha / 2, k + 1, trials - k), 1.0)
     return lo, hi

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-from scipy.optimize import brentq, minimize_scalar
 from scipy.special import log_ndtr, ndtr
 
 from dpviz.privacy.errors import BudgetError
@@ -63,6 +62,8 @@ def analytic_gaussian_epsilon(mu: float, delta: float) -> float:
         return math.inf
     if analytic_gaussian_delta(0.0, mu) <= delta:
         return 0.0
+    from scipy.optimize import brentq  # here: scipy.optimize costs a page's first run
+
     high = max(1.0, mu * mu)
     while analytic_gaussian_delta(high, mu) > delta:
         high *= 2
@@ -82,6 +83,8 @@ def analytic_gaussian_mu(epsilon: float, delta: float) -> float:
         raise BudgetError(f"a Gaussian release needs 0 < delta < 1, got {delta}")
     if math.isinf(epsilon):
         return math.inf
+    from scipy.optimize import brentq  # here: scipy.optimize costs a page's first run
+
     low, high = 1e-300, 1.0
     while analytic_gaussian_delta(epsilon, high) < delta:
         low, high = high, high * 2
@@ -149,6 +152,8 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
 
     # The optimal alpha is near 1 + sqrt(ln(1/delta)/rho); search log(alpha - 1) around it.
     centre = 0.5 * math.log(log_inv_delta / rho)
+    from scipy.optimize import minimize_scalar  # here: it costs a page's first run
+
     result = minimize_scalar(bound, bounds=(centre - 12, centre + 12), method="bounded",
                              options={"xatol": 1e-12})
     return max(0.0, min(float(result.fun), zcdp_epsilon_bun_steinke(rho, delta)))
@@ -171,6 +176,8 @@ def zcdp_rho_for(epsilon: float, delta: float, *, conversion: str = "cks") -> fl
     simple = (epsilon / (math.sqrt(log_inv + epsilon) + math.sqrt(log_inv))) ** 2
     if conversion == "bun-steinke" or simple == 0:
         return simple
+    from scipy.optimize import brentq  # here: scipy.optimize costs a page's first run
+
     high = simple
     while zcdp_epsilon(high, delta) < epsilon:
         high *= 2

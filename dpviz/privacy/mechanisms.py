@@ -31,7 +31,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from opendp import domains, measurements, measures, metrics
 from opendp.mod import enable_features
-from scipy.optimize import brentq
 
 from dpviz.core import limits
 from dpviz.privacy.ledger import Ledger, Release
@@ -406,6 +405,8 @@ def sample_bingham(values: NDArray[np.float64], rng: np.random.Generator,
     if not np.any(a > 0):
         v = rng.standard_normal(q)
         return v / np.linalg.norm(v)
+    from scipy.optimize import brentq  # here: scipy.optimize costs a page's first run
+
     b = brentq(lambda t: float(np.sum(1 / (t + 2 * a))) - 1, 1e-12, q)
     omega = 1 + 2 * a / b
     log_m = -(q - b) / 2 + q / 2 * math.log(q / b)

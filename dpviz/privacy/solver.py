@@ -21,8 +21,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from scipy.optimize import brentq
-
 from dpviz.core import limits
 from dpviz.privacy import calibration
 from dpviz.privacy.accounting import METHOD_LABELS, PrivacyEvent, compose_parts, discretised_pld
@@ -273,6 +271,8 @@ def _bisect_level(plan: Sequence[PlannedRelease], budget: Budget) -> float:
     # tolerance only hunts the step's edge: 56 compositions of ~65 ms for sample-and-
     # aggregate's plan at 1e-13, 26 at 1e-7. :func:`_never_over` still checks the answer.
     # Paper mode's ε < 1 limit makes ε jump to ∞: the root is then not a root.
+    from scipy.optimize import brentq  # here: scipy.optimize costs a page's first run
+
     log_t = brentq(gap, low, high, xtol=1e-7, rtol=1e-12, maxiter=500)
     if budget.paper_mode and not abs(gap(log_t)) < 1e-5:
         raise BudgetError(

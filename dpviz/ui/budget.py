@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import pandas as pd
 import streamlit as st
 
 from dpviz.core import limits
@@ -15,6 +14,9 @@ from dpviz.privacy import METHOD_LABELS, METHODS, Allocation, PlannedRelease
 from dpviz.privacy.plans import Plan
 from dpviz.privacy.solver import PlannedMechanism
 from dpviz.ui.widgets import advanced, delta_input, epsilon_slider
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PLANS = ("DP-EM GGG", "DP-EM LLG", "Free plan")
 MECHANISMS = ("gaussian", "laplace", "pure")
@@ -200,6 +202,8 @@ def failures(solutions: Solutions) -> list[str]:
 
 def noise_table(solutions: Solutions) -> pd.DataFrame:
     """One row per method: the noise multiplier of every plan line, or why it cannot."""
+    import pandas as pd  # here: Home imports this module and draws no table
+
     solved = _solved(solutions)
     lines = list(dict.fromkeys(name for s in solved.values() for name in s))
     rows = []

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
@@ -23,6 +22,9 @@ from dpviz.privacy import AuditResult, Budget
 from dpviz.privacy.plans import epsilon_by_delta, epsilon_by_rounds, solve_methods
 from dpviz.privacy.randomness import secure_generator
 from dpviz.ui.budget import PlanDescription
+
+if TYPE_CHECKING:  # pandas loads with the first saved table, not on every page's first run
+    import pandas as pd
 
 ROUND_POINTS = 16
 DELTAS: tuple[float, ...] = tuple(float(d) for d in np.logspace(-12, -2, 11))
@@ -128,4 +130,6 @@ def saved_table(path: str) -> pd.DataFrame:
     """A saved benchmark CSV (a sentence if it is missing)."""
     if not Path(path).exists():
         raise ValueError(f"the saved benchmark {Path(path).name} is missing: run `make bench`")
+    import pandas as pd
+
     return pd.read_csv(path)

@@ -16,8 +16,6 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from dpviz.lab.experiments import time_left
-
 
 def left_words(seconds: float | None) -> str:
     """The time left in words (``""`` while it is unknown).
@@ -57,6 +55,8 @@ class TimedBar:
         if self.first is None:
             self.first = (int(done), self.elapsed())
         elif left is None and done < self.total:
+            from dpviz.lab.experiments import time_left  # pandas: not on a page's first run
+
             left = time_left(int(done), self.total, self.elapsed(), since=self.first)
         count = f": {done:,.0f} of {self.total:,} {unit}" if unit else ""
         self.bar.progress(min(1.0, done / self.total),
