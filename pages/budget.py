@@ -7,11 +7,15 @@ from dpviz.ui import predict
 from dpviz.ui.risk import risk_panel_for
 
 ctx = ui.page("Privacy budget")
-st.markdown("Build a plan of private releases and pick a target (ε, δ): the budget solver "
-            "finds the noise each release needs under every accounting method. Tighter "
-            "accounting means less noise for the same guarantee.")
+ui.intro("Build a plan of private releases and pick a target (ε, δ): the budget solver "
+         "finds the noise each release needs under every accounting method. Tighter "
+         "accounting means less noise for the same guarantee.")
 
-plan_column, target_column = st.columns(2, gap="large")
+if ctx.presenter:  # a projector: the noise chart first with ε beside it, the plan below
+    target_column, noise = ui.main_columns("budget")
+    plan_column = st.container()
+else:
+    plan_column, target_column = st.columns(2, gap="large")
 with plan_column:
     spec = ui.budget.plan_controls()
 with target_column:
@@ -23,7 +27,10 @@ message = ui.budget.headline(solutions)
 if message:
     st.info(message, icon=":material/lightbulb:")
 
-noise, rounds_panel = st.columns(2, gap="large")
+if ctx.presenter:
+    rounds_panel = st.container()
+else:
+    noise, rounds_panel = st.columns(2, gap="large")
 with noise:
     ui.show_chart(viz.noise_bars(solutions), key="budget_noise", filename="dpviz-noise")
     st.dataframe(ui.budget.noise_table(solutions), hide_index=True, key="budget_table")

@@ -9,16 +9,16 @@ from dpviz.ui.card import card_panel
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Covariance")
-st.markdown("The second-moment matrix Σ = XᵀX/n of rows in the unit ball, released under "
-            "zero-concentrated DP by the estimators of Dong, Liang & Yi (2022) and their "
-            "peers. Move ρ and compare the true matrix (black) with each private one.")
+ui.intro("The second-moment matrix Σ = XᵀX/n of rows in the unit ball, released under "
+         "zero-concentrated DP by the estimators of Dong, Liang & Yi (2022) and their "
+         "peers. Move ρ and compare the true matrix (black) with each private one.")
 
 live, paper = st.tabs(["Your data", "The paper's Figures 2–3"])
 with paper:  # first: a stopped live tab (bad input) must not hide the saved figures
     cov.paper_panel()
 
 with live:
-    controls, figures = st.columns([2, 3], gap="large")
+    controls, figures = ui.main_columns("covariance")
     with controls:
         chosen = ui.attempt(cov.controls, ctx.data_seed,
                             None if ctx.secure else cov.noise_seed(ctx.seed))

@@ -7,7 +7,7 @@ from dpviz.ui import exposure, runs
 from dpviz.ui.risk import risk_panel
 
 ctx = ui.page("Privacy exposure: one person alone")
-st.markdown(exposure.INTRO)
+ui.intro(exposure.INTRO)
 
 scenario = exposure.controls(ctx)
 scale = int(scenario.data["scale"])

@@ -9,11 +9,11 @@ from dpviz.ui.risk import risk_panel
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Gaussian mixtures")
-st.markdown("A mixture of Gaussians fitted under differential privacy. Move ε and watch the "
-            "private means (orange) wander away from the true ones (black); the ellipses "
-            "are each component's 1σ (solid) and 2σ (dotted) contours.")
+ui.intro("A mixture of Gaussians fitted under differential privacy. Move ε and watch the "
+         "private means (orange) wander away from the true ones (black); the ellipses "
+         "are each component's 1σ (solid) and 2σ (dotted) contours.")
 
-controls, figures = st.columns([2, 3], gap="large")
+controls, figures = ui.main_columns("gmm")
 st.divider()
 with st.container():  # filled before the run, so a bad input's or a ⊥ run's stop cannot hide it
     compare = st.container()

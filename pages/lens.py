@@ -8,9 +8,9 @@ from dpviz.ui import noise_reuse, predict
 from dpviz.ui.risk import risk_panel
 
 ctx = ui.page("Privacy lens")
-st.markdown("Two datasets that differ in one person's row, one query, one mechanism. "
-            "Differential privacy asks that an observer of the output cannot tell them "
-            "apart: the two output densities stay within a factor eᵋ of each other.")
+ui.intro("Two datasets that differ in one person's row, one query, one mechanism. "
+         "Differential privacy asks that an observer of the output cannot tell them "
+         "apart: the two output densities stay within a factor eᵋ of each other.")
 
 # the gallery of variants broken on purpose has its own tab (Home links to it); only the
 # open tab runs
@@ -21,7 +21,7 @@ if gallery_tab.open:
         audit_ui.gallery_tab(ctx.data_seed)
 if lens_tab.open:
     with lens_tab:
-        controls, figures = st.columns([2, 3], gap="large")
+        controls, figures = ui.main_columns("lens")
         with controls:
             settings = ui.lens.controls()
             st.caption("The table edits the dataset text above, so the link keeps it.")

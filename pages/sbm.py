@@ -8,12 +8,12 @@ from dpviz.ui.card import card_panel
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Stochastic block model")
-st.markdown("A graph with two hidden communities: edges are likelier inside a community "
-            "than across. Recover the communities while hiding any single edge (edge DP). "
-            "Raise the signal ε_s and the adjacency matrix turns from noise into two blocks; "
-            "lower the privacy ε and the recovered blocks dissolve again.")
+ui.intro("A graph with two hidden communities: edges are likelier inside a community "
+         "than across. Recover the communities while hiding any single edge (edge DP). "
+         "Raise the signal ε_s and the adjacency matrix turns from noise into two blocks; "
+         "lower the privacy ε and the recovered blocks dissolve again.")
 
-controls, figures = st.columns([2, 3], gap="large")
+controls, figures = ui.main_columns("sbm")
 with controls:
     chosen = ui.attempt(sbm.controls, ctx)
 

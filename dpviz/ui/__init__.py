@@ -5,7 +5,7 @@ figures from :mod:`dpviz.viz` with :func:`show_chart`.
 """
 
 from dpviz.ui import budget, cached, home, lens
-from dpviz.ui.shell import PageContext, navigation, page
+from dpviz.ui.shell import PageContext, intro, main_columns, navigation, page
 from dpviz.ui.widgets import (
     advanced,
     attempt,
@@ -19,6 +19,6 @@ from dpviz.ui.widgets import (
 
 __all__ = [
     "PageContext", "advanced", "attempt", "budget", "delta_input", "cached", "epsilon_slider",
-    "escape_markdown", "home", "lazy_expander", "lens", "method_select", "navigation", "page",
-    "show_chart",
+    "escape_markdown", "home", "intro", "lazy_expander", "lens", "main_columns", "method_select",
+    "navigation", "page", "show_chart",
 ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpviz.core import limits
@@ -49,8 +50,16 @@ SECURE_HELP = ("Draw the noise from OS entropy instead of the seed, Laplace and 
                "on every rerun and an experiment card cannot replay them.")
 #: Where the seed waits while secure mode hides its widget (Streamlit drops undrawn widgets).
 KEPT_SEED = "_kept_seed"
-PRESENTER_HELP = "Larger text and fewer controls (advanced settings hidden), for a projector."
-
+PRESENTER_HELP = ("For a projector: sidebar closed, larger text, the main chart first with ε "
+                  "beside it, the introduction and advanced settings hidden.")
+#: Session key and URL parameter of presenter mode.
+PRESENTER = "presenter"
+#: Session key: per page (script hash), the URL parameters the page was opened with.
+OPENING = "_opening_params"
+#: URL parameters "Reset to scenario" leaves as they are (the lecturer's own mode).
+KEPT_ON_RESET = frozenset({PRESENTER})
+RESET_HELP = ("Back to the values this page was opened with (the scenario link's), or to the "
+              "defaults when it was opened without any.")
 
 @dataclass(frozen=True)
 class PageContext:
@@ -141,6 +150,72 @@ def error_boundary() -> None:
         ctx.on_script_error = _page_failed
 
 
+def intro(text: str) -> None:
+    """The page's introduction under its title; presenter mode hides it (the lecturer says it)."""
+    st.container(key="page-intro").markdown(text)
+
+
+def main_columns(key: str) -> list[DeltaGenerator]:
+    """A page's controls and figures columns (2 : 3), in a container the style sheets find.
+
+    On a wide screen the controls are left; presenter mode puts the figures left
+    (``presenter.css``), and on a phone, where Streamlit stacks the columns, the figures come
+    first (``app.css``). Returns ``[controls, figures]``.
+    """
+    return st.container(key=f"main-{key}").columns([2, 3], gap="large")
+
+
+def presenter_requested() -> bool:
+    """Whether presenter mode is on for this run, read before its sidebar toggle is drawn.
+
+    The session's value once the toggle has run, else the URL's (a link with
+    ``presenter=true``): :func:`page` needs it for ``st.set_page_config``, which comes first.
+    """
+    if PRESENTER in st.session_state:
+        return bool(st.session_state[PRESENTER])
+    return st.query_params.get(PRESENTER, "").lower() == "true"
+
+
+def _current_page() -> tuple[str, str] | None:
+    """The page of this run: its script hash and path (``None`` outside a Streamlit run)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return None
+    info = ctx.pages_manager.get_pages().get(ctx.page_script_hash)
+    return None if info is None else (ctx.page_script_hash, str(info["script_path"]))
+
+
+def _opening_params() -> dict[str, list[str]]:
+    """The URL parameters this page was opened with, kept from its first run in the session."""
+    current = _current_page()
+    if current is None:
+        return {}
+    opened = st.session_state.setdefault(OPENING, {})
+    if current[0] not in opened:
+        opened[current[0]] = {k: st.query_params.get_all(k) for k in st.query_params}
+    return dict(opened[current[0]])
+
+
+def reset_button(opening: dict[str, list[str]], *, presenter: bool) -> None:
+    """"Reset to scenario": every URL-bound widget back to ``opening`` (the defaults if empty).
+
+    Shown beside the title in presenter mode (the sidebar is closed there), else in the
+    sidebar. A click drops the bound widgets' session values and reopens the page on the
+    opening parameters, so each widget is seeded from them again; presenter mode stays.
+    """
+    current = _current_page()
+    if current is None:
+        return
+    where = st.container() if presenter else st.sidebar
+    if not where.button("Reset to scenario", key="reset_scenario", icon=":material/restart_alt:",
+                        help=RESET_HELP, type="tertiary" if presenter else "secondary"):
+        return
+    kept = {k: st.query_params.get_all(k) for k in KEPT_ON_RESET if k in st.query_params}
+    for key in (set(st.query_params) | set(opening)) - KEPT_ON_RESET:
+        st.session_state.pop(key, None)
+    st.switch_page(current[1], query_params={**opening, **kept})
+
+
 def page(title: str) -> PageContext:
     """Set up a page: error boundary, config, sidebar (navigation, seed, presenter mode), style.
 
@@ -155,15 +230,19 @@ def page(title: str) -> PageContext:
         The seed and presenter mode chosen in the sidebar.
     """
     error_boundary()
+    opening = _opening_params()
+    # the sidebar's toggle is drawn after the config: read its value first. "auto" closes the
+    # sidebar on a phone's narrow screen and opens it on a wide one.
     st.set_page_config(page_title=f"{title} · dpviz", page_icon=":material/shield_lock:",
-                       layout="wide", initial_sidebar_state="expanded")
+                       layout="wide",
+                       initial_sidebar_state="collapsed" if presenter_requested() else "auto")
     st.session_state[SHOWN_FIGURES] = {}  # this run's figures, for the experiment card
     with st.sidebar:
         st.markdown("## dpviz")
         navigation()
         st.divider()
         seed, data_seed, secure = _randomness()
-        presenter = st.toggle("Presenter mode", value=False, key="presenter",
+        presenter = st.toggle("Presenter mode", value=False, key=PRESENTER,
                               bind="query-params", help=PRESENTER_HELP)
         st.toggle("Predict, then reveal", value=False, key="predict", bind="query-params",
                   help="Classroom mode: a result stays hidden until you guess it (the "
@@ -172,7 +251,10 @@ def page(title: str) -> PageContext:
                        "Reveal shows how far off you were. Ground truth is hidden until then.")
     css = _css("app.css") + (_css("presenter.css") if presenter else "")
     st.html(f"<style>{css}</style>")
-    st.title(title)
+    with st.container(key="page-head", horizontal=True, horizontal_alignment="distribute",
+                      vertical_alignment="center"):
+        st.title(title, width="content")
+        reset_button(opening, presenter=bool(presenter))
     live.banner()
     if secure:
         st.caption(SECURE_NOTE)

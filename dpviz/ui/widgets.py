@@ -30,6 +30,12 @@ T = TypeVar("T")
 PRESENTER_FONTS = MappingProxyType({"font_size": 17, "title_font_size": 21,
                                     "legend_font_size": 16})
 DEFAULT_HEIGHT = 450
+#: Plotly toolbar buttons left out (kept: PNG, zoom, pan, reset), so it stays short.
+TOOLBAR_REMOVED = ("select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d",
+                   "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian")
+#: Presenter mode's chart height at most (px), so a page's main chart and its ε fit on one
+#: 1280 × 720 projector screen; taller figures (several rows of panels) keep their height.
+PRESENTER_HEIGHT = 470
 #: Session key of the figures this run of the page has shown, by file name (the experiment
 #: card zips them); :func:`dpviz.ui.shell.page` empties it at the start of every run.
 SHOWN_FIGURES = "_shown_figures"
@@ -294,8 +300,12 @@ def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = Non
     if st.session_state.get("presenter"):
         fig = go.Figure(fig)  # a copy: a figure may be cached and shared between sessions
         height = fig.layout.height or DEFAULT_HEIGHT
-        fig.update_layout(height=int(height * 1.2), **PRESENTER_FONTS)
-    config = {"displaylogo": False,
+        fig.update_layout(height=height if height > 700 else min(PRESENTER_HEIGHT, height),
+                          **PRESENTER_FONTS)
+    # the toolbar on hover only, upright at the right edge and short: never over the title
+    fig.update_layout(modebar_orientation="v")
+    config = {"displaylogo": False, "displayModeBar": "hover",
+              "modeBarButtonsToRemove": TOOLBAR_REMOVED,
               "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
     st.plotly_chart(fig, theme=None, width="stretch", key=key, config=config,
                     alt=alt or fig.layout.title.text)
