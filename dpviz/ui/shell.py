@@ -61,6 +61,7 @@ KEPT_ON_RESET = frozenset({PRESENTER})
 RESET_HELP = ("Back to the values this page was opened with (the scenario link's), or to the "
               "defaults when it was opened without any.")
 
+
 @dataclass(frozen=True)
 class PageContext:
     """What the sidebar decided for this run of a page.
