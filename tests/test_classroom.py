@@ -125,6 +125,16 @@ def test_caps_and_size_limits_give_clear_messages(store, monkeypatch):
         store.submit(ann, "explorer", "q", {"v": 1}, {})
 
 
+def test_open_classes_are_capped_until_some_expire(store, clock, monkeypatch):
+    monkeypatch.setattr(classroom, "MAX_CLASSES", 2)
+    store.open_class()
+    store.open_class()
+    with pytest.raises(ValueError, match="has its 2 classes open"):
+        store.open_class()
+    clock.now += classroom.CLASS_HOURS * 3600 + 1
+    assert store.is_open(store.open_class().code)  # the expired two were purged first
+
+
 def test_an_infinite_truth_is_stored_as_unknown(store):
     opened = store.open_class()
     ann = store.join(opened.code, "Ann")

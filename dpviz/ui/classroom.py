@@ -15,8 +15,9 @@ sessions on threads, and a connection is never shared between them).
 
 Everything is bounded: a class expires :data:`CLASS_HOURS` hours after it opened (expired
 classes are purged whenever a class is opened, and are invisible before that), a class holds
-at most :data:`MAX_STUDENTS` students and :data:`MAX_PREDICTIONS` predictions, names and
-values have size limits, and a student keeps one prediction per step (a new one replaces it).
+at most :data:`MAX_STUDENTS` students and :data:`MAX_PREDICTIONS` predictions, at most
+:data:`MAX_CLASSES` classes are open at once, names and values have size limits, and a
+student keeps one prediction per step (a new one replaces it).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ DB_ENV = "DPVIZ_CLASS_DB"
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 CLASS_HOURS = 12.0
+#: Classes open at once on one database (a new one is refused past it, until some expire).
+MAX_CLASSES = 1000
 MAX_STUDENTS = 100
 MAX_PREDICTIONS = 400
 MAX_NAME = 40
@@ -231,7 +234,7 @@ class ClassStore:
         row = self._live(conn, code)
         if row is None:
             raise ValueError("No open class has that code: check it with your lecturer "
-                             "(a class closes after 12 hours).")
+                             f"(a class closes after {CLASS_HOURS:g} hours).")
         return str(row[0])
 
     def _lecturer(self, conn: sqlite3.Connection, code: str, token: str) -> str:
@@ -247,12 +250,18 @@ class ClassStore:
                                 (self.clock(),)).rowcount
 
     def open_class(self) -> OpenedClass:
-        """Open a new class (after purging expired ones): its code and the lecturer's token."""
+        """Open a new class (after purging expired ones): its code and the lecturer's token.
+
+        Raises ``ValueError`` when :data:`MAX_CLASSES` classes are open.
+        """
         self.purge()
         token = secrets.token_urlsafe(24)
         now = self.clock()
         expires = now + CLASS_HOURS * 3600
         with self._connect(write=True) as conn:
+            if conn.execute("SELECT COUNT(*) FROM classes").fetchone()[0] >= MAX_CLASSES:
+                raise ValueError(f"This server has its {MAX_CLASSES} classes open: try again "
+                                 "when one closes.")
             while True:
                 code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
                 if conn.execute("SELECT 1 FROM classes WHERE code = ?", (code,)).fetchone():

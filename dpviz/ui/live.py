@@ -164,9 +164,13 @@ def _join_form() -> None:
 def _open_form() -> None:
     """Open a new class, or come back to one with its code and lecturer key."""
     if st.button("Open a new class", icon=":material/co_present:"):
-        opened = store().open_class()
-        st.session_state[LECTURE] = {"code": opened.code, "token": opened.token}
-        st.rerun()
+        try:
+            opened = store().open_class()
+        except ValueError as err:
+            st.error(escape_markdown(str(err)))
+        else:
+            st.session_state[LECTURE] = {"code": opened.code, "token": opened.token}
+            st.rerun()
     with st.expander("Come back to a class you opened"):
         with st.form("live_resume"):
             code = st.text_input("Class code", max_chars=12, key="live_resume_code")
