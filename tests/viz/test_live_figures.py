@@ -1,0 +1,29 @@
+"""Figures of a live class's predictions against the truth (issue 19, part 2)."""
+
+from __future__ import annotations
+
+from dpviz.viz.live import PREDICTION_COLOR, class_numbers, class_points, class_yes_no
+from dpviz.viz.style import COLORS
+
+
+def test_yes_no_counts_each_answer_and_colours_the_true_one():
+    fig = class_yes_no([True, True, False], [False, False], title="Will the audit catch it?")
+    (bars,) = fig.data
+    assert list(bars.x) == ["yes", "no"] and list(bars.y) == [2, 1]
+    assert list(bars.marker.color) == [PREDICTION_COLOR, COLORS["private"]]
+    assert fig.layout.title.text.endswith("(truth: no)")
+
+
+def test_points_draw_each_true_point_once_and_escape_names():
+    fig = class_points(["<b>Ann</b>", "Bob"], [(1.0, 2.0), (3.0, 4.0)],
+                       [(0.5, 1.5), (0.5, 1.5), (4.0, 0.0)], title="Where?")
+    said, truth = fig.data
+    assert list(said.text) == ["&lt;b&gt;Ann&lt;/b&gt;", "Bob"]
+    assert sorted(zip(truth.x, truth.y, strict=True)) == [(0.5, 1.5), (4.0, 0.0)]
+
+
+def test_numbers_draw_one_line_per_distinct_truth():
+    fig = class_numbers(["Ann", "Bob", "Cy"], [0.2, 0.9, 2.0], [1.0, 1.0, 1.5], title="ε?",
+                        label="ε")
+    assert sorted(fig.data[0].x) == [0.2, 0.9, 2.0]
+    assert sorted(shape.x0 for shape in fig.layout.shapes) == [1.0, 1.5]
