@@ -1,4 +1,9 @@
-"""Live class mode in a Streamlit session: join, share a prediction, show the class's banner.
+"""Live class mode in a Streamlit session: the Live class page, a prediction shared, a banner.
+
+:func:`show` draws the page (a lecturer's class with its code, link, QR code and steps; a
+student's membership; or the forms to join or open a class), :func:`share` is what the
+predict-then-reveal gates call on Reveal, and :func:`banner` is the line every page shows
+under its title while the session is in a class.
 
 The shared state is :mod:`dpviz.ui.classroom`'s; this module keeps a session's part of it in
 ``st.session_state``: a student's membership under :data:`MEMBER` (code, random id, name) and
@@ -37,6 +42,20 @@ _LAST_SHARED = "_live_last_shared"
 #: session_state key of the sidebar's "Predict, then reveal" toggle (on once a student joins).
 PREDICT = "predict"
 _JOIN_ERROR = "_live_join_error"
+#: Each step's page and its name on screen.
+STEP_PAGES = {"lens": ("pages/lens.py", "Privacy lens"),
+              "gmm": ("pages/gmm.py", "Gaussian mixtures"),
+              "budget": ("pages/budget.py", "Privacy budget"),
+              "covariance": ("pages/covariance.py", "Covariance"),
+              "sbm": ("pages/sbm.py", "Stochastic block model")}
+#: Longest figure title (a question is cut there).
+TITLE_CHARS = 90
+#: Seconds between refreshes of the lecturer's counts.
+REFRESH_S = 4
+JOIN_HELP = ("Six letters and digits, shown by your lecturer. Your name is shown only to the "
+             "lecturer, and only after they reveal a step.")
+KEY_HELP = ("Keep this key to come back to the class after a reload or on another computer. "
+            "Never show it: whoever has it can reveal the class's predictions.")
 
 
 def store() -> ClassStore:
@@ -100,22 +119,6 @@ def banner() -> None:
         return
     st.caption(f":material/groups: Class **{student.code}** as {escape_markdown(student.name)}"
                " — your predictions are sent to your lecturer.")
-
-
-#: Each step's page and its name on screen.
-STEP_PAGES = {"lens": ("pages/lens.py", "Privacy lens"),
-              "gmm": ("pages/gmm.py", "Gaussian mixtures"),
-              "budget": ("pages/budget.py", "Privacy budget"),
-              "covariance": ("pages/covariance.py", "Covariance"),
-              "sbm": ("pages/sbm.py", "Stochastic block model")}
-#: Longest figure title (a question is cut there).
-TITLE_CHARS = 90
-#: Seconds between refreshes of the lecturer's counts.
-REFRESH_S = 4
-JOIN_HELP = ("Six letters and digits, shown by your lecturer. Your name is shown only to the "
-             "lecturer, and only after they reveal a step.")
-KEY_HELP = ("Keep this key to come back to the class after a reload or on another computer. "
-            "Never show it: whoever has it can reveal the class's predictions.")
 
 
 def join_link(code: str) -> str:
