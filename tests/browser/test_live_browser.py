@@ -1,11 +1,12 @@
 """Live class mode end to end (issue 19, part 2): one lecturer, two students, a restart.
 
 The lecturer opens a class on /live; two students join it from the join link in their own
-browsers and predict through the Privacy budget page's predict-then-reveal gate (its Reveal
-sends the prediction to the class); the lecturer reveals and sees both. The server is then
-stopped and a new one started on the same database file: the lecturer comes back with the
-class's code and key and the class, its predictions and its reveal are still there. A student
-of another class sees nothing of the first.
+browsers, one through a second server process on the same database file, and predict
+through the Privacy budget page's predict-then-reveal gate (its Reveal sends the prediction
+to the class); the lecturer reveals and sees both. The servers are then stopped and a new
+one started on the same file: the lecturer comes back with the class's code and key and the
+class, its predictions and its reveal are still there. A student of another class sees
+nothing of the first.
 """
 
 from __future__ import annotations
@@ -85,12 +86,15 @@ def class_strip(tab) -> list[float]:
 
 
 def test_a_class_predicts_reveals_and_survives_a_restart(browser, db_env):
-    with streamlit_server(db_env, log_name="live-1.log") as url:
+    with (streamlit_server(db_env, log_name="live-1.log") as url,
+          streamlit_server(db_env, log_name="live-1b.log") as second):
         lecturer, code = open_class(browser, url)
         assert f"/live?join={code}" in lecturer.locator('[data-testid="stCode"]').first.inner_text()
         lecturer.get_by_text("Lecturer key (do not project)").click()
         key = lecturer.locator(".st-key-live_key [data-testid='stCode']").inner_text().strip()
-        students = {name: join(browser, url, code, name) for name in GUESSES}
+        # Bob joins through a second server process on the same file, as `make serve` runs
+        students = {name: join(browser, where, code, name)
+                    for name, where in zip(GUESSES, (url, second), strict=True)}
         banner = students["Bob <b>7</b>"]
         assert banner.get_by_text("as Bob <b>7</b>").count()  # shown as typed, not markup
         for name, tab in students.items():
