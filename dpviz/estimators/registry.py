@@ -6,27 +6,44 @@ estimator appears everywhere by being added to its task's ``ESTIMATORS`` mapping
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+import sys
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
-
-import networkx as nx
 
 from dpviz import data
 from dpviz.core import limits
 from dpviz.core.entry import Estimator, Param
-from dpviz.data.graphs import Graph
-from dpviz.estimators import covariance, factor_analysis, gmm, mean, metrics, sbm
 from dpviz.privacy import METHODS
 from dpviz.privacy.risk import ONE_EDGE, REPLACE_ONE, Relation
 
-TASKS: Mapping[str, Mapping[str, Estimator]] = MappingProxyType({
-    "mean": MappingProxyType(dict(mean.ESTIMATORS)),
-    "gmm": MappingProxyType(dict(gmm.ESTIMATORS)),
-    "factor_analysis": MappingProxyType(dict(factor_analysis.ESTIMATORS)),
-    "covariance": MappingProxyType(dict(covariance.ESTIMATORS)),
-    "sbm": MappingProxyType(dict(sbm.ESTIMATORS)),
+#: Each task's module under ``dpviz.estimators`` (its ``ESTIMATORS`` mapping).
+TASK_MODULES: Mapping[str, str] = MappingProxyType({
+    "mean": "mean", "gmm": "gmm", "factor_analysis": "factor_analysis",
+    "covariance": "covariance", "sbm": "sbm",
 })
+
+
+class _Tasks(Mapping[str, Mapping[str, Estimator]]):
+    """Task → its estimators by name, a task's module imported when the task is first read.
+
+    The tasks' names need no import; a page about means does not load scikit-learn (the
+    mixtures' module) or networkx (the graphs'), which cost a fresh server seconds.
+    """
+
+    def __getitem__(self, task: str) -> Mapping[str, Estimator]:
+        module = importlib.import_module(f"dpviz.estimators.{TASK_MODULES[task]}")
+        return MappingProxyType(dict(module.ESTIMATORS))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(TASK_MODULES)
+
+    def __len__(self) -> int:
+        return len(TASK_MODULES)
+
+
+TASKS: Mapping[str, Mapping[str, Estimator]] = _Tasks()
 
 COMMON_PARAMS: tuple[Param, ...] = (
     Param("epsilon", "float", None, min=0.0, max=float("inf"), help="target epsilon (> 0; "
@@ -104,7 +121,10 @@ def check_data(task: str, data: Any) -> None:
     ...
     ValueError: a graph is data for the sbm task, not for gmm; give rows (an n × d array)
     """
-    if task != "sbm" and isinstance(data, Graph | nx.Graph):
+    # a graph object exists only once its module is loaded: no import just to ask
+    graphs = tuple(getattr(sys.modules.get(module), name, None) for module, name in
+                   (("dpviz.data.graphs", "Graph"), ("networkx", "Graph")))
+    if task != "sbm" and isinstance(data, tuple(t for t in graphs if t is not None)):
         raise ValueError(f"a graph is data for the sbm task, not for {task}; give rows (an "
                          "n × d array)")
 
@@ -113,6 +133,8 @@ def describe() -> dict[str, Any]:
     """What ``python -m dpviz list`` prints."""
     out: dict[str, Any] = {task: {name: est.to_dict(COMMON_PARAMS) for name, est in ests.items()}
                            for task, ests in TASKS.items()}
+    from dpviz.estimators import metrics
+
     out["metrics"] = {task: list(metrics.METRICS.get(task, {})) for task in TASKS}
     out["datasets"] = list(data.DATASETS)
     out["generators"] = list(data.GENERATORS)

@@ -4,7 +4,9 @@ Pages call :func:`page` first, then build their widgets from the helpers here an
 figures from :mod:`dpviz.viz` with :func:`show_chart`.
 """
 
-from dpviz.ui import budget, cached, home, lens
+from typing import TYPE_CHECKING
+
+from dpviz.core.lazy import lazy_names
 from dpviz.ui.shell import PageContext, intro, main_columns, navigation, page
 from dpviz.ui.widgets import (
     advanced,
@@ -16,6 +18,11 @@ from dpviz.ui.widgets import (
     method_select,
     show_chart,
 )
+
+if TYPE_CHECKING:  # the page modules load on first use: Home does not import the budget's
+    from dpviz.ui import budget, cached, home, lens
+
+__getattr__ = lazy_names(__name__, {"budget": (), "cached": (), "home": (), "lens": ()})
 
 __all__ = [
     "PageContext", "advanced", "attempt", "budget", "delta_input", "cached", "epsilon_slider",

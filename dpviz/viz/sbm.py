@@ -205,8 +205,8 @@ def graph_figure(positions: ArrayLike, edges: ArrayLike, labels: ArrayLike,
     plotly.graph_objects.Figure
         Traces in order: ``"edges"`` (a WebGL ``Scattergl`` of lines, ``None`` between
         edges), then ``Scatter`` traces: one per recovered community (``"community +1"``,
-        ``"community −1"``), and ``"mistakes (k of m)"``: a ring around exactly the vertices whose aligned label
-        differs from the true one.
+        ``"community −1"``), and ``"mistakes (k of m)"``: a ring around exactly the
+        vertices whose aligned label differs from the true one.
     """
     xy = np.asarray(positions, dtype=float).reshape(-1, 2)
     m = len(xy)

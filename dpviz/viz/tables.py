@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
+
+if TYPE_CHECKING:  # pandas loads on the first download, not with every page that draws a chart
+    import pandas as pd
 
 
 def _column(values: Any, n: int) -> list[Any]:
@@ -39,6 +41,8 @@ def figure_table(fig: go.Figure) -> pd.DataFrame:
     >>> figure_table(fig).to_dict("list")
     {'series': ['a', 'a'], 'x': [1, 2], 'y': [3, 4]}
     """
+    import pandas as pd
+
     frames = []
     errors = heat = False
     for trace in fig.data:

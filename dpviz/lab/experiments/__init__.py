@@ -12,34 +12,51 @@ and so :func:`dpviz.run`:
 * :mod:`~dpviz.lab.experiments.papers` — the DP-EM paper's saved tables summarised;
 * :mod:`~dpviz.lab.experiments.sbm_curves` — the SBM error curves and phase diagram;
 * :mod:`~dpviz.lab.experiments.covariance_figures` — the covariance paper's Figures 2 and 3.
+Names are imported on first use (:mod:`dpviz.core.lazy`): a page that reads one module (the sweep's
+seeds, a progress bar's estimate) does not load pandas with the others.
 """
 
-from dpviz.lab.experiments.cache import cache_directory
-from dpviz.lab.experiments.papers import (
-           PAPER_METHODS,
-           TIGHT,
-           PaperReproduction,
-           mean_error_medians,
-           paper_reproduction,
-)
-from dpviz.lab.experiments.runner import (
-           check_scheduler,
-           replay,
-           run_sweep,
-           scenario_for_row,
-           worker_count,
-)
-from dpviz.lab.experiments.sweep import SweepSpec, run_seeds, scenario_dict
-from dpviz.lab.experiments.tables import (
-           COMPARE_METRICS,
-           compare_spec,
-           compare_summary,
-           progress_line,
-           read_table,
-           summarise,
-           time_left,
-           write_table,
-)
+from typing import TYPE_CHECKING
+
+from dpviz.core.lazy import lazy_names
+
+if TYPE_CHECKING:  # for type checkers; at run time a name's module loads on first use
+    from dpviz.lab.experiments.cache import cache_directory
+    from dpviz.lab.experiments.papers import (
+        PAPER_METHODS,
+        TIGHT,
+        PaperReproduction,
+        mean_error_medians,
+        paper_reproduction,
+    )
+    from dpviz.lab.experiments.runner import (
+        check_scheduler,
+        replay,
+        run_sweep,
+        scenario_for_row,
+        worker_count,
+    )
+    from dpviz.lab.experiments.sweep import SweepSpec, run_seeds, scenario_dict
+    from dpviz.lab.experiments.tables import (
+        COMPARE_METRICS,
+        compare_spec,
+        compare_summary,
+        progress_line,
+        read_table,
+        summarise,
+        time_left,
+        write_table,
+    )
+
+__getattr__ = lazy_names(__name__, {
+    "cache": ("cache_directory",),
+    "papers": ("PAPER_METHODS", "TIGHT", "PaperReproduction", "mean_error_medians",
+            "paper_reproduction"),
+    "runner": ("check_scheduler", "replay", "run_sweep", "scenario_for_row", "worker_count"),
+    "sweep": ("SweepSpec", "run_seeds", "scenario_dict"),
+    "tables": ("COMPARE_METRICS", "compare_spec", "compare_summary", "progress_line",
+            "read_table", "summarise", "time_left", "write_table"),
+})
 
 __all__ = ["COMPARE_METRICS", "PAPER_METHODS", "TIGHT", "PaperReproduction", "SweepSpec",
            "cache_directory", "check_scheduler", "compare_spec", "compare_summary",
