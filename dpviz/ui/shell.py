@@ -56,6 +56,8 @@ PRESENTER_HELP = ("For a projector: sidebar closed, larger text, the main chart 
 PRESENTER = "presenter"
 #: Session key: per page (script hash), the URL parameters the page was opened with.
 OPENING = "_opening_params"
+#: URL parameter the reset link adds: the run it opens reseeds the widgets, then drops it.
+RESET_MARK = "reset"
 #: URL parameters "Reset to scenario" leaves as they are (the lecturer's own mode).
 KEPT_ON_RESET = frozenset({PRESENTER})
 RESET_HELP = ("Back to the values this page was opened with (the scenario link's), or to the "
@@ -187,34 +189,42 @@ def _current_page() -> tuple[str, str] | None:
 
 
 def _opening_params() -> dict[str, list[str]]:
-    """The URL parameters this page was opened with, kept from its first run in the session."""
+    """The URL parameters this page was opened with, kept from its first run in the session.
+
+    On the run a reset link opens (its :data:`RESET_MARK`), every URL-bound widget is
+    resolved as on the browser's Back button, Streamlit's own rule for it: the link's value,
+    or the widget's default when the link has none, shown in the widget. The mark is then
+    dropped, which also sends the browser the reset address.
+    """
+    ctx = get_script_run_ctx(suppress_warning=True)
     current = _current_page()
-    if current is None:
+    if ctx is None or current is None:
         return {}
+    here = {k: st.query_params.get_all(k) for k in st.query_params if k != RESET_MARK}
     opened = st.session_state.setdefault(OPENING, {})
-    if current[0] not in opened:
-        opened[current[0]] = {k: st.query_params.get_all(k) for k in st.query_params}
+    opened.setdefault(current[0], here)
+    if RESET_MARK in st.query_params:
+        ctx.is_history_navigation = True  # this run only: the URL decides every bound widget
+        del st.query_params[RESET_MARK]
     return dict(opened[current[0]])
 
 
 def reset_button(opening: dict[str, list[str]], *, presenter: bool) -> None:
-    """"Reset to scenario": every URL-bound widget back to ``opening`` (the defaults if empty).
+    """"Reset to scenario": a link reopening this page on ``opening`` (the defaults if empty).
 
     Shown beside the title in presenter mode (the sidebar is closed there), else in the
-    sidebar. A click drops the bound widgets' session values and reopens the page on the
-    opening parameters, so each widget is seeded from them again; presenter mode stays.
+    sidebar. The run it opens seeds every URL-bound widget from ``opening`` again (the
+    others get their defaults, :func:`_opening_params`); presenter mode stays as it is.
     """
     current = _current_page()
     if current is None:
         return
+    params = {k: v for k, v in opening.items() if k not in KEPT_ON_RESET}
+    params.update({k: st.query_params.get_all(k) for k in KEPT_ON_RESET if k in st.query_params})
     where = st.container() if presenter else st.sidebar
-    if not where.button("Reset to scenario", key="reset_scenario", icon=":material/restart_alt:",
-                        help=RESET_HELP, type="tertiary" if presenter else "secondary"):
-        return
-    kept = {k: st.query_params.get_all(k) for k in KEPT_ON_RESET if k in st.query_params}
-    for key in (set(st.query_params) | set(opening)) - KEPT_ON_RESET:
-        st.session_state.pop(key, None)
-    st.switch_page(current[1], query_params={**opening, **kept})
+    where.page_link(str(Path(current[1]).relative_to(ROOT)), label="Reset to scenario",
+                    icon=":material/restart_alt:", help=RESET_HELP,
+                    query_params={**params, RESET_MARK: "1"})
 
 
 def page(title: str) -> PageContext:

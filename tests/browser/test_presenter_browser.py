@@ -104,24 +104,30 @@ def test_presenter_fits_a_projector(projector, server, name):
     assert figure["x"] + figure["width"] <= taught["x"], "the chart is left of its control"
     assert projector.evaluate(CUT_LABELS) == []
     assert projector.locator(".st-key-page-intro").first.is_hidden()
-    assert projector.get_by_role("button", name="Reset to scenario").is_visible()
+    assert projector.get_by_role("link", name="Reset to scenario").is_visible()
     assert screenshot_path.stat().st_size > 0
 
 
 def test_reset_returns_to_the_scenario(projector, server):
+    """ε back to the link's 0.3, δ (not in the link) back to its default, in widget and URL."""
     load(projector, f"{server}/lens?presenter=true&lens_epsilon=0.3", "lens_densities")
-    field = projector.locator(".st-key-lens_epsilon input")
-    assert float(field.input_value()) == pytest.approx(0.3)
-    field.fill("2")
-    field.press("Enter")
-    projector.wait_for_function("() => location.search.includes('lens_epsilon=2')")
-    projector.wait_for_selector(FINISHED)
-    projector.get_by_role("button", name="Reset to scenario").click()
-    projector.wait_for_function("() => location.search.includes('lens_epsilon=0.3')")
+    epsilon = projector.locator(".st-key-lens_epsilon input")
+    delta = projector.locator(".st-key-lens_delta input")
+    default_delta = float(delta.input_value())
+    assert float(epsilon.input_value()) == pytest.approx(0.3)
+    for field, value, shown in ((epsilon, "2", "lens_epsilon=2"), (delta, "1e-3", "lens_delta=")):
+        field.fill(value)
+        field.press("Enter")
+        projector.wait_for_function(f"() => location.search.includes('{shown}')")
+        projector.wait_for_selector(FINISHED)
+    projector.get_by_role("link", name="Reset to scenario").click()
+    projector.wait_for_function("() => !location.search.includes('lens_delta')")
     projector.wait_for_selector(FINISHED)
     projector.wait_for_timeout(500)
-    assert float(field.input_value()) == pytest.approx(0.3)
-    assert "presenter=true" in projector.url
+    assert float(epsilon.input_value()) == pytest.approx(0.3)
+    assert float(delta.input_value()) == pytest.approx(default_delta)
+    assert "lens_epsilon=0.3" in projector.url and "presenter=true" in projector.url
+    assert "reset" not in projector.url
     assert problems(projector) == []
 
 
