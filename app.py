@@ -1,4 +1,4 @@
-"""dpviz — Home: what differential privacy is, in one picture and three sentences."""
+"""dpviz — Home: a lesson path and a demo path first, then what differential privacy is."""
 
 import streamlit as st
 
@@ -6,6 +6,9 @@ from dpviz import ui, viz
 
 ctx = ui.page("dpviz: differential privacy, made visible")
 
+ui.home.paths()
+
+st.subheader("What differential privacy is")
 text, picture = st.columns([5, 6], gap="large")
 with text:
     for sentence in ui.home.INTRO:
@@ -17,6 +20,4 @@ with picture:
     ui.show_chart(fig, key="home_densities", filename="dpviz-neighbouring-outputs")
 
 st.subheader("Three ways in")
-for column, use in zip(st.columns(len(ui.home.USES)), ui.home.USES, strict=True):
-    with column:
-        ui.home.use_card(use)
+ui.home.uses()

@@ -1,4 +1,7 @@
-"""The Home page's content: the three ways into dpviz, each with one-click scenarios."""
+"""The Home page's content: two paths to teach or present, and the three ways into dpviz.
+
+Every step and entry is one click into a page with a scenario loaded (its URL parameters).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import streamlit as st
 from dpviz.lab.lens import LensView
 from dpviz.ui.audit import GALLERY_TAB
 from dpviz.ui.cached import lens_view
+from dpviz.ui.shell import PRESENTER
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,114 @@ class Use:
     icon: str
     pitch: str
     entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a path: the link, its minutes, what to show, a question and its lesson."""
+
+    entry: Entry
+    minutes: int
+    show: str
+    ask: str
+    teaches: str
+
+
+@dataclass(frozen=True)
+class Path:
+    """A numbered sequence of steps for one session (a class, a demo)."""
+
+    title: str
+    pitch: str
+    steps: tuple[Step, ...]
+    audience: str = "the class"
+    #: Whether the path is shown in presenter mode (a button on its tab turns it on).
+    presenter: bool = False
+
+    @property
+    def minutes(self) -> int:
+        """The path's length, the sum of its steps'."""
+        return sum(step.minutes for step in self.steps)
+
+
+LESSON = Path(
+    "A first class on differential privacy",
+    "Five steps from what the promise means to how a broken promise is caught. Each link "
+    "opens the page set up for its step; the question is for the class before you move on.",
+    (Step(Entry("pages/lens.py", "Two datasets, one person apart", ":material/visibility:",
+                (("lens_query", "count"), ("lens_epsilon", "0.5"))),
+          10,
+          "The outputs of a noisy count on two datasets that differ in one person. Slide ε "
+          "to 0.1, then to 5, and watch the two curves part.",
+          "At ε = 5 you see one output: which dataset would you bet on, and how sure "
+          "would you be?",
+          "ε caps how much one output can shift the odds between the two datasets: by a "
+          "factor eᵋ at most, about 1.6 at ε = 0.5 but about 150 at ε = 5."),
+     Step(Entry("pages/exposure.py", "One person alone", ":material/person_search:",
+                (("exposure_epsilon", "0.5"),)),
+          8,
+          "A model fitted without privacy puts one of its means exactly on the person "
+          "alone; the private model's means stay away from them. Then switch on "
+          "“× 50 data”.",
+          "Publishing only averages, not rows: can that give one person away?",
+          "Yes, when a person is far from everyone else their average is their row. "
+          "Privacy is about one person's influence, and in a larger group that influence "
+          "shrinks, so the same ε needs less noise."),
+     Step(Entry("pages/budget.py", "Where the budget goes", ":material/account_balance_wallet:",
+                (("budget_epsilon", "0.5"),)),
+          10,
+          "A model trained in 20 rounds, each round a private release, under one total "
+          "budget. Compare the noise each accounting method needs.",
+          "Same releases, same total ε: why does one method need several times less noise "
+          "than another?",
+          "Every release spends budget, and the losses add up. Adding the worst cases is "
+          "safe but loose; tighter accounting proves the same guarantee with less noise."),
+     Step(Entry("pages/gmm.py", "What privacy costs in accuracy", ":material/scatter_plot:",
+                (("gmm_epsilon", "0.3"),)),
+          12,
+          "A mixture of Gaussians fitted privately: the private means (orange) against "
+          "the true ones (black). Slide ε from 0.3 to 3; switch on the cloud of repeated "
+          "runs to see how far the means wander.",
+          "Roughly which ε puts every private mean inside its cluster, and would the "
+          "answer change with ten times more data?",
+          "Privacy and accuracy trade against each other, and more data buys both: the "
+          "error shrinks as the number of people or ε grows. “Solve for ε” on the page "
+          "finds the smallest ε that meets an accuracy goal."),
+     Step(Entry("pages/lens.py", "Broken on purpose: the audit gallery",
+                ":material/bug_report:", (("lens_tab", GALLERY_TAB), ("gallery_epsilon", "0.5"))),
+          10,
+          "Private means that each make one classic mistake. Before running the gallery, "
+          "read the mistakes out; then run it and compare the measured ε with the claim.",
+          "Which mistake do you expect the audit to catch most clearly, and why?",
+          "An audit measures, from outputs alone, a lower bound on ε: it can prove a "
+          "privacy claim false, never prove it true. Correct code passes the same audits.")))
+
+DEMO = Path(
+    "A ten-minute demo for stakeholders",
+    "Three questions a decision needs answered, in presenter mode: large text, fewer "
+    "controls, and it stays on from page to page.",
+    (Step(Entry("pages/lens.py", "What the promise means", ":material/slideshow:",
+                (("presenter", "true"), ("lens_query", "count"))),
+          3,
+          "One person added or removed barely moves what a noisy count can output.",
+          "Could anyone tell from this output whether your record was in the data?",
+          "Hardly: the two curves overlap, and ε says by how much at most."),
+     Step(Entry("pages/gmm.py", "What it costs in accuracy", ":material/slideshow:",
+                (("presenter", "true"), ("gmm_epsilon", "0.5"))),
+          4,
+          "A model fitted privately next to the true one; move ε and watch the error.",
+          "How much accuracy will we trade for privacy, and at which ε?",
+          "The budget is a decision with a measurable price; the page finds the smallest "
+          "ε that meets an accuracy goal."),
+     Step(Entry("pages/lens.py", "How we would know it works", ":material/slideshow:",
+                (("presenter", "true"), ("lens_tab", GALLERY_TAB))),
+          3,
+          "Variants broken on purpose, each caught by an audit that sees only outputs.",
+          "How would we check a vendor's privacy claim?",
+          "Audit it: a measured ε above the claim is proof of a bug.")),
+    audience="the room", presenter=True)
+
+PATHS: tuple[Path, ...] = (LESSON, DEMO)
 
 
 USES: tuple[Use, ...] = (
@@ -95,10 +207,47 @@ def example(seed: int, secure: bool = False) -> LensView:
 
 
 def use_card(use: Use) -> None:
-    """One kind of user: a heading, a sentence, and one link per scenario."""
-    with st.container(border=True, height="stretch"):
-        st.markdown(f"#### {use.title}")
+    """One kind of user: a sentence, and one link per scenario."""
+    with st.container(border=True):
         st.markdown(use.pitch)
         for entry in use.entries:
             st.page_link(entry.page, label=entry.label, icon=entry.icon,
                          query_params=dict(entry.params) or None)
+
+
+def path_tab(path: Path) -> None:
+    """A path: its sentence, then one full-width row per numbered step (nothing is cut)."""
+    st.markdown(path.pitch)
+    if path.presenter and not st.session_state.get(PRESENTER):
+        # a link's presenter=true opens presenter mode in a new tab, but a click inside the
+        # app keeps the sidebar toggle as it is here
+        st.button("Turn on presenter mode", key="home_presenter", on_click=_present,
+                  icon=":material/slideshow:")
+    for number, step in enumerate(path.steps, start=1):
+        with st.container(border=True):
+            st.page_link(step.entry.page,
+                         label=f"{number}. {step.entry.label} · {step.minutes} min",
+                         icon=step.entry.icon, query_params=dict(step.entry.params) or None)
+            st.markdown(f"**Show:** {step.show}  \n**Ask {path.audience}:** {step.ask}  \n"
+                        f"**What the answer teaches:** {step.teaches}")
+
+
+def _present() -> None:
+    """Presenter mode on (a callback: the sidebar's toggle has not run yet)."""
+    st.session_state[PRESENTER] = True
+
+
+def paths() -> None:
+    """The paths, one tab each, titled with their length."""
+    tabs = st.tabs([f"{p.title} ({p.minutes} min)" for p in PATHS], key="home_path")
+    for tab, path in zip(tabs, PATHS, strict=True):
+        with tab:
+            path_tab(path)
+
+
+def uses() -> None:
+    """The three kinds of user, one tab each: full-width rows, so no link is cut."""
+    tabs = st.tabs([use.title for use in USES], key="home_use")
+    for tab, use in zip(tabs, USES, strict=True):
+        with tab:
+            use_card(use)

@@ -43,3 +43,34 @@ def test_seed_moves_nothing_on_home_but_is_accepted(home):
     home.sidebar.number_input(key="seed").set_value(7).run()
     assert not home.exception
     assert (values(charts(home)["home_densities"]["data"][0]["y"]) == before).all()
+
+
+def test_the_lesson_path_comes_first_numbered_timed_and_linked(home):
+    """Issue 19, part 1: a numbered 50-minute lesson and a 10-minute demo, before anything."""
+    from urllib.parse import parse_qsl
+
+    from dpviz.ui.home import DEMO, LESSON
+
+    assert LESSON.minutes == 50 and DEMO.minutes == 10
+    steps = [link for link in home.main.get("page_link")
+             if link.proto.label[0].isdigit()]
+    assert len(steps) == len(LESSON.steps) + len(DEMO.steps)
+    first_link = home.main.get("page_link")[0]
+    assert first_link.proto.label.startswith("1. ")  # the paths are the first thing shown
+    for link, (number, step) in zip(
+            steps, [*enumerate(LESSON.steps, 1), *enumerate(DEMO.steps, 1)], strict=True):
+        assert link.proto.label == f"{number}. {step.entry.label} · {step.minutes} min"
+        assert step.entry.page.removeprefix("pages/").removesuffix(".py") in link.proto.page
+        assert dict(parse_qsl(link.proto.query_string)) == dict(step.entry.params)
+    words = " ".join(m.value for m in home.main.get("markdown"))
+    for path in (LESSON, DEMO):
+        for step in path.steps:
+            assert f"**Show:** {step.show}" in words
+            assert f"**Ask {path.audience}:** {step.ask}" in words
+            assert f"**What the answer teaches:** {step.teaches}" in words
+    assert "_epsilon" not in words and "lens_" not in words  # plain words, no ids
+    tabs = [t.label for t in home.tabs]
+    assert tabs[:2] == ["A first class on differential privacy (50 min)",
+                        "A ten-minute demo for stakeholders (10 min)"]
+    # the three ways in are still there, after the paths
+    assert any(h.value == "Three ways in" for h in home.subheader)
