@@ -300,7 +300,8 @@ def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = Non
     if st.session_state.get("presenter"):
         fig = go.Figure(fig)  # a copy: a figure may be cached and shared between sessions
         height = fig.layout.height or DEFAULT_HEIGHT
-        fig.update_layout(height=height if height > 700 else min(PRESENTER_HEIGHT, height),
+        fig.update_layout(height=height if height > 700 else min(int(height * 1.2),
+                                                                  PRESENTER_HEIGHT),
                           **PRESENTER_FONTS)
     # the toolbar on hover only, upright at the right edge and short: never over the title
     fig.update_layout(modebar_orientation="v")

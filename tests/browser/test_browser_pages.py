@@ -89,7 +89,7 @@ def test_home_preset_opens_the_paper_setting(page, server):
 def test_presenter_mode(page, server):
     open_page(page, server + "/lens?presenter=true")
     assert problems(page) == []
-    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "20px"
+    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "19px"
     assert not page.locator(".st-key-advanced-lens").is_visible()
     screenshot(page, "lens-presenter")
     open_page(page, server + "/budget?presenter=true&budget_plan=DP-EM+LLG")
