@@ -36,7 +36,7 @@ def press(tab, name: str, steps: int) -> None:
 
 
 @pytest.mark.parametrize(("path", "slider", "steps", "param"), [
-    ("/exposure", "ε of DP-EM", 5, "exposure_epsilon=1.05"),
+    ("/exposure", "ε of DP-EM", 1, "exposure_epsilon=1.2"),
     ("/factors", "ε of the private run", 1, "factors_epsilon=5"),
 ])
 def test_epsilon_slider_redraws(page, server, path, slider, steps, param):
