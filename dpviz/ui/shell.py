@@ -17,6 +17,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpviz.core import limits
 from dpviz.ui import live
+from dpviz.ui.warm import warm_up
 from dpviz.ui.widgets import SHOWN_FIGURES, show_failure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -241,6 +242,7 @@ def page(title: str) -> PageContext:
         The seed and presenter mode chosen in the sidebar.
     """
     error_boundary()
+    warm_up()  # once per server: the other pages' imports, in the background
     opening = _opening_params()
     # the sidebar's toggle is drawn after the config: read its value first. "auto" closes the
     # sidebar on a phone's narrow screen and opens it on a wide one.

@@ -1,0 +1,58 @@
+"""Warm a fresh server in the background: the other pages' modules and the figures all share.
+
+A page imports only what it draws (:mod:`dpviz.core.lazy`), so a fresh server's first page is
+quick; the first visit to another page would then wait for scikit-learn, networkx, pandas and
+scipy. :func:`warm_up`, called by every page, starts one thread per server process that imports
+them and builds the saved figures every user sees alike, a few seconds after the first page
+began (by then that page has run; the thread shares the interpreter's lock with the pages'
+runs, so it is not also given a lower CPU priority, which would let it stall a page's run
+while it holds the lock). It holds no per-user state: what it builds lives in the modules and
+in Streamlit's caches.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+
+import streamlit as st
+
+#: The pages' modules (each imports its engine); the registry's tasks are imported after them.
+MODULES = ("dpviz.ui.budget", "dpviz.ui.lens", "dpviz.ui.gmm", "dpviz.ui.covariance",
+           "dpviz.ui.sbm", "dpviz.ui.audit", "dpviz.ui.card", "dpviz.ui.solve", "dpviz.ui.risk",
+           "dpviz.ui.winner", "dpviz.ui.gmm_compare", "dpviz.ui.upload", "dpviz.ui.explorer",
+           "dpviz.ui.factors", "dpviz.ui.exposure", "dpviz.ui.papers", "dpviz.ui.glossary")
+#: Seconds the first page runs alone before the warm-up starts.
+DELAY = 3.0
+LOG = logging.getLogger("dpviz")
+
+
+def _warm() -> None:
+    """Import :data:`MODULES` and every task's estimators; build the SBM page's saved curves."""
+    time.sleep(DELAY)
+    try:
+        for name in MODULES:
+            importlib.import_module(name)
+        from dpviz.estimators.registry import TASKS
+        from dpviz.ui import sbm
+
+        for task in TASKS:
+            TASKS[task]
+        sbm.saved_curve_figures()
+    except Exception:  # a warm-up failure costs speed, never a page: the page says its own
+        LOG.exception("warming the server up failed")
+
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def _started() -> threading.Thread:
+    thread = threading.Thread(target=_warm, name="dpviz-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def warm_up() -> None:
+    """Start the warm-up once per server process (a no-op outside a running server)."""
+    if st.runtime.exists():
+        _started()
