@@ -36,7 +36,8 @@ class Paired:
         """What a bench entry stores beside its value."""
         return {"median_paired_cpu_ratio": round(self.ratio, 3),
                 "median_paired_wall_ratio": round(self.wall_ratio, 3), "turns": self.turns,
-                "timing": "call and baseline timed turn about (batches alternate), median"}
+                "timing": "call and baseline timed turn about (batches alternate), median; "
+                          "the target is judged on median_paired_cpu_ratio"}
 
 
 def _batch(fn: Callable[[], Any], number: int) -> tuple[float, float]:
