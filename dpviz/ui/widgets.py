@@ -252,11 +252,12 @@ def epsilon_slider(key: str, *, value: float = 1.0, label: str = "ε (target)") 
     float
         The number box's ε.
     """
-    track, box = st.columns([3, 1], gap="small")
+    # the box level with the track (bottom-aligned, no label spacer); a phone stacks them
+    track, box = st.columns([3, 1], gap="small", vertical_alignment="bottom")
     epsilon = float(box.number_input(
         f"{label}, typed", min_value=limits.EPSILON_UI.low, max_value=limits.EPSILON_UI.high,
         value=value, step=0.01, format="%g", key=key, bind="query-params",
-        label_visibility="hidden"))
+        label_visibility="collapsed"))
     slider = f"{key}_slider"
     if st.session_state.get(slider) != nearest_stop(epsilon):  # before the slider is drawn
         st.session_state[slider] = nearest_stop(epsilon)
