@@ -35,7 +35,7 @@ TOOLBAR_REMOVED = ("select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"
                    "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian")
 #: Presenter mode's chart height at most (px), so a page's main chart and its ε fit on one
 #: 1280 × 720 projector screen; taller figures (several rows of panels) keep their height.
-PRESENTER_HEIGHT = 470
+PRESENTER_HEIGHT = 440
 #: Session key of the figures this run of the page has shown, by file name (the experiment
 #: card zips them); :func:`dpviz.ui.shell.page` empties it at the start of every run.
 SHOWN_FIGURES = "_shown_figures"
