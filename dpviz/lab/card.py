@@ -31,6 +31,8 @@ True
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import io
 import json
 import logging
@@ -38,10 +40,10 @@ import os
 import platform
 import re
 import shlex
-import tempfile
+import threading
 import warnings
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -323,12 +325,92 @@ LOG = logging.getLogger("dpviz")
 #: Why a zip has no PNG or SVG: the browser's own error (paths, versions) is logged on the
 #: server, never written into the zip.
 NO_BROWSER = "no browser could draw the figures on the server"
+#: Seconds kaleido waits for one image, and for its browser to start or close.
+IMAGE_TIMEOUT = 60
 
 
-def figure_images(figures: Mapping[str, go.Figure]) -> tuple[dict[str, bytes], str | None]:
-    """Each figure as PNG and SVG through kaleido, in one browser session.
+class Browser:
+    """Kaleido's browser on its own event-loop thread, to draw many cards' figures.
 
-    Sets ``BROWSER_PATH`` to Debian's chromium when it is unset and the file exists.
+    Starting the browser is most of a first card's time (seconds); a server keeps one
+    (the card panel holds it with ``st.cache_resource``) and its users take turns
+    (:attr:`lock`). Every call waits at most :data:`IMAGE_TIMEOUT` seconds: a browser that
+    fails is marked :attr:`broken` and closed, never waited on forever.
+
+    Raises
+    ------
+    Exception
+        Whatever kaleido raises when no browser can start (e.g. ``ChromeNotFoundError``).
+    """
+
+    def __init__(self) -> None:
+        import kaleido
+
+        if "BROWSER_PATH" not in os.environ and CHROMIUM.is_file():
+            os.environ["BROWSER_PATH"] = str(CHROMIUM)
+        self.lock = threading.Lock()
+        self.broken = False
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True,
+                                       name="dpviz-card-browser")
+        self.thread.start()
+
+        async def start() -> Any:
+            browser = kaleido.Kaleido(n=1, timeout=IMAGE_TIMEOUT, mathjax=False)
+            await browser.open()
+            return browser
+
+        try:
+            self.kaleido = self._run(start())
+        except BaseException:
+            self._stop()
+            raise
+        atexit.register(self.close)
+
+    def _stop(self) -> None:
+        """Stop the event loop's thread and close the loop."""
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(IMAGE_TIMEOUT)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+    def _run(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(IMAGE_TIMEOUT)
+
+    def image(self, fig: go.Figure, fmt: str) -> bytes:
+        """One figure as ``fmt`` (``"png"``, ``"svg"``); a failure marks the browser broken."""
+        try:
+            return bytes(self._run(self.kaleido.calc_fig(fig, opts={"format": fmt})))
+        except BaseException:
+            self.broken = True
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Close the browser and stop its thread (idempotent)."""
+        if self.loop.is_closed() or not self.loop.is_running():
+            return
+        try:
+            self._run(self.kaleido.close())
+        except Exception:  # closing a broken browser: log, go on
+            LOG.warning("card figures: kaleido's browser did not close", exc_info=True)
+        finally:
+            self._stop()
+
+
+def figure_images(figures: Mapping[str, go.Figure], *, browser: Browser | None = None,
+                  progress: Callable[[int, int], None] | None = None
+                  ) -> tuple[dict[str, bytes], str | None]:
+    """Each figure as PNG and SVG through kaleido's browser.
+
+    Parameters
+    ----------
+    figures : mapping
+        Name → figure.
+    browser : Browser, optional
+        A kept browser (a server's); ``None`` starts one for this call and closes it.
+    progress : callable, optional
+        ``progress(done, total)`` after each figure drawn.
 
     Returns
     -------
@@ -340,25 +422,29 @@ def figure_images(figures: Mapping[str, go.Figure]) -> tuple[dict[str, bytes], s
     """
     if not figures:
         return {}, None
-    if "BROWSER_PATH" not in os.environ and CHROMIUM.is_file():
-        os.environ["BROWSER_PATH"] = str(CHROMIUM)
+    own = browser is None
     try:
-        import kaleido
-
-        with tempfile.TemporaryDirectory(prefix="dpviz-card-") as tmp:
-            jobs = [{"fig": fig, "path": str(Path(tmp) / f"{_file_name(name)}.{fmt}"),
-                     "opts": {"format": fmt}}
-                    for name, fig in figures.items() for fmt in ("png", "svg")]
-            kaleido.write_fig_from_object_sync(jobs, kopts={"mathjax": False})
-            return {f"figures/{Path(job['path']).name}": Path(job["path"]).read_bytes()
-                    for job in jobs}, None
+        if browser is None:
+            browser = Browser()
+        files = {}
+        with browser.lock:
+            for i, (name, fig) in enumerate(figures.items()):
+                for fmt in ("png", "svg"):
+                    files[f"figures/{_file_name(name)}.{fmt}"] = browser.image(fig, fmt)
+                if progress is not None:
+                    progress(i + 1, len(figures))
+        return files, None
     except Exception:  # any failure of the browser: fall back, never crash
         LOG.warning("card figures: kaleido could not draw them", exc_info=True)
         return {}, NO_BROWSER
+    finally:
+        if own and browser is not None:
+            browser.close()
 
 
 def card_zip(card: Mapping[str, Any], figures: Mapping[str, go.Figure],
-             tables: Mapping[str, pd.DataFrame]) -> bytes:
+             tables: Mapping[str, pd.DataFrame], *, browser: Browser | None = None,
+             progress: Callable[[int, int], None] | None = None) -> bytes:
     """The card as a zip: JSON, versions, figures (PNG + SVG), tables (CSV) and a script.
 
     Parameters
@@ -369,6 +455,8 @@ def card_zip(card: Mapping[str, Any], figures: Mapping[str, go.Figure],
         Name → figure, as the page drew them (the engine does not build figures).
     tables : mapping
         Name → table of the numbers shown.
+    browser, progress
+        As in :func:`figure_images`.
 
     Returns
     -------
@@ -387,7 +475,7 @@ def card_zip(card: Mapping[str, Any], figures: Mapping[str, go.Figure],
     files["versions.txt"] = "".join(f"{name} {version or 'not installed'}\n" for name, version
                                     in [("dpviz", card["dpviz_version"]),
                                         *card["versions"].items()]).encode()
-    images, reason = figure_images(figures)
+    images, reason = figure_images(figures, browser=browser, progress=progress)
     files.update(images)
     if reason is not None:
         for name, fig in figures.items():

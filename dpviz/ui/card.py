@@ -2,8 +2,10 @@
 
 The card (:mod:`dpviz.lab.card`) replays the page's run headless with the same numbers; the link
 reopens the page with the same widgets, since every widget is bound to the URL (issue 9,
-part 5). Building the zip draws every figure as PNG and SVG in a browser (seconds), so it
-waits for a "Prepare card" click and is kept in the session until the scenario changes.
+part 5). Building the zip draws every figure as PNG and SVG in a browser (kaleido's, one per
+server, started in the background when a card panel is first shown: starting it took most of a
+card's time), so it waits for a "Prepare card" click, under a progress bar, and is kept in the
+session until the scenario changes.
 
 A card of an uploaded file is made from the upload's bytes — its name is a label, never a
 path the server reads — and records their SHA-256 and the name, not the rows.
@@ -12,7 +14,9 @@ path the server reads — and records their SHA-256 and the name, not the rows.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
+from concurrent.futures import Future
 from dataclasses import replace
 from urllib.parse import urlencode, urlsplit
 
@@ -20,8 +24,17 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpviz.lab.card import COMMAND, UPLOAD_COMMAND, card_zip, make_card
+from dpviz.lab.card import (
+    COMMAND,
+    IMAGE_TIMEOUT,
+    UPLOAD_COMMAND,
+    Browser,
+    card_zip,
+    image_export_available,
+    make_card,
+)
 from dpviz.lab.scenario import Scenario
+from dpviz.ui.progress import timed_bar
 from dpviz.ui.widgets import SHOWN_FIGURES
 from dpviz.viz import figure_table
 
@@ -83,11 +96,18 @@ def scenario_url(scenario: Scenario) -> str:
 
 def _prepare(scenario: Scenario, content: bytes | None, figures: Mapping[str, go.Figure],
              tables: Mapping[str, pd.DataFrame]) -> bytes:
-    card = make_card(scenario, content=content)
-    shown = dict(tables)
-    for name, fig in figures.items():
-        shown.setdefault(f"{name} (figure data)", figure_table(fig))
-    return card_zip(card, figures, shown)
+    """The card's zip under a bar: the scenario's run, then one step per figure drawn."""
+    with timed_bar("Preparing the card: running the scenario", 1 + len(figures)) as bar:
+        card = make_card(scenario, content=content)
+        bar.step(1, text="Preparing the card: drawing the figures")
+        shown = dict(tables)
+        for name, fig in figures.items():
+            shown.setdefault(f"{name} (figure data)", figure_table(fig))
+        return card_zip(card, figures, shown,
+                        browser=kept_browser() if figures and "upload" not in scenario.data
+                        else None,
+                        progress=lambda done, total: bar.step(
+                            1 + done, text="Preparing the card: drawing the figures"))
 
 
 def card_button(scenario: Scenario, figures: Mapping[str, go.Figure],
@@ -120,9 +140,8 @@ def card_button(scenario: Scenario, figures: Mapping[str, go.Figure],
     kept = st.session_state.get(f"{key}_card")
     if st.button("Prepare card", key=f"{key}_prepare", icon=":material/inventory_2:",
                  help="Runs the scenario again headless and draws every figure as PNG and "
-                      "SVG (a few seconds)."):
-        with st.spinner("Preparing the card: running the scenario and drawing the figures…"):
-            zipped = _prepare(scenario, content, figures, tables)
+                      "SVG (a second or two)."):
+        zipped = _prepare(scenario, content, figures, tables)
         kept = st.session_state[f"{key}_card"] = (fingerprint, zipped)
     if kept is not None and kept[0] == fingerprint:
         st.download_button("Download the card (zip)", data=kept[1],
@@ -140,6 +159,39 @@ def card_button(scenario: Scenario, figures: Mapping[str, go.Figure],
                    "same numbers.")
     if upload:
         st.caption(UPLOAD_NOTE)
+
+
+@st.cache_resource(show_spinner=False)
+def _browser() -> Future[Browser]:
+    """The server's one figure browser, started in the background once per server process.
+
+    A card's figures are drawn by kaleido's browser, and starting it is most of a first
+    card's time; it starts when a card panel is first shown, so "Prepare card" finds it up.
+    One browser for every user (they take turns, :class:`dpviz.lab.card.Browser`).
+    """
+    future: Future[Browser] = Future()
+
+    def start() -> None:
+        try:
+            future.set_result(Browser())
+        except Exception as err:  # no browser: the card says so when it is made
+            future.set_exception(err)
+
+    threading.Thread(target=start, daemon=True, name="dpviz-card-browser-start").start()
+    return future
+
+
+def kept_browser() -> Browser | None:
+    """The server's browser once started, or ``None`` (it failed: the next panel retries)."""
+    try:
+        browser = _browser().result(timeout=IMAGE_TIMEOUT)
+    except Exception:  # figure_images then tries a browser of its own, and says why not
+        _browser.clear()
+        return None
+    if browser.broken:
+        _browser.clear()
+        return None
+    return browser
 
 
 def card_panel(scenario: Scenario, *, key: str,
@@ -160,6 +212,8 @@ def card_panel(scenario: Scenario, *, key: str,
         them (its name is a label, never a path).
     """
     st.subheader("Experiment card")
+    if image_export_available():
+        _browser()
     figures = dict(st.session_state.get(SHOWN_FIGURES, {}))
     card_button(scenario, figures, tables or {}, key=key,
                 content=content if "upload" in scenario.data else None)
