@@ -17,26 +17,30 @@ from contextlib import contextmanager
 import streamlit as st
 
 
-def left_words(seconds: float | None) -> str:
-    """The time left in words (``""`` while it is unknown).
+def left_words(seconds: float | None, *, at_most: bool = False) -> str:
+    """The time left in words (``""`` while it is unknown); ``at_most`` for an upper bound.
 
     Examples
     --------
-    >>> left_words(None), left_words(0.3), left_words(12.4)
-    ('', ', under a second left', ', about 12 s left')
+    >>> left_words(None), left_words(0.3), left_words(12.4, at_most=True)
+    ('', ', under a second left', ', at most about 12 s left')
     """
     if seconds is None:
         return ""
     if seconds < 1:
         return ", under a second left"
-    return f", about {seconds:.0f} s left"
+    return f", {'at most ' if at_most else ''}about {seconds:.0f} s left"
 
 
 class TimedBar:
-    """A ``st.progress`` bar for ``total`` steps that states the time left once it is measured."""
+    """A ``st.progress`` bar for ``total`` steps that states the time left once it is measured.
 
-    def __init__(self, text: str, total: int) -> None:
-        self.text, self.total = text, max(int(total), 1)
+    ``at_most``: ``total`` is an upper bound (a search that may stop early), and so is the
+    time left, which says so.
+    """
+
+    def __init__(self, text: str, total: int, *, at_most: bool = False) -> None:
+        self.text, self.total, self.at_most = text, max(int(total), 1), at_most
         self.started = time.perf_counter()
         self.first: tuple[int, float] | None = None  # (done, elapsed) at the first step
         self.bar = st.progress(0.0, text=f"{text}…")
@@ -46,27 +50,30 @@ class TimedBar:
         return time.perf_counter() - self.started
 
     def step(self, done: float, *, text: str | None = None, left: float | None = None,
-             unit: str = "") -> None:
+             unit: str = "", total: int | None = None) -> None:
         """``done`` of the steps finished; the time left is ``left`` or the pace's.
 
         ``text`` replaces the bar's words for this phase; ``unit`` names the steps
-        (``"3 of 20 runs"``).
+        (``"3 of 20 runs"``); ``total`` replaces the number of steps.
         """
+        if total is not None:
+            self.total = max(int(total), 1)
         if self.first is None:
             self.first = (int(done), self.elapsed())
         elif left is None and done < self.total:
             from dpviz.lab.experiments import time_left  # pandas: not on a page's first run
 
             left = time_left(int(done), self.total, self.elapsed(), since=self.first)
-        count = f": {done:,.0f} of {self.total:,} {unit}" if unit else ""
-        self.bar.progress(min(1.0, done / self.total),
-                          text=f"{text or self.text}{count}{left_words(left)}")
+        most = "at most " if self.at_most else ""
+        count = f": {done:,.0f} of {most}{self.total:,} {unit}" if unit else ""
+        words = left_words(left, at_most=self.at_most)
+        self.bar.progress(min(1.0, done / self.total), text=f"{text or self.text}{count}{words}")
 
 
 @contextmanager
-def timed_bar(text: str, total: int) -> Iterator[TimedBar]:
+def timed_bar(text: str, total: int, *, at_most: bool = False) -> Iterator[TimedBar]:
     """A :class:`TimedBar` removed when the block ends (finished or failed)."""
-    bar = TimedBar(text, total)
+    bar = TimedBar(text, total, at_most=at_most)
     try:
         yield bar
     finally:

@@ -19,6 +19,7 @@ from dpviz.estimators.registry import TASKS
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.solve import RUNS, Solution, solve_epsilon, synthetic_twin
 from dpviz.ui.covariance import RHO_GRID
+from dpviz.ui.progress import timed_bar
 from dpviz.ui.widgets import escape_markdown, lazy_expander, show_chart
 from dpviz.viz.solve import solve_figure
 
@@ -164,20 +165,16 @@ def solve_panel(scenario: Scenario, *, key: str, budget_key: str | None = None,
                "or above it is set ten points below.")
     inputs = (fingerprint(scenario), goal.metric, goal.metric_target(value), probability, runs)
     if st.button(f"Solve for {parameter}", key=f"{key}_run", icon=":material/target:"):
-        bar = st.progress(0.0, text="Simulating runs…")
-
-        def report(done: int, total: int) -> None:
-            bar.progress(done / total, text=f"{done} of at most {total} simulated runs")
-
-        try:
-            found = solve_epsilon(scenario, metric=goal.metric,
-                                  target=goal.metric_target(value), probability=probability,
-                                  runs=runs, progress=report)
-        except ValueError as err:
-            bar.empty()
-            st.error(escape_markdown(err), icon=":material/error:")
-            return
-        bar.empty()
+        with timed_bar("Simulating runs", runs, at_most=True) as bar:
+            try:
+                found = solve_epsilon(
+                    scenario, metric=goal.metric, target=goal.metric_target(value),
+                    probability=probability, runs=runs,
+                    progress=lambda done, total: bar.step(done, total=total,
+                                                          unit="simulated runs"))
+            except ValueError as err:
+                st.error(escape_markdown(err), icon=":material/error:")
+                return
         st.session_state[f"{key}_solution"] = (inputs, found)
     kept = st.session_state.get(f"{key}_solution")
     if kept is None:
