@@ -25,7 +25,8 @@ n(n − 1)/2 Gaussian entries, far over a second on OpenDP) and raw draws of 10�
 Laplaces.
 
 The white-box audit entries (``white_box_audit_*``) and solve for ε at the /gmm defaults
-(``solve_gmm_page_defaults_seconds``) come from ``bench/audit.py``.
+(``solve_gmm_page_defaults_seconds``) come from ``bench/audit.py``; the /gmm page's audit,
+compare, solve and card panels end to end (``gmm_panel_*_seconds``) from ``bench/panels.py``.
 
 Usage: ``python bench/run.py [--out bench/results.json] [--quick]``.
 """
@@ -58,6 +59,7 @@ from bench.audit import bench_audit, bench_solve  # noqa: E402
 from bench.browser_timing import bench_browser  # noqa: E402
 from bench.covariance import bench_covariance  # noqa: E402
 from bench.gmm import bench_gmm  # noqa: E402
+from bench.panels import bench_panels  # noqa: E402
 from bench.protocol_load import bench_protocol_load  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
 from bench.sweep import bench_sweep  # noqa: E402
@@ -455,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     bench_secure_noise(b)
     bench_audit(b)
     bench_solve(b)
+    bench_panels(b)  # the /gmm page's audit, compare, solve and card, each < 5 s
     bench_browser(b)  # headless Chromium; skipped with a message when it is missing
     bench_protocol_load(b, args.quick)  # minutes of simulated students; DPVIZ_BENCH_NO_LOAD=1 skips
 
