@@ -486,7 +486,8 @@ def bench_protocol_load(b: Any, quick: bool) -> None:
         print("protocol load test skipped (DPVIZ_BENCH_NO_LOAD)", file=sys.stderr)
         return
     seconds = 20.0 if quick else 45.0
-    sizes = [30, 60, 120] if quick else [30, 60, 90, 120, 180, 240, 300]
+    sizes = [5, 10, 20, 30, 60, 120] if quick else [5, 10, 15, 20, 30, 45, 60, 90, 120, 180,
+                                                     240, 300]
     for serve in (0, 2):
         if serve and shutil.which("nginx") is None:
             print("protocol load test behind nginx skipped: no nginx", file=sys.stderr)
@@ -494,16 +495,19 @@ def bench_protocol_load(b: Any, quick: bool) -> None:
         with fresh_server(serve) as target:
             most, entries = held(target, sizes, seconds=seconds, think=THINK,
                                  load_concurrency=8)
+            thirty = next((e for e in entries if e["students"] == 30), None) or measure(
+                target, 30, seconds=seconds, think=THINK, load_concurrency=8)
         name = "protocol_load_1process" if not serve else f"protocol_load_{serve}processes_nginx"
-        first = entries[0]
-        b.add(f"{name}_30_students_p95", first["turnaround"]["p95_s"] or math.nan, "s",
-              target="< 0.5 s", meets=(first["turnaround"]["p95_s"] or math.inf) < 0.5,
+        p95 = thirty["turnaround"]["p95_s"]
+        b.add(f"{name}_30_students_p95", math.nan if p95 is None else p95, "s",
+              target="< 0.5 s", meets=p95 is not None and p95 < 0.5,
               note="server turnaround of an ε move on /gmm (send → script finished), "
-                   f"students moving every {THINK:g} s ± 50 %", detail=first)
+                   f"students moving every {THINK:g} s ± 50 %", detail=thirty)
         b.add(f"{name}_students_at_p95_1s", most, "students",
               note=f"largest class of {sizes} with p95 < 1 s and no errors; "
                    f"{os.cpu_count()} cores shared with the test's clients",
               detail={"ladder": [{k: e[k] for k in ("students", "turnaround", "error_count",
+                                                     "server_cpu_s_per_move",
                                                      "server_peak_rss_mib", "loadavg_before")}
                                  for e in entries]})
 
