@@ -210,6 +210,8 @@ def use_card(use: Use) -> None:
     """One kind of user: a sentence, and one link per scenario."""
     with st.container(border=True):
         st.markdown(use.pitch)
+        if any(("presenter", "true") in entry.params for entry in use.entries):
+            presenter_button(f"home_presenter_{USES.index(use)}")
         for entry in use.entries:
             st.page_link(entry.page, label=entry.label, icon=entry.icon,
                          query_params=dict(entry.params) or None)
@@ -218,11 +220,8 @@ def use_card(use: Use) -> None:
 def path_tab(path: Path) -> None:
     """A path: its sentence, then one full-width row per numbered step (nothing is cut)."""
     st.markdown(path.pitch)
-    if path.presenter and not st.session_state.get(PRESENTER):
-        # a link's presenter=true opens presenter mode in a new tab, but a click inside the
-        # app keeps the sidebar toggle as it is here
-        st.button("Turn on presenter mode", key="home_presenter", on_click=_present,
-                  icon=":material/slideshow:")
+    if path.presenter:
+        presenter_button("home_presenter")
     for number, step in enumerate(path.steps, start=1):
         with st.container(border=True):
             st.page_link(step.entry.page,
@@ -235,6 +234,17 @@ def path_tab(path: Path) -> None:
 def _present() -> None:
     """Presenter mode on (a callback: the sidebar's toggle has not run yet)."""
     st.session_state[PRESENTER] = True
+
+
+def presenter_button(key: str) -> None:
+    """"Turn on presenter mode", while it is off.
+
+    A link's ``presenter=true`` opens presenter mode when the link is opened on its own (a new
+    tab, a shared link), but a click inside the app keeps the sidebar's toggle as it is here.
+    """
+    if not st.session_state.get(PRESENTER):
+        st.button("Turn on presenter mode", key=key, on_click=_present,
+                  icon=":material/slideshow:")
 
 
 def paths() -> None:

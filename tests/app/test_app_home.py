@@ -74,3 +74,12 @@ def test_the_lesson_path_comes_first_numbered_timed_and_linked(home):
                         "A ten-minute demo for stakeholders (10 min)"]
     # the three ways in are still there, after the paths
     assert any(h.value == "Three ways in" for h in home.subheader)
+
+
+def test_the_demo_path_turns_presenter_mode_on(home):
+    """A click inside the app keeps the sidebar's toggle, so the demo's tab has a button."""
+    assert home.sidebar.toggle(key="presenter").value is False
+    home.button(key="home_presenter").click().run()
+    assert not home.exception
+    assert home.sidebar.toggle(key="presenter").value is True
+    assert not [b for b in home.button if b.key and b.key.startswith("home_presenter")]
