@@ -67,6 +67,7 @@ def one(panel: str) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT))
     from streamlit.testing.v1 import AppTest
 
+    from dpviz.lab.experiments import time_left
     from dpviz.ui import progress
 
     steps: list[tuple[float, float, float | None]] = []
@@ -77,7 +78,7 @@ def one(panel: str) -> dict[str, Any]:
         step(self, done, **kw)
         left = kw.get("left")
         if left is None and self.first is not None and done < self.total:
-            left = progress.time_left(int(done), self.total, self.elapsed(), since=self.first)
+            left = time_left(int(done), self.total, self.elapsed(), since=self.first)
         steps.append((time.perf_counter() - started[0], done / self.total, left))
 
     progress.TimedBar.step = recorded  # type: ignore[method-assign]

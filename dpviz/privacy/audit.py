@@ -235,10 +235,10 @@ def audit(sampler: Sampler, dataset: Any, neighbour: Any, *, claimed_epsilon: fl
     for direction in (">=", "<="):
         for swapped in (False, True):
             first, second = (choose_n, choose_d) if swapped else (choose_d, choose_n)
-            p_lo = clopper_pearson_bounds(_hits(first, taus, direction), half)[0]
-            q_hi = clopper_pearson_bounds(_hits(second, taus, direction), half)[1]
+            lows = clopper_pearson_bounds(_hits(first, taus, direction), half)[0]
+            highs = clopper_pearson_bounds(_hits(second, taus, direction), half)[1]
             scores = [_epsilon_bound(float(p), float(q), delta)
-                      for p, q in zip(p_lo, q_hi, strict=True)]
+                      for p, q in zip(lows, highs, strict=True)]
             i = int(np.argmax(scores))
             if scores[i] > best[0]:
                 best = (scores[i], float(taus[i]), direction, swapped)

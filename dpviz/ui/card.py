@@ -96,18 +96,21 @@ def scenario_url(scenario: Scenario) -> str:
 
 def _prepare(scenario: Scenario, content: bytes | None, figures: Mapping[str, go.Figure],
              tables: Mapping[str, pd.DataFrame]) -> bytes:
-    """The card's zip under a bar: the scenario's run, then one step per figure drawn."""
+    """The card's zip under a bar: the scenario's run, the browser, one step per figure.
+
+    The bar's pace counts from the browser being ready (its first step), so its time left is
+    the figures' own pace.
+    """
+    drawing = "Preparing the card: drawing the figures"
     with timed_bar("Preparing the card: running the scenario", 1 + len(figures)) as bar:
         card = make_card(scenario, content=content)
-        bar.step(1, text="Preparing the card: drawing the figures")
         shown = dict(tables)
         for name, fig in figures.items():
             shown.setdefault(f"{name} (figure data)", figure_table(fig))
-        return card_zip(card, figures, shown,
-                        browser=kept_browser() if figures and "upload" not in scenario.data
-                        else None,
-                        progress=lambda done, total: bar.step(
-                            1 + done, text="Preparing the card: drawing the figures"))
+        browser = kept_browser() if figures and "upload" not in scenario.data else None
+        bar.step(1, text=drawing)
+        return card_zip(card, figures, shown, browser=browser,
+                        progress=lambda done, total: bar.step(1 + done, text=drawing))
 
 
 def card_button(scenario: Scenario, figures: Mapping[str, go.Figure],
