@@ -13,7 +13,7 @@ from dpviz.core import limits
 from dpviz.privacy import METHOD_LABELS, METHODS, Allocation, PlannedRelease
 from dpviz.privacy.plans import Plan
 from dpviz.privacy.solver import PlannedMechanism
-from dpviz.ui.widgets import advanced, delta_input, epsilon_slider
+from dpviz.ui.widgets import accept_option_names, advanced, delta_input, epsilon_slider
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -151,6 +151,7 @@ def _accounting_options() -> tuple[bool, str]:
                       help="The DP-EM paper's own choices: the classic Gaussian with its δᵢ under "
                            "linear and advanced composition, λ ≤ 100 for the moments "
                            "accountant, the Bun–Steinke conversion for zCDP.")
+    accept_option_names("budget_hold", METHODS, METHOD_LABELS.__getitem__)
     held = st.selectbox(
         "Hold the noise at the solution of", METHODS, index=METHODS.index("pld"),
         format_func=METHOD_LABELS.__getitem__, key="budget_hold", bind="query-params",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from dpviz.ui import cached, runs, upload, widgets
 from dpviz.ui.risk import spend_text
 from dpviz.ui.shell import PageContext
 from dpviz.ui.widgets import (
+    accept_option_names,
     advanced,
     attempt,
     delta_input,
@@ -68,22 +69,6 @@ def _source_label(source: str) -> str:
     if source == CSV:
         return "Upload a CSV file"
     return "Synthetic Gaussian mixture" if source == SYNTHETIC else DATASETS[source].label
-
-
-def accept_option_names(key: str, options: Sequence[str],
-                        label: Callable[[str], str]) -> None:
-    """Let a link name a bound selectbox's option by its name (``?gmm_source=csv``).
-
-    A bound selectbox writes its option's *label* to the URL (``gmm_source=Upload+a+CSV+file``)
-    and drops any other value, so a hand-written link with the option's name opened the
-    default instead. Before the widget is created, a name in the link is put into the
-    session state (the one way to set a bound widget), and Streamlit rewrites the link to
-    the label.
-    """
-    raw = st.query_params.get(key)
-    if (raw in options and raw not in {label(o) for o in options}
-            and key not in st.session_state):
-        st.session_state[key] = raw
 
 
 #: A data block, the parameters it brings (an upload's k) and an upload's bytes.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -275,8 +275,25 @@ def delta_input(key: str, *, value: float = 1e-5, label: str = "δ (target)") ->
              "A common choice is below 1/n. [In the glossary](/glossary#epsilon-and-delta)"))
 
 
+def accept_option_names(key: str, options: Sequence[str],
+                        label: Callable[[str], str]) -> None:
+    """Let a link name a bound selectbox's option by its name (``?gmm_source=csv``).
+
+    A bound selectbox writes its option's *label* to the URL (``gmm_source=Upload+a+CSV+file``)
+    and drops any other value, so a hand-written link with the option's name opened the
+    default instead. Before the widget is created, a name in the link is put into the
+    session state (the one way to set a bound widget), and Streamlit rewrites the link to
+    the label.
+    """
+    raw = st.query_params.get(key)
+    if (raw in options and raw not in {label(o) for o in options}
+            and key not in st.session_state):
+        st.session_state[key] = raw
+
+
 def method_select(key: str, *, value: str = "pld", label: str = "Accounting") -> str:
     """The accounting method, one of :data:`dpviz.privacy.METHODS`."""
+    accept_option_names(key, METHODS, METHOD_LABELS.__getitem__)  # old links say ``pld``
     return str(st.selectbox(
         label, METHODS, index=METHODS.index(value), format_func=METHOD_LABELS.__getitem__,
         key=key, bind="query-params",
