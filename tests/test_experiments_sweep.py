@@ -71,6 +71,17 @@ def test_same_spec_same_table_serial_and_on_two_processes(serial, spec, tmp_path
     pd.testing.assert_frame_equal(without_time(parallel), without_time(serial))
 
 
+def test_same_table_on_a_thread_pool_each_finished_row_reported(serial, spec, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    seen: list[str] = []
+    with ThreadPoolExecutor(2) as pool:
+        threaded = run_sweep(spec, executor=pool, cache_dir=tmp_path,
+                             finished=lambda row: seen.append(str(row["estimator"])))
+    pd.testing.assert_frame_equal(without_time(threaded), without_time(serial))
+    assert sorted(seen) == sorted(serial["estimator"])  # one report per run, as it ends
+
+
 @pytest.mark.slow
 def test_same_table_on_a_dask_cluster(serial, spec, tmp_path):
     distributed = pytest.importorskip("distributed")

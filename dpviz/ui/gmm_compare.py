@@ -165,30 +165,32 @@ def cannot_succeed(scenario: Scenario, chosen: Sequence[str]) -> dict[str, Block
 
 
 def seconds_left(finished: Mapping[str, Sequence[float]], remaining: Mapping[str, int],
-                 predicted: Mapping[str, float], workers: int) -> float | None:
+                 predicted: Mapping[str, float], elapsed: float) -> float | None:
     """The compare's time left from the runs finished so far (``None`` before the first).
 
-    Each estimator's runs left cost the mean of its finished runs' seconds; an estimator
-    with none finished yet costs its work-model prediction (``predicted``, one run) scaled
-    by how the finished runs compared with theirs. The total is shared by ``workers``.
+    Each run costs the mean seconds of its estimator's finished runs; an estimator with none
+    finished yet costs its work-model prediction (``predicted``, one run) scaled by how the
+    finished runs compared with theirs. The work left is done at the pace the work finished
+    so far took in ``elapsed`` wall seconds (the pool's threads side by side, sharing the
+    machine), so the runs' own seconds only weigh the runs against each other.
 
     Examples
     --------
-    >>> seconds_left({"a": [0.2, 0.4]}, {"a": 3, "b": 2}, {"a": 0.1, "b": 1.0}, 2)
+    >>> seconds_left({"a": [0.2, 0.4]}, {"a": 3, "b": 2}, {"a": 0.1, "b": 1.0}, 0.3)
     3.45
-    >>> seconds_left({}, {"a": 1}, {"a": 1.0}, 2) is None
+    >>> seconds_left({}, {"a": 1}, {"a": 1.0}, 0.1) is None
     True
     """
     done = {name: times for name, times in finished.items() if times}
-    if not done:
-        return None
     spent = sum(sum(times) for times in done.values())
+    if spent <= 0:
+        return None
     expected = sum(predicted[name] * len(times) for name, times in done.items())
     scale = spent / expected if expected > 0 else 1.0
     work = sum(count * (sum(done[name]) / len(done[name]) if name in done
                         else predicted[name] * scale)
                for name, count in remaining.items())
-    return round(work / max(workers, 1), 10)
+    return round(elapsed * work / spent, 10)
 
 
 def run_compare(spec: experiments.SweepSpec, *, n: int, d: int, k: int,
@@ -211,7 +213,7 @@ def run_compare(spec: experiments.SweepSpec, *, n: int, d: int, k: int,
 
     def progress(done: int, total: int, elapsed: float) -> None:
         if report is not None:
-            report(done, seconds_left(finished, remaining, predicted, COMPARE_JOBS))
+            report(done, seconds_left(finished, remaining, predicted, elapsed))
 
     return experiments.run_sweep(spec, executor=pool(), progress=progress, finished=row_done)
 
