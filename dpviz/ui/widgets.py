@@ -321,8 +321,7 @@ def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = Non
         fig.update_layout(height=height if height > 700 else min(int(height * 1.2),
                                                                   PRESENTER_HEIGHT),
                           **PRESENTER_FONTS)
-    # the toolbar on hover only, upright at the right edge and short: never over the title
-    fig.update_layout(modebar_orientation="v")
+    # the toolbar on hover only and short (upright at the right edge: the viz template)
     config = {"displaylogo": False, "displayModeBar": "hover",
               "modeBarButtonsToRemove": TOOLBAR_REMOVED,
               "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}

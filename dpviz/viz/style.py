@@ -65,6 +65,7 @@ TEMPLATE = go.layout.Template(
         margin={"l": 60, "r": 20, "t": 56, "b": 40},
         colorway=list(SERIES_COLORS),
         hovermode="closest",
+        modebar={"orientation": "v"},  # upright at the right edge: never over the title
         # Anchored to the figure's bottom edge, the legend stacks below the x-axis title
         # (Plotly adds both to the margin) instead of overlapping it.
         legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
