@@ -77,7 +77,8 @@ def one(panel: str) -> dict[str, Any]:
     def recorded(self: progress.TimedBar, done: float, **kw: Any) -> None:
         step(self, done, **kw)
         left = kw.get("left")
-        if left is None and self.first is not None and done < self.total:
+        if (left is None and kw.get("measured", True) and self.first is not None
+                and done < self.total):
             left = time_left(int(done), self.total, self.elapsed(), since=self.first)
         steps.append((time.perf_counter() - started[0], done / self.total, left))
 

@@ -26,7 +26,6 @@ from dpviz.estimators.result import Result
 from dpviz.lab import experiments
 from dpviz.lab.feasibility import Blocked, blocked, sizes_of
 from dpviz.lab.scenario import Scenario
-from dpviz.lab.work import estimate
 from dpviz.ui import runs
 from dpviz.ui.gmm import MixtureData
 from dpviz.ui.ppe import sample_size_calculator
@@ -165,44 +164,35 @@ def cannot_succeed(scenario: Scenario, chosen: Sequence[str]) -> dict[str, Block
 
 
 def seconds_left(finished: Mapping[str, Sequence[float]], remaining: Mapping[str, int],
-                 predicted: Mapping[str, float], elapsed: float) -> float | None:
-    """The compare's time left from the runs finished so far (``None`` before the first).
+                 workers: int) -> float | None:
+    """The compare's time left from the runs finished so far, once every estimator has one.
 
-    Each run costs the mean seconds of its estimator's finished runs; an estimator with none
-    finished yet costs its work-model prediction (``predicted``, one run) scaled by how the
-    finished runs compared with theirs. The work left is done at the pace the work finished
-    so far took in ``elapsed`` wall seconds (the pool's threads side by side, sharing the
-    machine), so the runs' own seconds only weigh the runs against each other.
+    Each run left costs the mean seconds of its estimator's finished runs, shared by the
+    ``workers`` running side by side. ``None`` while an estimator with runs left has not
+    finished one: its cost is not measured yet (the pool starts every estimator's first
+    run first, so this is soon).
 
     Examples
     --------
-    >>> seconds_left({"a": [0.2, 0.4]}, {"a": 3, "b": 2}, {"a": 0.1, "b": 1.0}, 0.3)
-    3.45
-    >>> seconds_left({}, {"a": 1}, {"a": 1.0}, 0.1) is None
+    >>> seconds_left({"a": [0.2, 0.4], "b": [1.0]}, {"a": 3, "b": 2}, 2)
+    1.45
+    >>> seconds_left({"a": [0.2], "b": []}, {"a": 3, "b": 2}, 2) is None
     True
     """
-    done = {name: times for name, times in finished.items() if times}
-    spent = sum(sum(times) for times in done.values())
-    if spent <= 0:
+    if any(count and not finished[name] for name, count in remaining.items()):
         return None
-    expected = sum(predicted[name] * len(times) for name, times in done.items())
-    scale = spent / expected if expected > 0 else 1.0
-    work = sum(count * (sum(done[name]) / len(done[name]) if name in done
-                        else predicted[name] * scale)
-               for name, count in remaining.items())
-    return round(elapsed * work / spent, 10)
+    work = sum(count * sum(finished[name]) / len(finished[name])
+               for name, count in remaining.items() if count)
+    return round(work / max(workers, 1), 10)
 
 
-def run_compare(spec: experiments.SweepSpec, *, n: int, d: int, k: int,
+def run_compare(spec: experiments.SweepSpec,
                 report: Callable[[int, float | None], None] | None = None) -> pd.DataFrame:
     """The compare sweep on the server's :func:`pool`; ``report(done, seconds_left)`` as it goes.
 
-    The time left is :func:`seconds_left` from the runs finished so far and the work model's
-    per-run predictions (:func:`dpviz.lab.work.estimate`) at the data's ``n``, ``d``, ``k``.
-    Runs already on disk (the same spec before) are read, not run.
+    The time left is :func:`seconds_left` from the runs finished so far. Runs already on
+    disk (the same spec before) are read, not run.
     """
-    predicted = {name: estimate("gmm", name, n=n, d=d, k=k, generate=False).seconds
-                 for name in spec.estimators}
     remaining = dict.fromkeys(spec.estimators, spec.repeats)
     finished: dict[str, list[float]] = {name: [] for name in spec.estimators}
 
@@ -213,7 +203,7 @@ def run_compare(spec: experiments.SweepSpec, *, n: int, d: int, k: int,
 
     def progress(done: int, total: int, elapsed: float) -> None:
         if report is not None:
-            report(done, seconds_left(finished, remaining, predicted, elapsed))
+            report(done, seconds_left(finished, remaining, COMPARE_JOBS))
 
     return experiments.run_sweep(spec, executor=pool(), progress=progress, finished=row_done)
 
@@ -259,13 +249,10 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
     if st.button("Compare", key=f"{key}_run", icon=":material/play_arrow:",
                  help="Runs each estimator `repeats` times, two at a time; the private PCA, "
                       "PPE and stability learners take a second or more per run."):
-        data = runs.loaded(scenario)
         with timed_bar(f"Running {spec.runs} runs", spec.runs) as bar:
             try:
-                table = run_compare(spec, n=len(data.data), d=data.data.shape[1],
-                                    k=int(data.public.get("k") or 1),
-                                    report=lambda done, left: bar.step(done, left=left,
-                                                                       unit="runs"))
+                table = run_compare(spec, report=lambda done, left: bar.step(
+                    done, left=left, unit="runs", measured=False))
             except ValueError as err:
                 st.error(escape_markdown(err), icon=":material/error:")
                 return

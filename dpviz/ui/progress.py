@@ -50,17 +50,18 @@ class TimedBar:
         return time.perf_counter() - self.started
 
     def step(self, done: float, *, text: str | None = None, left: float | None = None,
-             unit: str = "", total: int | None = None) -> None:
+             unit: str = "", total: int | None = None, measured: bool = True) -> None:
         """``done`` of the steps finished; the time left is ``left`` or the pace's.
 
         ``text`` replaces the bar's words for this phase; ``unit`` names the steps
-        (``"3 of 20 runs"``); ``total`` replaces the number of steps.
+        (``"3 of 20 runs"``); ``total`` replaces the number of steps; ``measured=False``:
+        the caller measures the time left itself (``left``; ``None``: not yet known).
         """
         if total is not None:
             self.total = max(int(total), 1)
         if self.first is None:
             self.first = (int(done), self.elapsed())
-        elif left is None and done < self.total:
+        elif measured and left is None and done < self.total:
             from dpviz.lab.experiments import time_left  # pandas: not on a page's first run
 
             left = time_left(int(done), self.total, self.elapsed(), since=self.first)
