@@ -12,7 +12,10 @@ it in Debian's headless Chromium (Playwright):
   page stays at its defaults; the report is the median (p50) of ``--presses`` presses per page.
 
 The load average (``os.getloadavg``) is stored before and after: on a busy machine the figures
-are high. Not part of CI: ``make bench`` calls :func:`bench_browser` (it skips with a message
+are high. Beside the wall-clock times, two that a busy machine moves much less: the server
+process's CPU seconds (at the cold start's first chart, and per move) and the page's main
+thread's busy time per move (Chromium's ``TaskDuration``). Not part of CI: ``make bench``
+calls :func:`bench_browser` (it skips with a message
 when Chromium or Playwright is missing), or run it alone::
 
     .venv/bin/python bench/browser_timing.py [--presses 5] [--pages lens,sbm]
@@ -88,6 +91,25 @@ def missing() -> str | None:
     return None
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``; 0 elsewhere).
+
+    Unlike the wall-clock times, this hardly moves with the machine's load, so it tells a
+    change in the server's work apart from a busier machine.
+    """
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _main_thread_busy(cdp: Any) -> float:
+    """Seconds the page's main thread has spent in tasks (Chromium's ``TaskDuration``)."""
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return float(next(m["value"] for m in metrics if m["name"] == "TaskDuration"))
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -109,7 +131,10 @@ def _control(tab: Any, page: str) -> Any:
 
 
 def _press(tab: Any, control: Any, key: str, timeout: float = 60.0) -> float:
-    """Seconds from pressing ``key`` on ``control`` to a chart changed and the script idle."""
+    """Seconds from pressing ``key`` on ``control`` to a chart changed and the script idle.
+
+    The polling itself costs the page's main thread a few milliseconds a round.
+    """
     before = tab.evaluate(DIGEST_JS)
     control.focus()
     is_box = control.get_attribute("role") == "spinbutton" or \
@@ -138,6 +163,8 @@ def measure(pages: list[str], presses: int) -> dict[str, Any]:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        cdp = tab.context.new_cdp_session(tab)
+        cdp.send("Performance.enable")
         started = time.perf_counter()
         server = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
@@ -156,6 +183,7 @@ def measure(pages: list[str], presses: int) -> dict[str, Any]:
             tab.goto(url, timeout=120_000)
             tab.wait_for_selector(".js-plotly-plot .main-svg", timeout=120_000)
             report["cold_first_chart_s"] = round(time.perf_counter() - started, 3)
+            report["cold_server_cpu_s"] = round(_cpu_seconds(server.pid), 3)
             _wait_idle(tab)
             moves: dict[str, Any] = {}
             for page in pages:
@@ -167,15 +195,25 @@ def measure(pages: list[str], presses: int) -> dict[str, Any]:
                 time.sleep(0.5)  # late charts (a lazy layout) settle before the first press
                 _wait_idle(tab)
                 control = _control(tab, page)
-                times = [_press(tab, control, "ArrowRight" if i % 2 == 0 else "ArrowLeft")
-                         for i in range(presses)]
+                times, server_cpu, browser_busy = [], [], []
+                for i in range(presses):
+                    cpu, busy = _cpu_seconds(server.pid), _main_thread_busy(cdp)
+                    times.append(_press(tab, control, "ArrowRight" if i % 2 == 0 else
+                                        "ArrowLeft"))
+                    server_cpu.append(_cpu_seconds(server.pid) - cpu)
+                    browser_busy.append(_main_thread_busy(cdp) - busy)
                 moves[page] = {"p50_s": round(statistics.median(times), 3),
                                "max_s": round(max(times), 3),
                                "each_s": [round(t, 3) for t in times],
+                               "server_cpu_p50_s": round(statistics.median(server_cpu), 3),
+                               "browser_main_thread_p50_s":
+                                   round(statistics.median(browser_busy), 3),
                                "first_render_s": round(first, 3)}
                 print(f"/{page}: ε move p50 {moves[page]['p50_s']:.2f} s "
-                      f"(each {moves[page]['each_s']}), first render {first:.2f} s",
-                      file=sys.stderr, flush=True)
+                      f"(each {moves[page]['each_s']}; server CPU "
+                      f"{moves[page]['server_cpu_p50_s']:.2f} s, browser main thread "
+                      f"{moves[page]['browser_main_thread_p50_s']:.2f} s), first render "
+                      f"{first:.2f} s", file=sys.stderr, flush=True)
             report["moves"] = moves
         finally:
             browser.close()
@@ -201,13 +239,16 @@ def bench_browser(b: Any, presses: int = 5) -> None:
           target=f"value < {COLD_TARGET_S:g} s",
           meets=report["cold_first_chart_s"] < COLD_TARGET_S,
           note=f"streamlit run app.py → Home's first chart drawn in headless Chromium "
-               f"(server answered health after {report['server_ready_s']:.2f} s); {load}")
+               f"(server answered health after {report['server_ready_s']:.2f} s; server CPU "
+               f"{report['cold_server_cpu_s']:.2f} s by then); {load}")
     for page, move in report["moves"].items():
         b.add(f"browser_epsilon_move_{page}", move["p50_s"], "s",
               target=f"value < {MOVE_TARGET_S:g} s", meets=move["p50_s"] < MOVE_TARGET_S,
               note=f"/{page} at its defaults: one arrow key on the ε control → a chart "
                    f"changed and the script idle, p50 of {presses} presses (each "
-                   f"{move['each_s']}); {load}")
+                   f"{move['each_s']}; server CPU p50 {move['server_cpu_p50_s']:.3f} s, "
+                   f"browser main thread p50 {move['browser_main_thread_p50_s']:.3f} s); "
+                   f"{load}")
 
 
 def main(argv: list[str] | None = None) -> int:
