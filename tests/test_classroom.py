@@ -193,3 +193,77 @@ def test_thirty_concurrent_students_lose_nothing(store):
     assert store.students(opened.code) == 30
     assert store.row_count(opened.code) == 30 * len(classroom.STEPS)
     assert set(store.counts(opened.code).values()) == {30}
+
+
+def test_a_full_class_can_answer_every_step(store):
+    assert classroom.MAX_PREDICTIONS >= classroom.MAX_STUDENTS * len(classroom.STEPS)
+    opened = store.open_class()
+    students = [store.join(opened.code, f"Student {i}") for i in range(classroom.MAX_STUDENTS)]
+    for me in students:
+        for step in classroom.STEPS:
+            store.submit(me, step, "q", {"v": 1.0}, {})
+    assert store.row_count(opened.code) == classroom.MAX_STUDENTS * len(classroom.STEPS)
+
+
+def test_a_session_reopening_gets_its_open_class_back(store, clock):
+    opened = store.open_class()
+    again = store.open_class((opened.code, opened.token))
+    assert (again.code, again.token, again.expires) == (opened.code, opened.token, opened.expires)
+    assert store.open_class((opened.code, "not the token")).code != opened.code
+    store.join(opened.code, "Ann")  # not empty: it stays open its 12 hours
+    clock.now += classroom.CLASS_HOURS * 3600 + 1
+    assert store.open_class((opened.code, opened.token)).code != opened.code
+
+
+def test_empty_classes_expire_after_an_hour_and_are_purged_before_the_cap(store, clock,
+                                                                          monkeypatch):
+    monkeypatch.setattr(classroom, "MAX_CLASSES", 2)
+    taught, empty = store.open_class(), store.open_class()
+    store.join(taught.code, "Ann")
+    with pytest.raises(ValueError, match="has its 2 classes open"):
+        store.open_class()
+    clock.now += classroom.EMPTY_HOURS * 3600 - 60
+    with pytest.raises(ValueError, match="has its 2 classes open"):
+        store.open_class()
+    clock.now += 120
+    third = store.open_class()  # the empty one was purged first
+    assert store.is_open(taught.code) and store.is_open(third.code)
+    assert not store.is_open(empty.code)
+
+
+def test_rejoining_takes_no_new_place_and_a_full_class_drops_idle_students(store, clock,
+                                                                          monkeypatch):
+    monkeypatch.setattr(classroom, "MAX_STUDENTS", 2)
+    opened = store.open_class()
+    ann, bob = store.join(opened.code, "Ann"), store.join(opened.code, "Bob")
+    store.submit(ann, "lens", "q", {"v": 1.0}, {})
+    assert store.join(opened.code.lower(), "Bob", bob.student_id) == bob  # the same place
+    with pytest.raises(ValueError, match="This class is full"):
+        store.join(opened.code, "Cy")
+    clock.now += classroom.EMPTY_HOURS * 3600 + 1
+    cy = store.join(opened.code, "Cy")  # Bob joined an hour ago and never predicted
+    assert store.students(opened.code) == 2
+    store.submit(ann, "gmm", "q", {"v": 1.0}, {})  # Ann, who predicted, kept her place
+    store.submit(cy, "gmm", "q", {"v": 1.0}, {})
+    with pytest.raises(ValueError, match="not in this class any more"):
+        store.submit(bob, "gmm", "q", {"v": 1.0}, {})
+
+
+@pytest.mark.parametrize("name", ["=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)",
+                                  "  =cmd"])
+def test_names_a_spreadsheet_would_run_are_refused(store, name):
+    opened = store.open_class()
+    with pytest.raises(ValueError) as err:
+        store.join(opened.code, name)
+    assert str(err.value).startswith(classroom.FORMULA_NAME)
+    assert store.join(opened.code, "Ann-Marie O'Neil").name == "Ann-Marie O'Neil"
+
+
+def test_the_database_folder_and_file_are_the_owners_only(tmp_path):
+    path = tmp_path / "new" / "classes.sqlite3"
+    ClassStore(path).open_class()
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+    assert path.stat().st_mode & 0o777 == 0o600
+    for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if extra.exists():
+            assert extra.stat().st_mode & 0o077 == 0

@@ -13,11 +13,16 @@ WAL mode with a busy timeout, so several server processes (``make serve``) and m
 concurrent writers share it; every call opens its own short-lived connection (Streamlit runs
 sessions on threads, and a connection is never shared between them).
 
-Everything is bounded: a class expires :data:`CLASS_HOURS` hours after it opened (expired
-classes are purged whenever a class is opened, and are invisible before that), a class holds
-at most :data:`MAX_STUDENTS` students and :data:`MAX_PREDICTIONS` predictions, at most
-:data:`MAX_CLASSES` classes are open at once, names and values have size limits, and a
-student keeps one prediction per step (a new one replaces it).
+Everything is bounded: a class expires :data:`CLASS_HOURS` hours after it opened, or
+:data:`EMPTY_HOURS` after it opened while no student has joined it (expired classes are
+purged whenever a class is opened, and a class past its :data:`CLASS_HOURS` is invisible
+before that); a lecturer's session reopening a class gets its own open class back
+(:meth:`ClassStore.open_class`); a class holds at most :data:`MAX_STUDENTS` students (a full
+class first drops students idle for :data:`EMPTY_HOURS` without a prediction) and
+:data:`MAX_PREDICTIONS` predictions (one per student and step); at most :data:`MAX_CLASSES`
+classes are open at once; names and values have size limits; and a student keeps one
+prediction per step (a new one replaces it). The database's folder is created readable by
+its owner only (0700), and the file too (0600).
 """
 
 from __future__ import annotations
@@ -40,16 +45,25 @@ DB_ENV = "DPVIZ_CLASS_DB"
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 CLASS_HOURS = 12.0
+#: Hours after which a class no student joined expires, and a student who joined but never
+#: predicted may be dropped from a full class.
+EMPTY_HOURS = 1.0
 #: Classes open at once on one database (a new one is refused past it, until some expire).
 MAX_CLASSES = 1000
 MAX_STUDENTS = 100
-MAX_PREDICTIONS = 400
-MAX_NAME = 40
-MAX_QUESTION = 300
-#: Bytes of one prediction's or one truth's JSON.
-MAX_VALUES_BYTES = 4096
 #: The predict-then-reveal steps, by page.
 STEPS = ("lens", "gmm", "budget", "covariance", "sbm")
+#: Every student may answer every step.
+MAX_PREDICTIONS = MAX_STUDENTS * len(STEPS)
+MAX_NAME = 40
+MAX_QUESTION = 300
+#: Characters a name may not start with: a spreadsheet opening the lecturer's table reads a
+#: cell starting with one of them as a formula.
+FORMULA_START = ("=", "+", "-", "@")
+FORMULA_NAME = ("name must not start with =, +, - or @ (a spreadsheet would read it as a "
+                "formula)")
+#: Bytes of one prediction's or one truth's JSON.
+MAX_VALUES_BYTES = 4096
 BUSY_TIMEOUT_S = 30.0
 SCHEMA_VERSION = 1
 
@@ -145,6 +159,8 @@ def check_name(name: str) -> str:
         raise ValueError(f"name must be 1 to {MAX_NAME} characters, got {len(cleaned)}")
     if not cleaned.isprintable():
         raise ValueError("name must be printable characters only")
+    if cleaned.startswith(FORMULA_START):
+        raise ValueError(f"{FORMULA_NAME}, got {cleaned!r}")
     return cleaned
 
 
@@ -203,10 +219,17 @@ class ClassStore:
         self.path = Path(path).expanduser() if path is not None else default_path()
         self.clock = clock
 
+    def _create(self) -> None:
+        """The folder (0700) and the file (0600), when missing: only their owner reads them."""
+        if not self.path.parent.exists():
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not self.path.exists():
+            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+
     @contextmanager
     def _connect(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
         """A connection for one call: a write holds the lock from its start (``IMMEDIATE``)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._create()
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -243,22 +266,47 @@ class ClassStore:
             raise ValueError("Only the lecturer who opened this class can do that.")
         return str(row[0])
 
-    def purge(self) -> int:
-        """Delete expired classes with their students, predictions and reveals; their count."""
-        with self._connect(write=True) as conn:
-            return conn.execute("DELETE FROM classes WHERE expires <= ?",
-                                (self.clock(),)).rowcount
+    def _purge(self, conn: sqlite3.Connection) -> int:
+        now = self.clock()
+        return conn.execute(
+            "DELETE FROM classes WHERE expires <= ? OR (created <= ? AND NOT EXISTS "
+            "(SELECT 1 FROM students s WHERE s.class_code = classes.code))",
+            (now, now - EMPTY_HOURS * 3600)).rowcount
 
-    def open_class(self) -> OpenedClass:
-        """Open a new class (after purging expired ones): its code and the lecturer's token.
+    def purge(self) -> int:
+        """Delete expired classes with their students, predictions and reveals; their count.
+
+        A class expires :data:`CLASS_HOURS` after it opened, or :data:`EMPTY_HOURS` after it
+        opened while nobody has joined it.
+        """
+        with self._connect(write=True) as conn:
+            return self._purge(conn)
+
+    def open_class(self, mine: tuple[str, str] | None = None) -> OpenedClass:
+        """Open a class (after purging expired ones): its code and the lecturer's token.
+
+        Parameters
+        ----------
+        mine : (str, str), optional
+            The code and token of the class this lecturer's session opened before: while
+            it is open it is given back instead of a new one (one open class a session).
 
         Raises ``ValueError`` when :data:`MAX_CLASSES` classes are open.
         """
-        self.purge()
         token = secrets.token_urlsafe(24)
         now = self.clock()
         expires = now + CLASS_HOURS * 3600
         with self._connect(write=True) as conn:
+            self._purge(conn)
+            if mine is not None:
+                try:
+                    code = self._lecturer(conn, *mine)
+                except ValueError:
+                    pass  # closed or purged: open a new one
+                else:
+                    until = conn.execute("SELECT expires FROM classes WHERE code = ?",
+                                         (code,)).fetchone()[0]
+                    return OpenedClass(code, mine[1], float(until))
             if conn.execute("SELECT COUNT(*) FROM classes").fetchone()[0] >= MAX_CLASSES:
                 raise ValueError(f"This server has its {MAX_CLASSES} classes open: try again "
                                  "when one closes.")
@@ -287,7 +335,10 @@ class ClassStore:
     def join(self, code: str, name: str, student_id: str | None = None) -> Student:
         """Join class ``code`` as ``name`` (joining again with the same id renames).
 
-        Raises ``ValueError`` for an unknown or expired code, a bad name, or a full class.
+        ``student_id`` is the id this browser session had in the class before (it takes no
+        new place). A full class first drops the students who joined over
+        :data:`EMPTY_HOURS` ago and never predicted. Raises ``ValueError`` for an unknown or
+        expired code, a bad name, or a full class.
         """
         name = check_name(name)
         sid = student_id or secrets.token_hex(8)
@@ -295,10 +346,13 @@ class ClassStore:
             code = self._require(conn, code)
             known = conn.execute("SELECT 1 FROM students WHERE class_code = ? AND student_id = ?",
                                  (code, sid)).fetchone()
-            if not known:
-                count = conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?",
-                                     (code,)).fetchone()[0]
-                if count >= MAX_STUDENTS:
+            if not known and self._students(conn, code) >= MAX_STUDENTS:
+                conn.execute(
+                    "DELETE FROM students WHERE class_code = ? AND joined <= ? AND NOT EXISTS "
+                    "(SELECT 1 FROM predictions p WHERE p.class_code = students.class_code "
+                    "AND p.student_id = students.student_id)",
+                    (code, self.clock() - EMPTY_HOURS * 3600))
+                if self._students(conn, code) >= MAX_STUDENTS:
                     raise ValueError(f"This class is full: it has its {MAX_STUDENTS} students.")
             conn.execute("INSERT INTO students VALUES (?, ?, ?, ?) ON CONFLICT "
                          "(class_code, student_id) DO UPDATE SET name = excluded.name",
@@ -345,12 +399,15 @@ class ClassStore:
         found = dict(rows)
         return {step: int(found.get(step, 0)) for step in STEPS}
 
+    @staticmethod
+    def _students(conn: sqlite3.Connection, code: str) -> int:
+        return int(conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?",
+                                (code,)).fetchone()[0])
+
     def students(self, code: str) -> int:
         """How many students have joined class ``code``."""
         with self._connect() as conn:
-            code = self._require(conn, code)
-            return int(conn.execute("SELECT COUNT(*) FROM students WHERE class_code = ?",
-                                    (code,)).fetchone()[0])
+            return self._students(conn, self._require(conn, code))
 
     def reveal(self, code: str, token: str, step: str) -> None:
         """Reveal ``step``'s predictions to the class (the lecturer's token only)."""
