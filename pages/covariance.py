@@ -39,7 +39,7 @@ with live:
         clipped = max(int(r.result.diagnostics.get("rows_clipped", 0)) for r in drawn)
         if clipped:
             st.info(cov.clipped_note(clipped, chosen.radius), icon=":material/content_cut:")
-        revealed = predict.number_gate(predict.covariance_question(drawn),
+        revealed = predict.number_gate(predict.covariance_question(drawn, scenarios),
                                        scenario=predict.scenario_token(*scenarios),
                                        key="cov")
         if revealed:  # every matrix, spectrum and error below draws the private answer

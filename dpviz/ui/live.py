@@ -6,12 +6,16 @@ predict-then-reveal gates call on Reveal, and :func:`banner` is the line every p
 under its title while the session is in a class.
 
 The shared state is :mod:`dpviz.ui.classroom`'s; this module keeps a session's part of it in
-``st.session_state``: a student's membership under :data:`MEMBER` (code, random id, name) and
-a lecturer's class under :data:`LECTURE` (code and token — the token never goes in a link).
+``st.session_state``: a student's membership under :data:`MEMBER` (code, random id, name),
+the ids it had in each class under :data:`STUDENT_IDS` (so joining again takes no new place),
+a lecturer's class under :data:`LECTURE` (code and token — the token never goes in a link) and
+the class this session opened under :data:`OPENED` (opening again gives it back: one open class
+a session).
 """
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import sqlite3
@@ -37,6 +41,10 @@ from dpviz.viz import live as viz_live
 MEMBER = "_live_member"
 #: session_state key of a lecturer's class: {"code", "token"}.
 LECTURE = "_live_lecture"
+#: session_state key of the class this session opened (kept when it stops teaching it).
+OPENED = "_live_opened"
+#: session_state key of this session's student id in each class it joined: {code: id}.
+STUDENT_IDS = "_live_student_ids"
 #: session_state key of the last prediction shared, so a rerun does not write it again.
 _LAST_SHARED = "_live_last_shared"
 #: session_state key of the sidebar's "Predict, then reveal" toggle (on once a student joins).
@@ -52,6 +60,11 @@ STEP_PAGES = {"lens": ("pages/lens.py", "Privacy lens"),
 TITLE_CHARS = 90
 #: Seconds between refreshes of the lecturer's counts.
 REFRESH_S = 4
+#: The question stored in place of one asked on a student's own data (with no truth).
+OWN_DATA = ("Asked on the student's own data: only the prediction is shared; the question's "
+            "numbers and the answer stay on the student's screen.")
+#: What the lecturer's screen says when the class cannot be read or changed.
+UNREACHABLE = "The class could not be reached. Try again."
 JOIN_HELP = ("Six letters and digits, shown by your lecturer. Your name is shown only to the "
              "lecturer, and only after they reveal a step.")
 KEY_HELP = ("Keep this key to come back to the class after a reload or on another computer. "
@@ -72,9 +85,23 @@ def member() -> Student | None:
 
 
 def remember(student: Student) -> None:
-    """Keep ``student``'s membership in this session."""
+    """Keep ``student``'s membership, and their id in that class, in this session."""
     st.session_state[MEMBER] = {"code": student.code, "student_id": student.student_id,
                                 "name": student.name}
+    ids = dict(st.session_state.get(STUDENT_IDS) or {})
+    ids[student.code] = student.student_id
+    st.session_state[STUDENT_IDS] = ids
+
+
+def join(code: str, name: str) -> Student:
+    """Join class ``code`` as ``name`` with this session's earlier id there, if it had one.
+
+    Raises ``ValueError`` as :meth:`ClassStore.join` does.
+    """
+    known = (st.session_state.get(STUDENT_IDS) or {}).get(normalise_code(code))
+    student = store().join(code, name, student_id=known)
+    remember(student)
+    return student
 
 
 def leave() -> None:
@@ -84,7 +111,7 @@ def leave() -> None:
 
 
 def share(step: str, question: str, prediction: Mapping[str, float | bool],
-          truth: Mapping[str, float | bool | Sequence[float]]) -> None:
+          truth: Mapping[str, float | bool | Sequence[float]], *, public: bool) -> None:
     """Send this student's prediction on ``step`` (and the truth their run revealed) to the class.
 
     Does nothing unless the session has joined a class. ``step`` is the page's name ("lens",
@@ -92,10 +119,18 @@ def share(step: str, question: str, prediction: Mapping[str, float | bool],
     "gmm" a point ``{"x": …, "y": …}``); ``truth`` may also hold lists of numbers (the private
     means' coordinates). The same prediction is written once however often the page reruns;
     a class that closed or is full shows a warning instead of failing the page.
+
+    ``public`` says whether ``question`` and ``truth`` derive only from public inputs,
+    generated or bundled public data, or ledger-charged private releases. When it is false
+    (a student's own upload), only the prediction is sent: the question is stored as
+    :data:`OWN_DATA` and the truth as nothing, so no exact statistic of the student's data
+    reaches the lecturer.
     """
     student = member()
     if student is None:
         return
+    if not public:
+        question, truth = OWN_DATA, {}
     sent = json.dumps([student.code, step, dict(prediction), dict(truth)], sort_keys=True,
                       default=str)
     if st.session_state.get(_LAST_SHARED) == sent:
@@ -109,7 +144,9 @@ def share(step: str, question: str, prediction: Mapping[str, float | bool],
         st.warning("Not sent to your class: the class could not be reached. Try again.")
         return
     st.session_state[_LAST_SHARED] = sent
-    st.caption(f"Sent to class {student.code}.")
+    st.caption(f"Sent to class {student.code}." if public else
+               f"Sent to class {student.code}: your prediction only (your data's numbers "
+               "and the answer stay on your screen).")
 
 
 def banner() -> None:
@@ -142,12 +179,14 @@ def qr_png(text: str) -> bytes:
 def _join() -> None:
     """The join form's callback (it runs before the page, so it may turn predict mode on)."""
     try:
-        student = store().join(st.session_state.get("live_join_code", ""),
-                               st.session_state.get("live_join_name", ""))
+        join(st.session_state.get("live_join_code", ""),
+             st.session_state.get("live_join_name", ""))
     except ValueError as err:
         st.session_state[_JOIN_ERROR] = str(err)
         return
-    remember(student)
+    except (sqlite3.Error, OSError):
+        st.session_state[_JOIN_ERROR] = UNREACHABLE
+        return
     st.session_state[PREDICT] = True  # a student in a class predicts before every reveal
 
 
@@ -166,13 +205,19 @@ def _join_form() -> None:
 
 def _open_form() -> None:
     """Open a new class, or come back to one with its code and lecturer key."""
-    if st.button("Open a new class", icon=":material/co_present:"):
+    before = st.session_state.get(OPENED)
+    if st.button("Open a new class" if not before else "Open your class",
+                 icon=":material/co_present:"):
+        mine = (str(before["code"]), str(before["token"])) if before else None
         try:
-            opened = store().open_class()
+            opened = store().open_class(mine)
         except ValueError as err:
             st.error(escape_markdown(str(err)))
+        except (sqlite3.Error, OSError):
+            st.error(UNREACHABLE)
         else:
-            st.session_state[LECTURE] = {"code": opened.code, "token": opened.token}
+            st.session_state[LECTURE] = st.session_state[OPENED] = {
+                "code": opened.code, "token": opened.token}
             st.rerun()
     with st.expander("Come back to a class you opened"):
         with st.form("live_resume"):
@@ -182,7 +227,8 @@ def _open_form() -> None:
             if st.form_submit_button("Come back"):
                 code = normalise_code(code)
                 if store().is_lecturer(code, key.strip()):
-                    st.session_state[LECTURE] = {"code": code, "token": key.strip()}
+                    st.session_state[LECTURE] = st.session_state[OPENED] = {
+                        "code": code, "token": key.strip()}
                     st.rerun()
                 st.error("No open class has that code and key.")
 
@@ -276,12 +322,20 @@ def _step_view(code: str, token: str, step: str, answered: int, revealed: bool) 
     """One step of the lecturer's view: the count before the reveal, everything after."""
     label = STEP_PAGES[step][1]
     st.markdown(f"**{label}** — {answered} answered")
-    if not revealed:
-        if st.button("Reveal to the class", key=f"live_reveal_{step}", disabled=answered == 0):
-            store().reveal(code, token, step)
-            st.rerun()
+    try:
+        if not revealed:
+            if st.button("Reveal to the class", key=f"live_reveal_{step}",
+                         disabled=answered == 0):
+                store().reveal(code, token, step)
+                st.rerun()
+            return
+        answers = store().predictions(code, token, step)
+    except ValueError as err:
+        st.warning(escape_markdown(str(err)))
         return
-    answers = store().predictions(code, token, step)
+    except (sqlite3.Error, OSError):
+        st.warning(UNREACHABLE)
+        return
     if not answers:
         st.caption("Revealed: nobody has answered yet.")
         return
@@ -300,6 +354,9 @@ def _lecturer_steps(code: str, token: str) -> None:
     except ValueError as err:
         st.warning(escape_markdown(str(err)))
         return
+    except (sqlite3.Error, OSError):
+        st.warning(UNREACHABLE)
+        return
     st.metric("Students joined", joined)
     for step in STEPS:
         with st.container(border=True):
@@ -313,7 +370,7 @@ def _lecturer_panel(code: str, token: str) -> None:
     with left:
         st.caption("Class code")
         st.html(f"<p class='live-code' style='font-size:4.5rem;font-weight:700;"
-                f"letter-spacing:0.3em;margin:0;font-family:monospace'>{code}</p>")
+                f"letter-spacing:0.3em;margin:0;font-family:monospace'>{html.escape(code)}</p>")
         st.markdown(f"Students open **{escape_markdown(link)}** or scan the code, then type "
                     "their name.")
         st.code(link, language=None)

@@ -14,6 +14,10 @@ student presses Reveal:
 
 A number is asked by :func:`number_gate`; every gate shares one state, one Reveal (which also
 hands the prediction to the live class, :func:`dpviz.ui.live.share`) and one Guess again.
+What goes to the class follows one rule: the question and its truth go with the prediction
+only when they derive from public inputs, generated or bundled public data
+(:func:`from_public_data`), or ledger-charged private releases; a question on a student's own
+upload sends the prediction alone (``Question.public``).
 Reveal shows the answer and how far off the guess was. Guesses live in ``st.session_state``
 (per user, never in the link); a new scenario (data, estimator, ε, δ, seed) forgets the guess
 and hides the answer again. The gate returns whether the page may show its answer-bearing
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpviz.estimators.metrics import community_error
 from dpviz.lab.lens import LensView
-from dpviz.lab.scenario import Scenario
+from dpviz.lab.scenario import USER_KINDS, Scenario
 from dpviz.privacy import METHOD_LABELS
 from dpviz.ui.live import share
 from dpviz.ui.runs import canonical
@@ -127,6 +131,10 @@ class Question:
         A sentence added to the reveal (what the answer teaches).
     high : float or None
         The largest guess allowed (the smallest is 0: every question asks for a size).
+    public : bool
+        Whether ``prompt`` and ``answer`` derive only from public inputs, generated or
+        bundled public data, or ledger-charged private releases. If not (a student's own
+        upload), the live class gets the prediction alone (:func:`dpviz.ui.live.share`).
     """
 
     step: str
@@ -136,15 +144,16 @@ class Question:
     answer: float
     note: str = ""
     high: float | None = None
+    public: bool = field(kw_only=True)
 
     def score(self, guess: float) -> str:
         """The reveal's sentence: the answer and how far off ``guess`` was.
 
         Examples
         --------
-        >>> Question("budget", "?", "ε", "ε after 2 rounds", 2.0).score(1.5)
+        >>> Question("budget", "?", "ε", "ε after 2 rounds", 2.0, public=True).score(1.5)
         'ε after 2 rounds is **2**. Your guess 1.5 was off by 0.5 (25% of the answer).'
-        >>> Question("budget", "?", "ε", "ε after 2 rounds", math.inf).score(1.5)
+        >>> Question("budget", "?", "ε", "ε after 2 rounds", math.inf, public=True).score(1.5)
         'ε after 2 rounds is **inf**. Your guess 1.5 was off by inf.'
         """
         off = abs(guess - self.answer)
@@ -152,6 +161,20 @@ class Question:
                  if self.answer and math.isfinite(self.answer) else "")
         return (f"{self.name} is **{self.answer:.3g}**. Your guess {guess:.3g} was off by "
                 f"{off:.3g}{share}." + (f" {self.note}" if self.note else ""))
+
+
+def from_public_data(*scenarios: Scenario) -> bool:
+    """Whether every scenario runs on generated or bundled public data (no user's own file).
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"task": "covariance", "estimator": "gauss",
+    ...                         "data": {"upload": "mine.csv", "sha256": "0" * 64},
+    ...                         "params": {"rho": 0.5}})
+    >>> from_public_data(s)
+    False
+    """
+    return not any(kind in s.data for s in scenarios for kind in USER_KINDS)
 
 
 def enabled() -> bool:
@@ -187,13 +210,16 @@ def _guessed(keys: Mapping[str, str]) -> dict[str, float] | None:
 
 
 def _reveal(key: str, step: str, question: str, guesses: Mapping[str, str],
-            truth: Mapping[str, float | Sequence[float]]) -> None:
-    """Reveal's callback: show the answer and hand the prediction to the live class."""
+            truth: Mapping[str, float | Sequence[float]], public: bool) -> None:
+    """Reveal's callback: show the answer and hand the prediction to the live class.
+
+    ``public``: whether ``question`` and ``truth`` may go with it (``Question.public``).
+    """
     prediction = _guessed(guesses)
     if prediction is None:  # the inputs were cleared as the button was pressed
         return
     st.session_state[_name(key)]["revealed"] = True
-    share(step, question, prediction, truth)
+    share(step, question, prediction, truth, public=public)
 
 
 def _again(key: str) -> None:
@@ -203,9 +229,9 @@ def _again(key: str) -> None:
 
 def _reveal_button(where: Any, key: str, *, step: str, question: str,
                    guesses: Mapping[str, str],
-                   truth: Mapping[str, float | Sequence[float]]) -> None:
+                   truth: Mapping[str, float | Sequence[float]], public: bool) -> None:
     where.button("Reveal", key=f"{key}_reveal", type="primary", on_click=_reveal,
-                 args=(key, step, question, guesses, truth),
+                 args=(key, step, question, guesses, truth, public),
                  disabled=_guessed(guesses) is None, icon=":material/visibility:")
 
 
@@ -257,7 +283,8 @@ def number_gate(question: Question | None, *, scenario: Hashable, key: str) -> b
         a.number_input(question.label, min_value=0.0, max_value=question.high, value=None,
                        format="%.4g", key=f"{key}_guess")
         _reveal_button(b, key, step=question.step, question=question.prompt,
-                       guesses=guesses, truth={"answer": question.answer})
+                       guesses=guesses, truth={"answer": question.answer},
+                       public=question.public)
         return False
     guess = _revealed_guess(state, guesses)["guess"]
     st.success(question.score(guess), icon=":material/visibility:")
@@ -334,9 +361,12 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
     a.number_input(f"Guess: {names[axes[0]]}", value=None, format="%.4g", key=x_key)
     b.number_input(f"Guess: {names[axes[1]]}", value=None, format="%.4g", key=y_key)
     private = np.asarray(private_means, dtype=float)[:, list(axes)]
+    # the private means are charged on the ledger, but on an upload the estimator may be a
+    # non-private one, or its bounds read from the data: there the class gets the guess only
     _reveal_button(c, key, step="gmm", question="Where will a private mean land?",
                    guesses=guesses, truth={"x": private[:, 0].tolist(),
-                                           "y": private[:, 1].tolist()})
+                                           "y": private[:, 1].tolist()},
+                   public=from_public_data(scenario))
     return False
 
 
@@ -382,11 +412,15 @@ def rounds_question(rounds: Sequence[int], by_rounds: Mapping[str, ArrayLike], h
                   f"What is ε after T = {top} rounds at the same noise?",
         f"Your guess: ε after {top} rounds", f"ε after {top} rounds", float(curve[-1]),
         note=f"({method}.) Adding up the rounds (linear composition) would say {top} × "
-             f"{first:.3g} = {top * first:.3g}.")
+             f"{first:.3g} = {top * first:.3g}.", public=True)  # the plan alone: no data
 
 
 def lens_question(view: LensView) -> Question:
-    """Privacy lens: guess how wide the noise will be (Laplace b or Gaussian σ)."""
+    """Privacy lens: guess how wide the noise will be (Laplace b or Gaussian σ).
+
+    Public: Δ and the noise scale depend on the query, the public range, the budget and the
+    number of rows n (public under replace-one DP), never on the rows' values.
+    """
     scale = "b" if view.mechanism == "laplace" else "σ"
     spread = ("the average distance of a noisy answer from the true one" if scale == "b" else
               "the standard deviation of the noisy answers")
@@ -397,14 +431,16 @@ def lens_question(view: LensView) -> Question:
         f"Your guess: {scale}", f"The noise scale {scale}", float(view.allocation.scale),
         note=("With the whole ε on one release, Laplace needs b = Δ/ε: halve ε and the noise "
               "doubles." if scale == "b" else "Gaussian σ grows like Δ·√(2 ln(1.25/δ))/ε: "
-              "a smaller δ costs noise too."))
+              "a smaller δ costs noise too."), public=True)
 
 
-def covariance_question(runs: Sequence[CovarianceRun]) -> Question | None:
+def covariance_question(runs: Sequence[CovarianceRun],
+                        scenarios: Sequence[Scenario]) -> Question | None:
     """Covariance: the Frobenius error ‖Σ̃ − Σ‖ of the first chosen estimator that releases.
 
     The zero matrix's error ‖Σ‖_F is given as the scale (``None`` when only the zero
-    reference or non-private estimators were chosen).
+    reference or non-private estimators were chosen). Both are exact statistics of the data:
+    on a user's own data (``scenarios``, the runs' scenarios) the question is not public.
     """
     private = [run for run in runs if run.result.ledger.releases and run.name != "zero"]
     if not private:
@@ -417,13 +453,14 @@ def covariance_question(runs: Sequence[CovarianceRun]) -> Question | None:
                       f"is off by ‖Σ‖ = {zero:.3g}.",
         f"Your guess: {run.label}'s error", f"{run.label}'s error ‖Σ̃ − Σ‖", run.error,
         note="Compare it with the zero matrix: a private estimate is worth releasing only "
-             "below that.")
+             "below that.", public=from_public_data(*scenarios))
 
 
 def sbm_question(labels: ArrayLike | None, found: ArrayLike) -> Question | None:
     """Stochastic block model: the share of vertices put in the wrong community.
 
-    ``None`` for a graph without known communities (an upload).
+    ``None`` for a graph without known communities (an upload); with them the graph is
+    generated or a bundled public one, so the question is public.
     """
     if labels is None:
         return None
@@ -433,4 +470,4 @@ def sbm_question(labels: ArrayLike | None, found: ArrayLike) -> Question | None:
         "Your guess: error rate (0 to 0.5)", "The error rate",
         community_error(np.asarray(labels), np.asarray(found)), high=0.5,
         note="Privacy noise on the edges blurs the two blocks; below the Kesten–Stigum "
-             "threshold not even the non-private answer beats a coin flip.")
+             "threshold not even the non-private answer beats a coin flip.", public=True)

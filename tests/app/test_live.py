@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from dpviz.ui import live
-from dpviz.ui.classroom import DB_ENV, ClassStore
+from dpviz.ui.classroom import DB_ENV, FORMULA_NAME, ClassStore
+from dpviz.ui.widgets import escape_markdown
 
 from .app_helpers import charts, open_page, values
 
@@ -90,7 +93,14 @@ def _sharing_page():
     from dpviz.ui import live
 
     for guess in (0.5, 0.5, 0.75):  # a rerun repeats a share; a new guess replaces it
-        live.share("lens", "How wide?", {"guess": guess}, {"answer": 1.0})
+        live.share("lens", "How wide?", {"guess": guess}, {"answer": 1.0}, public=True)
+
+
+def _sharing_own_data():
+    from dpviz.ui import live
+
+    live.share("covariance", "For scale: ‖Σ‖ = 3.217.", {"guess": 0.5}, {"answer": 0.1234},
+               public=False)
 
 
 def test_share_sends_only_for_a_member_and_once_per_prediction(db):
@@ -111,3 +121,91 @@ def test_share_sends_only_for_a_member_and_once_per_prediction(db):
     stranger.session_state[live.MEMBER] = {"code": "ZZZZZZ", "student_id": "x", "name": "X"}
     stranger.run()
     assert "Not sent to your class: No open class has that code" in stranger.warning[0].value
+
+
+def member_of(at, student) -> None:
+    at.session_state[live.MEMBER] = {"code": student.code, "student_id": student.student_id,
+                                     "name": student.name}
+
+
+def test_a_question_on_the_students_own_data_sends_the_prediction_only(db):
+    from streamlit.testing.v1 import AppTest
+
+    opened = db.open_class()
+    ann = db.join(opened.code, "Ann")
+    at = AppTest.from_function(_sharing_own_data)
+    member_of(at, ann)
+    at.run()
+    assert "your prediction only" in at.caption[0].value
+    db.reveal(opened.code, opened.token, "covariance")
+    (only,) = db.predictions(opened.code, opened.token, "covariance")
+    assert (only.question, only.prediction, only.truth) == (live.OWN_DATA, {"guess": 0.5}, {})
+    raw = "".join(str(r) for r in sqlite3.connect(db.path).execute("SELECT * FROM predictions"))
+    assert "3.217" not in raw and "0.1234" not in raw
+
+
+def test_a_lecturer_session_opens_one_class_and_gets_it_back(db):
+    at, lecture = lecturer_opens()
+    next(b for b in at.button if b.label == "Stop teaching this class here").click().run()
+    assert live.LECTURE not in at.session_state
+    next(b for b in at.button if b.label == "Open your class").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state[live.LECTURE] == lecture
+    assert db.is_lecturer(lecture["code"], lecture["token"])
+
+
+def join_as(at, code: str, name: str):
+    at.text_input[0].input(code)
+    at.text_input[1].input(name)
+    next(b for b in at.get("form_submit_button") if b.label == "Join the class").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_rejoining_from_the_same_session_takes_no_new_place(db):
+    opened = db.open_class()
+    at = join_as(open_page("live"), opened.code, "Ann")
+    first = at.session_state[live.MEMBER]["student_id"]
+    next(b for b in at.button if b.label == "Leave the class").click().run()
+    assert live.MEMBER not in at.session_state
+    join_as(at, opened.code, "Ann B")
+    assert at.session_state[live.MEMBER]["student_id"] == first
+    assert db.students(opened.code) == 1
+
+
+def test_a_name_a_spreadsheet_would_run_is_refused_with_the_engines_sentence(db):
+    opened = db.open_class()
+    at = join_as(open_page("live"), opened.code, "=HYPERLINK(1)")
+    assert at.error[0].value.startswith(escape_markdown(FORMULA_NAME))  # as typed, not markup
+    assert live.MEMBER not in at.session_state and db.students(opened.code) == 0
+
+
+def test_an_unreachable_class_is_a_sentence_on_the_lecturers_screen(db, monkeypatch):
+    at, lecture = lecturer_opens()
+    ann = db.join(lecture["code"], "Ann")
+    db.submit(ann, "lens", "q", {"guess": 1.0}, {"answer": 2.0})
+    at.run()
+
+    def locked(*args, **kwargs):
+        raise sqlite3.OperationalError("database is locked")
+
+    reveal = ClassStore.reveal
+    monkeypatch.setattr(ClassStore, "reveal", locked)
+    next(b for b in at.button if b.key == "live_reveal_lens").click().run()
+    assert not at.exception, at.exception
+    assert live.UNREACHABLE in [w.value for w in at.warning]
+    monkeypatch.setattr(ClassStore, "reveal", reveal)
+    db.reveal(lecture["code"], lecture["token"], "lens")
+    monkeypatch.setattr(ClassStore, "predictions", locked)
+    at.run()
+    assert not at.exception, at.exception
+    assert live.UNREACHABLE in [w.value for w in at.warning]
+
+
+def test_the_class_code_is_escaped_in_its_html(db, monkeypatch):
+    monkeypatch.setattr(ClassStore, "is_lecturer", lambda self, code, token: True)
+    at = open_page("live")
+    at.session_state[live.LECTURE] = {"code": "<i>X</i>", "token": "t"}
+    at.run()
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert "&lt;i&gt;X&lt;/i&gt;" in bodies and "<i>" not in bodies

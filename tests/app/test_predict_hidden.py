@@ -9,13 +9,15 @@ draw the answer are absent while hidden.
 from __future__ import annotations
 
 import re
+import sqlite3
 
 import pytest
 from rendered_pages import words
 from streamlit.testing.v1 import AppTest
+from test_bounds_upload import three_clusters
 
-from dpviz.ui import predict
-from dpviz.ui.classroom import MAX_QUESTION
+from dpviz.ui import live, predict
+from dpviz.ui.classroom import DB_ENV, MAX_QUESTION, ClassStore
 from dpviz.ui.covariance import short_label
 
 from .app_helpers import ROOT, TIMEOUT, charts
@@ -37,9 +39,13 @@ def renderings(value: float) -> set[str]:
 
 @pytest.fixture
 def shared(monkeypatch) -> list[tuple]:
-    """What Reveal hands to the live class (:func:`dpviz.ui.live.share`), in order."""
+    """What Reveal hands to the live class (:func:`dpviz.ui.live.share`), in order.
+
+    Each call is (step, question, prediction, truth, public).
+    """
     calls: list[tuple] = []
-    monkeypatch.setattr(predict, "share", lambda *args: calls.append(args))
+    monkeypatch.setattr(predict, "share",
+                        lambda *args, public: calls.append((*args, public)))
     return calls
 
 
@@ -85,6 +91,7 @@ def reveal_number(at, key: str, guess: float, shared: list[tuple], step: str) ->
     assert shared[0][3]["answer"] == pytest.approx(answer, rel=1e-2)
     assert "Predict, then reveal" not in shared[0][1]  # the plain question, no Markdown
     assert len(shared[0][1]) <= MAX_QUESTION
+    assert shared[0][4] is True  # generated or public data: the question and truth may go
     return answer
 
 
@@ -157,7 +164,7 @@ def test_gmm_hides_the_private_means_and_their_errors(shared):
     at.number_input(key="gmm_guess_x").set_value(0.0).run()
     at.number_input(key="gmm_guess_y").set_value(0.0).run()
     click(at, "gmm_reveal")
-    assert [(c[0], c[2]) for c in shared] == [("gmm", {"x": 0.0, "y": 0.0})]
+    assert [(c[0], c[2], c[4]) for c in shared] == [("gmm", {"x": 0.0, "y": 0.0}, True)]
     assert len(shared[0][3]["x"]) == len(shared[0][3]["y"]) >= 2  # every private mean
     message = next(s.value for s in at.success if "private mean" in s.value)
     moved = float(re.search(r"the noise moved that mean (\S+) from", message).group(1))
@@ -167,3 +174,44 @@ def test_gmm_hides_the_private_means_and_their_errors(shared):
     assert errors
     assert_hidden_then_shown(hidden, tokens(at), [*errors])
     assert not renderings(moved) & hidden
+
+
+@pytest.fixture
+def class_db(tmp_path, monkeypatch) -> ClassStore:
+    monkeypatch.setenv(DB_ENV, str(tmp_path / "classes.sqlite3"))
+    return ClassStore(tmp_path / "classes.sqlite3")
+
+
+def test_covariance_on_an_upload_sends_the_class_the_prediction_only(class_db):
+    """‖Σ‖ and the exact error ‖Σ̃ − Σ‖ of a student's own file never reach the lecturer."""
+    opened = class_db.open_class()
+    ann = class_db.join(opened.code, "Ann")
+    at = predict_on("covariance")
+    at.session_state[live.MEMBER] = {"code": ann.code, "student_id": ann.student_id,
+                                     "name": ann.name}
+    at.selectbox(key="cov_source").set_value("csv").run()
+    at.file_uploader(key="cov_upload").set_value(
+        ("clusters.csv", three_clusters(), "text/csv")).run()
+    assert not at.exception, at.exception
+    prompt = next(i.value for i in at.info if "Predict, then reveal" in i.value)
+    scale = re.search(r"‖Σ‖ = (\S+?)\.?$", prompt).group(1)  # stated to the student only
+    at.number_input(key="cov_guess").set_value(0.1).run()
+    click(at, "cov_reveal")
+    answer = next(s.value for s in at.success if "Your guess" in s.value).split("**")[1]
+    class_db.reveal(opened.code, opened.token, "covariance")
+    (only,) = class_db.predictions(opened.code, opened.token, "covariance")
+    assert (only.question, only.prediction, only.truth) == (live.OWN_DATA, {"guess": 0.1}, {})
+    stored = "".join(str(r) for r in sqlite3.connect(class_db.path).execute(
+        "SELECT question, prediction, truth FROM predictions"))
+    assert scale not in stored and answer not in stored
+
+
+def test_gmm_on_an_upload_marks_its_question_not_public(shared):
+    at = predict_on("gmm")
+    at.selectbox(key="gmm_source").set_value("csv").run()
+    at.file_uploader(key="gmm_upload").set_value(
+        ("clusters.csv", three_clusters(), "text/csv")).run()
+    at.number_input(key="gmm_guess_x").set_value(0.0).run()
+    at.number_input(key="gmm_guess_y").set_value(0.0).run()
+    click(at, "gmm_reveal")
+    assert [(c[0], c[2], c[4]) for c in shared] == [("gmm", {"x": 0.0, "y": 0.0}, False)]

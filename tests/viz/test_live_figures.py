@@ -27,3 +27,14 @@ def test_numbers_draw_one_line_per_distinct_truth():
                         label="ε")
     assert sorted(fig.data[0].x) == [0.2, 0.9, 2.0]
     assert sorted(shape.x0 for shape in fig.layout.shapes) == [1.0, 1.5]
+
+
+def test_a_stored_question_is_escaped_in_every_title():
+    question = "<a href='x'>How wide?</a>"
+    figures = [class_points(["Ann"], [(1.0, 2.0)], [], title=question),
+               class_numbers(["Ann"], [0.2], [], title=question, label="<b>v</b>"),
+               class_yes_no([True], [True], title=question)]
+    for fig in figures:
+        assert fig.layout.title.text.startswith("&lt;a href=&#x27;x&#x27;&gt;How wide?")
+        assert "<a" not in fig.layout.title.text
+    assert figures[1].layout.xaxis.title.text == "&lt;b&gt;v&lt;/b&gt;"
