@@ -54,8 +54,8 @@ def test_the_link_reopens_the_same_page_state_and_numbers():
     url = link(at)
     assert urlsplit(url).path == "/gmm"
     query = {k: v if len(v) > 1 else v[0] for k, v in parse_qs(urlsplit(url).query).items()}
-    assert query == {"gmm_epsilon": "2.5", "gmm_accounting": "Privacy loss distribution", "gmm_k": "4",
-                     "gmm_n": "2000", "seed": "0"}
+    assert query == {"gmm_epsilon": "2.5", "gmm_accounting": "Privacy loss distribution",
+                     "gmm_k": "4", "gmm_n": "2000", "seed": "0"}
     again = open_gmm(query)
     assert again.number_input(key="gmm_epsilon").value == 2.5
     assert again.number_input(key="gmm_k").value == 4
