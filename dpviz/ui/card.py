@@ -14,6 +14,7 @@ path the server reads — and records their SHA-256 and the name, not the rows.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Mapping
 from concurrent.futures import Future
@@ -215,8 +216,8 @@ def card_panel(scenario: Scenario, *, key: str,
         them (its name is a label, never a path).
     """
     st.subheader("Experiment card")
-    if image_export_available():
-        _browser()
+    if image_export_available() and os.environ.get("DPVIZ_CARD_BROWSER") != "on-click":
+        _browser()  # DPVIZ_CARD_BROWSER=on-click: start it at the first "Prepare card" only
     figures = dict(st.session_state.get(SHOWN_FIGURES, {}))
     card_button(scenario, figures, tables or {}, key=key,
                 content=content if "upload" in scenario.data else None)
