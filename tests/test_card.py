@@ -167,3 +167,51 @@ def test_without_a_browser_the_zip_has_html_and_json_and_says_why(monkeypatch, c
     assert logged and "ChromeNotFoundError" in caplog.text
     assert "Not reproducible" in readme
     assert "exit 1" in files["regenerate.sh"].decode()
+
+
+class FakeKaleido:
+    """Kaleido without Chromium: what :class:`dpviz.lab.card.Browser` calls on it."""
+
+    def __init__(self, **options):
+        self.closed = False
+
+    async def open(self):
+        return None
+
+    async def calc_fig(self, fig, opts):
+        return b"\x89PNG" if opts["format"] == "png" else b"<svg/>"
+
+    async def close(self):
+        self.closed = True
+
+
+class Hooks:
+    """The exit hooks registered, in place of :mod:`atexit` (which cannot list them)."""
+
+    def __init__(self):
+        self.hooks = []
+
+    def register(self, hook):
+        self.hooks.append(hook)
+
+    def unregister(self, hook):
+        self.hooks = [h for h in self.hooks if h != hook]
+
+
+def test_a_closed_browser_leaves_no_exit_hook(monkeypatch):
+    """Each card of an upload starts and closes its own browser: none stays registered with
+    atexit until the process ends (review L2)."""
+    import kaleido
+
+    monkeypatch.setattr(kaleido, "Kaleido", FakeKaleido)
+    monkeypatch.setenv("BROWSER_PATH", "/fake/chromium")
+    monkeypatch.setattr(cards, "atexit", Hooks())
+    kept = cards.Browser()
+    assert cards.atexit.hooks == [kept.close]  # an open browser is closed at exit
+    for _ in range(3):  # upload cards: a browser of their own each
+        files, reason = cards.figure_images(FIGURES)
+        assert reason is None and files["figures/the-scatter.png"].startswith(b"\x89PNG")
+    assert cards.atexit.hooks == [kept.close]
+    kept.close()
+    kept.close()
+    assert kept.kaleido.closed and cards.atexit.hooks == []

@@ -335,7 +335,9 @@ class Browser:
     Starting the browser is most of a first card's time (seconds); a server keeps one
     (the card panel holds it with ``st.cache_resource``) and its users take turns
     (:attr:`lock`). Every call waits at most :data:`IMAGE_TIMEOUT` seconds: a browser that
-    fails is marked :attr:`broken` and closed, never waited on forever.
+    fails is marked :attr:`broken` and closed, never waited on forever. An open browser is
+    closed at exit; :meth:`close` drops that hook, so a closed one (a card's own) is not kept
+    until the process ends.
 
     Raises
     ------
@@ -387,7 +389,8 @@ class Browser:
             raise
 
     def close(self) -> None:
-        """Close the browser and stop its thread (idempotent)."""
+        """Close the browser and stop its thread, and drop its exit hook (idempotent)."""
+        atexit.unregister(self.close)
         if self.loop.is_closed() or not self.loop.is_running():
             return
         try:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import replace
 from urllib.parse import urlencode, urlsplit
@@ -165,37 +165,66 @@ def card_button(scenario: Scenario, figures: Mapping[str, go.Figure],
         st.caption(UPLOAD_NOTE)
 
 
-@st.cache_resource(show_spinner=False)
-def _browser() -> Future[Browser]:
-    """The server's one figure browser, started in the background once per server process.
+class KeptBrowser:
+    """The server's one figure browser, started in the background, replaced only once it failed.
 
     A card's figures are drawn by kaleido's browser, and starting it is most of a first
     card's time; it starts when a card panel is first shown, so "Prepare card" finds it up.
-    One browser for every user (they take turns, :class:`dpviz.lab.card.Browser`).
-    """
-    future: Future[Browser] = Future()
+    One browser for every user (they take turns, :class:`dpviz.lab.card.Browser`). A card
+    that stops waiting for it leaves it starting, and the next panel waits for that same one:
+    a new browser starts only after the last one failed to start or broke, so the server runs
+    at most one at a time, however loaded.
 
-    def start() -> None:
+    Parameters
+    ----------
+    start : callable
+        Makes a started browser (:class:`dpviz.lab.card.Browser`); it runs on its own thread.
+    """
+
+    def __init__(self, start: Callable[[], Browser]) -> None:
+        self._start = start
+        self._lock = threading.Lock()
+        self._future: Future[Browser] | None = None
+
+    def starting(self) -> Future[Browser]:
+        """The browser's future, starting one when there is none or the last failed or broke."""
+        with self._lock:
+            future = self._future
+            if future is None or (future.done() and (future.exception() is not None
+                                                     or future.result().broken)):
+                future = self._future = Future()
+                threading.Thread(target=self._run, args=(future,), daemon=True,
+                                 name="dpviz-card-browser-start").start()
+            return future
+
+    def _run(self, future: Future[Browser]) -> None:
         try:
-            future.set_result(Browser())
+            future.set_result(self._start())
         except Exception as err:  # no browser: the card says so when it is made
             future.set_exception(err)
 
-    threading.Thread(target=start, daemon=True, name="dpviz-card-browser-start").start()
-    return future
+    def get(self, timeout: float = IMAGE_TIMEOUT) -> Browser | None:
+        """The browser once up, or ``None`` after ``timeout`` seconds, or when it failed or broke.
+
+        A browser still starting is kept for the next card; one that failed or broke is
+        replaced when the next panel asks (:meth:`starting`).
+        """
+        try:
+            browser = self.starting().result(timeout=timeout)
+        except Exception:  # figure_images then tries a browser of its own, and says why not
+            return None
+        return None if browser.broken else browser
+
+
+@st.cache_resource(show_spinner=False)
+def _browser() -> KeptBrowser:
+    """The server's one :class:`KeptBrowser` (one per server process)."""
+    return KeptBrowser(Browser)
 
 
 def kept_browser() -> Browser | None:
-    """The server's browser once started, or ``None`` (it failed: the next panel retries)."""
-    try:
-        browser = _browser().result(timeout=IMAGE_TIMEOUT)
-    except Exception:  # figure_images then tries a browser of its own, and says why not
-        _browser.clear()
-        return None
-    if browser.broken:
-        _browser.clear()
-        return None
-    return browser
+    """The server's browser once started, or ``None`` (:meth:`KeptBrowser.get`)."""
+    return _browser().get()
 
 
 def card_panel(scenario: Scenario, *, key: str,
@@ -217,7 +246,8 @@ def card_panel(scenario: Scenario, *, key: str,
     """
     st.subheader("Experiment card")
     if image_export_available() and os.environ.get("DPVIZ_CARD_BROWSER") != "on-click":
-        _browser()  # DPVIZ_CARD_BROWSER=on-click: start it at the first "Prepare card" only
+        # DPVIZ_CARD_BROWSER=on-click: start it at the first "Prepare card" only
+        _browser().starting()
     figures = dict(st.session_state.get(SHOWN_FIGURES, {}))
     card_button(scenario, figures, tables or {}, key=key,
                 content=content if "upload" in scenario.data else None)

@@ -187,3 +187,54 @@ def test_prepare_card_on_an_upload_named_like_a_server_file(name, no_server_read
     assert card["scenario"]["data"] == {"upload": name, "sha256": sha256(content)}
     assert cards.run_card(card, content=content).to_dict() == card["result"]
     assert any("fingerprint (SHA-256), not its rows" in c.value for c in at.caption)
+
+
+class FakeBrowser:
+    broken = False
+
+
+def test_a_card_that_stops_waiting_leaves_the_one_browser_starting():
+    """A card that times out waiting for the browser does not drop it: the next panel waits
+    for the same one, so a loaded server never starts a second (review L2)."""
+    import threading
+
+    from dpviz.ui import card as card_ui
+
+    gate, started = threading.Event(), []
+
+    def start():
+        started.append(FakeBrowser())
+        gate.wait()
+        return started[-1]
+
+    kept = card_ui.KeptBrowser(start)
+    try:
+        assert kept.get(timeout=0) is None  # still starting: this card goes on without it
+        assert kept.get(timeout=0) is None  # the next card waits for that same one
+        first = kept.starting()
+        assert kept.starting() is first
+    finally:
+        gate.set()
+    assert kept.get() is started[0]
+    assert len(started) == 1
+
+
+def test_a_browser_that_failed_or_broke_is_replaced_once():
+    from dpviz.ui import card as card_ui
+
+    made = [RuntimeError("no chromium"), FakeBrowser(), FakeBrowser()]
+
+    def start():
+        made_now = made.pop(0)
+        if isinstance(made_now, Exception):
+            raise made_now
+        return made_now
+
+    kept = card_ui.KeptBrowser(start)
+    assert kept.get() is None  # it failed to start: the card says so
+    first = kept.get()  # the next asks again
+    assert isinstance(first, FakeBrowser) and kept.get() is first
+    first.broken = True  # a failed image closes it
+    second = kept.get()
+    assert isinstance(second, FakeBrowser) and second is not first and kept.get() is second
+    assert made == []
