@@ -4,9 +4,11 @@ Each estimator with a story on its registry entry (:class:`dpviz.core.entry.Stor
 its result's diagnostics (the figures come from :mod:`dpviz.viz`); the compare view runs
 every estimator on the page's data and budget as a sweep with no grid
 (:func:`dpviz.lab.experiments.compare_spec`), so it is cached on disk like any sweep. Its runs
-and its preconditions run on the server's own bounded pool (:func:`pool`: two threads for the
-whole server, its runs queue), which shares the server's imports and solved privacy plans: a
-fresh worker process would import dpviz and solve them again before its first run.
+go on the server's own bounded pool (:func:`pool`: two threads for the whole server, its runs
+queue), which shares the server's imports and solved privacy plans: a fresh worker process
+would import dpviz and solve them again before its first run. Its preconditions, asked on
+every rerun of a page with the view open, have a pool of their own
+(:func:`precondition_pool`), so they never wait behind another user's queued runs.
 """
 
 from __future__ import annotations
@@ -134,13 +136,26 @@ def pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=COMPARE_JOBS, thread_name_prefix="dpviz-compare")
 
 
+@st.cache_resource(show_spinner=False)
+def precondition_pool() -> ThreadPoolExecutor:
+    """The server's pool for the compare view's preconditions, apart from :func:`pool`.
+
+    A page with the compare view open asks them on every rerun; on the compare pool they
+    would wait behind every run queued there, another user's included. Bounded like it
+    (:data:`COMPARE_JOBS` threads), and as warm (it shares the server's solved plans).
+    """
+    return ThreadPoolExecutor(max_workers=COMPARE_JOBS,
+                              thread_name_prefix="dpviz-compare-preconditions")
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def _blocked(asked: str) -> dict[str, Blocked | None]:
     """:func:`dpviz.lab.feasibility.blocked` for gmm entries at public sizes, side by side.
 
-    ``asked``: JSON of ``{name: sizes}`` (:func:`dpviz.lab.feasibility.sizes_of`).
+    ``asked``: JSON of ``{name: sizes}`` (:func:`dpviz.lab.feasibility.sizes_of`); asked on
+    :func:`precondition_pool`, never behind the compare runs.
     """
-    futures = {name: pool().submit(blocked, TASKS["gmm"][name], **sizes, reach=1.0)
+    futures = {name: precondition_pool().submit(blocked, TASKS["gmm"][name], **sizes, reach=1.0)
                for name, sizes in json.loads(asked).items()}
     return {name: future.result() for name, future in futures.items()}
 

@@ -89,3 +89,25 @@ def test_a_refused_estimator_shows_its_mechanics_apart_and_without_epsilon(estim
     assert any(t.startswith(title) for t in titles), titles
     for spec in mechanics.values():
         assert "ε" not in json.dumps(spec, ensure_ascii=False)
+
+
+def test_the_preconditions_never_wait_behind_the_compare_runs(monkeypatch):
+    """Another user's queued compare runs hold the compare pool: the preconditions a rerun
+    asks go on their own pool (review L7), and still answer from public sizes."""
+    from dpviz.estimators.registry import TASKS
+    from dpviz.lab.feasibility import sizes_of
+    from dpviz.ui import gmm_compare, runs
+
+    class Busy:
+        def submit(self, *args, **kwargs):
+            raise AssertionError("a precondition was queued behind the compare runs")
+
+    monkeypatch.setattr(gmm_compare, "pool", lambda: Busy())
+    gmm_compare._blocked.clear()
+    asked = {name: sizes_of(TASKS["gmm"][name], n=50, d=2, k=3,
+                            params={"epsilon": 1.0, "delta": 1e-5})
+             for name in ("dp_em", "ppe")}
+    found = gmm_compare._blocked(runs.canonical(asked))
+    assert found["dp_em"] is None
+    assert found["ppe"] is not None and "n = 50" in found["ppe"].reason
+    assert gmm_compare.precondition_pool() is not gmm_compare.pool()
