@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -107,10 +108,15 @@ def main(argv: list[str] | None = None) -> int:
 
     ports = [args.first_backend_port + i for i in range(args.processes)]
     run_dir = Path(tempfile.mkdtemp(prefix="dpviz-serve-"))
-    # nginx's workers drop root to `nobody`: they must reach the folder and write its tmp/
-    run_dir.chmod(0o755)
-    (run_dir / "tmp").mkdir(mode=0o1777)
-    (run_dir / "tmp").chmod(0o1777)
+    # nginx's workers drop root to `nobody`: they must pass through the folder (not list it)
+    # and write its tmp/, which nobody else may; the logs (addresses, class codes) stay private
+    run_dir.chmod(0o711)
+    (run_dir / "tmp").mkdir(mode=0o700)
+    if os.geteuid() == 0:
+        nobody = pwd.getpwnam("nobody")
+        os.chown(run_dir / "tmp", nobody.pw_uid, nobody.pw_gid)
+    for log in ("access.log", "error.log"):
+        (run_dir / log).touch(mode=0o600)
     conf = run_dir / "nginx.conf"
     conf.write_text(render(TEMPLATE.read_text(encoding="utf-8"),
                            listen=f"{args.address}:{args.port}",
