@@ -176,6 +176,15 @@ def qr_png(text: str) -> bytes:
     return out.getvalue()
 
 
+#: What the class store raises: a sentence (``ValueError``) or a database it cannot reach.
+STORE_ERRORS = (ValueError, sqlite3.Error, OSError)
+
+
+def _problem(err: Exception) -> str:
+    """The sentence to show for one of :data:`STORE_ERRORS` (a store's own words, escaped)."""
+    return escape_markdown(str(err)) if isinstance(err, ValueError) else UNREACHABLE
+
+
 def _join() -> None:
     """The join form's callback (it runs before the page, so it may turn predict mode on)."""
     try:
@@ -211,10 +220,8 @@ def _open_form() -> None:
         mine = (str(before["code"]), str(before["token"])) if before else None
         try:
             opened = store().open_class(mine)
-        except ValueError as err:
-            st.error(escape_markdown(str(err)))
-        except (sqlite3.Error, OSError):
-            st.error(UNREACHABLE)
+        except STORE_ERRORS as err:
+            st.error(_problem(err))
         else:
             st.session_state[LECTURE] = st.session_state[OPENED] = {
                 "code": opened.code, "token": opened.token}
@@ -330,11 +337,8 @@ def _step_view(code: str, token: str, step: str, answered: int, revealed: bool) 
                 st.rerun()
             return
         answers = store().predictions(code, token, step)
-    except ValueError as err:
-        st.warning(escape_markdown(str(err)))
-        return
-    except (sqlite3.Error, OSError):
-        st.warning(UNREACHABLE)
+    except STORE_ERRORS as err:
+        st.warning(_problem(err))
         return
     if not answers:
         st.caption("Revealed: nobody has answered yet.")
@@ -351,11 +355,8 @@ def _lecturer_steps(code: str, token: str) -> None:
     try:
         counts, revealed = classes.counts(code), classes.revealed(code)
         joined = classes.students(code)
-    except ValueError as err:
-        st.warning(escape_markdown(str(err)))
-        return
-    except (sqlite3.Error, OSError):
-        st.warning(UNREACHABLE)
+    except STORE_ERRORS as err:
+        st.warning(_problem(err))
         return
     st.metric("Students joined", joined)
     for step in STEPS:
