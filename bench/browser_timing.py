@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.load_test import _free_port, stop  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 COLD_TARGET_S = 3.0
@@ -108,12 +111,6 @@ def _main_thread_busy(cdp: Any) -> float:
     """Seconds the page's main thread has spent in tasks (Chromium's ``TaskDuration``)."""
     metrics = cdp.send("Performance.getMetrics")["metrics"]
     return float(next(m["value"] for m in metrics if m["name"] == "TaskDuration"))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_idle(tab: Any, timeout: float = 120.0) -> None:
@@ -217,11 +214,7 @@ def measure(pages: list[str], presses: int) -> dict[str, Any]:
             report["moves"] = moves
         finally:
             browser.close()
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop(server)
     report["load_after"] = os.getloadavg()
     return report
 

@@ -94,6 +94,15 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def stop(process: subprocess.Popen[Any], timeout: float = 20.0) -> None:
+    """Stop a server this bench started: terminate, then kill if it outlives ``timeout``."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
 def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -283,11 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         wall = time.monotonic() - started
         peak_kib = _peak_kib(server.pid)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
 
     redraws = [t for s in students for t in s.redraws]
     problems = [f"seed {s.seed}: {p}" for s in students for p in s.problems]

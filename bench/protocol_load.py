@@ -62,7 +62,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.load_test import SEED_BASE, _free_port, _peak_kib, _percentile  # noqa: E402
+from bench.load_test import SEED_BASE, _free_port, _peak_kib, _percentile, stop  # noqa: E402
 
 #: The page the students open (its URL path) and the figure whose data is checked.
 PAGE = "gmm"
@@ -357,11 +357,7 @@ def fresh_server(serve: int) -> Iterator[Target]:
             pids = [int(p) for p in pid_file.read_text().split()] if serve else [proc.pid]
             yield Target(url, pids, max(serve, 1), bool(serve), None if serve else log)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc, timeout=30)
 
 
 def _stats(values: list[float]) -> dict[str, float | None]:
