@@ -61,6 +61,9 @@ MA_MAX_ORDER = 10_000
 NEGLIGIBLE = 1e-12
 MA_MAX_ORDER_PAPER = 100
 PLD_DISCRETISATION = 1e-3
+#: Events whose ε (and δ) agree to this (relative) are composed as one (the larger kept):
+#: a plan's equal shares come back from the solver differing in the last bits.
+MERGE_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -217,7 +220,41 @@ def _rdp(events: Sequence[PrivacyEvent], delta: float) -> float:
 
 def _pld_distribution(events: Sequence[PrivacyEvent]) -> Any:
     """dp-accounting's composed privacy-loss distribution of the events (``None``: no loss)."""
-    return _pld_composed(tuple(events))
+    return _pld_composed(pld_canonical(events))
+
+
+def pld_canonical(events: Sequence[PrivacyEvent]) -> tuple[PrivacyEvent, ...]:
+    """The events as the PLD composes them: fewer, in an order that does not matter.
+
+    All Gaussians become one, ``μ = √(Σ cᵢμᵢ²)`` (exact: composed Gaussian mechanisms are
+    one Gaussian mechanism, Dong, Roth & Su 2022, Cor. 3.3); events of one kind whose ε (and
+    δ) agree to :data:`MERGE_TOLERANCE` relative become one event with their summed count and
+    the largest ε (a sound merge: a larger ε only loses more). The solver's plan and the
+    ledger's releases reach the same list, whatever the order they were recorded in; each
+    dp-accounting composition is a few milliseconds, so fewer of them speed every solve.
+
+    Examples
+    --------
+    >>> merged = pld_canonical([PrivacyEvent("laplace", epsilon=0.1),
+    ...                         PrivacyEvent("gaussian", mu=0.3), PrivacyEvent("gaussian", mu=0.4),
+    ...                         PrivacyEvent("laplace", epsilon=0.1)])
+    >>> [(e.kind, e.mu, e.epsilon, e.count) for e in merged]
+    [('gaussian', 0.5, 0.0, 1), ('laplace', 0.0, 0.1, 2)]
+    """
+    square = sum(e.count * e.mu * e.mu for e in events if e.kind == "gaussian")
+    out = [PrivacyEvent("gaussian", mu=math.sqrt(square))] if square > 0 else []
+    rest = sorted((e for e in events if e.kind != "gaussian" and e.count > 0),
+                  key=lambda e: (e.kind, e.epsilon, e.delta))
+    for e in rest:
+        last = out[-1] if out else None
+        if (last is not None and last.kind == e.kind
+                and e.epsilon <= last.epsilon * (1 + MERGE_TOLERANCE)
+                and abs(e.delta - last.delta) <= MERGE_TOLERANCE * e.delta):
+            out[-1] = PrivacyEvent(e.kind, 0.0, max(e.epsilon, last.epsilon),
+                                   max(e.delta, last.delta), last.count + e.count)
+        else:
+            out.append(PrivacyEvent(e.kind, 0.0, e.epsilon, e.delta, e.count))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=32)
@@ -250,9 +287,23 @@ def _pld_composed(events: tuple[PrivacyEvent, ...]) -> Any:
             one = pld.from_privacy_parameters(
                 common.DifferentialPrivacyParameters(e.epsilon, e.delta),
                 value_discretization_interval=PLD_DISCRETISATION)
-        one = one.self_compose(int(e.count)) if e.count > 1 else one
-        composed = one if composed is None else composed.compose(one)
+        composed = _compose_times(one, int(e.count), composed)
     return composed
+
+
+#: Up to this count a release is composed with itself one convolution at a time: each is
+#: ~0.1 ms on a plan's small distributions, where ``self_compose``'s FFT costs ~3 ms.
+DIRECT_COMPOSITIONS = 8
+
+
+def _compose_times(one: Any, count: int, onto: Any) -> Any:
+    """``onto`` composed with ``count`` copies of the distribution ``one``."""
+    if count > DIRECT_COMPOSITIONS:
+        repeated = one.self_compose(count)
+        return repeated if onto is None else onto.compose(repeated)
+    for _ in range(count):
+        onto = one if onto is None else onto.compose(one)
+    return onto
 
 
 def _pld_closed_form(events: Sequence[PrivacyEvent], delta: float) -> float | None:
@@ -430,28 +481,13 @@ def compose_rounds(round_events: Sequence[PrivacyEvent], rounds: Sequence[int], 
                    method: str, *, paper_mode: bool = False) -> list[float]:
     """ε of 1…R repetitions of one round of events at fixed noise (NaN where undefined).
 
-    Under ``pld`` the round's distribution is composed once and self-composed R times.
+    Each R composes the repeated events as the solver and the ledger do (under ``pld``, the
+    same :func:`pld_canonical` list), so the curve at the planned R is the solved target.
     """
     def repeated(r: int) -> list[PrivacyEvent]:
         return [PrivacyEvent(e.kind, e.mu, e.epsilon, e.delta, int(e.count * r))
                 for e in round_events]
 
-    live = [e for e in round_events if e.count > 0]
-    if (method == "pld" and 0 < delta < 1 and live
-            and _pld_closed_form(repeated(max(rounds)), delta) is None):
-        try:
-            compose(repeated(max(rounds)), delta, method, paper_mode=paper_mode)
-        except BudgetError:
-            return [math.nan] * len(rounds)
-        one_round = _pld_distribution(live)
-        pure = all(e.kind in ("laplace", "pure") for e in live)
-        out = []
-        for r in rounds:
-            eps = (0.0 if one_round is None else
-                   max(0.0, float((one_round.self_compose(int(r)) if r > 1 else one_round)
-                                  .get_epsilon_for_delta(delta))))
-            out.append(min(eps, _linear(repeated(r), delta, paper_mode)) if pure else eps)
-        return out
     return [_compose_or_nan(repeated(r), delta, method, paper_mode) for r in rounds]
 
 

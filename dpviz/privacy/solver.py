@@ -251,7 +251,9 @@ def _solved(plan: tuple[PlannedRelease, ...], budget: Budget) -> dict[str, Alloc
 
 def _bisect_level(plan: Sequence[PlannedRelease], budget: Budget) -> float:
     target = float(budget.epsilon)  # type: ignore[arg-type]
-    seen: dict[float, float] = {}  # brentq re-evaluates the bracket's ends
+    if budget.method == "pld":  # aim where :func:`_never_over` will accept the answer
+        target *= 1 - PLD_MARGIN
+    seen: dict[float, float] = {}  # the bracket's ends are asked for again
 
     def gap(log_t: float) -> float:
         if log_t in seen:
@@ -266,19 +268,60 @@ def _bisect_level(plan: Sequence[PlannedRelease], budget: Budget) -> float:
         return seen[log_t]
 
     low, high = _bracket(plan, budget, gap)
-    # A relative 1e-7 in t moves ε by about 1e-7, far below what the ledger states; a
-    # discretised PLD's ε is a step function of t (steps of ~1e-3 relative), where a finer
-    # tolerance only hunts the step's edge: 56 compositions of ~65 ms for sample-and-
-    # aggregate's plan at 1e-13, 26 at 1e-7. :func:`_never_over` still checks the answer.
-    # Paper mode's ε < 1 limit makes ε jump to ∞: the root is then not a root.
-    from scipy.optimize import brentq  # here: scipy.optimize costs a page's first run
-
-    log_t = brentq(gap, low, high, xtol=1e-7, rtol=1e-12, maxiter=500)
+    log_t = _root_below(gap, low, high, steps=budget.method == "pld")
     if budget.paper_mode and not abs(gap(log_t)) < 1e-5:
         raise BudgetError(
             "paper mode's classic Gaussian formula only holds for epsilon < 1 per release, "
             f"too little for a total epsilon of {target:g} here; turn paper mode off")
     return math.exp(log_t)
+
+
+#: The level search stops within this of the target (log ε) or of the root (log t): a
+#: relative 1e-7 in t moves ε by about 1e-7, far below what the ledger states.
+LEVEL_TOLERANCE = 1e-7
+#: log ε rises at most about twice as fast as log t where it is smooth (a Gaussian's ε grows
+#: like μ²/2 at the most).
+SMOOTH_SLOPE = 2.0
+
+
+def _root_below(gap: Callable[[float], float], low: float, high: float, *,
+                steps: bool) -> float:
+    """A point of ``[low, high]`` with ``gap ≤ 0`` next to the root (safeguarded secant).
+
+    ``gap(low) ≤ 0 ≤ gap(high)``; the answer is the last point found below the root.
+    Secant steps through the two latest points, bisection when a step leaves the bracket or
+    the bracket has not halved in four steps; infinite gaps (paper mode's ε < 1 limit) are
+    bisected. A discretised PLD's ε is a staircase in t (it jumps ~0.5% each time a pure or
+    Laplace release's loss crosses a grid point), so the target may sit inside a jump that
+    no level reaches: with ``steps`` the search stops once the rest of the bracket could
+    close at most a fifth of what ``low`` falls short, where hunting the jump's edge to
+    1e-7 cost a composition per halving (sample-and-aggregate's plan took 26 compositions,
+    the whole cost of a first refusal; about 6 now).
+    """
+    g_low, g_high = gap(low), gap(high)
+    last = [(low, g_low), (high, g_high)]
+    widths = [math.inf] * 4
+    for _ in range(200):
+        width = high - low
+        if g_low >= -LEVEL_TOLERANCE or width <= LEVEL_TOLERANCE * max(1.0, abs(low)):
+            return low
+        if steps and 5 * SMOOTH_SLOPE * width <= -g_low:
+            return low
+        (x0, g0), (x1, g1) = last[-2:]
+        middle = (low + high) / 2
+        if (not (math.isinf(g0) or math.isinf(g1)) and g1 != g0
+                and width <= widths[-4] / 2):
+            secant = x1 - g1 * (x1 - x0) / (g1 - g0)
+            if low < secant < high:
+                middle = secant
+        widths.append(width)
+        g_middle = gap(middle)
+        last.append((middle, g_middle))
+        if g_middle <= 0:
+            low, g_low = middle, g_middle
+        else:
+            high, g_high = middle, g_middle
+    return low
 
 
 def _bracket(plan: Sequence[PlannedRelease], budget: Budget,
