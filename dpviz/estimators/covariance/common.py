@@ -282,7 +282,9 @@ def clip_rows(x: NDArray[np.float64], ball: Ball, *,
     if raw_norms.max() <= RANK_UPDATE_FACTOR * r:
         true = second_moment(x)
         lost = x[over] * np.sqrt(1.0 - scale[over] ** 2)[:, None]
-        return CovarianceData(rows=x, scale=scale, moment=true - lost.T @ lost / n,
+        loss = lost.T @ lost
+        loss /= n
+        return CovarianceData(rows=x, scale=scale, moment=np.subtract(true, loss, out=loss),
                               true_covariance=true, norms=norms, ball=ball,
                               rows_clipped=rows_clipped)
     clipped = x * scale[:, None]
@@ -364,7 +366,8 @@ def recompose(vectors: NDArray[np.float64], values: NDArray[np.float64]) -> NDAr
     if (values < 0).any():
         raise ValueError("recompose needs eigenvalues >= 0; clamp them first")
     kept = values > 0
-    scaled = vectors[:, kept] * np.sqrt(values[kept])
+    scaled = vectors[:, kept]  # a copy: scaled in place
+    scaled *= np.sqrt(values[kept])
     return scaled @ scaled.T
 
 
