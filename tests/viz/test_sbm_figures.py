@@ -88,7 +88,7 @@ def test_mistake_rings_mark_exactly_the_wrong_vertices_up_to_sign(small_graph, s
                                vertices=np.arange(100, 100 + n))
     assert [t.name for t in fig.data] == ["edges", "community +1", "community -1",
                                           "mistakes (3 of 12)"]
-    assert [t.type for t in fig.data] == ["scattergl"] + ["scatter"] * 3  # edges in WebGL
+    assert [t.type for t in fig.data] == ["scatter"] * 4  # SVG: no WebGL context per redraw
     ring = fig.data[3]
     np.testing.assert_array_equal(ring.x, positions[[2, 9, 10], 0])
     np.testing.assert_array_equal(ring.y, positions[[2, 9, 10], 1])
@@ -96,11 +96,22 @@ def test_mistake_rings_mark_exactly_the_wrong_vertices_up_to_sign(small_graph, s
     # colours follow the aligned recovered labels, whatever the global sign given
     plus = fig.data[1]
     np.testing.assert_array_equal(plus.x, positions[recovered == 1, 0])
-    # every edge is a segment between its two vertices' positions
-    xs = np.asarray(fig.data[0].x, dtype=float)
-    np.testing.assert_array_equal(xs[0::3], positions[edges[:, 0], 0])
-    np.testing.assert_array_equal(xs[1::3], positions[edges[:, 1], 0])
-    assert np.isnan(xs[2::3]).all()
+    # the edges' strokes: every segment is an edge, every edge drawn (there and back)
+    xs, ys = (np.asarray(v, dtype=float) for v in (fig.data[0].x, fig.data[0].y))
+    at = {(float(x), float(y)): v for v, (x, y) in enumerate(positions)}
+    walk = [at.get((x, y), -1) for x, y in zip(xs, ys, strict=True)]
+    segments = [tuple(sorted(s)) for s in zip(walk[:-1], walk[1:], strict=True)
+                if min(s) >= 0]
+    assert sorted(segments) == sorted([tuple(e) for e in edges.tolist()] * 2)
+    assert np.isnan(xs[np.array(walk) < 0]).all()  # gaps only between components
+
+
+def test_edge_walk_strokes_each_component_once():
+    # a triangle, a path and an isolated vertex: two strokes, each edge there and back
+    walk = viz_sbm.edge_walk(np.array([[0, 1], [1, 2], [0, 2], [4, 5], [5, 6]]), 7)
+    assert (walk == -1).sum() == 1 and len(walk) == 1 + 2 * 3 + 1 + 1 + 2 * 2
+    assert 3 not in walk.tolist()
+    assert viz_sbm.edge_walk(np.empty((0, 2), dtype=np.int64), 3).tolist() == []
 
 
 def test_perfect_recovery_has_no_rings(small_graph):
