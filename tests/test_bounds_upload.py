@@ -15,8 +15,13 @@ from dpviz.data.graphs import DEGREE_FROM_GRAPH, GRAPH_DATASETS, RENUMBERED, edg
 from dpviz.data.tables import read_table
 from dpviz.estimators.metrics import match_components
 from dpviz.lab.scenario import Scenario, load_data, normalise_data, run_scenario
-from dpviz.privacy import Budget
-from dpviz.privacy.bounds import CLIPPED_NOTE, split_budget
+from dpviz.privacy import Budget, Ledger
+from dpviz.privacy.bounds import (
+    CLIPPED_NOTE,
+    private_box,
+    quantile_found,
+    split_budget,
+)
 from dpviz.privacy.errors import PrivacyLeakWarning
 
 CENTRES = np.array([[20.0, 30.0], [50.0, 70.0], [80.0, 20.0]])
@@ -72,7 +77,9 @@ def test_private_bounds_are_charged_and_the_total_stays_within_the_budget():
         s = scenario(content, {"private": 0.2}, accounting=method)
         result = run(s, content)
         names = [r.name for r in result.ledger.releases]
-        assert sum(name.startswith("bound:") for name in names) == 4  # 2 quantiles × 2 columns
+        # 500 rows: 2 medians and the rows' largest gap to them (the 5 %/95 % quantiles need
+        # about 9 700 rows at 5 % of ε each)
+        assert sum(name.startswith("bound:") for name in names) == 3
         assert result.ledger.total().epsilon <= 1.0 * (1 + 1e-9), method
         assert "estimated privately" in result.choices["bounds"]
     linear = run(Scenario.from_dict({**scenario(content, {"private": 0.1}).to_dict(),
@@ -96,11 +103,43 @@ def test_private_bounds_stay_within_the_budget_with_estimators_planning_their_ow
         assert result.ledger.total().epsilon <= 4.0 * (1 + 1e-9), method
 
 
+def test_private_ranges_of_500_rows_cover_the_data_without_blowing_up():
+    """The issue's 500 rows at 20 % of ε = 1 (5 % per release): the 5 %/95 % quantiles gave
+    radii of 500 to 10⁶ on every seed 0–9; the medians' ranges cover every row at radii under
+    ~3 times the data's (all of seeds 0–9 but one, whose median landed far: wide, not narrow).
+    """
+    rows = read_table(three_clusters()).values
+    boxes = []
+    for seed in range(10):
+        ledger = Ledger()
+        boxes.append(private_box(rows, epsilon=0.05, rng=np.random.default_rng(seed),
+                                 ledger=ledger))
+        assert [r.epsilon for r in ledger.releases] == pytest.approx([0.2 / 3] * 3)
+    assert all(box.clipped_rows(rows) == 0 for box in boxes)
+    assert sum(box.radius < 3 * 70 for box in boxes) >= 9
+
+
+def test_the_way_private_ranges_are_found_depends_on_public_n_and_epsilon_only():
+    """Neighbouring tables (one row replaced by a far one) release the same quantities."""
+    for n, epsilon in ((500, 0.05), (20_000, 0.05), (20_000, 0.025)):
+        rows = np.resize(read_table(three_clusters()).values, (n, 2))
+        far = rows.copy()
+        far[0] = [1e5, -1e5]
+        names = []
+        for table in (rows, far):
+            ledger = Ledger()
+            private_box(table, epsilon=epsilon, rng=np.random.default_rng(0), ledger=ledger)
+            names.append([(r.name, r.epsilon) for r in ledger.releases])
+        assert names[0] == names[1]
+    assert quantile_found(20_000, 0.05, 0.05) and not quantile_found(9_000, 0.05, 0.05)
+
+
 def test_private_bounds_give_means_near_non_private_em_on_the_same_clipped_data():
     """At ε = 1 with 10 % on the bound, 20 000 rows: every private mean within 2 units.
 
-    (At the issue's 500 rows no DP-EM run comes within 2 units at ε = 1, whatever the bound:
-    its noise alone moves the means by tens of units there; the report has the numbers.)
+    (At the issue's 500 rows DP-EM does not come within 2 units at ε = 1: with good typed
+    ranges its private start is 40–80 units off and one noisy M-step from the true centres
+    still 7–40, its noise being scaled to the whole bound; the report has the numbers.)
     """
     content = three_clusters(20_000)
     s = scenario(content, {"private": 0.1}, seed=1)

@@ -152,6 +152,20 @@ BOUND_KINDS = ("ranges", "private", "data")
 #: small n: every candidate beyond the data scores only ``q·n`` below the best, and there are
 #: hundreds of them; 5 % and 95 % score ``0.05·n`` below it.
 PRIVATE_QUANTILES = (0.05, 0.95)
+#: The exponential mechanism finds a quantile q when the ``|QUANTILE_GRID|`` candidates beyond
+#: the data, each ``min(q, 1 − q)·n`` below the best, weigh less than this share of it:
+#: ``ε·min(q, 1 − q)·n/2 ≥ ln |grid| + ln(1/share)``.
+QUANTILE_MISS = 1e-2
+#: Below that for the 5 % and 95 % quantiles (at 20 % of ε = 1 and d = 2: under about 9 700
+#: rows), the ranges come from medians instead (:func:`median_box`): each column's private
+#: median ``mⱼ``, and one private quantile of the rows' largest column gap
+#: ``maxⱼ |xⱼ − mⱼ|``. The gap's quantile is the highest of these found at the public n and ε,
+#: and each column's range is ``mⱼ ±`` its factor times the gap: the factors take a normal
+#: column (d = 1) to about ±2.7σ … ±2.9σ (more for d > 1, whose largest gap is larger).
+#: Measured on the issue's 500-row, 3-cluster table at 20 % of ε = 1, seeds 0–9: the
+#: 5 %/95 % ranges had radii of 500 to 10⁶ on every seed (at 5 000 rows too); these 163–205 on
+#: nine seeds and 13 261 on one (the data's own: 70), clipping no row.
+GAP_QUANTILES = MappingProxyType({0.9: 1.75, 0.75: 2.5, 0.5: 4.0})
 #: Each end of a private range moves out by this share of its width (post-processing), so
 #: the 5 % of rows beyond each quantile are mostly kept (about 1.4 % clipped for a normal).
 PRIVATE_MARGIN = 0.25
@@ -160,6 +174,9 @@ PRIVATE_MARGIN = 0.25
 QUANTILE_GRID: NDArray[np.float64] = np.concatenate(
     [-(10.0 ** np.arange(6.0, -3.005, -0.01)), [0.0], 10.0 ** np.arange(-3.0, 6.005, 0.01)])
 QUANTILE_GRID.flags.writeable = False
+#: The gap's candidates: the grid's positive values (a distance is never negative).
+GAP_GRID: NDArray[np.float64] = QUANTILE_GRID[QUANTILE_GRID > 0]
+GAP_GRID.flags.writeable = False
 #: The largest magnitude a typed range may have (larger values overflow squared norms).
 RANGE_LIMIT = 1e12
 #: What a user must know about typed ranges.
@@ -379,10 +396,12 @@ def quantile_releases(d: int) -> int:
 
 
 def private_quantile(column: ArrayLike, q: float, *, epsilon: float,
-                     rng: np.random.Generator, ledger: Any, name: str) -> float:
+                     rng: np.random.Generator, ledger: Any, name: str,
+                     candidates: NDArray[np.float64] = QUANTILE_GRID) -> float:
     """The ``q``-quantile of a column, chosen by the exponential mechanism; ε-DP.
 
-    Among the public candidates :data:`QUANTILE_GRID`, ``t`` scores ``−|#{x ≤ t} − q·n|``:
+    Among the public ``candidates`` (default :data:`QUANTILE_GRID`), ``t`` scores
+    ``−|#{x ≤ t} − q·n|``:
     replacing one row moves the count by at most 1 (sensitivity 1; ``n`` is public under
     replace-one neighbours). Recorded on ``ledger``.
 
@@ -397,24 +416,49 @@ def private_quantile(column: ArrayLike, q: float, *, epsilon: float,
     from dpviz.privacy.mechanisms import exponential
 
     values = np.sort(np.asarray(column, dtype=float))
-    counts = np.searchsorted(values, QUANTILE_GRID, side="right")
+    counts = np.searchsorted(values, candidates, side="right")
     utility = -np.abs(counts - q * values.size)
     index = exponential(utility, sensitivity=1.0, epsilon=epsilon, rng=rng, ledger=ledger,
                         name=name)
-    return float(QUANTILE_GRID[index])
+    return float(candidates[index])
+
+
+def quantile_found(n: int, q: float, epsilon: float) -> bool:
+    """Whether the exponential mechanism at ``epsilon`` finds the ``q``-quantile of ``n`` rows.
+
+    True when ``ε·min(q, 1 − q)·n/2 ≥ ln |QUANTILE_GRID| + ln(1/QUANTILE_MISS)``: the
+    candidates beyond the data then weigh at most :data:`QUANTILE_MISS` of the best one. Public
+    (n is public under replace-one neighbours).
+
+    Examples
+    --------
+    >>> quantile_found(20_000, 0.05, 0.05), quantile_found(500, 0.05, 0.05)
+    (True, False)
+    """
+    if math.isinf(epsilon):
+        return True
+    needed = math.log(QUANTILE_GRID.size) + math.log(1 / QUANTILE_MISS)
+    return epsilon * min(q, 1 - q) * n / 2 >= needed
 
 
 def private_box(x: ArrayLike, *, epsilon: float, rng: np.random.Generator, ledger: Any,
                 names: Sequence[str] | None = None, standardise: bool = False) -> Box:
-    """Per-column ranges from private quantiles (:data:`PRIVATE_QUANTILES`), each at ``epsilon``.
+    """Per-column ranges from private quantiles; ``2d·epsilon`` spent in all, on ``ledger``.
 
-    ``2d`` releases on ``ledger``. Post-processing: a range whose two ends land on one
-    candidate is widened to the next candidate above, then each end moves out by
-    :data:`PRIVATE_MARGIN` of the width.
+    With enough rows (:func:`quantile_found` for the 5 % quantile at ``epsilon``): the
+    quantiles :data:`PRIVATE_QUANTILES` of every column, ``2d`` releases at ``epsilon``.
+    Post-processing: a range whose two ends land on one candidate is widened to the next
+    candidate above, then each end moves out by :data:`PRIVATE_MARGIN` of the width.
+
+    With fewer (the choice depends on the public n, d and ε only): :func:`median_box`, ``d + 1``
+    releases at ``2d·epsilon/(d + 1)``.
     """
     rows = np.atleast_2d(np.asarray(x, dtype=float))
-    d = rows.shape[1]
+    n, d = rows.shape
     names = list(names or [f"column {j + 1}" for j in range(d)])
+    if not quantile_found(n, min(PRIVATE_QUANTILES), epsilon):
+        return median_box(rows, epsilon=quantile_releases(d) * epsilon / (d + 1), rng=rng,
+                          ledger=ledger, names=names, standardise=standardise)
     low, high = np.empty(d), np.empty(d)
     for j in range(d):
         ends = [private_quantile(rows[:, j], q, epsilon=epsilon, rng=rng, ledger=ledger,
@@ -425,6 +469,31 @@ def private_box(x: ArrayLike, *, epsilon: float, rng: np.random.Generator, ledge
         high[j] = max(max(ends), above[0] if above.size else low[j] + 1.0)
     margin = PRIVATE_MARGIN * (high - low)
     return Box(low - margin, high + margin, "private", standardise)
+
+
+def median_box(x: ArrayLike, *, epsilon: float, rng: np.random.Generator, ledger: Any,
+               names: Sequence[str], standardise: bool = False) -> Box:
+    """Ranges ``mⱼ ± f·s`` for every column, from ``d + 1`` releases at ``epsilon`` each.
+
+    ``mⱼ`` is column j's private median; ``s`` a private quantile q of ``maxⱼ |xⱼ − mⱼ|``
+    (each row's L∞ distance to the released centre; candidates: the grid's positive values),
+    q the highest of :data:`GAP_QUANTILES` that :func:`quantile_found` finds at ``epsilon``
+    and n (public), ``f`` its factor (:func:`private_quantile` for all). A median scores
+    ``n/2`` above every candidate beyond the data, ten times the 5 % quantile's margin, so it
+    is found with ten times fewer rows.
+    """
+    rows = np.atleast_2d(np.asarray(x, dtype=float))
+    n, d = rows.shape
+    centre = np.array([private_quantile(rows[:, j], 0.5, epsilon=epsilon, rng=rng,
+                                        ledger=ledger, name=f"bound: median of {names[j]}")
+                       for j in range(d)])
+    q = next((q for q in GAP_QUANTILES if quantile_found(n, q, epsilon)), 0.5)
+    gap = private_quantile(np.abs(rows - centre).max(axis=1), q, epsilon=epsilon, rng=rng,
+                           ledger=ledger, candidates=GAP_GRID,
+                           name=f"bound: {q:.0%} quantile of the rows' largest gap to the "
+                                "medians")
+    half = GAP_QUANTILES[q] * gap
+    return Box(centre - half, centre + half, "private", standardise)
 
 
 def data_box(x: ArrayLike, *, standardise: bool = False) -> Box:
