@@ -96,12 +96,18 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     a bad typed range. Widget keys start with ``prefix`` (``<prefix>_upload`` is the file);
     the radius widget is ``radius_key`` (default ``<prefix>_radius``, starting at
     ``radius_value``), so old links reopen it. :data:`UPLOAD_NOTE` is shown under the file.
+    A run that stopped here leaves the page's later controls undrawn; the next run redraws
+    them with the values it uses (:func:`redraw_after_stop`).
     """
     upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
                               key=f"{prefix}_upload",
                               help="At most 50 MB and 200 columns; every cell a number, no "
                                    "missing or infinite values. A header row names the "
                                    "columns: write units as name (unit).")
+    stopped = f"{prefix}_upload_stopped"  # set until this step has run through
+    if st.session_state.get(stopped):
+        redraw_after_stop(prefix)
+    st.session_state[stopped] = True
     st.caption(UPLOAD_NOTE)
     if upload is None:
         st.info(prompt, icon=":material/upload_file:")
@@ -159,7 +165,37 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     clipped = clipped_before_run(chosen)
     if clipped is not None:
         st.caption(f"Rows the bound clips: {clipped:,} of {len(values):,} ({CLIPPED_NOTE}).")
+    st.session_state[stopped] = False
     return chosen
+
+
+def redraw_after_stop(prefix: str) -> None:
+    """Make the page's controls not yet drawn show the values the run will use.
+
+    A run the upload step stopped (no file — as while a new file replaces the old one —, a
+    bad file, ranges not typed yet) drew none of the controls after it, and Streamlit skips
+    its clean-up after ``st.stop()``: it keeps their values, but the browser redraws them at
+    their defaults, so the page ran the bound the user chose and showed another (Streamlit
+    issue #4247). This does what the clean-up would have done: a control bound to the link
+    keeps its value and, set again before it is drawn, sends it to the browser; any other
+    control of the page (key ``<prefix>_…``) is forgotten and comes back at its default.
+    Reads Streamlit's internal widget registry (pinned Streamlit 1.67).
+    """
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    run = get_script_run_ctx()
+    if run is None:
+        return
+    state = run.session_state._state
+    for key in [k for k in st.session_state if str(k).startswith(f"{prefix}_")]:
+        widget = state.get_widget_id_from_key(str(key))
+        metadata = None if widget is None else state.get_widget_metadata(widget)
+        if metadata is None or key in run.shared.widget_user_keys_this_run:
+            continue  # not a control, or drawn already this run
+        if metadata.bind == "query-params":
+            st.session_state[key] = st.session_state[key]
+        else:
+            del st.session_state[key]
 
 
 def how_chosen(chosen: TableUpload) -> str:

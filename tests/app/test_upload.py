@@ -100,12 +100,16 @@ def test_private_bounds_at_epsilon_1_give_means_within_2_units_of_em_on_your_dat
     assert np.all(np.linalg.norm(private[order] - reference, axis=1) < 2.0)
 
 
-def shown(widget) -> object:
-    """What the browser draws: the value the server sent with the widget, else its default."""
+def shown(widget, drawn_before: bool) -> object:
+    """What the browser draws: the value the server sends with the widget, else the one it
+    kept (drawn in the run before) or, drawn anew, the widget's default."""
     proto = widget.proto
     if widget.type == "radio":
-        return proto.raw_value if proto.set_value else proto.options[proto.default]
-    return proto.value if proto.set_value else proto.default
+        sent, default = proto.raw_value, proto.options[proto.default]
+        kept = WAYS[widget.value]
+    else:
+        sent, default, kept = proto.value, proto.default, widget.value
+    return sent if proto.set_value else kept if drawn_before else default
 
 
 def bound_way(scenario) -> str:
@@ -127,7 +131,8 @@ def test_a_second_file_shows_the_bound_and_epsilon_its_run_uses(ran, way, remove
     at.number_input(key="gmm_epsilon").set_value(2.5).run()
     if removed_first:
         at.file_uploader(key="gmm_upload").set_value(None).run()
-        assert "gmm_bound_way" not in [r.key for r in at.radio]  # the step stopped before it
+    drawn = {w.key for w in (*at.radio, *at.number_input)}
+    assert ("gmm_bound_way" in drawn) is not removed_first  # the step stopped before it
     second = three_clusters(600, seed=8)
     ran.clear()
     at.file_uploader(key="gmm_upload").set_value(("second.csv", second, "text/csv")).run()
@@ -136,8 +141,8 @@ def test_a_second_file_shows_the_bound_and_epsilon_its_run_uses(ran, way, remove
     assert run.data["sha256"] == sha256(second) and run.params["epsilon"] == 2.5
     radio = at.radio(key="gmm_bound_way")
     assert radio.value == bound_way(run) == way
-    assert shown(radio) == WAYS[way]
-    assert shown(at.number_input(key="gmm_epsilon")) == 2.5
+    assert shown(radio, "gmm_bound_way" in drawn) == WAYS[way]
+    assert shown(at.number_input(key="gmm_epsilon"), "gmm_epsilon" in drawn) == 2.5
 
 
 def test_typed_ranges_ask_for_their_values_first(gmm_upload):
