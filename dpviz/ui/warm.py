@@ -3,11 +3,14 @@
 A page imports only what it draws (:mod:`dpviz.core.lazy`), so a fresh server's first page is
 quick; the first visit to another page would then wait for scikit-learn, networkx, pandas and
 scipy. :func:`warm_up`, called by every page, starts one thread per server process that imports
-them and builds the saved figures every user sees alike, a few seconds after the first page
-began (by then that page has run; the thread shares the interpreter's lock with the pages'
-runs, so it is not also given a lower CPU priority, which would let it stall a page's run
-while it holds the lock). It holds no per-user state: what it builds lives in the modules and
-in Streamlit's caches.
+them and builds the saved figures every user sees alike, once the first page has been served:
+its run has ended and its browser has had :data:`GRACE` seconds to fetch the page's chart code
+(Streamlit's Plotly bundle) from this process. A fixed delay from the first page's start is
+too short on a busy machine, where the warm-up then held the interpreter's lock while the
+server was still sending that bundle. The thread shares the lock with the pages' runs, so it
+is not also given a lower CPU priority, which would let it stall a page's run while it holds
+the lock. It holds no per-user state: what it builds lives in the modules and in Streamlit's
+caches.
 """
 
 from __future__ import annotations
@@ -24,14 +27,23 @@ MODULES = ("dpviz.ui.budget", "dpviz.ui.lens", "dpviz.ui.gmm", "dpviz.ui.covaria
            "dpviz.ui.sbm", "dpviz.ui.audit", "dpviz.ui.card", "dpviz.ui.solve", "dpviz.ui.risk",
            "dpviz.ui.winner", "dpviz.ui.gmm_compare", "dpviz.ui.upload", "dpviz.ui.explorer",
            "dpviz.ui.factors", "dpviz.ui.exposure", "dpviz.ui.papers", "dpviz.ui.glossary")
-#: Seconds the first page runs alone before the warm-up starts.
-DELAY = 3.0
+#: Seconds after the first page's run ends before the warm-up starts: its browser then
+#: fetches the page's chart code (Streamlit's Plotly bundle) from this process.
+GRACE = 2.0
+#: The longest the warm-up waits for the first page's run to end.
+LONGEST_RUN = 60.0
 LOG = logging.getLogger("dpviz")
 
 
-def _warm() -> None:
-    """Import :data:`MODULES` and every task's estimators; build the SBM page's saved curves."""
-    time.sleep(DELAY)
+def _warm(first_run: threading.Thread) -> None:
+    """Import :data:`MODULES` and every task's estimators; build the SBM page's saved curves.
+
+    ``first_run`` is the thread of the first page's run: Streamlit runs a session's queued
+    runs on one thread that ends when they are done, so joining it waits for the first page
+    (at most :data:`LONGEST_RUN` seconds), then :data:`GRACE` more.
+    """
+    first_run.join(LONGEST_RUN)
+    time.sleep(GRACE)
     try:
         for name in MODULES:
             importlib.import_module(name)
@@ -47,7 +59,8 @@ def _warm() -> None:
 
 @st.cache_resource(max_entries=1, show_spinner=False)
 def _started() -> threading.Thread:
-    thread = threading.Thread(target=_warm, name="dpviz-warm-up", daemon=True)
+    thread = threading.Thread(target=_warm, args=(threading.current_thread(),),
+                              name="dpviz-warm-up", daemon=True)
     thread.start()
     return thread
 
