@@ -21,6 +21,7 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
+from dpviz.core import limits
 from dpviz.data.tables import read_table
 from dpviz.estimators.result import Result
 from dpviz.lab.scenario import LoadedData, Scenario, clipped_in_ball
@@ -32,10 +33,13 @@ WAYS = {"radius": "a radius about the origin (public)",
         "ranges": "ranges I type per column (public)",
         "private": "private ranges: a share of ε estimates them",
         "data": "read from the data (not private)"}
-#: Shown beside every upload (tables here, the SBM page's edge list): links keep no file.
-UPLOAD_NOTE = ("An uploaded file is not kept in the link: a copied link reopens every setting "
-               "but not the file — upload it again. The file stays in this browser session "
-               "only.")
+#: Shown beside every upload (tables here, the SBM page's edge list): the size the browser
+#: sends (a bigger file is refused there, shown only by a red mark on its name, and never
+#: reaches the page) and that links keep no file.
+UPLOAD_NOTE = (f"At most {limits.MAX_UPLOAD_BYTES // 2**20} MB: a bigger file is refused before "
+               "it is sent, and its name turns red. An uploaded file is not kept in the link: "
+               "a copied link reopens every setting but not the file — upload it again. The "
+               "file stays in this browser session only.")
 #: The share of ε private ranges spend unless the user moves it.
 DEFAULT_SHARE = 0.2
 #: Most rows clipped: more than this share of them.
