@@ -29,7 +29,7 @@ MODULES = ("dpviz.ui.budget", "dpviz.ui.lens", "dpviz.ui.gmm", "dpviz.ui.covaria
            "dpviz.ui.factors", "dpviz.ui.exposure", "dpviz.ui.papers", "dpviz.ui.glossary")
 #: Seconds after the first page's run ends before the warm-up starts: its browser then
 #: fetches the page's chart code (Streamlit's Plotly bundle) from this process.
-GRACE = 2.0
+GRACE = 3.0
 #: The longest the warm-up waits for the first page's run to end.
 LONGEST_RUN = 60.0
 LOG = logging.getLogger("dpviz")
