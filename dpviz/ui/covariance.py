@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from dpviz.core import limits
@@ -517,6 +518,25 @@ def saved_figure(name: str) -> pd.DataFrame:
     return reproduction.load_saved(name)
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def paper_drawing(name: str, table: pd.DataFrame) -> tuple[go.Figure,
+                                                            list[reproduction.Verdict]]:
+    """The saved figure ``name``'s chart and the paper's verdicts on ``table``, once a server.
+
+    Neither moves with the budget: built on every rerun they were a third of the page's
+    rerun (Plotly's validation, the verdicts' crossovers). Keyed by the table, so a newly
+    saved one is drawn anew. Shared between sessions, so never changed in place
+    (:func:`dpviz.ui.widgets.show_chart` copies a figure before presenter mode resizes it).
+    """
+    labels = {n: short_label(n) for n in TASKS["covariance"]
+              if (table["estimator"] == n).any()}
+    x_name = str(table["x_name"].iloc[0])
+    x_title = AXIS_TITLES.get(x_name, x_name)
+    fig = cov_viz.paper_curves(table, labels=labels, x_title=x_title,
+                               title=f"{figure_title(name)}: mean error against {x_title}")
+    return fig, reproduction.verdicts({name: table})
+
+
 def figure_title(name: str) -> str:
     """A saved figure's short title, e.g. ``"Figure 2"`` (its description up to the colon).
 
@@ -541,18 +561,14 @@ def paper_panel() -> None:
     except ValueError as err:  # not saved yet: say how to make it, keep the page running
         words.warning(str(err), icon=":material/hourglass_empty:")
         return
-    labels = {n: short_label(n) for n in TASKS["covariance"]
-              if (table["estimator"] == n).any()}
     x_name = str(table["x_name"].iloc[0])
-    x_title = AXIS_TITLES.get(x_name, x_name)
+    fig, verdicts = paper_drawing(name, table)
     with plot:
-        fig = cov_viz.paper_curves(table, labels=labels, x_title=x_title,
-                                   title=f"{figure_title(name)}: mean error against {x_title}")
         show_chart(fig, key="cov_paper", filename=f"dpviz-covariance-{name}")
     with words:
         claim = reproduction.FIGURES[name].split(":", 1)[-1].strip()
         st.markdown(f"**The paper's claim:** {claim}.")
-        for verdict in reproduction.verdicts({name: table}):
+        for verdict in verdicts:
             holds = "holds" if verdict.holds else "does not hold"
             st.markdown(f"**Verdict — {holds}:** {verdict.claim}. {verdict.numbers}.")
         repeats = sorted({int(r) for r in table["repeats"]})
