@@ -325,8 +325,10 @@ def core_budget(budget: Budget, chunks: int, core_level: float = CORE_LEVEL) -> 
     Laplace needs δ > 0).
     """
     accounting = histogram_budget(budget, 1, estimator="FriendlyCore")
-    plan = [PlannedRelease(CORE_WEIGHT, "pure", core_weight_sensitivity(chunks),
-                           weight=core_level),
+    # the core weight is planned at unit sensitivity: only its ε is used (the truncated
+    # Laplace draws at its own sensitivity), and a plan without t in it is one cached solve
+    # for every t (the refusal's search for n asks for many)
+    plan = [PlannedRelease(CORE_WEIGHT, "pure", 1.0, weight=core_level),
             PlannedRelease(CORE_MEANS, "gaussian", 1.0, weight=1.0),
             PlannedRelease(CORE_MIXING, "gaussian", 1.0, weight=0.5)]
     solved = solve(plan, accounting.solve)
