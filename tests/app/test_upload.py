@@ -22,7 +22,7 @@ def open_sbm_upload(source: str = "upload") -> AppTest:
     return at.run()
 
 
-def _means(at) -> np.ndarray:
+def _means(at) -> tuple[np.ndarray, np.ndarray]:
     figure = charts(at)["gmm_figure"]["data"]
     trace = {t["name"]: t for t in figure}
 
