@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from plotly.subplots import make_subplots
 
 from dpviz.viz.mixtures import ellipse
-from dpviz.viz.style import COLORS, TEMPLATE, log_ticks, series_color
+from dpviz.viz.style import COLORS, TEMPLATE, log_ticks, plotly_text, series_color
 
 #: Diverging: negative entries blue, positive red, zero white.
 MATRIX_COLORSCALE = "RdBu_r"
@@ -70,7 +70,7 @@ def matrix_heatmaps(panels: Sequence[tuple[str, ArrayLike]], *,
     panels : sequence of (label, matrix)
         The first is usually the truth; every matrix m × m with the same m.
     tick_labels : sequence of str, optional
-        Names of the m rows/columns (default ``1 … m``).
+        Names of the m rows/columns (default ``1 … m``), shown literally (in the hover).
     title : str
         The figure's title.
 
@@ -89,7 +89,8 @@ def matrix_heatmaps(panels: Sequence[tuple[str, ArrayLike]], *,
     if any(m.shape[0] != size for m in matrices):
         raise ValueError("every matrix of the heatmaps must have the same size")
     top = max(float(np.max(np.abs(m))) for m in matrices) or 1.0
-    names = list(tick_labels) if tick_labels is not None else [str(i + 1) for i in range(size)]
+    names = ([plotly_text(name) for name in tick_labels] if tick_labels is not None else
+             [str(i + 1) for i in range(size)])
     cols = min(len(panels), HEATMAPS_PER_ROW)
     rows = math.ceil(len(panels) / cols)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[label for label, _ in panels],
@@ -164,9 +165,9 @@ def ellipses_figure(true_covariance: ArrayLike,
     axes : (int, int)
         The two coordinates (rows/columns of the block).
     axis_names : sequence of str
-        Names of all d coordinates.
+        Names of all d coordinates (a CSV's header: shown literally).
     title : str
-        The figure's title.
+        The figure's title, plain text (it may quote the names; shown literally).
 
     Returns
     -------
@@ -187,9 +188,10 @@ def ellipses_figure(true_covariance: ArrayLike,
             line={"color": COLORS["true"] if is_true else estimator_color(name, number - 1),
                   "width": 3 if is_true else 2},
             hovertemplate=f"{label}: (%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
-    fig.update_layout(template=TEMPLATE, title=title, height=460)
-    fig.update_xaxes(title_text=axis_names[axes[0]], zeroline=True, zerolinecolor="#dee2e6")
-    fig.update_yaxes(title_text=axis_names[axes[1]], scaleanchor="x", scaleratio=1,
+    fig.update_layout(template=TEMPLATE, title=plotly_text(title), height=460)
+    fig.update_xaxes(title_text=plotly_text(axis_names[axes[0]]), zeroline=True,
+                     zerolinecolor="#dee2e6")
+    fig.update_yaxes(title_text=plotly_text(axis_names[axes[1]]), scaleanchor="x", scaleratio=1,
                      zeroline=True, zerolinecolor="#dee2e6")
     return fig
 

@@ -1,24 +1,24 @@
 """Figures of a live class: every student's prediction against the truth, after the reveal.
 
 Student names are what students typed, and the question is what a student's page stored: both
-are HTML-escaped here before Plotly, whose hover text and titles render tags.
+are escaped here (:func:`dpviz.viz.style.plotly_text`) before Plotly, whose hover text and
+titles render tags.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.viz.style import COLORS, TEMPLATE
+from dpviz.viz.style import COLORS, TEMPLATE, plotly_text
 
 PREDICTION_COLOR = "#1f6feb"
 
 
 def _names(names: Sequence[str]) -> list[str]:
-    return [html.escape(str(n)) for n in names]
+    return [plotly_text(n) for n in names]
 
 
 def class_points(names: Sequence[str], points: Sequence[tuple[float, float]],
@@ -51,8 +51,9 @@ def class_points(names: Sequence[str], points: Sequence[tuple[float, float]],
         fig.add_scatter(x=tx, y=ty, mode="markers", name="truth",
                         marker={"color": COLORS["private"], "size": 16, "symbol": "x"},
                         hovertemplate="truth: (%{x:.3g}, %{y:.3g})<extra></extra>")
-    fig.update_layout(title=html.escape(title), height=460, xaxis={"title": axis_names[0]},
-                      yaxis={"title": axis_names[1]})
+    fig.update_layout(title=plotly_text(title), height=460,
+                      xaxis={"title": plotly_text(axis_names[0])},
+                      yaxis={"title": plotly_text(axis_names[1])})
     return fig
 
 
@@ -72,7 +73,7 @@ def class_numbers(names: Sequence[str], values: Sequence[float], truth: Sequence
     for value in sorted({float(t) for t in truth}):
         fig.add_vline(x=value, line={"color": COLORS["private"], "width": 3},
                       annotation_text=f"truth {value:.3g}", annotation_position="top")
-    fig.update_layout(title=html.escape(title), height=360, xaxis={"title": html.escape(label)},
+    fig.update_layout(title=plotly_text(title), height=360, xaxis={"title": plotly_text(label)},
                       yaxis={"title": "students", "showticklabels": False, "zeroline": False})
     return fig
 
@@ -89,6 +90,6 @@ def class_yes_no(values: Sequence[bool], truth: Sequence[bool], *, title: str) -
                 textposition="auto", name="students",
                 hovertemplate="%{x}: %{y} students<extra></extra>")
     note = " / ".join("yes" if t else "no" for t in sorted(true, reverse=True)) or "unknown"
-    fig.update_layout(title=html.escape(f"{title} (truth: {note})"), height=340,
+    fig.update_layout(title=plotly_text(f"{title} (truth: {note})"), height=340,
                       yaxis={"title": "students"})
     return fig

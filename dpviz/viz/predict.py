@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
-from dpviz.viz.style import TEMPLATE
+from dpviz.viz.style import TEMPLATE, plotly_text
 
 GUESS_COLOR = "#0ca678"
 GRID_NAME = "click anywhere to guess"
@@ -57,7 +57,8 @@ def guess_figure(rows: ArrayLike, grid: ArrayLike, *, guess: tuple[float, float]
     if guess is not None:
         add_guess(fig, guess)
     fig.update_layout(title=title, height=520, clickmode="event+select", dragmode=False,
-                      xaxis={"title": names[i]}, yaxis={"title": names[j]})
+                      xaxis={"title": plotly_text(names[i])},
+                      yaxis={"title": plotly_text(names[j])})
     return fig
 
 

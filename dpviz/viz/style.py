@@ -114,6 +114,26 @@ def tint(color: str, amount: float) -> str:
     return f"rgb({mix[0]},{mix[1]},{mix[2]})"
 
 
+#: What Plotly's pseudo-HTML reads as markup (tags, entities, a ``$…$`` formula), as entities it
+#: decodes (it knows ``&amp; &lt; &gt;`` and numeric ones, not ``&quot;``).
+_PLOTLY_MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"})
+
+
+def plotly_text(text: object) -> str:
+    """``text`` for a Plotly title, axis title, legend, tick or hover text, shown literally.
+
+    Every user string that enters a figure (a CSV's column names, a student's name, a typed
+    question) goes through this: Plotly renders ``<b>``, ``<a href>``, ``<span style>`` and
+    ``<br>`` in every text it draws, and a string between ``$`` signs as LaTeX.
+
+    Examples
+    --------
+    >>> plotly_text('<a href="http://x">M&M</a> $y$')
+    '&lt;a href="http://x"&gt;M&amp;M&lt;/a&gt; &#36;y&#36;'
+    """
+    return str(text).translate(_PLOTLY_MARKUP)
+
+
 def wrapped(text: str, width: int = 55) -> str:
     """``text`` broken into Plotly lines (``<br>``) of at most ``width`` characters.
 

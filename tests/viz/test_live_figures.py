@@ -35,6 +35,6 @@ def test_a_stored_question_is_escaped_in_every_title():
                class_numbers(["Ann"], [0.2], [], title=question, label="<b>v</b>"),
                class_yes_no([True], [True], title=question)]
     for fig in figures:
-        assert fig.layout.title.text.startswith("&lt;a href=&#x27;x&#x27;&gt;How wide?")
+        assert fig.layout.title.text.startswith("&lt;a href='x'&gt;How wide?")
         assert "<a" not in fig.layout.title.text
     assert figures[1].layout.xaxis.title.text == "&lt;b&gt;v&lt;/b&gt;"
