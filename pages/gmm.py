@@ -10,8 +10,9 @@ from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Gaussian mixtures")
 ui.intro("A mixture of Gaussians fitted under differential privacy. Move ε and watch the "
-         "private means (orange) wander away from the true ones (black); the ellipses "
-         "are each component's 1σ (solid) and 2σ (dotted) contours.")
+         "private means (orange) wander away from the true ones (black; with your own file, "
+         "which has none, non-private EM's on it); the ellipses are each component's 1σ "
+         "(solid) and 2σ (dotted) contours.")
 
 controls, figures = ui.main_columns("gmm")
 st.divider()
@@ -63,8 +64,10 @@ with figures:
     if show_cloud:
         cloud = ui.attempt(gmm.cloud, scenario, fresh=ctx.seed,
                            repeats=int(st.session_state["gmm_repeats"]), content=content)
+    uploaded = "upload" in scenario.data  # no truth: the black components are a reference fit
+    reference = gmm.YOUR_DATA_REFERENCE if uploaded else None
     title = ("Your data, non-private EM's means on it (black) and the private means"
-             if "upload" in scenario.data else "The data, the true means and the private means")
+             if uploaded else "The data, the true means and the private means")
     if iteration is not None and iteration < steps:
         title += f" — after {iteration} of {steps} iterations"
     assert data.truth.means is not None
@@ -72,7 +75,7 @@ with figures:
                              true_covariances=data.truth.covariances,
                              private_covariances=shown.covariances,
                              cloud=None if cloud is None else cloud.means, axes=axes,
-                             axis_names=data.names, title=title)
+                             axis_names=data.names, reference=reference, title=title)
     revealed = predict.mixture_gate(fig, scenario=scenario, rows=data.data[data.drawn],
                                     private_means=shown.means, true_means=data.truth.means,
                                     axes=axes, names=data.names)
@@ -82,8 +85,7 @@ with figures:
     drawn = (f"Drawing a random {len(data.drawn):,} of the {n:,} rows (for speed); "
              "the estimators use all of them." if len(data.drawn) < n else
              f"All {n:,} rows drawn.")
-    st.caption(f"{drawn} Components are matched to the true ones (Hungarian algorithm on "
-               "the means), so label j of the private means estimates true component j.")
+    st.caption(f"{drawn} {gmm.matching_sentence(reference)}")
 
     if revealed:  # the errors and the story give the private means away
         st.subheader("Errors after matching components")

@@ -482,6 +482,20 @@ def error_rows(scenario: Scenario, result: Result,
             "clipped rows.")
 
 
+def matching_sentence(reference: str | None = None) -> str:
+    """How the private components are matched: to the true ones, or to ``reference``'s.
+
+    Examples
+    --------
+    >>> matching_sentence(YOUR_DATA_REFERENCE)[:62]
+    'Components are matched to those of non-private EM on your data'
+    """
+    whose = "the true ones" if reference is None else f"those of {reference}"
+    component = "true component j" if reference is None else "its component j"
+    return (f"Components are matched to {whose} (Hungarian algorithm on the means), so label j "
+            f"of the private means estimates {component}.")
+
+
 @dataclass(frozen=True)
 class MixtureData:
     """The rows a scenario runs on, as the page draws them.

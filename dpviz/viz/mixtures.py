@@ -1,6 +1,8 @@
 """Figures of the Gaussian mixtures page: data, true and private means, covariance ellipses.
 
-Factories only draw: the page matches the private components to the true ones
+With a user's own file there is no truth: the black components are a reference fit, named as
+such in the legend and the hover (``reference=``). Factories only draw: the page matches the
+private components to the true ones
 (:func:`dpviz.estimators.metrics.match_components`), picks the rows to draw and the two coordinates
 shown, and passes plain arrays in.
 """
@@ -13,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from dpviz.viz.style import COLORS, TEMPLATE
+from dpviz.viz.style import COLORS, TEMPLATE, plotly_text
 
 DATA_COLOR = "#9aa5b1"
 #: The multiples of the standard deviation drawn as ellipses, with their dash styles.
@@ -46,17 +48,29 @@ def ellipse(mean: ArrayLike, covariance: ArrayLike, n_sigma: float = 1.0,
 
 
 def _ellipse_trace(means: NDArray[np.float64], covariances: NDArray[np.float64],
-                   n_sigma: int, dash: str, who: str) -> go.Scatter:
+                   n_sigma: int, dash: str, who: str, reference: str | None) -> go.Scatter:
     xs: list[float | None] = []
     ys: list[float | None] = []
     for mean, cov in zip(means, covariances, strict=True):
         x, y = ellipse(mean, cov, n_sigma)
         xs.extend([*x.tolist(), None])
         ys.extend([*y.tolist(), None])
-    return go.Scatter(x=xs, y=ys, mode="lines", name=f"{who} {n_sigma}σ ellipses",
+    return go.Scatter(x=xs, y=ys, mode="lines",
+                      name=_named(f"{n_sigma}σ ellipses", who, reference),
                       line={"color": COLORS[who], "width": 2 if n_sigma == 1 else 1.3,
                             "dash": dash},
                       legendgroup=who, hoverinfo="skip", connectgaps=False)
+
+
+def _named(what: str, who: str, reference: str | None) -> str:
+    """A legend entry: ``"true means"``, ``"private means"``, or ``"means of <reference>"``.
+
+    Examples
+    --------
+    >>> _named("means", "true", None), _named("1σ ellipses", "true", "EM on your data")
+    ('true means', '1σ ellipses of EM on your data')
+    """
+    return f"{what} of {reference}" if who == "true" and reference else f"{who} {what}"
 
 
 def _project(values: ArrayLike | None, axes: tuple[int, int]) -> NDArray[np.float64] | None:
@@ -78,7 +92,7 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
                    true_covariances: ArrayLike | None = None,
                    private_covariances: ArrayLike | None = None,
                    cloud: ArrayLike | None = None, axes: tuple[int, int] = (0, 1),
-                   axis_names: Sequence[str] | None = None,
+                   axis_names: Sequence[str] | None = None, reference: str | None = None,
                    title: str = "The data, the true means and the private means") -> go.Figure:
     """Scatter of the rows with true and private means and their 1σ / 2σ ellipses.
 
@@ -96,7 +110,12 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
     axes : (int, int)
         The two coordinates shown (a public projection).
     axis_names : sequence of str, optional
-        Names of all d coordinates (default ``x1 … xd``).
+        Names of all d coordinates (default ``x1 … xd``); a CSV's header, shown literally
+        (:func:`~dpviz.viz.style.plotly_text`).
+    reference : str, optional
+        What the black components are when there is no truth (a user's file: ``"non-private
+        EM on your data"``); the legend and hover then say "means of <reference>" instead of
+        "true means".
     title : str
         The figure's title.
 
@@ -125,7 +144,7 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
         if covariances is None:
             continue
         for n_sigma, dash in SIGMAS:
-            fig.add_trace(_ellipse_trace(means, covariances, n_sigma, dash, who))
+            fig.add_trace(_ellipse_trace(means, covariances, n_sigma, dash, who, reference))
     if cloud is not None:
         points = _project(cloud, axes)
         assert points is not None
@@ -136,15 +155,18 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
             hovertemplate="a run's private mean (%{x:.3g}, %{y:.3g})<extra></extra>"))
     labels = [str(j + 1) for j in range(len(mu))]
     for who, means, symbol in (("true", mu, "x"), ("private", est, "circle")):
+        hover = (f"mean %{{text}} of {reference}" if who == "true" and reference else
+                 f"{who} mean %{{text}}")
         fig.add_trace(go.Scatter(
-            x=means[:, 0], y=means[:, 1], mode="markers+text", name=f"{who} means",
+            x=means[:, 0], y=means[:, 1], mode="markers+text",
+            name=_named("means", who, reference),
             text=labels, textposition="top right",
             textfont={"color": COLORS[who], "size": 14},
             marker={"color": COLORS[who], "size": 13, "symbol": symbol,
                     "line": {"color": "white", "width": 1.5}},
             legendgroup=who,
-            hovertemplate=f"{who} mean %{{text}}: (%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
+            hovertemplate=f"{hover}: (%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
     fig.update_layout(template=TEMPLATE, title=title, height=620)
-    fig.update_xaxes(title_text=names[axes[0]])
-    fig.update_yaxes(title_text=names[axes[1]], scaleanchor="x", scaleratio=1)
+    fig.update_xaxes(title_text=plotly_text(names[axes[0]]))
+    fig.update_yaxes(title_text=plotly_text(names[axes[1]]), scaleanchor="x", scaleratio=1)
     return fig

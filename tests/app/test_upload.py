@@ -29,7 +29,7 @@ def _means(at) -> tuple[np.ndarray, np.ndarray]:
     def points(name: str) -> np.ndarray:
         return np.column_stack([values(trace[name]["x"]), values(trace[name]["y"])])
 
-    return points("private means"), points("true means")
+    return points("private means"), points("means of non-private EM on your data")
 
 
 @pytest.fixture
@@ -55,6 +55,16 @@ def test_default_bound_warns_before_the_figure(gmm_upload):
     layout = charts(at)["gmm_figure"]["layout"]
     assert "height (cm)" in str(layout["xaxis"]["title"]) and \
         "weight (kg)" in str(layout["yaxis"]["title"])
+
+
+def test_an_upload_names_its_reference_never_the_truth(gmm_upload):
+    """No truth in a user's file: legend and caption name non-private EM on your data."""
+    names = [t["name"] for t in charts(gmm_upload)["gmm_figure"]["data"]]
+    assert "means of non-private EM on your data" in names
+    assert not any(name.startswith("true") for name in names)
+    (matching,) = [c.value for c in gmm_upload.caption if "Components are matched" in c.value]
+    assert "matched to those of non-private EM on your data" in matching
+    assert "true" not in matching
 
 
 def test_private_bounds_say_how_they_were_chosen_and_compare_with_em_on_your_data(gmm_upload):

@@ -70,3 +70,18 @@ def test_figure_ellipses_follow_the_projected_covariances(mixture):
     expected, _ = viz.ellipse(mixture.means[0, [1, 2]],
                               mixture.covariances[0][np.ix_([1, 2], [1, 2])])
     np.testing.assert_allclose(first, expected)
+
+
+def test_a_reference_fit_is_named_as_such_never_true():
+    """A user's file has no truth: the black components are named by the reference (issue 17)."""
+    data, means, cov = np.zeros((4, 2)), np.eye(2), np.stack([np.eye(2)] * 2)
+    fig = viz.mixture_figure(data, means, means, true_covariances=cov, private_covariances=cov,
+                             reference="non-private EM on your data")
+    names = [t.name for t in fig.data]
+    assert not any(name.startswith("true") for name in names)
+    assert {"means of non-private EM on your data", "1σ ellipses of non-private EM on your data",
+            "2σ ellipses of non-private EM on your data"} <= set(names)
+    hover = fig.data[-2].hovertemplate
+    assert hover.startswith("mean %{text} of non-private EM on your data")
+    plain = viz.mixture_figure(data, means, means)
+    assert [t.name for t in plain.data][-2:] == ["true means", "private means"]
