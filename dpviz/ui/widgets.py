@@ -55,6 +55,10 @@ _ORDERED = re.compile(r"\d+[.)]")
 INTERNAL_ERROR = ("Something went wrong on the server while drawing this page. The details "
                   "are in the server's log; try other settings or reload the page.")
 LOG = logging.getLogger("dpviz")
+#: Session key prefix: a selectbox set from an option's name in the link, not yet written back
+#: (the value: how many runs set it again); :func:`accept_option_names` tries ``LINK_RUNS`` runs.
+_NAMED = "_named_in_link_"
+LINK_RUNS = 3
 
 
 def escape_markdown(text: object) -> str:
@@ -282,13 +286,25 @@ def accept_option_names(key: str, options: Sequence[str],
     A bound selectbox writes its option's *label* to the URL (``gmm_source=Upload+a+CSV+file``)
     and drops any other value, so a hand-written link with the option's name opened the
     default instead. Before the widget is created, a name in the link is put into the
-    session state (the one way to set a bound widget), and Streamlit rewrites the link to
-    the label.
+    session state (the one way to set a bound widget). Streamlit still drops the name from
+    the link, and writes a value set so to the link only on a run after the browser has
+    sent the widget back: so the value is set again on the next :data:`LINK_RUNS` runs until
+    the link shows the label (after an upload, the address keeps ``gmm_source``).
     """
+    pending = _NAMED + key
     raw = st.query_params.get(key)
+    if pending in st.session_state:
+        if key not in st.session_state or raw == label(st.session_state[key]) or \
+                st.session_state[pending] >= LINK_RUNS:
+            del st.session_state[pending]
+        else:
+            st.session_state[pending] += 1
+            st.session_state[key] = st.session_state[key]  # Streamlit writes it to the link
+        return
     if (raw in options and raw not in {label(o) for o in options}
             and key not in st.session_state):
         st.session_state[key] = raw
+        st.session_state[pending] = 0
 
 
 def method_select(key: str, *, value: str = "pld", label: str = "Accounting") -> str:

@@ -67,6 +67,20 @@ def test_an_upload_names_its_reference_never_the_truth(gmm_upload):
     assert "true" not in matching
 
 
+def test_a_link_naming_the_csv_source_keeps_it_after_the_upload():
+    """/gmm?gmm_source=csv: Streamlit drops the option's name from the link; once a file is
+    uploaded the address names the source again (by its label), so a copied address reopens
+    the upload step, not synthetic data."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/gmm.py")
+    at.query_params.update({"gmm_source": "csv"})
+    at.run()
+    at.file_uploader(key="gmm_upload").set_value(
+        ("clusters.csv", three_clusters(), "text/csv")).run()
+    assert not at.exception and not errors(at), errors(at)
+    assert at.query_params["gmm_source"] in (["Upload a CSV file"], "Upload a CSV file")
+
+
 def test_private_bounds_say_how_they_were_chosen_and_compare_with_em_on_your_data(gmm_upload):
     at = gmm_upload
     at.radio(key="gmm_bound_way").set_value("private").run()
