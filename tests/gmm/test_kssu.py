@@ -194,9 +194,16 @@ def test_a_certain_bottom_is_refused_before_anything_is_spent():
     needed = int(re.search(r"would succeed from about n = ([\d,]+) rows",
                            result.failed).group(1).replace(",", ""))
     assert result.ledger.releases == () and result.estimate["means"] is None
-    assert 4_608 <= needed <= 4_608 * 1.02  # the smallest n that succeeds is 4 608
-    assert kssu.can_run(n=4_608, d=2, k=3, epsilon=1.0, delta=1e-5) is None
-    assert kssu.can_run(n=4_607, d=2, k=3, epsilon=1.0, delta=1e-5) is not None
+
+    def runs(n):
+        return kssu.can_run(n=n, d=2, k=3, epsilon=1.0, delta=1e-5) is None
+
+    low, high = 3_000, 10_000  # bisect for the smallest n that succeeds (4 614 here)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if runs(middle) else (middle, high)
+    assert 4_500 < high < 4_800 and runs(high) and not runs(high - 1)
+    assert high <= needed <= high * 1.02 and runs(needed)
 
 
 def test_a_failed_round_is_an_honest_bottom():
