@@ -20,14 +20,17 @@ from dpviz.viz.style import (
     COLORS,
     METHOD_SHORT,
     TEMPLATE,
-    legend_on_top,
     log_ticks,
     method_color,
     series_color,
+    wrapped,
 )
 
 NOISE_AXIS = "noise multiplier (σ/Δ, or b/Δ for Laplace)"
 _MAX_LEGEND_ROWS = 12
+#: The budget bar's height without its legend (title, bar, axis), its axis and two-line
+#: axis title's, and each legend row's (px).
+BAR_HEIGHT, AXIS_HEIGHT, LEGEND_ROW = 230, 80, 22
 
 
 def _label(method: str) -> str:
@@ -208,9 +211,17 @@ def _spend_bar(rows: Sequence[_Spend], title: str) -> go.Figure:
                            f"{'ρ' if use_rho else 'ε'} spent: %{{x:.4g}}<extra></extra>")))
     axis = "ρ spent (zero-concentrated DP's budget: adds up across releases)" if use_rho else \
         "ε spent (linear composition; adds up across releases)"
-    fig.update_layout(template=TEMPLATE, title=title, barmode="stack", height=240,
-                      **legend_on_top())
-    fig.update_xaxes(title_text=axis, rangemode="tozero")
+    legend = LEGEND_ROW * sum(1 for trace in fig.data if trace.showlegend is not False)
+    # One entry a row under the axis title, in a margin of its own: as readable on a phone as
+    # at 1280 px, and its height is known (a wrapping legend's depends on the screen).
+    fig.update_layout(template=TEMPLATE, title=title, barmode="stack",
+                      height=BAR_HEIGHT + legend,
+                      legend={"orientation": "v", "yref": "container", "yanchor": "bottom",
+                              "y": 0, "xanchor": "left", "x": 0, "maxheight": legend + 10},
+                      title_yref="container", title_y=1, title_yanchor="top",
+                      title_automargin=True, title_pad={"t": 10},
+                      margin={"t": 10, "b": AXIS_HEIGHT + legend})
+    fig.update_xaxes(title_text=wrapped(axis, 42), rangemode="tozero")
     fig.update_yaxes(showticklabels=False, showgrid=False)
     return fig
 

@@ -44,9 +44,10 @@ METHOD_SHORT = MappingProxyType({
     "pld": "PLD",
 })
 
-#: Colours of the lines of a plan or the rows of a ledger, in order.
+#: Colours of the lines of a plan or the rows of a ledger, in order: twelve, as many as a
+#: budget bar shows before it groups releases by mechanism.
 SERIES_COLORS = ("#1f6feb", "#e8590c", "#0ca678", "#7048e8", "#c2255c", "#f59f00",
-                 "#495057", "#15aabf")
+                 "#495057", "#15aabf", "#8d6e63", "#94d82d", "#f783ac", "#99e9f2")
 
 #: Where the privacy loss exceeds ε, and the ±ε band.
 SHADE_COLOR = "rgba(232, 89, 12, 0.15)"

@@ -159,3 +159,26 @@ def test_figure_table_exports_heatmap_cells():
     table = viz.figure_table(fig)
     assert table.to_dict("list") == {"series": ["w"] * 4, "x": [0, 1, 0, 1], "y": [0, 0, 1, 1],
                                      "value": [1.0, 2.0, 3.0, 4.0]}
+
+
+def test_ledger_bar_legend_of_twelve_kinds_has_room_and_colours():
+    """Twelve kinds of release (private ranges of 4 columns and DP-EM's 4): the legend, one
+    entry a row below the bar, gets its height, so it is neither clipped nor over the bar on
+    a phone or at 1280 px, and no two entries share a colour (issue 17)."""
+    from dpviz.privacy import Release
+    from dpviz.viz.privacy import AXIS_HEIGHT, BAR_HEIGHT, LEGEND_ROW
+
+    names = [f"bound: {q}% quantile of {c}" for c in ("age", "height", "weight", "waist")
+             for q in (5, 95)]
+    names += ["initial counts and sums", "weights", "mean", "covariance"]
+    ledger = Ledger()
+    for name in names:
+        ledger.record(Release(name, "gaussian", 1.0, "L2", 3.0, epsilon=0.1, delta=1e-7,
+                              rho=0.001))
+    fig = viz.ledger_bar(ledger)
+    assert [t.name for t in fig.data] == names and all(t.showlegend for t in fig.data)
+    layout = fig.layout
+    assert layout.height == BAR_HEIGHT + 12 * LEGEND_ROW
+    assert layout.margin.b == AXIS_HEIGHT + 12 * LEGEND_ROW  # the legend below the axis
+    assert layout.legend.orientation == "v" and layout.legend.maxheight >= 12 * LEGEND_ROW
+    assert len({t.marker.color for t in fig.data}) == 12
