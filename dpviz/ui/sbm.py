@@ -163,17 +163,18 @@ def upload_controls() -> GraphChoice:
         n = int(a.number_input("n (ids are 0 … n−1)", min_value=int(limits.SBM_VERTICES.low),
                                max_value=int(limits.SBM_VERTICES.high), value=100, step=10,
                                format="%d", key="sbm_n", bind="query-params"))
-    renumber = b.checkbox("Renumber the ids 0 … m−1", value=False, key="sbm_renumber",
-                          bind="query-params",
-                          help="For ids with gaps (e.g. 3, 17, 1 002): the distinct ids in "
-                               "increasing order become 0 … m−1. Otherwise an id missing "
-                               "below the largest is a vertex with no edge (isolated).")
     d_way = b.radio("Average degree d", tuple(D_WAYS), format_func=D_WAYS.__getitem__,
                     index=int("sbm_degree" in st.query_params), key="sbm_upload_d_way",
                     bind="query-params",
                     help="d is the model's expected number of neighbours per vertex. The "
                          "privacy proof needs it public: from what you know of the network, "
                          "not from this edge list.")
+    # full width: in half the controls column its label is cut off
+    renumber = st.checkbox("Renumber the ids 0 … m−1", value=False, key="sbm_renumber",
+                           bind="query-params",
+                           help="For ids with gaps (e.g. 3, 17, 1 002): the distinct ids in "
+                                "increasing order become 0 … m−1. Otherwise an id missing "
+                                "below the largest is a vertex with no edge (isolated).")
     signal = signal_slider("How much likelier a link is inside a community than across "
                            "(0: no communities, 1: links only inside). Public, like d: a guess "
                            "from what you know of the network.")
@@ -334,18 +335,19 @@ def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
                           "0 is perfect, 0.5 is a coin flip.")
         columns[1].metric("Overlap", f"{1 - 2 * error:.3f}", help="1 − 2 · error rate.")
     if "certificate" in diagnostics:
-        columns[2].metric("Projection certificate", f"{diagnostics['certificate']:.2e}",
-                          help=r"Certified distance to the exact projection, per vertex "
+        columns[2].metric("Certificate", f"{diagnostics['certificate']:.2e}",
+                          help=r"The projection's certificate: its certified distance to "
+                               r"the exact projection, per vertex "
                                r"($\tau_C/n$, [in the glossary](/glossary#certificate)); the "
                                f"public tolerance is τ* = {diagnostics['tolerance']:.2e}. A "
                                "diagnostic computed from the private graph, shown for the "
                                "lesson: not part of the release (the noise never depends on "
                                "it).")
     if "eigendecompositions" in diagnostics:
-        columns[3].metric("Eigendecompositions", f"{diagnostics['eigendecompositions']}",
-                          help="n × n eigendecompositions the solver did (a cached projection "
-                               "is not recomputed when ε moves). A diagnostic of the private "
-                               "graph, not part of the release.")
+        columns[3].metric("Spectra", f"{diagnostics['eigendecompositions']}",
+                          help="Eigendecompositions: the n × n spectra the solver computed (a "
+                               "cached projection is not recomputed when ε moves). A "
+                               "diagnostic of the private graph, not part of the release.")
 
 
 def result_panels(scenario: Scenario, data: LoadedData, result: Result, *,

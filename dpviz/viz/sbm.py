@@ -164,9 +164,10 @@ def adjacency_figure(edges: ArrayLike, n: int, panels: Sequence[tuple[str, Array
         suffix = "" if col == 1 else str(col)
         fig.update_layout({f"yaxis{suffix}": {"scaleanchor": f"x{suffix}", "scaleratio": 1}})
     if size > 1:
-        title = f"{title} ({size} × {size} blocks of pairs per pixel)"
-    fig.update_layout(template=TEMPLATE, title=title, height=380,
-                      margin={"l": 50, "r": 20, "t": 100, "b": 40})
+        # a line of its own: on one line the note runs off a 360-pixel-wide figure
+        title = f"{title}<br><sup>({size} × {size} blocks of pairs per pixel)</sup>"
+    fig.update_layout(template=TEMPLATE, title=title, height=380 + 20 * (size > 1),
+                      margin={"l": 50, "r": 20, "t": 100 + 20 * (size > 1), "b": 40})
     return fig
 
 
