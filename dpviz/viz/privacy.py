@@ -22,6 +22,7 @@ from dpviz.viz.style import (
     TEMPLATE,
     log_ticks,
     method_color,
+    plotly_text,
     series_color,
     wrapped,
 )
@@ -82,11 +83,12 @@ def noise_bars(solutions: Mapping[str, Mapping[str, Allocation] | str], *,
         lines = list(dict.fromkeys(name for s in solved.values() for name in s))
         for i, line in enumerate(lines):
             methods = [m for m, s in solved.items() if line in s]
+            shown = plotly_text(line)  # a plan line's name, shown literally
             fig.add_trace(go.Bar(
-                name=line, x=[METHOD_SHORT.get(m, m) for m in methods],
+                name=shown, x=[METHOD_SHORT.get(m, m) for m in methods],
                 y=[solved[m][line].multiplier for m in methods],
                 marker_color=series_color(i),
-                hovertemplate=f"{line}<br>%{{x}}: σ/Δ = %{{y:.4g}}<extra></extra>"))
+                hovertemplate=f"{shown}<br>%{{x}}: σ/Δ = %{{y:.4g}}<extra></extra>"))
     fig.update_layout(template=TEMPLATE, title=title, barmode="group",
                       showlegend=len(fig.data) > 1, bargap=0.3)
     fig.update_xaxes(title_text="accounting method", title_standoff=14)
@@ -198,14 +200,15 @@ def _spend_bar(rows: Sequence[_Spend], title: str) -> go.Figure:
     use_rho = bool(rows) and all(r.rho is not None and math.isfinite(r.rho) for r in rows)
     fig = go.Figure()
     for i, r in enumerate(rows):
+        name = plotly_text(r.name)  # a release of private ranges is named by its column
         each = r.rho if use_rho else (r.epsilon or 0.0)
         eps = "—" if r.epsilon is None else f"{r.epsilon:.4g}"
         delta = "—" if r.delta is None else f"{r.delta:.3g}"
         rho = "—" if r.rho is None else f"{r.rho:.4g}"
         fig.add_trace(go.Bar(
-            name=r.name, y=["budget"], x=[(each or 0.0) * r.count], orientation="h",
+            name=name, y=["budget"], x=[(each or 0.0) * r.count], orientation="h",
             marker_color=series_color(i), showlegend=len(rows) <= _MAX_LEGEND_ROWS,
-            hovertemplate=(f"{r.name} ({r.mechanism}) × {r.count}<br>noise scale "
+            hovertemplate=(f"{name} ({r.mechanism}) × {r.count}<br>noise scale "
                            f"{'varies' if math.isnan(r.scale) else f'{r.scale:.4g}'}"
                            f"<br>each (average): ε {eps}, δ {delta}, ρ {rho}<br>"
                            f"{'ρ' if use_rho else 'ε'} spent: %{{x:.4g}}<extra></extra>")))

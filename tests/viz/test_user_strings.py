@@ -10,7 +10,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from dpviz.privacy import Ledger, Release
 from dpviz.viz import covariance, live, mixtures, predict
+from dpviz.viz.privacy import ledger_bar
 from dpviz.viz.style import plotly_text
 
 HOSTILE = ('<b>bold</b> <a href="http://evil.example">link</a> '
@@ -43,7 +45,18 @@ def _strings(fig: go.Figure) -> list[str]:
     return found
 
 
+def _ledger() -> Ledger:
+    """Private ranges name each release by its column (dpviz.privacy.bounds)."""
+    ledger = Ledger()
+    ledger.record(Release(f"bound: median of {HOSTILE}", "gaussian", 1.0, "L2", 3.0,
+                          epsilon=0.1, delta=1e-7, rho=0.001))
+    ledger.record(Release("mean", "gaussian", 1.0, "L2", 3.0, epsilon=0.1, delta=1e-7,
+                          rho=0.001))
+    return ledger
+
+
 FACTORIES = {
+    "budget bar": lambda: ledger_bar(_ledger()),
     "mixture": lambda: mixtures.mixture_figure(ROWS, MEANS, MEANS, true_covariances=COV,
                                                private_covariances=COV, axis_names=NAMES,
                                                axes=(0, 1)),
