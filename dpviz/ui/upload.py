@@ -24,8 +24,20 @@ from numpy.typing import NDArray
 from dpviz.core import limits
 from dpviz.data.tables import read_table
 from dpviz.estimators.result import Result
-from dpviz.lab.scenario import LoadedData, Scenario, clipped_in_ball
-from dpviz.privacy.bounds import CLIPPED_NOTE, TYPED_HINT, Box, parse_bounds
+from dpviz.lab.scenario import LoadedData, Scenario, budget_of, clipped_in_ball
+from dpviz.privacy import Budget
+from dpviz.privacy.bounds import (
+    CLIPPED_NOTE,
+    GAP_QUANTILES,
+    PRIVATE_MARGIN,
+    PRIVATE_QUANTILES,
+    TYPED_HINT,
+    Box,
+    parse_bounds,
+    quantile_found,
+    quantile_releases,
+    split_budget,
+)
 from dpviz.ui.widgets import attempt, escape_markdown, upload_block, upload_content
 
 #: The ways a bound is chosen, and their labels on the page.
@@ -48,6 +60,58 @@ MOST_CLIPPED = 0.5
 TOO_WIDE = 10.0
 #: Where a column name's unit is read from: a trailing ``(unit)`` or ``[unit]``.
 _UNIT = re.compile(r"^(.*?)\s*[(\[]([^()\[\]]+)[)\]]\s*$")
+
+
+def quantile_rows(each: float) -> int:
+    """The fewest rows from which private ranges are quantiles, at ``each`` ε per release.
+
+    Examples
+    --------
+    >>> quantile_rows(0.05)
+    9682
+    """
+    low, high = 1, 1
+    while not quantile_found(high, min(PRIVATE_QUANTILES), each):
+        low, high = high, 2 * high
+    while low < high:  # the fewest n that quantile_found accepts
+        mid = (low + high) // 2
+        low, high = (mid + 1, high) if not quantile_found(mid, min(PRIVATE_QUANTILES), each) \
+            else (low, mid)
+    return high
+
+
+_QUANTILES = (f"each column's private {min(PRIVATE_QUANTILES):.0%} and "
+              f"{max(PRIVATE_QUANTILES):.0%} quantiles (the exponential mechanism on a fixed "
+              f"public grid), widened by {PRIVATE_MARGIN:.0%} of their width")
+_MEDIANS = (f"each column's private median ± {min(GAP_QUANTILES.values()):g} to "
+            f"{max(GAP_QUANTILES.values()):g} times a private quantile of the rows' largest "
+            "gap to the medians")
+#: The share slider's help: both ways private ranges are estimated, and which runs when.
+PRIVATE_HELP = ("Two ways, chosen from the public number of rows and ε alone: with enough rows "
+                "for the quantiles to be found (from about "
+                f"{round(quantile_rows(0.05), -2):,} rows at ε = 0.05 per release — 20 % of "
+                f"ε = 1 over 2 columns — and {round(quantile_rows(0.1), -2):,} at 0.1), "
+                f"{_QUANTILES}; with fewer, {_MEDIANS}. The rest of ε goes to the estimator; the "
+                "budget bar shows both, and the page says which way ran.")
+
+
+def private_ranges_method(n: int, d: int, budget: Budget, share: float) -> str:
+    """Which way private ranges are estimated for ``n`` rows and ``d`` columns: public inputs.
+
+    The rule the engine follows (:func:`dpviz.privacy.bounds.private_box`), in words.
+
+    Examples
+    --------
+    >>> private_ranges_method(500, 2, Budget(epsilon=1.0), 0.2)[:30]
+    "each column's private median ±"
+    >>> private_ranges_method(20_000, 2, Budget(epsilon=1.0), 0.2)[:38]
+    "each column's private 5% and 95% quant"
+    """
+    each, _ = split_budget(budget, share, quantile_releases(d))
+    if quantile_found(n, min(PRIVATE_QUANTILES), each):
+        return f"{_QUANTILES} ({quantile_releases(d)} releases at ε = {each:.3g} each)"
+    return (f"{_MEDIANS} ({d + 1} releases: {n:,} rows are too few for the quantiles at "
+            f"ε = {each:.3g} per release, which need about {round(quantile_rows(each), -2):,})")
 
 
 @dataclass(frozen=True)
@@ -152,10 +216,7 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
             share = st.slider("Share of ε spent on the private ranges", min_value=0.05,
                               max_value=0.5, value=DEFAULT_SHARE, step=0.05,
                               key=f"{prefix}_bound_share", bind="query-params",
-                              help="Private 5 % and 95 % quantiles of every column (the "
-                                   "exponential mechanism on a fixed public grid), widened by "
-                                   "a quarter of their width; the rest of ε goes to the "
-                                   "estimator. The budget bar shows both.")
+                              help=PRIVATE_HELP)
             bounds = {"private": float(share)}
         standardise = st.checkbox("Standardise each column by its range", value=False,
                                   key=f"{prefix}_standardise", bind="query-params",
@@ -282,8 +343,10 @@ def warn_bound(result: Result, scenario: Scenario, loaded: LoadedData) -> None:
     if clipped and bounds is not None and "private" in bounds:
         ranges = "; ".join(f"{escape_markdown(n)} {a:.4g} … {b:.4g}"
                            for n, (a, b) in zip(names, choices.get("ranges", ()), strict=False))
-        st.caption(f"Private ranges released: {ranges}. Rows they clip: {clipped['count']:,} "
-                   f"of {clipped['of']:,} ({CLIPPED_NOTE}).")
+        way = private_ranges_method(*loaded.data.shape, budget_of(scenario.params),
+                                    float(bounds["private"]))
+        st.caption(f"Private ranges released: {ranges}; from {way}. Rows they clip: "
+                   f"{clipped['count']:,} of {clipped['of']:,} ({CLIPPED_NOTE}).")
 
 
 def reference_block(block: Mapping[str, Any], result: Result) -> dict[str, Any]:

@@ -88,6 +88,11 @@ def test_private_bounds_say_how_they_were_chosen_and_compare_with_em_on_your_dat
     captions = " ".join(c.value for c in at.caption)
     assert "estimated privately with 20% of ε" in captions
     assert "Private ranges released: height (cm)" in captions
+    # 500 rows at 0.05 per release: the page says the medians ran, not the quantiles
+    assert "from each column's private median ± 1.75 to 4 times" in captions
+    assert "500 rows are too few for the quantiles at ε = 0.05 per release" in captions
+    help_text = at.slider(key="gmm_bound_share").help
+    assert "private median" in help_text and "9,700 rows" in help_text
     # 500 rows at ε = 1: ranges from private medians, which cover the rows (no warning)
     assert not any(w.value.startswith(("Most rows", "The bound is much wider"))
                    for w in at.warning)
