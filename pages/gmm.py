@@ -32,6 +32,8 @@ with compare:
                      key="gmm_winner_open", icon=":material/map:")
 
 with figures:
+    # a failed run stops before the controls below; the next run shows them as they are used
+    figures_ran = upload.stop_guard("gmm", "figures")
     result = ui.attempt(gmm.run, scenario, fresh=ctx.seed, content=content)
     data = ui.attempt(gmm.mixture_data, scenario, content, result)
     st.caption(ui.escape_markdown(data.description))
@@ -123,3 +125,4 @@ with figures:
                      lambda: audit.audit_button(scenario, key="gmm_audit"),
                      key="gmm_audit_open", icon=":material/policy:")
     solve_expander(scenario, key="gmm_solve")
+    figures_ran()

@@ -12,7 +12,7 @@ most rows are clipped or the bound is much wider than the data.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,17 +165,14 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     the radius widget is ``radius_key`` (default ``<prefix>_radius``, starting at
     ``radius_value``), so old links reopen it. :data:`UPLOAD_NOTE` is shown under the file.
     A run that stopped here leaves the page's later controls undrawn; the next run redraws
-    them with the values it uses (:func:`redraw_after_stop`).
+    them with the values it uses (:func:`stop_guard`).
     """
     upload = st.file_uploader("CSV file (numbers only, optional header row)", type=["csv"],
                               key=f"{prefix}_upload",
                               help="At most 50 MB and 200 columns; every cell a number, no "
                                    "missing or infinite values. A header row names the "
                                    "columns: write units as name (unit).")
-    stopped = f"{prefix}_upload_stopped"  # set until this step has run through
-    if st.session_state.get(stopped):
-        redraw_after_stop(prefix)
-    st.session_state[stopped] = True
+    ran_through = stop_guard(prefix, "upload")
     st.caption(UPLOAD_NOTE)
     if upload is None:
         st.info(prompt, icon=":material/upload_file:")
@@ -230,8 +227,26 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     clipped = clipped_before_run(chosen)
     if clipped is not None:
         st.caption(f"Rows the bound clips: {clipped:,} of {len(values):,} ({CLIPPED_NOTE}).")
-    st.session_state[stopped] = False
+    ran_through()
     return chosen
+
+
+def stop_guard(prefix: str, part: str) -> Callable[[], None]:
+    """Start a part of the page a run may stop in (``st.stop``); returns the call that ends it.
+
+    When the run before stopped inside this part (it never made that call), the controls
+    it left undrawn are redrawn with the values the run uses (:func:`redraw_after_stop`).
+    The upload step is one part; a page's figures after a failed run are another.
+    """
+    stopped = f"{prefix}_{part}_stopped"  # set until the part has run through
+    if st.session_state.get(stopped):
+        redraw_after_stop(prefix)
+    st.session_state[stopped] = True
+
+    def ran_through() -> None:
+        st.session_state[stopped] = False
+
+    return ran_through
 
 
 def redraw_after_stop(prefix: str) -> None:

@@ -351,3 +351,22 @@ def test_an_old_link_opens_the_same_scenario(link, scenario):
     shown = np.column_stack(private_means(at))
     np.testing.assert_allclose(sorted(map(tuple, recorded)), sorted(map(tuple, shown)),
                                rtol=1e-9)
+
+
+def test_controls_below_a_failed_run_come_back_as_the_run_uses_them(gmm):
+    """A ⊥ run stops before the iteration slider, the cloud toggle and the axes; Streamlit
+    skips its widget clean-up after st.stop(), so the next run kept their values while the
+    browser redrew them at their defaults (Streamlit issue 4247). The next run now sends the
+    values it uses with the controls (the browser shows a control's sent value, else, drawn
+    anew, its default)."""
+    gmm.number_input(key="gmm_n").set_value(1000).run()
+    gmm.slider(key="gmm_iteration").set_value(2).run()
+    gmm.selectbox(key="gmm_estimator").set_value("ppe").run()
+    assert any("gave no answer" in e.value for e in gmm.error)
+    drawn = {w.key for w in (*gmm.slider, *gmm.toggle)}
+    assert "gmm_iteration" not in drawn and "gmm_cloud" not in drawn  # stopped before them
+    gmm.selectbox(key="gmm_estimator").set_value("dp_em").run()
+    assert not gmm.exception and not errors(gmm), errors(gmm)
+    slider = gmm.slider(key="gmm_iteration")
+    assert slider.value == 2  # the run replays iteration 2 ...
+    assert slider.proto.set_value and list(slider.proto.value) == [2]  # ... and shows it
