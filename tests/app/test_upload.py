@@ -268,3 +268,18 @@ def test_factor_analysis_takes_the_same_upload_step(way):
     captions = " ".join(c.value for c in at.caption)
     assert "Columns of W, left to right: height (cm), weight (kg)" in captions
     assert "factors_figure" in charts(at)
+
+
+def test_too_many_rows_show_the_commands_as_code_never_split_at_a_hyphen():
+    """The sentence for a file past a page's rows names where bigger runs go; a browser broke
+    'python -' / 'm dpviz' there. Each word of a command is code (kept whole by the page's
+    style), so a command wraps only between its words and copies as typed."""
+    at = open_page("gmm")
+    at.selectbox(key="gmm_source").set_value("csv").run()
+    content = b"a,b\n" + b"1,2\n" * 200_002
+    at.file_uploader(key="gmm_upload").set_value(("big.csv", content, "text/csv")).run()
+    (error,) = [e.value for e in at.error]
+    assert error.startswith("the file has more than 200,000 rows")
+    assert "(`python` `-m` `dpviz` `run` or solve)" in error
+    assert "(`python` `-m` `dpviz` `sweep` `--scheduler` `ADDRESS`)" in error
+    assert any("white-space: nowrap" in h.proto.body for h in at.get("html"))
