@@ -124,8 +124,7 @@ _COMMAND = re.compile(r"python -m dpviz(?: (?:run|solve|sweep)\b)?(?: --[a-z]+(?
 
 
 def sentence_markdown(text: object) -> str:
-    """A sentence as Markdown that renders literally, its commands as code, never split at a
-    hyphen.
+    """A sentence as Markdown that renders literally, its commands as code unsplit at hyphens.
 
     :func:`escape_markdown`, then each word of a ``python -m dpviz …`` command becomes a code
     span (kept whole by :data:`ONE_LINE_CODE`): a browser broke ``python -`` / ``m dpviz``
