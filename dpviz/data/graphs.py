@@ -8,6 +8,8 @@ A graph is an undirected simple graph on vertices ``0 … n−1``, held as its e
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +20,7 @@ from numpy.typing import NDArray
 
 from dpviz.core import limits
 from dpviz.core.entry import Param
+from dpviz.data.files import read_file
 from dpviz.data.tables import read_csv
 
 IntArray = NDArray[np.int64]
@@ -308,14 +311,47 @@ def read_edges(source: str | os.PathLike[str] | bytes) -> IntArray:
     ...
     ValueError: the edge list's row 1, column 2 is not a whole number; ids must be ...
     """
-    table = read_csv(source, min_rows=0, row_cap=False)  # the edge cap instead, below
+    raw = source if isinstance(source, bytes) else read_file(source, what="the edge list")
+    width = _first_row_width(raw)
+    if width is not None and width != 2:  # before the table's own sentence on its columns
+        raise ValueError(_TWO_COLUMNS.format(width))
+    table = read_csv(raw, min_rows=0, row_cap=False)  # the edge cap instead, below
     _check_edge_count(table.shape[0])
     if table.shape[0] == 0:  # the empty graph is valid: refusing it would tell neighbours apart
         return np.empty((0, 2), dtype=np.int64)
     if table.shape[1] != 2:
-        raise ValueError(f"an edge list has two columns (the two ends of each edge); this CSV "
-                         f"has {table.shape[1]}")
+        raise ValueError(_TWO_COLUMNS.format(table.shape[1]))
     return _integer_ids(table)
+
+
+_TWO_COLUMNS = "an edge list has two columns (the two ends of each edge); this CSV has {}"
+#: How far :func:`_first_row_width` reads for the first row (a 10 000-column row is ~20 kB).
+FIRST_ROW_BYTES = 2**20
+
+
+def _first_row_width(raw: bytes) -> int | None:
+    r"""The cells of the first non-blank row, read alone.
+
+    So a wide file gets the edge list's sentence, not a table's. ``None`` when there is no
+    such row within :data:`FIRST_ROW_BYTES`, or it is not UTF-8 text: the table's reader then
+    says what is wrong.
+
+    Examples
+    --------
+    >>> _first_row_width(b"\n0,1,2\n"), _first_row_width(b"")
+    (3, None)
+    """
+    stream = io.BytesIO(raw)
+    for line in iter(lambda: stream.readline(FIRST_ROW_BYTES), b""):
+        if not line.endswith(b"\n") and stream.tell() < len(raw):
+            return None  # a row longer than that: bounded memory, the table's reader refuses it
+        try:
+            text = line.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return None
+        if text.strip(" \t\r\n,"):
+            return len(next(csv.reader([text])))
+    return None
 
 
 #: Why a run on an edge list whose n was read from its ids has no guarantee.
@@ -328,6 +364,16 @@ DEGREE_FROM_GRAPH = ("d was read from the edge list (its mean degree), not given
 RENUMBERED = ("the ids were renumbered from those present in the edge list: removing one "
               "edge can remove a vertex and shift every id above it, so the renumbered graphs "
               "of two neighbouring edge lists differ in many edges")
+
+
+#: The fewest vertices an edge list's graph can have: the model's two communities are
+#: balanced, so at n = 2 they are one vertex each whatever the edges, and the estimators have
+#: nothing to estimate. A check on n (public when given; when read from the ids it is not
+#: private anyway, :data:`N_FROM_IDS`).
+MIN_EDGE_LIST_VERTICES = 3
+TOO_FEW_VERTICES = ("an edge list's graph needs at least 3 vertices, got n = {}: the two "
+                    "communities are then one vertex each whatever the edges, so there is "
+                    "nothing to estimate")
 
 
 @dataclass(frozen=True)
@@ -428,6 +474,8 @@ def edge_list_graph(source: str | os.PathLike[str] | bytes, n: int | None = None
                              f"{int(limits.SBM_VERTICES.high):,} vertices, the most dpviz takes: "
                              "renumber the ids (if they have gaps) or give a smaller graph")
         n = max(top, int(limits.SBM_VERTICES.low))
+    if n < MIN_EDGE_LIST_VERTICES:
+        raise ValueError(TOO_FEW_VERTICES.format(n))
     graph = as_graph(ids.reshape(-1, 2), n)
     isolated = graph.n - int(np.unique(graph.edges).size)
     return graph, EdgeReport(graph.n, given, isolated, int(loops.sum()), renumber)

@@ -283,3 +283,15 @@ def test_too_many_rows_show_the_commands_as_code_never_split_at_a_hyphen():
     assert "(`python` `-m` `dpviz` `run` or solve)" in error
     assert "(`python` `-m` `dpviz` `sweep` `--scheduler` `ADDRESS`)" in error
     assert any("white-space: nowrap" in h.proto.body for h in at.get("html"))
+
+
+@pytest.mark.parametrize("content, sentence", [
+    (",".join(["1"] * 10_000).encode() + b"\n",
+     "an edge list has two columns (the two ends of each edge); this CSV has 10000"),
+    (b"0,1\n", "an edge list's graph needs at least 3 vertices, got n = 2: the two communities "
+               "are then one vertex each whatever the edges, so there is nothing to estimate"),
+])
+def test_a_bad_edge_list_gets_the_edge_lists_sentence(content, sentence):
+    at = open_sbm_upload()
+    at.file_uploader(key="sbm_upload").set_value(("edges.csv", content, "text/csv")).run()
+    assert not at.exception and errors(at) == [sentence]

@@ -171,3 +171,26 @@ def test_read_edges_sentences(tmp_path):
         handle.truncate(limits.MAX_UPLOAD_BYTES + 1)
     with pytest.raises(ValueError, match="over the 50 MB"):
         read_edges(big)
+
+
+def test_a_wide_edge_list_gets_the_edge_lists_sentence():
+    """10 000 columns: the edge list's sentence (two columns), not a table's (at most 200)."""
+    wide = ",".join(["1"] * 10_000).encode() + b"\n"
+    for content in (wide, b"u,v,w\n0,1,2\n", b"\n\n" + wide):
+        with pytest.raises(ValueError) as refused:
+            read_edges(content)
+        assert str(refused.value).startswith("an edge list has two columns (the two ends of "
+                                             "each edge); this CSV has ")
+    assert str(refused.value).endswith("has 10000")
+
+
+def test_an_edge_list_of_two_vertices_gets_one_sentence():
+    """At n = 2 the balanced communities are one vertex each whatever the edge: nothing to
+    estimate. A check on n alone (given, or read from the ids), and 3 vertices run."""
+    from dpviz.data.graphs import edge_list_graph
+
+    for content, n in ((b"0,1\n", None), (b"0,1\n", 2), (b"1,0\n1,1\n", None)):
+        with pytest.raises(ValueError, match=r"^an edge list's graph needs at least 3 "
+                                             r"vertices, got n = 2: the two communities"):
+            edge_list_graph(content, n)
+    assert edge_list_graph(b"0,1\n", 3)[0].n == 3 and edge_list_graph(b"0,2\n")[0].n == 3
