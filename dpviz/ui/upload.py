@@ -358,8 +358,8 @@ def warn_bound(result: Result, scenario: Scenario, loaded: LoadedData) -> None:
     if clipped and bounds is not None and "private" in bounds:
         ranges = "; ".join(f"{escape_markdown(n)} {a:.4g} … {b:.4g}"
                            for n, (a, b) in zip(names, choices.get("ranges", ()), strict=False))
-        way = private_ranges_method(*loaded.data.shape, budget_of(scenario.params),
-                                    float(bounds["private"]))
+        n, d = loaded.data.shape
+        way = private_ranges_method(n, d, budget_of(scenario.params), float(bounds["private"]))
         st.caption(f"Private ranges released: {ranges}; from {way}. Rows they clip: "
                    f"{clipped['count']:,} of {clipped['of']:,} ({CLIPPED_NOTE}).")
 
