@@ -122,8 +122,7 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
     Returns
     -------
     plotly.graph_objects.Figure
-        Traces in order: the rows (a WebGL ``Scattergl``); then ``Scatter`` traces: the
-        true 1σ and 2σ ellipses (with
+        ``Scatter`` traces in order: the rows; the true 1σ and 2σ ellipses (with
         covariances); the private ones (with covariances); the cloud (if given); the true
         means; the private means. Coordinates are the data's own units.
     """
@@ -134,8 +133,9 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
     d = np.asarray(data).shape[1]
     names = list(axis_names) if axis_names is not None else [f"x{i + 1}" for i in range(d)]
     fig = go.Figure()
-    # WebGL: an ε move redraws the figure, and 1 500 SVG markers cost the browser a second
-    fig.add_trace(go.Scattergl(
+    # SVG, not WebGL: each ε move replots, and a Scattergl then makes new WebGL contexts (two
+    # a move, software-rendered in a GPU-less browser: 0.1 s more of the page's main thread)
+    fig.add_trace(go.Scatter(
         x=rows[:, 0], y=rows[:, 1], mode="markers", name="data (rows drawn)",
         marker={"color": DATA_COLOR, "size": 4, "opacity": 0.45},
         hovertemplate="(%{x:.3g}, %{y:.3g})<extra>row</extra>"))

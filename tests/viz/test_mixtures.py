@@ -25,7 +25,7 @@ def test_traces_and_means(mixture):
     assert names == ["data (rows drawn)", "true 1σ ellipses", "true 2σ ellipses",
                      "private 1σ ellipses", "private 2σ ellipses",
                      "private means, repeated runs", "true means", "private means"]
-    assert [t.type for t in fig.data] == ["scattergl"] + ["scatter"] * 7  # the rows in WebGL
+    assert all(t.type == "scatter" for t in fig.data)  # SVG: WebGL costs every replot
     data, *_, cloud, true, est = fig.data
     np.testing.assert_array_equal(data.x, mixture.data[:, 0])
     np.testing.assert_array_equal(data.y, mixture.data[:, 2])
