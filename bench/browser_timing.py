@@ -168,8 +168,10 @@ def _near_top(control: Any, presses: int) -> bool:
         return False
     now, top = (float(v) for v in values)
     low = float(control.get_attribute("aria-valuemin") or 0.0)
-    # Streamlit's slider gives no step attribute: assume at least 100 stops over its range.
-    return now + presses * (top - low) / 100 > top
+    # No step attribute: a select slider (the ε stops) reports its stop's index, so a press
+    # is one; a continuous slider is assumed to have at least 100 stops.
+    index = all(v.is_integer() for v in (now, top, low)) and top - low <= 100
+    return now + presses * (1.0 if index else (top - low) / 100) > top
 
 
 def _sweep(tab: Any, cdp: Any, pid: int, control: Any, key: str,
