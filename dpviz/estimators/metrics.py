@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import logsumexp
 
 from dpviz.estimators.result import Result
 
@@ -286,6 +285,8 @@ def log_likelihood_per_point(x: ArrayLike, weights: ArrayLike, means: ArrayLike,
     >>> bool(np.isclose(value, norm.logpdf(x).mean()))
     True
     """
+    from scipy.special import logsumexp  # here: scipy.special costs Home's first run
+
     rows = _rows(x)
     return float(np.mean(logsumexp(_log_joint(rows, weights, means, covariances), axis=1)))
 

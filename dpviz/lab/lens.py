@@ -20,7 +20,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import ndtr
 
 from dpviz import run as run_estimator
 from dpviz.data import as_matrix
@@ -195,6 +194,8 @@ def _loss_tail(mechanism: str, a: float, b: float, scale: float, epsilon: float)
     """P_D[ln p_D(o)/p_D′(o) > ε]: 0 for Laplace; a normal tail for Gaussian."""
     if mechanism == "laplace" or a == b or np.isinf(epsilon):
         return 0.0
+    from scipy.special import ndtr  # here: scipy.special costs Home's first run
+
     mu = abs(a - b) / scale
     # the privacy loss under D is N(μ²/2, μ²)
     return float(ndtr(-(epsilon - mu * mu / 2) / mu))

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import math
 
-from scipy.special import log_ndtr, ndtr
-
 from dpviz.privacy.errors import BudgetError
 
 _RTOL = 1e-13
@@ -41,6 +39,8 @@ def analytic_gaussian_delta(epsilon: float, mu: float) -> float:
         return 0.0
     if math.isinf(mu):
         return 1.0
+    from scipy.special import log_ndtr, ndtr  # here: scipy.special costs Home's first run
+
     a = mu / 2 - epsilon / mu
     b = -mu / 2 - epsilon / mu
     return max(0.0, float(ndtr(a) - math.exp(epsilon + float(log_ndtr(b)))))

@@ -54,7 +54,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import expit, logit, ndtr, ndtri
 
 from dpviz.core import limits
 from dpviz.privacy import calibration
@@ -109,6 +108,8 @@ def advantage_bound(epsilon: float, delta: float) -> float:
     >>> advantage_bound(math.inf, 0.0)
     1.0
     """
+    from scipy.special import expit  # here: scipy.special costs Home's first run
+
     return min(1.0, float(math.tanh(epsilon / 2) + 2 * delta * expit(-epsilon)))
 
 
@@ -145,6 +146,8 @@ def posterior_bound(prior: ArrayLike, epsilon: float) -> NDArray[np.float64]:
     epsilon = _check_epsilon(epsilon)
     if math.isinf(epsilon):
         return np.where(p > 0, 1.0, 0.0)
+    from scipy.special import expit, logit  # here: scipy.special costs Home's first run
+
     with np.errstate(divide="ignore"):
         return np.asarray(expit(logit(p) + epsilon), dtype=float)
 
@@ -176,6 +179,8 @@ def tradeoff_gaussian(fpr: ArrayLike, mu: float) -> NDArray[np.float64]:
     >>> round(float(tradeoff_gaussian(0.5, 0.0)), 12)
     0.5
     """
+    from scipy.special import ndtr, ndtri  # here: scipy.special costs Home's first run
+
     alpha = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
     with np.errstate(divide="ignore"):
         return np.asarray(ndtr(ndtri(alpha) + mu), dtype=float)
@@ -260,6 +265,8 @@ def _best_of_pairs(pairs: Sequence[tuple[float, float]]) -> tuple[float, tuple[f
     Each curve's best test sits at its fixed point ``α_i = (1 − δ_i)/(e^{ε_i} + 1)``; the
     envelope's fixed point is the largest of them, and its advantage ``1 − 2α``.
     """
+    from scipy.special import expit  # here: scipy.special costs Home's first run
+
     alpha = max((1 - d) * float(expit(-e)) for e, d in pairs)
     return max(0.0, 1 - 2 * alpha), (alpha, 1 - alpha)
 
@@ -331,6 +338,8 @@ def risk_of_gaussian(sensitivity: float, sigma: float, count: int = 1,
     delta = _check_delta(delta)
     mu = math.sqrt(count) * sensitivity / sigma
     epsilon = calibration.analytic_gaussian_epsilon(mu, delta) if delta > 0 else math.inf
+    from scipy.special import ndtr  # here: scipy.special costs Home's first run
+
     advantage = float(2 * ndtr(mu / 2) - 1)
     best = (float(ndtr(-mu / 2)), float(ndtr(mu / 2)))
     return Risk(epsilon, delta, advantage, best, "gaussian", mu=mu)
