@@ -2,15 +2,15 @@
 
 A page imports only what it draws (:mod:`dpviz.core.lazy`), so a fresh server's first page is
 quick; the first visit to another page would then wait for scikit-learn, networkx, pandas and
-scipy. :func:`warm_up`, called by every page, starts one thread per server process that imports
-them and builds the saved figures every user sees alike, once the first page has been served:
-its run has ended and its browser has had :data:`GRACE` seconds to fetch the page's chart code
-(Streamlit's Plotly bundle) from this process. A fixed delay from the first page's start is
-too short on a busy machine, where the warm-up then held the interpreter's lock while the
-server was still sending that bundle. The thread shares the lock with the pages' runs, so it
-is not also given a lower CPU priority, which would let it stall a page's run while it holds
-the lock. It holds no per-user state: what it builds lives in the modules and in Streamlit's
-caches.
+scipy, and the first PLD or RDP composition for dp-accounting. :func:`warm_up`, called by every
+page, starts one thread per server process that imports them and builds the saved figures
+every user sees alike, once the first page has been served: its run has ended and its browser
+has had :data:`GRACE` seconds to fetch the page's chart code (Streamlit's Plotly bundle) from
+this process. A fixed delay from the first page's start is too short on a busy machine,
+where the warm-up then held the interpreter's lock while the server was still sending that
+bundle. The thread shares the lock with the pages' runs, so it is not also given a lower CPU
+priority, which would let it stall a page's run while it holds the lock. It holds no per-user
+state: what it builds lives in the modules and in Streamlit's caches.
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ MODULES = ("dpviz.ui.budget", "dpviz.ui.lens", "dpviz.ui.gmm", "dpviz.ui.covaria
            "dpviz.ui.sbm", "dpviz.ui.audit", "dpviz.ui.card", "dpviz.ui.solve", "dpviz.ui.risk",
            "dpviz.ui.winner", "dpviz.ui.gmm_compare", "dpviz.ui.upload", "dpviz.ui.explorer",
            "dpviz.ui.factors", "dpviz.ui.exposure", "dpviz.ui.papers", "dpviz.ui.glossary")
+#: Libraries the engine imports inside the functions that need them, not with its modules:
+#: dp-accounting (0.1-0.3 s) is the first PLD or RDP composition's
+#: (:mod:`dpviz.privacy.accounting`).
+LIBRARIES = ("dp_accounting",)
 #: Seconds after the first page's run ends before the warm-up starts: its browser then
 #: fetches the page's chart code (Streamlit's Plotly bundle) from this process.
 GRACE = 3.0
@@ -36,7 +40,7 @@ LOG = logging.getLogger("dpviz")
 
 
 def _warm(first_run: threading.Thread) -> None:
-    """Import :data:`MODULES` and every task's estimators; build the SBM page's saved curves.
+    """Import :data:`MODULES`, :data:`LIBRARIES` and every task's estimators; save SBM's curves.
 
     ``first_run`` is the thread of the first page's run: Streamlit runs a session's queued
     runs on one thread that ends when they are done, so joining it waits for the first page
@@ -45,7 +49,7 @@ def _warm(first_run: threading.Thread) -> None:
     first_run.join(LONGEST_RUN)
     time.sleep(GRACE)
     try:
-        for name in MODULES:
+        for name in MODULES + LIBRARIES:
             importlib.import_module(name)
         from dpviz.estimators.registry import TASKS
         from dpviz.ui import sbm
