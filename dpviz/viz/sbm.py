@@ -157,8 +157,9 @@ def adjacency_figure(edges: ArrayLike, n: int, panels: Sequence[tuple[str, Array
                      {"x0": start, "x1": end, "y0": cut, "y1": cut}):
             fig.add_shape(type="line", line={"color": MISTAKE_COLOR, "width": 1, "dash": "dash"},
                           row=1, col=col, **line)
-    fig.update_xaxes(showgrid=False, ticks="", title_text="vertex (in this order)",
-                     constrain="domain")
+    # short and small: two side by side on a phone leave each about 100 pixels
+    fig.update_xaxes(showgrid=False, ticks="", title_text="vertex, in order",
+                     title_font_size=12, constrain="domain")
     fig.update_yaxes(showgrid=False, ticks="", autorange="reversed", constrain="domain")
     for col in range(1, len(panels) + 1):
         suffix = "" if col == 1 else str(col)
