@@ -33,7 +33,7 @@ with compare:
 
 with figures:
     # a failed run stops before the controls below; the next run shows them as they are used
-    figures_ran = upload.stop_guard("gmm", "figures")
+    figures_ran = upload.stop_guard("gmm", "figures", gmm.FIGURE_CONTROLS)
     result = ui.attempt(gmm.run, scenario, fresh=ctx.seed, content=content)
     data = ui.attempt(gmm.mixture_data, scenario, content, result)
     st.caption(ui.escape_markdown(data.description))

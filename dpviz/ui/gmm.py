@@ -213,6 +213,11 @@ def controls(ctx: PageContext) -> tuple[Scenario, bytes | None]:
         "seed": None if ctx.secure else ctx.seed}), content
 
 
+#: The controls drawn under the figure's run: a failed run stops before them, and the next
+#: run must show them as it uses them (:func:`dpviz.ui.upload.stop_guard`).
+FIGURE_CONTROLS = ("gmm_axis_x", "gmm_axis_y", "gmm_iteration", "gmm_cloud")
+
+
 def clamp_state(key: str, valid: Sequence[Any]) -> None:
     """Forget a widget's remembered value when it is no longer valid (e.g. d shrank)."""
     if key in st.session_state and st.session_state[key] not in valid:

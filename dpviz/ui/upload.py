@@ -12,7 +12,7 @@ most rows are clipped or the bound is much wider than the data.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,16 +231,18 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     return chosen
 
 
-def stop_guard(prefix: str, part: str) -> Callable[[], None]:
+def stop_guard(prefix: str, part: str,
+               keys: Sequence[str] | None = None) -> Callable[[], None]:
     """Start a part of the page a run may stop in (``st.stop``); returns the call that ends it.
 
     When the run before stopped inside this part (it never made that call), the controls
-    it left undrawn are redrawn with the values the run uses (:func:`redraw_after_stop`).
-    The upload step is one part; a page's figures after a failed run are another.
+    it left undrawn are redrawn with the values the run uses (:func:`redraw_after_stop`;
+    ``keys``: only these). The upload step is one part; a page's figures after a failed run
+    are another.
     """
     stopped = f"{prefix}_{part}_stopped"  # set until the part has run through
     if st.session_state.get(stopped):
-        redraw_after_stop(prefix)
+        redraw_after_stop(prefix, keys)
     st.session_state[stopped] = True
 
     def ran_through() -> None:
@@ -249,16 +251,20 @@ def stop_guard(prefix: str, part: str) -> Callable[[], None]:
     return ran_through
 
 
-def redraw_after_stop(prefix: str) -> None:
+def redraw_after_stop(prefix: str, keys: Sequence[str] | None = None) -> None:
     """Make the page's controls not yet drawn show the values the run will use.
 
     A run the upload step stopped (no file — as while a new file replaces the old one —, a
     bad file, ranges not typed yet) drew none of the controls after it, and Streamlit skips
     its clean-up after ``st.stop()``: it keeps their values, but the browser redraws them at
     their defaults, so the page ran the bound the user chose and showed another (Streamlit
-    issue #4247). This does what the clean-up would have done: a control bound to the link
+    issue #4247). This does what the clean-up would have done for the controls the stopped
+    run left undrawn (the browser sent back no value for them): a control bound to the link
     keeps its value and, set again before it is drawn, sends it to the browser; any other
     control of the page (key ``<prefix>_…``) is forgotten and comes back at its default.
+    Controls the stopped run drew are left as they are (the browser sent their values back);
+    ``keys`` limits this to the controls a part knows it may leave undrawn (an expander drawn
+    under a failure keeps its state even where the browser sends none).
     Reads Streamlit's internal widget registry (pinned Streamlit 1.67).
     """
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
@@ -267,11 +273,14 @@ def redraw_after_stop(prefix: str) -> None:
     if run is None:
         return
     state = run.session_state._state
-    for key in [k for k in st.session_state if str(k).startswith(f"{prefix}_")]:
+    for key in [k for k in st.session_state if str(k).startswith(f"{prefix}_")
+                and (keys is None or k in keys)]:
         widget = state.get_widget_id_from_key(str(key))
         metadata = None if widget is None else state.get_widget_metadata(widget)
-        if metadata is None or key in run.shared.widget_user_keys_this_run:
-            continue  # not a control, or drawn already this run
+        if (metadata is None or key in run.shared.widget_user_keys_this_run
+                or widget in state._new_widget_state or key in state._new_session_state):
+            continue  # not a control, drawn already this run, still in the browser (drawn by
+            # the stopped run: the browser sent its value back), or set for this run
         if metadata.bind == "query-params":
             st.session_state[key] = st.session_state[key]
         else:
