@@ -262,9 +262,9 @@ def redraw_after_stop(prefix: str, keys: Sequence[str] | None = None) -> None:
     run left undrawn (the browser sent back no value for them): a control bound to the link
     keeps its value and, set again before it is drawn, sends it to the browser; any other
     control of the page (key ``<prefix>_…``) is forgotten and comes back at its default.
-    Controls the stopped run drew are left as they are (the browser sent their values back);
-    ``keys`` limits this to the controls a part knows it may leave undrawn (an expander drawn
-    under a failure keeps its state even where the browser sends none).
+    ``keys`` limits this to the controls a part knows it leaves undrawn when it stops: the
+    browser keeps sending the values of controls it no longer shows, so they cannot be told
+    from those the stopped run drew (an expander under a failure, which must stay open).
     Reads Streamlit's internal widget registry (pinned Streamlit 1.67).
     """
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
@@ -277,10 +277,8 @@ def redraw_after_stop(prefix: str, keys: Sequence[str] | None = None) -> None:
                 and (keys is None or k in keys)]:
         widget = state.get_widget_id_from_key(str(key))
         metadata = None if widget is None else state.get_widget_metadata(widget)
-        if (metadata is None or key in run.shared.widget_user_keys_this_run
-                or widget in state._new_widget_state or key in state._new_session_state):
-            continue  # not a control, drawn already this run, still in the browser (drawn by
-            # the stopped run: the browser sent its value back), or set for this run
+        if metadata is None or key in run.shared.widget_user_keys_this_run:
+            continue  # not a control, or drawn already this run
         if metadata.bind == "query-params":
             st.session_state[key] = st.session_state[key]
         else:
