@@ -12,7 +12,6 @@ import streamlit as st
 from dpviz.lab.lens import LensView
 from dpviz.ui.audit import GALLERY_TAB
 from dpviz.ui.cached import lens_view
-from dpviz.ui.shell import PRESENTER
 
 
 @dataclass(frozen=True)
@@ -54,8 +53,6 @@ class Path:
     pitch: str
     steps: tuple[Step, ...]
     audience: str = "the class"
-    #: Whether the path is shown in presenter mode (a button on its tab turns it on).
-    presenter: bool = False
 
     @property
     def minutes(self) -> int:
@@ -138,7 +135,7 @@ DEMO = Path(
           "Variants broken on purpose, each caught by an audit that sees only outputs.",
           "How would we check a vendor's privacy claim?",
           "Audit it: a measured ε above the claim is proof of a bug.")),
-    audience="the room", presenter=True)
+    audience="the room")
 
 PATHS: tuple[Path, ...] = (LESSON, DEMO)
 
@@ -210,8 +207,6 @@ def use_card(use: Use) -> None:
     """One kind of user: a sentence, and one link per scenario."""
     with st.container(border=True):
         st.markdown(use.pitch)
-        if any(("presenter", "true") in entry.params for entry in use.entries):
-            presenter_button(f"home_presenter_{USES.index(use)}")
         for entry in use.entries:
             st.page_link(entry.page, label=entry.label, icon=entry.icon,
                          query_params=dict(entry.params) or None)
@@ -220,8 +215,6 @@ def use_card(use: Use) -> None:
 def path_tab(path: Path) -> None:
     """A path: its sentence, then one full-width row per numbered step (nothing is cut)."""
     st.markdown(path.pitch)
-    if path.presenter:
-        presenter_button("home_presenter")
     for number, step in enumerate(path.steps, start=1):
         with st.container(border=True):
             st.page_link(step.entry.page,
@@ -229,22 +222,6 @@ def path_tab(path: Path) -> None:
                          icon=step.entry.icon, query_params=dict(step.entry.params) or None)
             st.markdown(f"**Show:** {step.show}  \n**Ask {path.audience}:** {step.ask}  \n"
                         f"**What the answer teaches:** {step.teaches}")
-
-
-def _present() -> None:
-    """Presenter mode on (a callback: the sidebar's toggle has not run yet)."""
-    st.session_state[PRESENTER] = True
-
-
-def presenter_button(key: str) -> None:
-    """"Turn on presenter mode", while it is off.
-
-    A link's ``presenter=true`` opens presenter mode when the link is opened on its own (a new
-    tab, a shared link), but a click inside the app keeps the sidebar's toggle as it is here.
-    """
-    if not st.session_state.get(PRESENTER):
-        st.button("Turn on presenter mode", key=key, on_click=_present,
-                  icon=":material/slideshow:")
 
 
 def paths() -> None:

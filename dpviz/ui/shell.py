@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -57,6 +58,9 @@ PRESENTER_HELP = ("For a projector: sidebar closed, larger text, the main chart 
 PRESENTER = "presenter"
 #: Session key: per page (script hash), the URL parameters the page was opened with.
 OPENING = "_opening_params"
+#: Session key: the page (script hash) of the session's last run, to tell a page's opening run
+#: from its reruns.
+LAST_PAGE = "_last_page"
 #: URL parameter the reset link adds: the run it opens reseeds the widgets, then drops it.
 RESET_MARK = "reset"
 #: URL parameters "Reset to scenario" leaves as they are (the lecturer's own mode).
@@ -169,6 +173,31 @@ def main_columns(key: str) -> list[DeltaGenerator]:
     return st.container(key=f"main-{key}").columns([2, 3], gap="large")
 
 
+def _link_sets_presenter() -> None:
+    """On the run that opens a page, a URL's ``presenter=true`` or ``false`` sets the toggle.
+
+    A link followed inside the app (``st.page_link``, a markdown link) would leave presenter
+    mode as it was: a widget keeps its value by key across pages, and Streamlit drops from
+    ``st.query_params`` a parameter bound to a widget last drawn on another page (the
+    sidebar's, drawn by every page). So the run that opens a page (its script hash is not the
+    last run's) reads the address the browser sent, writes its value into the toggle's state
+    before the toggle is drawn and puts a dropped ``presenter=true`` back in the address.
+    Reruns of the same page leave it alone: flipping the toggle decides there, and updates
+    the URL.
+    """
+    ctx = get_script_run_ctx(suppress_warning=True)
+    current = _current_page()
+    if ctx is None or current is None:
+        return
+    opened = st.session_state.get(LAST_PAGE) != current[0]
+    st.session_state[LAST_PAGE] = current[0]
+    sent = parse_qs(ctx.query_string).get(PRESENTER, [""])[-1].lower()
+    if opened and sent in ("true", "false"):
+        st.session_state[PRESENTER] = sent == "true"
+        if sent == "true" and PRESENTER not in st.query_params:  # dropped, and unbound
+            st.query_params[PRESENTER] = sent  # so the address still reopens this view
+
+
 def presenter_requested() -> bool:
     """Whether presenter mode is on for this run, read before its sidebar toggle is drawn.
 
@@ -244,6 +273,7 @@ def page(title: str) -> PageContext:
     error_boundary()
     warm_up()  # once per server: the other pages' imports, in the background
     opening = _opening_params()
+    _link_sets_presenter()
     # the sidebar's toggle is drawn after the config: read its value first. "auto" closes the
     # sidebar on a phone's narrow screen and opens it on a wide one.
     st.set_page_config(page_title=f"{title} · dpviz", page_icon=":material/shield_lock:",

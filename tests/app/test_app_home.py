@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dpviz.ui.home import DEMO
+
 from .app_helpers import charts, values
 
 
@@ -77,10 +79,12 @@ def test_the_lesson_path_comes_first_numbered_timed_and_linked(home):
     assert any(h.value == "Three ways in" for h in home.subheader)
 
 
-def test_the_demo_path_turns_presenter_mode_on(home):
-    """A click inside the app keeps the sidebar's toggle, so the demo's tab has a button."""
+def test_the_demo_path_links_open_presenter_mode_and_home_has_no_button_for_it(home):
+    """The demo's links carry presenter=true, which sets the toggle even inside the app."""
     assert home.sidebar.toggle(key="presenter").value is False
-    home.button(key="home_presenter").click().run()
+    assert not [b for b in home.button if b.key and b.key.startswith("home_presenter")]
+    first = DEMO.steps[0].entry  # clicked on Home
+    home.query_params.update(dict(first.params))
+    home.switch_page(first.page).run()
     assert not home.exception
     assert home.sidebar.toggle(key="presenter").value is True
-    assert not [b for b in home.button if b.key and b.key.startswith("home_presenter")]
