@@ -49,7 +49,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.load_test import _free_port, stop  # noqa: E402
+from deploy.processes import free_port, stop  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
@@ -197,7 +197,7 @@ def measure(pages: list[str], presses: int) -> dict[str, Any]:
     """Cold start and the ε move on ``pages``: the report :func:`main` prints."""
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

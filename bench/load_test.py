@@ -33,7 +33,6 @@ import hashlib
 import json
 import math
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -46,6 +45,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from deploy.processes import free_port, stop  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -86,21 +88,6 @@ class Student:
     #: ε (as the URL shows it) → hashes of the private means shown at that ε.
     means: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     problems: list[str] = field(default_factory=list)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def stop(process: subprocess.Popen[Any], timeout: float = 20.0) -> None:
-    """Stop a server this bench started: terminate, then kill if it outlives ``timeout``."""
-    process.terminate()
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
 
 
 def _digest(value: Any) -> str:
@@ -265,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "bench" / "load_test.json"))
     args = parser.parse_args(argv)
 
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1"}
     server_log = tempfile.mkstemp(prefix="dpviz-load-", suffix=".jsonl")[1]

@@ -62,7 +62,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.load_test import SEED_BASE, _free_port, _peak_kib, _percentile, stop  # noqa: E402
+from bench.load_test import SEED_BASE, _peak_kib, _percentile  # noqa: E402
+from deploy.processes import free_port, stop  # noqa: E402
 
 #: The page the students open (its URL path) and the figure whose data is checked.
 PAGE = "gmm"
@@ -338,13 +339,13 @@ def fresh_server(serve: int) -> Iterator[Target]:
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1"}
     with tempfile.TemporaryDirectory(prefix="dpviz-protocol-") as folder:
-        port = _free_port()
+        port = free_port()
         log = Path(folder) / "turnaround.jsonl"
         pid_file = Path(folder) / "pids"
         if serve:
             cmd = [sys.executable, str(ROOT / "deploy" / "serve.py"), "--processes", str(serve),
                    "--port", str(port), "--address", "127.0.0.1",
-                   "--first-backend-port", str(_free_port()), "--pid-file", str(pid_file)]
+                   "--first-backend-port", str(free_port()), "--pid-file", str(pid_file)]
         else:
             cmd = [sys.executable, str(ROOT / "bench" / "timed_server.py"), str(log),
                    "--server.port", str(port), "--server.headless", "true",

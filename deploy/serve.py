@@ -34,6 +34,8 @@ from types import FrameType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from deploy.processes import stop  # noqa: E402
+
 TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
 #: How long a backend may take to answer its health check (a cold start under load).
 START_SECONDS = 180.0
@@ -70,19 +72,6 @@ def _healthy(port: int) -> bool:
             return True
     except OSError:
         return False
-
-
-def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            proc.terminate()
-    deadline = time.monotonic() + 20
-    for proc in procs:
-        try:
-            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.5)
         return 0
     finally:
-        _stop(procs[::-1])  # nginx first, so no request reaches a stopping process
+        stop(*procs[::-1])  # nginx first, so no request reaches a stopping process
         shutil.rmtree(run_dir, ignore_errors=True)
 
 

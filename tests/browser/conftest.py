@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from deploy.processes import free_port, stop
 
 from .browser_helpers import SCREENSHOTS
 
@@ -28,12 +29,6 @@ VIEWPORT = {"width": 1500, "height": 2000}
 
 MISSING_CHROMIUM = ("browser tests need /usr/bin/chromium: run `bash "
                     "tests/browser/install_chromium.sh` as root (make test does)")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="session")
@@ -49,7 +44,7 @@ def server() -> Iterator[str]:
 def streamlit_server(env: Mapping[str, str] | None = None, port: int | None = None,
                      log_name: str = "streamlit.log") -> Iterator[str]:
     """Run ``streamlit run app.py`` (with ``env`` added to the environment) until the exit."""
-    port = port or _free_port()
+    port = port or free_port()
     SCREENSHOTS.mkdir(exist_ok=True)
     log_path = SCREENSHOTS / log_name
     with open(log_path, "w") as log:
@@ -73,12 +68,7 @@ def streamlit_server(env: Mapping[str, str] | None = None, port: int | None = No
                 time.sleep(0.3)
             yield url
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
 
 
 @pytest.fixture(scope="session")
