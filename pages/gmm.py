@@ -80,7 +80,7 @@ with figures:
                              axis_names=data.names, reference=reference, title=title)
     revealed = predict.mixture_gate(fig, scenario=scenario, rows=data.data[data.drawn],
                                     private_means=shown.means, true_means=data.truth.means,
-                                    axes=axes, names=data.names)
+                                    axes=axes, names=data.names, reference=reference)
     if revealed:
         ui.show_chart(fig, key="gmm_figure", filename="dpviz-gaussian-mixtures")
     n = len(data.data)
@@ -91,9 +91,9 @@ with figures:
 
     if revealed:  # the errors and the story give the private means away
         st.subheader("Errors after matching components")
-        reference = ui.attempt(gmm.run, gmm.reference_scenario(scenario), fresh=ctx.seed,
-                               content=content)
-        rows, compared = gmm.error_rows(scenario, result, reference)
+        em = ui.attempt(gmm.run, gmm.reference_scenario(scenario), fresh=ctx.seed,
+                        content=content)
+        rows, compared = gmm.error_rows(scenario, result, em)
         table = gmm.error_table(rows, data.truth)
         if rows:
             st.dataframe(table, hide_index=True, key="gmm_errors")

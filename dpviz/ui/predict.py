@@ -308,7 +308,7 @@ def _clicked(event: Any) -> tuple[float, float] | None:
 
 def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
                  private_means: ArrayLike, true_means: ArrayLike, axes: tuple[int, int],
-                 names: Sequence[str], key: str = "gmm") -> bool:
+                 names: Sequence[str], reference: str | None = None, key: str = "gmm") -> bool:
     """Gaussian mixtures in predict mode: guess a private mean, then reveal.
 
     Parameters
@@ -327,6 +327,9 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
         The shown coordinates.
     names : sequence of str
         Coordinate names.
+    reference : str, optional
+        What ``true_means`` are when the data have no truth (a user's file: "non-private EM
+        on your data"); the sentences then name it instead of "the true means".
     key : str
         Page prefix of the keys.
 
@@ -342,9 +345,11 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
     x_key, y_key = f"{key}_guess_x", f"{key}_guess_y"
     guesses = {"x": x_key, "y": y_key}
     if state["revealed"]:
-        return _mixture_reveal(fig, state, guesses, private_means, true_means, axes, key=key)
-    prompt = ("The true and the private means are hidden. Where will a private mean land? "
-              "Click on the plot (or type the coordinates), then press Reveal.")
+        return _mixture_reveal(fig, state, guesses, private_means, true_means, axes,
+                               reference=reference, key=key)
+    prompt = (f"The {_black(reference)} and the private means are hidden. Where will a "
+              "private mean land? Click on the plot (or type the coordinates), then press "
+              "Reveal.")
     _ask(prompt)
     guess = _typed(x_key, y_key)
     grid = click_grid(rows, axes)
@@ -370,6 +375,11 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
     return False
 
 
+def _black(reference: str | None) -> str:
+    """The black means' name: ``"true means"``, or ``"means of <reference>"`` on a user's file."""
+    return "true means" if reference is None else f"means of {reference}"
+
+
 def _typed(x_key: str, y_key: str) -> tuple[float, float] | None:
     guess = _guessed({"x": x_key, "y": y_key})
     return None if guess is None else (guess["x"], guess["y"])
@@ -377,22 +387,23 @@ def _typed(x_key: str, y_key: str) -> tuple[float, float] | None:
 
 def _mixture_reveal(fig: go.Figure, state: dict[str, Any], guesses: Mapping[str, str],
                     private_means: ArrayLike, true_means: ArrayLike, axes: tuple[int, int], *,
-                    key: str) -> bool:
+                    reference: str | None, key: str) -> bool:
     typed = _revealed_guess(state, guesses)
     guess = typed["x"], typed["y"]
     add_guess(fig, guess)
     score = score_mean_guess(guess, private_means, true_means, axes)
+    whose = "the true one" if reference is None else f"the matching mean of {reference}"
     a, b = st.columns(2)
     a.metric("Your guess was off by", f"{score.distance:.3g}",
              help="The distance from your guess to the nearest private mean, in the data's "
                   "units (the plotted coordinates).")
     b.metric("Relative to the noise", f"{score.relative:.2g}×",
-             help="Your distance divided by how far privacy moved that mean from its true "
-                  "value: below 1 you beat the noise.")
+             help=f"Your distance divided by how far privacy moved that mean from {whose}: "
+                  "below 1 you beat the noise.")
     st.success(f"Your guess ({guess[0]:.3g}, {guess[1]:.3g}) landed {score.distance:.3g} "
                f"from private mean {score.component + 1}; the noise moved that mean "
-               f"{score.noise:.3g} from the true one ({score.relative:.2g}× that distance). "
-               "The true means (black) are shown now.", icon=":material/visibility:")
+               f"{score.noise:.3g} from {whose} ({score.relative:.2g}× that distance). "
+               f"The {_black(reference)} (black) are shown now.", icon=":material/visibility:")
     _again_button(key)
     return True
 

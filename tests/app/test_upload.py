@@ -67,6 +67,22 @@ def test_an_upload_names_its_reference_never_the_truth(gmm_upload):
     assert "true" not in matching
 
 
+def test_predict_mode_on_an_upload_names_the_reference_never_the_truth(gmm_upload):
+    """Predict, then reveal on a user's file: the prompt and the reveal name non-private EM."""
+    at = gmm_upload
+    at.toggle(key="predict").set_value(True).run()
+    prompt = next(i.value for i in at.info if "Where will a private mean land" in i.value)
+    assert "means of non-private EM on your data" in prompt and "true" not in prompt
+    at.number_input(key="gmm_guess_x").set_value(20.0).run()
+    at.number_input(key="gmm_guess_y").set_value(30.0).run()
+    next(b for b in at.button if b.key == "gmm_reveal").click().run()
+    assert not at.exception, at.exception
+    message = next(s.value for s in at.success if "private mean" in s.value)
+    assert "from the matching mean of non-private EM on your data" in message
+    assert "The means of non-private EM on your data (black) are shown now." in message
+    assert "true" not in message
+
+
 def test_a_link_naming_the_csv_source_keeps_it_after_the_upload():
     """/gmm?gmm_source=csv: Streamlit drops the option's name from the link; once a file is
     uploaded the address names the source again (by its label), so a copied address reopens
