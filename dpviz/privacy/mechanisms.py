@@ -22,20 +22,23 @@ in floating point and then added in floating point: those rows say ``"opendp+flo
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextvars import ContextVar
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from opendp import domains, measurements, measures, metrics
-from opendp.mod import enable_features
 
 from dpviz.core import limits
 from dpviz.privacy.ledger import Ledger, Release
 from dpviz.privacy.randomness import is_secure
 from dpviz.privacy.solver import Allocation
+
+if TYPE_CHECKING:
+    from opendp.mod import Domain, Metric
 
 #: The ledger's ``sampler`` of a release: OpenDP's float-safe one, OpenDP's noise transformed
 #: and added in floating point (not float-safe), or numpy's floats.
@@ -43,13 +46,23 @@ OPENDP = "opendp"
 OPENDP_FLOAT = "opendp+float"
 NUMPY = "numpy"
 NOISES = ("laplace", "gaussian")
-#: OpenDP's input space: vectors of non-NaN floats, with the three metrics used (a read-only
-#: mapping, shared by every session; built once, as building them costs more than a small
-#: release).
-_FLOATS = domains.vector_domain(domains.atom_domain(T=float, nan=False))
-_METRICS = MappingProxyType({"laplace": metrics.l1_distance(T=float),
-                             "gaussian": metrics.l2_distance(T=float),
-                             "select": metrics.linf_distance(T=float)})
+
+
+@functools.cache
+def _opendp_space() -> tuple[Domain, Mapping[str, Metric]]:
+    """OpenDP's input space: vectors of non-NaN floats, and the three metrics used.
+
+    Built once per process, as building them costs more than a small release, and read-only
+    (shared by every session). OpenDP's contrib measurements are enabled with it.
+    """
+    from opendp import domains, metrics  # here: OpenDP costs Home's first run (seeded: numpy)
+    from opendp.mod import enable_features
+
+    enable_features("contrib")
+    return (domains.vector_domain(domains.atom_domain(T=float, nan=False)),
+            MappingProxyType({"laplace": metrics.l1_distance(T=float),
+                              "gaussian": metrics.l2_distance(T=float),
+                              "select": metrics.linf_distance(T=float)}))
 
 
 #: ``observer(row, value, noised, output) → output``: a white-box audit's view of a release.
@@ -114,9 +127,11 @@ def _opendp_release(mechanism: str, values: NDArray[np.float64],
     (``k = -1074``, every float on the grid): exact discrete noise, one rounding of the exact
     sum. OpenDP draws its bits from the operating system's CSPRNG, not from ``rng``.
     """
-    enable_features("contrib")
+    from opendp import measurements  # here: OpenDP costs Home's first run (seeded: numpy)
+
+    floats, metrics = _opendp_space()
     make = measurements.make_laplace if mechanism == "laplace" else measurements.make_gaussian
-    measurement = make(_FLOATS, _METRICS[mechanism], scale=scale)
+    measurement = make(floats, metrics[mechanism], scale=scale)
     return np.asarray(measurement(values.tolist()), dtype=np.float64)
 
 
@@ -365,9 +380,11 @@ def _opendp_select(utilities: NDArray[np.float64], scale: float) -> int:
     mechanism itself (McSherry & Talwar 2007), drawn with exact arithmetic instead of
     floating-point Gumbels.
     """
-    enable_features("contrib")
+    from opendp import measurements, measures  # here: OpenDP costs Home's first run
+
+    floats, metrics = _opendp_space()
     measurement = measurements.make_noisy_max(
-        _FLOATS, _METRICS["select"], measures.zero_concentrated_divergence(), scale=scale)
+        floats, metrics["select"], measures.zero_concentrated_divergence(), scale=scale)
     return int(measurement(utilities.tolist()))
 
 

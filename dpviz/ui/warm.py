@@ -29,8 +29,9 @@ MODULES = ("dpviz.ui.budget", "dpviz.ui.lens", "dpviz.ui.gmm", "dpviz.ui.covaria
            "dpviz.ui.factors", "dpviz.ui.exposure", "dpviz.ui.papers", "dpviz.ui.glossary")
 #: Libraries the engine imports inside the functions that need them, not with its modules:
 #: dp-accounting (0.1-0.3 s) is the first PLD or RDP composition's
-#: (:mod:`dpviz.privacy.accounting`).
-LIBRARIES = ("dp_accounting",)
+#: (:mod:`dpviz.privacy.accounting`), OpenDP (about 60 ms of CPU) the first secure release's
+#: (:mod:`dpviz.privacy.mechanisms`).
+LIBRARIES = ("dp_accounting", "opendp.measurements")
 #: Seconds after the first page's run ends before the warm-up starts: its browser then
 #: fetches the page's chart code (Streamlit's Plotly bundle) from this process.
 GRACE = 3.0

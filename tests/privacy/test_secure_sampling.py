@@ -144,7 +144,7 @@ def test_a_seeded_run_never_calls_opendp(spy, task, name):
 def test_opendp_charges_what_the_ledger_records():
     """OpenDP's own privacy maps at our scales give the ledger's ε and ρ (k = -1074)."""
     enable_features("contrib")
-    floats = mechanisms._FLOATS
+    floats = mechanisms._opendp_space()[0]
     for sensitivity, scale in ((1.0, 1.0), (0.3, 2.5), (2.0, 0.01)):
         lap = measurements.make_laplace(floats, metrics.l1_distance(T=float), scale=scale)
         assert lap.map(sensitivity) == pytest.approx(sensitivity / scale, rel=1e-12)
