@@ -141,15 +141,19 @@ class StoryInputs:
     labels : ndarray or None
         The generating component of each row, when the data were generated.
     true_means : ndarray or None
-        The generating means (k × d), when known.
+        The generating means (k × d), when known; on a user's file, ``reference``'s means.
     k : int or None
         The number of components asked for.
+    reference : str or None
+        What ``true_means`` are when the data have no truth ("non-private EM on your data");
+        figures then name it instead of "true means".
     """
 
     rows: Any = None
     labels: Any = None
     true_means: Any = None
     k: int | None = None
+    reference: str | None = None
 
 
 @dataclass(frozen=True)

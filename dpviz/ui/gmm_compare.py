@@ -113,9 +113,11 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
 
     st.subheader("How this estimator got its answer")
     st.caption(told.intro)
+    uploaded = scenario is not None and "upload" in scenario.data
     draw(result, StoryInputs(rows=data.data, labels=data.labels, true_means=data.truth.means,
-                             k=data.k), "")
-    if result.failed and scenario is not None and "upload" not in scenario.data:
+                             k=data.k, reference=gmm.YOUR_DATA_REFERENCE if uploaded else None),
+         "")
+    if result.failed and scenario is not None and not uploaded:
         lazy_expander(gmm.MECHANICS_TITLE, mechanics, key="gmm_mechanics_open",
                       icon=":material/settings:")
     calculator = CALCULATORS.get(told.calculator or "")

@@ -26,7 +26,7 @@ from plotly.subplots import make_subplots
 
 from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
 from dpviz.estimators.result import Result
-from dpviz.viz.mixtures import DATA_COLOR
+from dpviz.viz.mixtures import DATA_COLOR, legend_name
 from dpviz.viz.style import COLORS, TEMPLATE, series_color
 
 CIRCLE_POINTS = 73
@@ -221,7 +221,7 @@ def clustering_rounds_figure(result: Result, *, upto: int | None = None,
 
 
 def candidate_cloud_figure(result: Result, *, true_means: ArrayLike | None = None,
-                           title: str | None = None) -> go.Figure:
+                           reference: str | None = None, title: str | None = None) -> go.Figure:
     """The t·k candidate means coloured by the ball that took them; the private means on top.
 
     Parameters
@@ -230,6 +230,9 @@ def candidate_cloud_figure(result: Result, *, true_means: ArrayLike | None = Non
         A ``sample_aggregate`` result.
     true_means : array-like, optional
         k × d, drawn as crosses (ground truth).
+    reference : str, optional
+        What ``true_means`` are when the data have no truth (a user's file); the legend then
+        names it instead of "true means".
     title : str, optional
         The figure's title (default: the private aggregate, or the mechanics' aggregate).
 
@@ -259,9 +262,10 @@ def candidate_cloud_figure(result: Result, *, true_means: ArrayLike | None = Non
                                  hoverinfo="skip"))
     if true_means is not None:
         mu = _two(true_means)
-        fig.add_trace(go.Scatter(x=mu[:, 0], y=mu[:, 1], mode="markers", name="true means",
+        name = legend_name("means", "true", reference)
+        fig.add_trace(go.Scatter(x=mu[:, 0], y=mu[:, 1], mode="markers", name=name,
                                  marker={"color": COLORS["true"], "size": 13, "symbol": "x"},
-                                 hovertemplate="true mean (%{x:.3g}, %{y:.3g})<extra></extra>"))
+                                 hovertemplate=name + " (%{x:.3g}, %{y:.3g})<extra></extra>"))
     if result.estimate.get("means") is not None:
         est = _two(result.estimate["means"])
         fig.add_trace(go.Scatter(
@@ -299,5 +303,6 @@ def sample_aggregate_story(result: Result, inputs: StoryInputs) -> StoryRows:
         return []
     return [[StoryFigure(good_radius_figure(result, "GoodRadius over the chunks' candidates"),
                          "gmm_story_good_radius", "dpviz-sample-aggregate-good-radius")],
-            [StoryFigure(candidate_cloud_figure(result, true_means=inputs.true_means),
+            [StoryFigure(candidate_cloud_figure(result, true_means=inputs.true_means,
+                                                reference=inputs.reference),
                          "gmm_story_candidates", "dpviz-sample-aggregate")]]

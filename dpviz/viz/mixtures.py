@@ -56,18 +56,18 @@ def _ellipse_trace(means: NDArray[np.float64], covariances: NDArray[np.float64],
         xs.extend([*x.tolist(), None])
         ys.extend([*y.tolist(), None])
     return go.Scatter(x=xs, y=ys, mode="lines",
-                      name=_named(f"{n_sigma}σ ellipses", who, reference),
+                      name=legend_name(f"{n_sigma}σ ellipses", who, reference),
                       line={"color": COLORS[who], "width": 2 if n_sigma == 1 else 1.3,
                             "dash": dash},
                       legendgroup=who, hoverinfo="skip", connectgaps=False)
 
 
-def _named(what: str, who: str, reference: str | None) -> str:
+def legend_name(what: str, who: str, reference: str | None) -> str:
     """A legend entry: ``"true means"``, ``"private means"``, or ``"means of <reference>"``.
 
     Examples
     --------
-    >>> _named("means", "true", None), _named("1σ ellipses", "true", "EM on your data")
+    >>> legend_name("means", "true", None), legend_name("1σ ellipses", "true", "EM on your data")
     ('true means', '1σ ellipses of EM on your data')
     """
     return f"{what} of {reference}" if who == "true" and reference else f"{who} {what}"
@@ -159,7 +159,7 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
                  f"{who} mean %{{text}}")
         fig.add_trace(go.Scatter(
             x=means[:, 0], y=means[:, 1], mode="markers+text",
-            name=_named("means", who, reference),
+            name=legend_name("means", who, reference),
             text=labels, textposition="top right",
             textfont={"color": COLORS[who], "size": 14},
             marker={"color": COLORS[who], "size": 13, "symbol": symbol,

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
 from dpviz.viz.kssu import mechanics
+from dpviz.viz.mixtures import legend_name
 from dpviz.viz.style import COLORS, TEMPLATE
 
 
@@ -57,9 +58,12 @@ def stability_test_chart(result: Any, title: str = "The stability test") -> go.F
 
 
 def stability_centres_figure(result: Any, data: ArrayLike, *, true_means: ArrayLike | None = None,
-                             axes: tuple[int, int] = (0, 1),
+                             axes: tuple[int, int] = (0, 1), reference: str | None = None,
                              title: str | None = None) -> go.Figure:
-    """Scatter of the data, the released noisy centroids, and the centres (plus true means)."""
+    """Scatter of the data, the released noisy centroids, and the centres (plus true means).
+
+    ``reference`` names ``true_means`` when the data have no truth (a user's file).
+    """
     x = np.asarray(data, dtype=float)
     a, b = axes
     fig = go.Figure(go.Scattergl(x=x[:, a], y=x[:, b], mode="markers", name="data",
@@ -72,7 +76,8 @@ def stability_centres_figure(result: Any, data: ArrayLike, *, true_means: ArrayL
                                  marker={"size": 6, "color": COLORS["private"], "opacity": 0.4}))
     if true_means is not None:
         t = np.asarray(true_means, dtype=float)
-        fig.add_trace(go.Scatter(x=t[:, a], y=t[:, b], mode="markers", name="true means",
+        fig.add_trace(go.Scatter(x=t[:, a], y=t[:, b], mode="markers",
+                                 name=legend_name("means", "true", reference),
                                  marker={"size": 12, "symbol": "x", "color": COLORS["true"]}))
     means = result.estimate.get("means")
     if means is not None:
@@ -98,6 +103,7 @@ def stability_story(result: Any, inputs: StoryInputs) -> StoryRows:
                                  "dpviz-stability-test")])
     if not result.failed and inputs.rows is not None:
         rows.append([StoryFigure(stability_centres_figure(result, inputs.rows,
-                                                          true_means=inputs.true_means),
+                                                          true_means=inputs.true_means,
+                                                          reference=inputs.reference),
                                  "gmm_story_centres", "dpviz-stability-centres")])
     return rows

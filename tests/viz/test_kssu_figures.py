@@ -115,6 +115,15 @@ def test_candidate_cloud_picks_out_the_aggregate():
     assert fig.layout.xaxis.title.text == "x1"
 
 
+def test_candidate_cloud_names_a_reference_when_the_data_have_no_truth():
+    fig = candidate_cloud_figure(SA, true_means=FLAT.means,
+                                 reference="non-private EM on your data")
+    crosses = next(t for t in fig.data if t.marker.symbol == "x")
+    assert crosses.name == "means of non-private EM on your data"
+    assert crosses.hovertemplate.startswith("means of non-private EM on your data (")
+    assert not any((t.name or "").startswith("true") for t in fig.data)
+
+
 def test_a_failed_run_says_so_in_the_title():
     failed = sample_aggregate(FLAT.data, Budget(epsilon=4.0, delta=1e-5),
                               rng=np.random.default_rng(0), k=2, radius=FLAT.radius, chunks=400,

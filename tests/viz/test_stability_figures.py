@@ -48,6 +48,13 @@ def test_centres_figure_plots_the_centres():
     assert list(fig.data[-1].x) == RESULT.estimate["means"][:, 0].tolist()
 
 
+def test_centres_figure_names_a_reference_when_the_data_have_no_truth():
+    fig = stability_centres_figure(RESULT, X, true_means=CENTRES,
+                                   reference="non-private EM on your data")
+    assert [t.name for t in fig.data] == ["data", "centroids",
+                                          "means of non-private EM on your data", "centres"]
+
+
 def test_a_rejected_run_draws_without_centres():
     uniform = np.random.default_rng(3).uniform(-10, 10, size=(400, 2))
     failed = stability_mixture(uniform, Budget(epsilon=math.inf), k=3, subsample=60, rows=60,
