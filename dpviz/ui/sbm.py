@@ -291,14 +291,39 @@ def _layout(block: str, seed: int, _graph: Graph) -> Layout:
     local[vertices] = np.arange(vertices.size)
     edges = local[graph.edges]
     edges = edges[(edges >= 0).all(axis=1)]
-    drawing = nx.Graph()
-    drawing.add_nodes_from(range(vertices.size))
-    drawing.add_edges_from(edges.tolist())
-    positions = nx.spring_layout(drawing, seed=seed)
-    xy = np.array([positions[v] for v in range(vertices.size)], dtype=float)
+    xy = _spring_with_ring(vertices.size, edges, seed)
     shown = (edges if len(edges) <= DRAWN_EDGES else
              edges[np.sort(rng.choice(len(edges), DRAWN_EDGES, replace=False))])
     return Layout(vertices.astype(np.int64), xy, shown, len(edges), sampled)
+
+
+def _spring_with_ring(n: int, edges: NDArray[np.int64], seed: int) -> NDArray[np.float64]:
+    """A seeded spring layout of the vertices with an edge; isolated ones on a circle around it.
+
+    A spring layout pushes isolated vertices far out, which shrinks the graph to a corner of
+    the drawing; here they sit evenly on a circle just outside the rest.
+
+    Examples
+    --------
+    >>> xy = _spring_with_ring(5, np.array([[0, 1], [1, 2]]), seed=0)
+    >>> bool(np.linalg.norm(xy[3:], axis=1).min() > np.linalg.norm(xy[:3], axis=1).max())
+    True
+    """
+    linked = np.zeros(n, dtype=bool)
+    linked[edges.ravel()] = True
+    xy = np.zeros((n, 2))
+    if linked.any():
+        drawing = nx.Graph()
+        drawing.add_nodes_from(np.flatnonzero(linked).tolist())
+        drawing.add_edges_from(edges.tolist())
+        positions = nx.spring_layout(drawing, seed=seed)
+        xy[linked] = [positions[v] for v in np.flatnonzero(linked)]
+    alone = np.flatnonzero(~linked)
+    if alone.size:
+        radius = 1.15 * max(float(np.linalg.norm(xy[linked], axis=1).max(initial=0.0)), 1.0)
+        angle = 2 * np.pi * np.arange(alone.size) / alone.size
+        xy[alone] = radius * np.column_stack([np.cos(angle), np.sin(angle)])
+    return xy
 
 
 def layout(scenario: Scenario, data: LoadedData) -> Layout:
@@ -307,6 +332,7 @@ def layout(scenario: Scenario, data: LoadedData) -> Layout:
     Seeded by the data seed (0 for a bundled graph or an upload), so it does not move with
     the noise. Above :data:`DRAWN_VERTICES` vertices a uniform sample of that many is drawn
     with the edges among them; at most :data:`DRAWN_EDGES` of those edges are drawn.
+    Vertices with no edge among those drawn sit on a circle around the rest.
     """
     return _layout(canonical(dict(scenario.data)), int(scenario.data.get("seed", 0)),
                    data.data)
@@ -320,8 +346,9 @@ def layout_caption(drawn: Layout, n: int) -> str:
     edges = (f"; {len(drawn.edges):,} of those edges are drawn"
              if len(drawn.edges) < drawn.edges_in_sample else "")
     return (f"{what}{edges}, in a seeded spring layout computed once per graph (it does not "
-            "move with ε). Colours are the recovered communities, up to a global sign; a red "
-            "ring marks a vertex put in the wrong one.")
+            "move with ε); vertices with no edge sit on an outer circle. Colours are the "
+            "recovered communities, up to a global sign; a red ring marks a vertex put in the "
+            "wrong one.")
 
 
 def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
