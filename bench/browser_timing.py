@@ -42,14 +42,13 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deploy.processes import free_port, stop  # noqa: E402
+from deploy.processes import free_port, stop, wait_healthy  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
@@ -216,14 +215,7 @@ def measure(pages: list[str], presses: int) -> dict[str, Any]:
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            while True:
-                try:
-                    urllib.request.urlopen(url + "/_stcore/health", timeout=1)
-                    break
-                except OSError:
-                    if time.perf_counter() - started > 120 or server.poll() is not None:
-                        raise RuntimeError("the server did not start within 120 s") from None
-                    time.sleep(0.05)
+            wait_healthy(url, process=server, seconds=120, poll=0.05)
             report["server_ready_s"] = round(time.perf_counter() - started, 3)
             tab.goto(url, timeout=120_000)
             tab.wait_for_function(CHART_DRAWN_JS, polling="raf", timeout=120_000)

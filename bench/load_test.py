@@ -38,7 +38,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +45,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from deploy.processes import free_port, stop  # noqa: E402
+from deploy.processes import free_port, stop, wait_healthy  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -263,12 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(url + "/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
+        wait_healthy(url, process=server, seconds=120, poll=0.5)
         baseline_kib = _peak_kib(server.pid)
         students = [Student(seed=SEED_BASE if args.same_link else SEED_BASE + i, index=i)
                     for i in range(args.students)]

@@ -51,7 +51,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -63,7 +62,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.load_test import SEED_BASE, _peak_kib, _percentile  # noqa: E402
-from deploy.processes import free_port, stop  # noqa: E402
+from deploy.processes import free_port, stop, wait_healthy  # noqa: E402
 
 #: The page the students open (its URL path) and the figure whose data is checked.
 PAGE = "gmm"
@@ -305,17 +304,6 @@ def isolation(students: list[Student]) -> list[str]:
     return found
 
 
-def _wait_healthy(url: str, seconds: float = 180.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=2)
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise RuntimeError(f"no server answered at {url} within {seconds:g} s")
-
-
 @dataclass
 class Target:
     """A server under test: its URL, its processes' pids and (one process) its own log."""
@@ -354,7 +342,7 @@ def fresh_server(serve: int) -> Iterator[Target]:
                                 stderr=subprocess.DEVNULL, preexec_fn=_unniced)
         url = f"http://127.0.0.1:{port}"
         try:
-            _wait_healthy(url)  # behind nginx: only once every process answers
+            wait_healthy(url, seconds=180, poll=0.5)  # behind nginx: once every process answers
             pids = [int(p) for p in pid_file.read_text().split()] if serve else [proc.pid]
             yield Target(url, pids, max(serve, 1), bool(serve), None if serve else log)
         finally:
@@ -472,7 +460,7 @@ def held(target: Target, sizes: list[int], *, seconds: float, think: float,
 @contextmanager
 def _running(url: str, pid_file: str | None) -> Iterator[Target]:
     pids = [int(p) for p in Path(pid_file).read_text().split()] if pid_file else []
-    _wait_healthy(url)
+    wait_healthy(url, seconds=180, poll=0.5)
     yield Target(url.rstrip("/"), pids, max(len(pids), 1), True)
 
 

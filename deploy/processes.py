@@ -1,4 +1,4 @@
-"""Servers a program starts and must stop: a free port to run one on, and the stop itself.
+"""Servers a program starts and must stop: a free port, the wait until one answers, the stop.
 
 Shared by ``deploy/serve.py``, the benches (``bench/``) and the browser tests'
 ``tests/browser/conftest.py``; it imports nothing of dpviz, so none of them depends on another.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
+import urllib.request
 from typing import Any
 
 
@@ -17,6 +18,34 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def healthy(url: str, timeout: float = 2.0) -> bool:
+    """Whether the Streamlit server at ``url`` answers its health check (``/_stcore/health``)."""
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=timeout) as answer:
+            return bool(answer.read().strip() == b"ok")
+    except OSError:
+        return False
+
+
+def wait_healthy(url: str, *, process: subprocess.Popen[Any] | None = None,
+                 seconds: float = 120.0, poll: float = 0.3) -> None:
+    """Wait until the server at ``url`` answers, checking every ``poll`` seconds.
+
+    Raises
+    ------
+    RuntimeError
+        When ``process`` (the server, if given) exits first, or nothing answers within
+        ``seconds``.
+    """
+    deadline = time.monotonic() + seconds
+    while not healthy(url, timeout=min(2.0, max(poll, 0.5))):
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the server at {url} exited with code {process.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no server answered at {url} within {seconds:g} s")
+        time.sleep(poll)
 
 
 def stop(*processes: subprocess.Popen[Any], timeout: float = 20.0) -> None:

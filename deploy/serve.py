@@ -28,13 +28,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from types import FrameType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from deploy.processes import stop  # noqa: E402
+from deploy.processes import healthy, stop  # noqa: E402
 
 TEMPLATE = ROOT / "deploy" / "nginx.conf.template"
 #: How long a backend may take to answer its health check (a cold start under load).
@@ -64,14 +63,6 @@ def render(template: str, *, listen: str, backends: list[str], run_dir: Path) ->
     for name, value in filled.items():
         template = template.replace(name, value)
     return template
-
-
-def _healthy(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-            return True
-    except OSError:
-        return False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"dpviz: ports {sorted(waiting)} did not answer within "
                       f"{START_SECONDS:g} s", file=sys.stderr)
                 return 1
-            waiting = {p for p in waiting if not _healthy(p)}
+            waiting = {p for p in waiting if not healthy(f"http://127.0.0.1:{p}")}
             time.sleep(0.5)
         if stopping:
             return 0

@@ -5,7 +5,9 @@ import socket
 import subprocess
 import sys
 
-from deploy.processes import free_port, stop
+import pytest
+
+from deploy.processes import free_port, healthy, stop, wait_healthy
 
 #: A child that ignores the terminate signal (it must be killed) and says when it is ready.
 STUBBORN = ("import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
@@ -31,3 +33,31 @@ def test_free_port_can_be_listened_on():
     with socket.socket() as s:
         s.bind(("127.0.0.1", port))
         s.listen()
+
+
+#: A one-route server answering Streamlit's health check with "ok" on the port it is given.
+HEALTH = ("import http.server, sys\n"
+          "class H(http.server.BaseHTTPRequestHandler):\n"
+          "    def do_GET(self):\n"
+          "        ok = self.path == '/_stcore/health'\n"
+          "        self.send_response(200 if ok else 404); self.end_headers()\n"
+          "        self.wfile.write(b'ok' if ok else b'')\n"
+          "    def log_message(self, *a): pass\n"
+          "http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()\n")
+
+
+def test_wait_healthy_returns_once_the_server_answers_and_raises_when_it_exits():
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    assert not healthy(url)
+    server = subprocess.Popen([sys.executable, "-c", HEALTH, str(port)])
+    try:
+        wait_healthy(url, process=server, seconds=30, poll=0.05)
+        assert healthy(url)
+    finally:
+        stop(server)
+    dead = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    with pytest.raises(RuntimeError, match="exited with code 3"):
+        wait_healthy(f"http://127.0.0.1:{free_port()}", process=dead, seconds=30, poll=0.05)
+    with pytest.raises(RuntimeError, match="no server answered"):
+        wait_healthy(f"http://127.0.0.1:{free_port()}", seconds=0.2, poll=0.05)

@@ -9,15 +9,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from deploy.processes import free_port, stop
+from deploy.processes import free_port, stop, wait_healthy
 
 from .browser_helpers import SCREENSHOTS
 
@@ -55,17 +53,10 @@ def streamlit_server(env: Mapping[str, str] | None = None, port: int | None = No
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                        if r.read().strip() == b"ok":
-                            break
-                except OSError:
-                    pass
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start; see {log_path}")
-                time.sleep(0.3)
+            try:
+                wait_healthy(url, process=process, seconds=60)
+            except RuntimeError as failed:
+                raise RuntimeError(f"streamlit did not start; see {log_path}") from failed
             yield url
         finally:
             stop(process)
