@@ -22,7 +22,7 @@ import pytest
 from dpviz.data import read_csv, sha256
 from dpviz.lab import card as cards
 
-from .browser_helpers import problems, screenshot, settle
+from .browser_helpers import open_page, problems, screenshot, settle
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "secretmarker7c1e"
@@ -149,3 +149,16 @@ def test_sbm_card_of_an_edge_list_named_like_a_server_file(page, server, name,
     check_no_leak(page, files, [sha256(requirements), *lines[:3], MARKER,
                                 sha256(secret.read_bytes())])
     screenshot(page, f"security-sbm-upload-{sha256(name.encode())[:6]}")
+
+
+def test_pages_ask_nothing_of_other_hosts(page, server):
+    """A class's browsers talk to this server only: no font, icon or script from elsewhere
+    (a material-icon favicon made every browser fetch it from Google's font servers)."""
+    elsewhere: list[str] = []
+    page.on("request", lambda r: elsewhere.append(r.url)
+            if not r.url.startswith((server, "data:", "blob:")) else None)
+    for path in ("/", "/gmm", "/sbm"):
+        open_page(page, server + path)
+    assert elsewhere == []
+    icon = page.evaluate("() => document.querySelector('link[rel~=\"icon\"]').href")
+    assert icon.startswith(server)
