@@ -68,7 +68,7 @@ with figures:
                            repeats=int(st.session_state["gmm_repeats"]), content=content)
     uploaded = "upload" in scenario.data  # no truth: the black components are a reference fit
     reference = gmm.YOUR_DATA_REFERENCE if uploaded else None
-    title = ("Your data, non-private EM's means on it (black) and the private means"
+    title = ("Your data: non-private EM (black), private means"
              if uploaded else "The data, the true means and the private means")
     if iteration is not None and iteration < steps:
         title += f" — after {iteration} of {steps} iterations"
