@@ -59,6 +59,7 @@ from bench.audit import bench_audit, bench_solve  # noqa: E402
 from bench.browser_timing import bench_browser  # noqa: E402
 from bench.covariance import bench_covariance  # noqa: E402
 from bench.gmm import bench_gmm  # noqa: E402
+from bench.gmm_refusals import bench_refusals  # noqa: E402
 from bench.panels import bench_panels  # noqa: E402
 from bench.protocol_load import bench_protocol_load  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
@@ -450,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
     with threadpool_limits(limits=2, user_api="blas"):
         bench_mean(b, suffix="_2threads")
     bench_gmm(b, args.quick)
+    bench_refusals(b)  # fresh processes: a ruled-out run's first call, each < 50 ms
     bench_covariance(b, args.quick)
     bench_sbm(b, args.quick)
     bench_sweep(b)
