@@ -658,18 +658,17 @@ def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
     """Run on a table clipped to the block's ``bounds``; results back in the table's units.
 
     Private bounds spend their share of the budget first (on the run's ledger, composed with
-    the estimator's releases: :func:`dpviz.privacy.bounds.split_budget`); the estimator runs on
+    the estimator's releases: :func:`dpviz.privacy.bounds.bound_plan`); the estimator runs on
     ``box.prepare(x)`` with the box's radius and the rest of the budget.
     """
     from dpviz import run
     from dpviz.privacy import Ledger
     from dpviz.privacy.bounds import (
         Box,
+        bound_plan,
         data_box,
         parse_bounds,
         private_box,
-        quantile_releases,
-        split_budget,
     )
     from dpviz.privacy.randomness import secure_generator
 
@@ -693,11 +692,11 @@ def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
     elif "data" in bounds:
         box = data_box(x, standardise=standardise)
     else:
-        each, rest = split_budget(budget, float(bounds["private"]), quantile_releases(d))
-        box = private_box(x, epsilon=each, rng=rng, standardise=standardise,
+        plan = bound_plan(len(x), d, budget, float(bounds["private"]))
+        box = private_box(x, plan=plan, rng=rng, standardise=standardise,
                           ledger=Ledger() if budget.non_private else spent,
                           names=loaded.names or None)
-        params = {**params, "epsilon": rest.epsilon, "rho": rest.rho}
+        params = {**params, "epsilon": plan.rest.epsilon, "rho": plan.rest.rho}
     result = run(s.task, s.estimator, box.prepare(x), rng=rng,
                  **{**params, "radius": box.radius})
     for release in result.ledger.releases:

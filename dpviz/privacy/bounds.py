@@ -441,24 +441,67 @@ def quantile_found(n: int, q: float, epsilon: float) -> bool:
     return epsilon * min(q, 1 - q) * n / 2 >= needed
 
 
-def private_box(x: ArrayLike, *, epsilon: float, rng: np.random.Generator, ledger: Any,
+@dataclass(frozen=True)
+class BoundPlan:
+    """How private ranges spend their share of a budget (public: n, d, the budget, the share).
+
+    Attributes
+    ----------
+    medians : bool
+        Whether the ranges come from medians (:func:`median_box`, ``d + 1`` releases) rather
+        than from the 5 %/95 % quantiles (``2d`` releases).
+    releases : int
+        The bound's releases.
+    epsilon : float
+        Each release's ε (pure DP).
+    rest : Budget
+        What the estimator gets.
+    """
+
+    medians: bool
+    releases: int
+    epsilon: float
+    rest: Budget
+
+
+def bound_plan(n: int, d: int, budget: Budget, share: float) -> BoundPlan:
+    """Choose the private ranges' way and split ``share`` of ``budget`` among its releases.
+
+    The quantiles run when :func:`quantile_found` finds the 5 % quantile of ``n`` rows at the
+    ε each of their ``2d`` releases would get; otherwise the medians' ``d + 1`` releases share
+    the same part of the budget (:func:`split_budget`, so a ρ budget's share is ρ, not ε).
+
+    Examples
+    --------
+    >>> bound_plan(500, 2, Budget(epsilon=1.0), 0.2).releases
+    3
+    >>> plan = bound_plan(500, 2, Budget(rho=0.1, delta=1e-6), 0.3)
+    >>> round(plan.releases * plan.epsilon ** 2 / 2 + plan.rest.rho, 12)
+    0.1
+    """
+    each, rest = split_budget(budget, share, quantile_releases(d))
+    if quantile_found(n, min(PRIVATE_QUANTILES), each):
+        return BoundPlan(False, quantile_releases(d), each, rest)
+    each, rest = split_budget(budget, share, d + 1)
+    return BoundPlan(True, d + 1, each, rest)
+
+
+def private_box(x: ArrayLike, *, plan: BoundPlan, rng: np.random.Generator, ledger: Any,
                 names: Sequence[str] | None = None, standardise: bool = False) -> Box:
-    """Per-column ranges from private quantiles; ``2d·epsilon`` spent in all, on ``ledger``.
+    """Per-column private ranges, ``plan.releases`` releases at ``plan.epsilon`` on ``ledger``.
 
-    With enough rows (:func:`quantile_found` for the 5 % quantile at ``epsilon``): the
-    quantiles :data:`PRIVATE_QUANTILES` of every column, ``2d`` releases at ``epsilon``.
-    Post-processing: a range whose two ends land on one candidate is widened to the next
-    candidate above, then each end moves out by :data:`PRIVATE_MARGIN` of the width.
-
-    With fewer (the choice depends on the public n, d and ε only): :func:`median_box`, ``d + 1``
-    releases at ``2d·epsilon/(d + 1)``.
+    Quantiles (enough rows, :func:`bound_plan`): the quantiles :data:`PRIVATE_QUANTILES` of
+    every column. Post-processing: a range whose two ends land on one candidate is widened to
+    the next candidate above, then each end moves out by :data:`PRIVATE_MARGIN` of the width.
+    Medians (fewer rows): :func:`median_box`.
     """
     rows = np.atleast_2d(np.asarray(x, dtype=float))
     n, d = rows.shape
     names = list(names or [f"column {j + 1}" for j in range(d)])
-    if not quantile_found(n, min(PRIVATE_QUANTILES), epsilon):
-        return median_box(rows, epsilon=quantile_releases(d) * epsilon / (d + 1), rng=rng,
-                          ledger=ledger, names=names, standardise=standardise)
+    epsilon = plan.epsilon
+    if plan.medians:
+        return median_box(rows, epsilon=epsilon, rng=rng, ledger=ledger, names=names,
+                          standardise=standardise)
     low, high = np.empty(d), np.empty(d)
     for j in range(d):
         ends = [private_quantile(rows[:, j], q, epsilon=epsilon, rng=rng, ledger=ledger,

@@ -33,6 +33,7 @@ from dpviz.privacy.bounds import (
     PRIVATE_QUANTILES,
     TYPED_HINT,
     Box,
+    bound_plan,
     parse_bounds,
     quantile_found,
     quantile_releases,
@@ -107,11 +108,13 @@ def private_ranges_method(n: int, d: int, budget: Budget, share: float) -> str:
     >>> private_ranges_method(20_000, 2, Budget(epsilon=1.0), 0.2)[:38]
     "each column's private 5% and 95% quant"
     """
+    plan = bound_plan(n, d, budget, share)
+    if not plan.medians:
+        return f"{_QUANTILES} ({plan.releases} releases at ε = {plan.epsilon:.3g} each)"
     each, _ = split_budget(budget, share, quantile_releases(d))
-    if quantile_found(n, min(PRIVATE_QUANTILES), each):
-        return f"{_QUANTILES} ({quantile_releases(d)} releases at ε = {each:.3g} each)"
-    return (f"{_MEDIANS} ({d + 1} releases: {n:,} rows are too few for the quantiles at "
-            f"ε = {each:.3g} per release, which need about {round(quantile_rows(each), -2):,})")
+    return (f"{_MEDIANS} ({plan.releases} releases at ε = {plan.epsilon:.3g} each: {n:,} rows "
+            f"are too few for the quantiles at ε = {each:.3g} per release, which need about "
+            f"{round(quantile_rows(each), -2):,})")
 
 
 @dataclass(frozen=True)
