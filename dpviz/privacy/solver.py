@@ -272,7 +272,10 @@ def _bisect_level(plan: Sequence[PlannedRelease], budget: Budget) -> float:
     # which its ε rises steeply but continuously: only mixed plans are searched for steps
     mixed = any(r.mechanism == "gaussian" for r in plan)
     log_t = _root_below(gap, low, high, steps=budget.method == "pld" and mixed)
-    if budget.paper_mode and not abs(gap(log_t)) < 1e-5:
+    # paper mode refuses only when its ε < 1 limit is what stops the search (a level 0.1 %
+    # higher breaks it), not when a PLD staircase leaves the answer a step below the target
+    if (budget.paper_mode and not abs(gap(log_t)) < 1e-5
+            and math.isinf(gap(log_t + math.log(1.001)))):
         raise BudgetError(
             "paper mode's classic Gaussian formula only holds for epsilon < 1 per release, "
             f"too little for a total epsilon of {target:g} here; turn paper mode off")
@@ -370,7 +373,8 @@ def _bracket(plan: Sequence[PlannedRelease], budget: Budget,
             second = first - g_first  # log-linear step: ε ∝ t
             g_second = gap(second)
             reach = 1.25
-            while g_first * g_second > 0 and math.isfinite(g_second) and abs(second) < 700:
+            while (g_first * g_second > 0 and math.isfinite(g_second) and abs(second) < 700
+                   and second != first):  # a gap of ~1e-16 steps nowhere: bracket below
                 # past the root along the last chord (its slope kept within [1/4, 4]), then
                 # twice as far each time
                 slope = min(max((g_second - g_first) / (second - first), 0.25), 4.0)

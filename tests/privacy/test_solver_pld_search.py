@@ -73,3 +73,28 @@ def test_canonical_events_merge_gaussians_exactly_and_keep_the_larger_epsilon():
     laplaces = [e for e in merged if e.kind == "laplace"]
     assert [(e.epsilon, e.count) for e in laplaces] == [(0.2 * (1 + 1e-13), 2), (0.3, 1)]
     assert [e.kind for e in merged].count("pure") == 1
+
+
+def test_a_plan_whose_first_step_lands_on_the_target_solves():
+    """Laplace and pure releases only: their PLD ε can be the linear sum, exactly ∝ t, so the
+    first log-linear step lands on the target and the next one did not move (0/0 in the
+    chord's slope)."""
+    for plan, epsilon, delta in (([P("a", "laplace", 1.0, 7, 2.0), P("b", "pure", 1.0, 2, 1.0)],
+                                  1.0, 1e-6),
+                                 ([P("a", "laplace", 1.0, 8, 2.0), P("b", "pure", 1.0, 5, 1.0)],
+                                  2.0, 1e-8)):
+        budget = Budget(epsilon=epsilon, delta=delta, method="pld")
+        solver_module._solved.cache_clear()
+        allocations = solve(plan, budget)
+        spent = solver_module._composed(list(allocations.values()), budget)
+        assert epsilon * 0.99 <= spent <= epsilon
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 0.25, 0.5])
+def test_paper_mode_under_pld_is_not_refused_for_a_staircase_step(epsilon):
+    """A mixed plan's discretised PLD may end a step below the target: paper mode's ε < 1
+    limit is not what stopped it, so it is solved, not refused."""
+    budget = Budget(epsilon=epsilon, delta=1e-5, method="pld", paper_mode=True)
+    solver_module._solved.cache_clear()
+    allocations = solve([P("a", "pure", 1.0, 5, 1.0), P("b", "gaussian", 1.0, 1, 1.0)], budget)
+    assert solver_module._composed(list(allocations.values()), budget) <= epsilon
