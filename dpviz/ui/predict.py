@@ -42,6 +42,7 @@ from dpviz.lab.scenario import USER_KINDS, Scenario
 from dpviz.privacy import METHOD_LABELS
 from dpviz.ui.live import share
 from dpviz.ui.runs import canonical
+from dpviz.ui.widgets import escape_markdown
 from dpviz.viz.predict import add_guess, guess_figure
 
 if TYPE_CHECKING:
@@ -363,8 +364,11 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
         st.session_state[x_key], st.session_state[y_key] = click
         st.rerun()
     a, b, c = st.columns([2, 2, 1], vertical_alignment="bottom")
-    a.number_input(f"Guess: {names[axes[0]]}", value=None, format="%.4g", key=x_key)
-    b.number_input(f"Guess: {names[axes[1]]}", value=None, format="%.4g", key=y_key)
+    # a CSV header is the user's text: Streamlit renders Markdown (links, images) in labels
+    a.number_input(f"Guess: {escape_markdown(names[axes[0]])}", value=None, format="%.4g",
+                   key=x_key)
+    b.number_input(f"Guess: {escape_markdown(names[axes[1]])}", value=None, format="%.4g",
+                   key=y_key)
     private = np.asarray(private_means, dtype=float)[:, list(axes)]
     # the private means are charged on the ledger, but on an upload the estimator may be a
     # non-private one, or its bounds read from the data: there the class gets the guess only

@@ -24,6 +24,7 @@ from dpviz.lab.scenario import MAX_LABEL
 from dpviz.lab.work import BIGGER_JOBS
 from dpviz.privacy import METHOD_LABELS, METHODS
 from dpviz.viz import figure_table
+from dpviz.viz.style import plain_text
 
 T = TypeVar("T")
 
@@ -176,8 +177,9 @@ def upload_content(upload: Any) -> bytes:
 
     Checks the size Streamlit reports against :data:`dpviz.core.limits.MAX_UPLOAD_BYTES`, then
     counts lines (a byte scan, no parsing) against :data:`dpviz.core.limits.INTERACTIVE_ROWS`: a
-    page's public data domain, so the sentence names the cap, never the file's count (rows and
-    edges are private).
+    page's public data domain, so the sentence names the cap, never the file's count (a
+    table's row count is public under replace-one neighbours, but a graph's edge count is what
+    edge privacy hides, and one sentence serves both).
 
     Raises
     ------
@@ -372,7 +374,7 @@ def show_chart(fig: go.Figure, *, key: str, filename: str, alt: str | None = Non
               "modeBarButtonsToRemove": TOOLBAR_REMOVED,
               "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2}}
     st.plotly_chart(fig, theme=None, width="stretch", key=key, config=config,
-                    alt=alt or fig.layout.title.text)
+                    alt=alt or plain_text(fig.layout.title.text or ""))
     st.session_state.setdefault(SHOWN_FIGURES, {})[filename] = fig  # for the experiment card
     # deferred: the table is built on a click, not on every rerun (15 ms a figure)
     st.download_button("Download the data (CSV)",

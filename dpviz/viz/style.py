@@ -115,9 +115,11 @@ def tint(color: str, amount: float) -> str:
     return f"rgb({mix[0]},{mix[1]},{mix[2]})"
 
 
-#: What Plotly's pseudo-HTML reads as markup (tags, entities, a ``$…$`` formula), as entities it
-#: decodes (it knows ``&amp; &lt; &gt;`` and numeric ones, not ``&quot;``).
-_PLOTLY_MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;"})
+#: What Plotly's pseudo-HTML reads as markup (tags, entities, a ``$…$`` formula, a hover
+#: template's ``%{…}``), as entities it decodes (``&amp; &lt; &gt;`` and numeric ones, not
+#: ``&quot;``).
+_PLOTLY_MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;",
+                                "%": "&#37;"})
 
 
 def plotly_text(text: object) -> str:
@@ -133,6 +135,22 @@ def plotly_text(text: object) -> str:
     '&lt;a href="http://x"&gt;M&amp;M&lt;/a&gt; &#36;y&#36;'
     """
     return str(text).translate(_PLOTLY_MARKUP)
+
+
+def plain_text(text: object) -> str:
+    """A figure's text as the reader sees it, for a table or an image's alt text.
+
+    Undoes :func:`plotly_text` (and :func:`wrapped`'s line breaks), so a download holds the
+    user's column names, not their entities.
+
+    Examples
+    --------
+    >>> plain_text(plotly_text("<b>x</b> 5% $y$") + "<br>next")
+    '<b>x</b> 5% $y$ next'
+    """
+    import html
+
+    return html.unescape(str(text).replace("<br>", " "))
 
 
 def wrapped(text: str, width: int = 55) -> str:

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import plotly.graph_objects as go
 
+from dpviz.viz.style import plain_text
+
 if TYPE_CHECKING:  # pandas loads on the first download, not with every page that draws a chart
     import pandas as pd
 
@@ -73,5 +75,24 @@ def figure_table(fig: go.Figure) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame({"series": [], "x": [], "y": []})
     table = pd.concat(frames, ignore_index=True)
+    for column in ("series", "x", "y"):  # names as the user wrote them, safe in a spreadsheet
+        table[column] = table[column].map(_cell)
     keep = ["series", "x", "y"] + (["value"] if heat else [])
     return table if errors else table[keep]
+
+
+def _cell(value: Any) -> Any:
+    r"""A text cell as the reader saw it, safe to open in a spreadsheet; other values as-is.
+
+    :func:`~dpviz.viz.style.plain_text`, then ``'`` before a leading ``= + - @`` (or a tab or
+    carriage return), so a spreadsheet does not run the cell as a formula.
+
+    Examples
+    --------
+    >>> _cell("=HYPERLINK(&quot;x&quot;)"), _cell("a &lt;b&gt;"), _cell(-1.5)
+    ('\'=HYPERLINK("x")', 'a <b>', -1.5)
+    """
+    if not isinstance(value, str):
+        return value
+    text = plain_text(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

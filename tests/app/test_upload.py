@@ -10,6 +10,7 @@ from test_bounds_upload import hundred_vertices, three_clusters
 from dpviz.data.files import sha256
 from dpviz.estimators.metrics import match_components
 from dpviz.ui.upload import WAYS
+from dpviz.ui.widgets import escape_markdown
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, values
 
@@ -81,6 +82,19 @@ def test_predict_mode_on_an_upload_names_the_reference_never_the_truth(gmm_uploa
     assert "from the matching mean of non-private EM on your data" in message
     assert "The means of non-private EM on your data (black) are shown now." in message
     assert "true" not in message
+
+
+def test_predict_mode_labels_show_a_hostile_header_literally():
+    """The guess boxes are labelled by the CSV's header: Markdown there (an image) is text."""
+    at = open_page("gmm")
+    at.selectbox(key="gmm_source").set_value("csv").run()
+    header = "![p](http://h.example/x.png)"
+    content = three_clusters().replace(b"height (cm)", header.encode(), 1)
+    at.file_uploader(key="gmm_upload").set_value(("h.csv", content, "text/csv")).run()
+    at.toggle(key="predict").set_value(True).run()
+    assert not at.exception, at.exception
+    label = at.number_input(key="gmm_guess_x").label
+    assert label == f"Guess: {escape_markdown(header)}" and "![p](" not in label
 
 
 def test_a_link_naming_the_csv_source_keeps_it_after_the_upload():

@@ -11,9 +11,10 @@ import plotly.graph_objects as go
 import pytest
 
 from dpviz.privacy import Ledger, Release
-from dpviz.viz import covariance, live, mixtures, predict
+from dpviz.viz import covariance, figure_table, live, mixtures, predict
 from dpviz.viz.privacy import ledger_bar
 from dpviz.viz.style import plotly_text
+from dpviz.viz.tables import _cell
 
 HOSTILE = ('<b>bold</b> <a href="http://evil.example">link</a> '
            '<span style="font-size:60px">big</span><br>$x^2$ M&amp;M')
@@ -88,3 +89,24 @@ def test_plotly_text_uses_only_entities_plotly_decodes():
     """Plotly decodes ``&amp; &lt; &gt;`` and numeric entities, not ``&quot;``: quotes and
     apostrophes stay as they are (html.escape's ``&quot;`` would show as those 6 letters)."""
     assert plotly_text("""it's "<b>" & $5""") == """it's "&lt;b&gt;" &amp; &#36;5"""
+
+
+def test_a_hover_template_shows_a_percent_sign_literally():
+    """``%{…}`` in a name that reaches a hover template is a placeholder unless escaped."""
+    assert plotly_text("share %{x}") == "share &#37;{x}"
+    strings = _strings(ledger_bar(_ledger()))
+    assert not any("%{x}" in s and "bound" in s for s in strings)
+
+
+@pytest.mark.parametrize("name", ["mixture", "budget bar", "heatmaps"])
+def test_a_figure_download_holds_the_names_as_written_and_no_formula(name):
+    """The CSV beside a chart: the user's names, not their entities; a name starting with
+    ``=`` cannot run as a spreadsheet formula."""
+    table = figure_table(FACTORIES[name]())
+    cells = [str(v) for column in ("series", "x", "y") for v in table[column]]
+    assert not any("&lt;" in c or "&#36;" in c for c in cells)
+    formula = figure_table(covariance.matrix_heatmaps([("true", np.eye(3))],
+                                                      tick_labels=("=cmd()", "b", "c")))
+    assert "'=cmd()" in set(formula["x"]) and not any(str(v).startswith("=") for v in formula["x"])
+    assert [_cell(v) for v in ("=1+1", "@SUM(A1)", "-2", "ok", 3.0)] == [
+        "'=1+1", "'@SUM(A1)", "'-2", "ok", 3.0]

@@ -176,7 +176,10 @@ def test_ledger_bar_legend_of_twelve_kinds_has_room_and_colours():
         ledger.record(Release(name, "gaussian", 1.0, "L2", 3.0, epsilon=0.1, delta=1e-7,
                               rho=0.001))
     fig = viz.ledger_bar(ledger)
-    assert [t.name for t in fig.data] == names and all(t.showlegend for t in fig.data)
+    from dpviz.viz.style import plotly_text
+
+    assert [t.name for t in fig.data] == [plotly_text(n) for n in names]  # % as an entity
+    assert all(t.showlegend for t in fig.data)
     layout = fig.layout
     assert layout.height == BAR_HEIGHT + 12 * LEGEND_ROW
     assert layout.margin.b == AXIS_HEIGHT + 12 * LEGEND_ROW  # the legend below the axis
