@@ -348,7 +348,8 @@ def layout_caption(drawn: Layout, n: int) -> str:
     return (f"{what}{edges}, in a seeded spring layout computed once per graph (it does not "
             "move with ε); vertices with no edge sit on an outer circle. Colours are the "
             "recovered communities, up to a global sign; a red ring marks a vertex put in the "
-            "wrong one.")
+            "wrong one. In the CSV download the edges are one walk through each component "
+            "(each edge there and back): consecutive points of a walk are an edge.")
 
 
 def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:

@@ -277,8 +277,8 @@ def page(title: str) -> PageContext:
     # The icon is a file the server sends (a material icon's favicon is fetched from Google's
     # font servers by every browser). The sidebar's toggle is drawn after the config: read its
     # value first. "auto" closes the sidebar on a phone's narrow screen, opens it on a wide one.
-    st.set_page_config(page_title=f"{title} · dpviz", page_icon=str(ASSETS / "favicon.png"),
-                       layout="wide",
+    st.set_page_config(page_title=f"{title} · dpviz",
+                       page_icon=(ASSETS / "favicon.png").read_bytes(), layout="wide",
                        initial_sidebar_state="collapsed" if presenter_requested() else "auto")
     st.session_state[SHOWN_FIGURES] = {}  # this run's figures, for the experiment card
     with st.sidebar:
