@@ -423,22 +423,33 @@ def private_quantile(column: ArrayLike, q: float, *, epsilon: float,
     return float(candidates[index])
 
 
-def quantile_found(n: int, q: float, epsilon: float) -> bool:
-    """Whether the exponential mechanism at ``epsilon`` finds the ``q``-quantile of ``n`` rows.
+def quantile_rows(q: float, epsilon: float) -> int:
+    """The fewest rows whose ``q``-quantile the exponential mechanism at ``epsilon`` finds.
 
-    True when ``ε·min(q, 1 − q)·n/2 ≥ ln |QUANTILE_GRID| + ln(1/QUANTILE_MISS)``: the
-    candidates beyond the data then weigh at most :data:`QUANTILE_MISS` of the best one. Public
-    (n is public under replace-one neighbours).
+    ``n ≥ 2(ln |QUANTILE_GRID| + ln(1/QUANTILE_MISS)) / (ε·min(q, 1 − q))``: the candidates
+    beyond the data then weigh at most :data:`QUANTILE_MISS` of the best one. Public (n is
+    public under replace-one neighbours).
+
+    Examples
+    --------
+    >>> quantile_rows(0.05, 0.05), quantile_rows(0.5, 0.05)
+    (9682, 969)
+    """
+    if math.isinf(epsilon):
+        return 0
+    needed = math.log(QUANTILE_GRID.size) + math.log(1 / QUANTILE_MISS)
+    return math.ceil(2 * needed / (epsilon * min(q, 1 - q)))
+
+
+def quantile_found(n: int, q: float, epsilon: float) -> bool:
+    """Whether ``n`` rows are enough for the ``q``-quantile at ``epsilon`` (:func:`quantile_rows`).
 
     Examples
     --------
     >>> quantile_found(20_000, 0.05, 0.05), quantile_found(500, 0.05, 0.05)
     (True, False)
     """
-    if math.isinf(epsilon):
-        return True
-    needed = math.log(QUANTILE_GRID.size) + math.log(1 / QUANTILE_MISS)
-    return epsilon * min(q, 1 - q) * n / 2 >= needed
+    return n >= quantile_rows(q, epsilon)
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,8 @@ from dpviz.privacy.bounds import (
     Box,
     bound_plan,
     parse_bounds,
-    quantile_found,
     quantile_releases,
+    quantile_rows,
     split_budget,
 )
 from dpviz.ui.widgets import attempt, escape_markdown, upload_block, upload_content
@@ -63,22 +63,9 @@ TOO_WIDE = 10.0
 _UNIT = re.compile(r"^(.*?)\s*[(\[]([^()\[\]]+)[)\]]\s*$")
 
 
-def quantile_rows(each: float) -> int:
-    """The fewest rows from which private ranges are quantiles, at ``each`` ε per release.
-
-    Examples
-    --------
-    >>> quantile_rows(0.05)
-    9682
-    """
-    low, high = 1, 1
-    while not quantile_found(high, min(PRIVATE_QUANTILES), each):
-        low, high = high, 2 * high
-    while low < high:  # the fewest n that quantile_found accepts
-        mid = (low + high) // 2
-        low, high = (mid + 1, high) if not quantile_found(mid, min(PRIVATE_QUANTILES), each) \
-            else (low, mid)
-    return high
+def _quantile_rows(each: float) -> int:
+    """The fewest rows from which private ranges are quantiles, at ``each`` ε per release."""
+    return quantile_rows(min(PRIVATE_QUANTILES), each)
 
 
 _QUANTILES = (f"each column's private {min(PRIVATE_QUANTILES):.0%} and "
@@ -90,8 +77,8 @@ _MEDIANS = (f"each column's private median ± {min(GAP_QUANTILES.values()):g} to
 #: The share slider's help: both ways private ranges are estimated, and which runs when.
 PRIVATE_HELP = ("Two ways, chosen from the public number of rows and ε alone: with enough rows "
                 "for the quantiles to be found (from about "
-                f"{round(quantile_rows(0.05), -2):,} rows at ε = 0.05 per release — 20 % of "
-                f"ε = 1 over 2 columns — and {round(quantile_rows(0.1), -2):,} at 0.1), "
+                f"{round(_quantile_rows(0.05), -2):,} rows at ε = 0.05 per release — 20 % of "
+                f"ε = 1 over 2 columns — and {round(_quantile_rows(0.1), -2):,} at 0.1), "
                 f"{_QUANTILES}; with fewer, {_MEDIANS}. The rest of ε goes to the estimator; the "
                 "budget bar shows both, and the page says which way ran.")
 
@@ -114,7 +101,7 @@ def private_ranges_method(n: int, d: int, budget: Budget, share: float) -> str:
     each, _ = split_budget(budget, share, quantile_releases(d))
     return (f"{_MEDIANS} ({plan.releases} releases at ε = {plan.epsilon:.3g} each: {n:,} rows "
             f"are too few for the quantiles at ε = {each:.3g} per release, which need about "
-            f"{round(quantile_rows(each), -2):,})")
+            f"{round(_quantile_rows(each), -2):,})")
 
 
 @dataclass(frozen=True)
