@@ -117,9 +117,6 @@ def escape_markdown(text: object) -> str:
     return "".join(out)
 
 
-#: An error's code spans unbroken: a browser wraps code at spaces and after hyphens
-#: (``sweep --`` / ``scheduler``).
-ONE_LINE_CODE = "<style>[data-testid='stAlertContentError'] code {white-space: nowrap}</style>"
 #: A command line quoted in a sentence (:data:`dpviz.lab.work.BIGGER_JOBS`).
 _COMMAND = re.compile(r"python -m dpviz(?: (?:run|solve|sweep)\b)?(?: --[a-z]+(?: [A-Z]+)?)*")
 
@@ -128,10 +125,11 @@ def sentence_markdown(text: object) -> str:
     """A sentence as Markdown that renders literally, its commands as code unsplit at hyphens.
 
     :func:`escape_markdown`, then each word of a ``python -m dpviz …`` command becomes a code
-    span (kept whole by :data:`ONE_LINE_CODE`): a browser broke ``python -`` / ``m dpviz``
-    and ``sweep --`` / ``scheduler`` across lines; now a command wraps only between its
-    words, and copies as typed. The pattern matches letters, spaces and hyphens only (which
-    escaping leaves alone), so a span holds nothing Markdown could read.
+    span (kept whole by the app's style sheet, ``assets/app.css``): a browser broke
+    ``python -`` / ``m dpviz`` and ``sweep --`` / ``scheduler`` across lines; now a command
+    wraps only between its words, and copies as typed. The pattern matches letters, spaces
+    and hyphens only (which escaping leaves alone), so a span holds nothing Markdown could
+    read.
 
     Examples
     --------
@@ -163,10 +161,7 @@ def show_failure(err: Exception) -> None:
     :data:`INTERNAL_ERROR`.
     """
     if isinstance(err, ValueError):
-        text = sentence_markdown(err)
-        if _COMMAND.search(str(err)):
-            st.html(ONE_LINE_CODE)  # style only: Streamlit draws it in no space
-        st.error(text, icon=":material/error:")
+        st.error(sentence_markdown(err), icon=":material/error:")
     else:
         LOG.error("page failed", exc_info=err)
         st.error(INTERNAL_ERROR, icon=":material/error:")
