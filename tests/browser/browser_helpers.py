@@ -17,10 +17,15 @@ def open_page(tab, url: str) -> None:
 
 
 def settle(tab) -> None:
-    """Wait until Streamlit is no longer running the script."""
+    """Wait until Streamlit is no longer running the script.
+
+    Both signs are read: the app's script state (set as soon as a run starts) and the status
+    widget (shown only after a run has taken a moment), so a run that has just begun counts.
+    """
     time.sleep(0.3)
     tab.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
+        "() => document.querySelector('.stApp[data-test-script-state=\"notRunning\"]')"
+        " && !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
     time.sleep(0.3)
 
 

@@ -74,10 +74,12 @@ def test_estimator_link_by_name(page, server):
 
 def test_gmm_saved_benchmarks_open(page, server):
     open_page(page, server + "/gmm")
-    page.get_by_text("Reproduce the DP-EM paper").click()
-    page.get_by_text("DP-EM against the peers").click()
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 4")
-    settle(page)
+    for label in ("Reproduce the DP-EM paper", "DP-EM against the peers"):
+        # one section at a time, each run finished before the next click (CI, 2 busy cores)
+        page.get_by_text(label).click()
+        settle(page)
+        section = page.locator('[data-testid="stExpander"]').filter(has_text=label)
+        section.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=60_000)
     assert problems(page) == []
     assert "Verdict:" in page.content() and "Reading:" in page.content()
     screenshot(page, "gmm-benchmarks")
