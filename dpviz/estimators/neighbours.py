@@ -181,18 +181,18 @@ def circle_candidates(base: NDArray[np.float64]) -> tuple[tuple[Any, Any, str], 
                  for e, y in zip(datasets, points, strict=True) if e is not d)
 
 
-def mixture_pair(**params: Any) -> NeighbourPair:
-    """A mixture's pair: the corner pair on a two-cluster instance, k = 2.
+def mixture_pair(rows: int = 10, **params: Any) -> NeighbourPair:
+    """A mixture's pair: the corner pair on a two-cluster instance of ``rows`` rows each, k = 2.
 
     Candidates (for the white-box audit): row 0 at any two of eight points of the unit circle,
-    on the same clusters with 100 rows each — where a row changes the releases most depends on
-    which component the released parameters put it in, and with more rows the released
-    covariances are tight enough to put it squarely in one.
+    on the same clusters with ``max(rows, 100)`` rows each — where a row changes the releases
+    most depends on which component the released parameters put it in, and with more rows the
+    released covariances are tight enough to put it squarely in one.
     """
-    pair = _corner_pair(_two_clusters(10), _mixture_mean(CORNER),
+    pair = _corner_pair(_two_clusters(rows), _mixture_mean(CORNER),
                         "the mixture's mean Σⱼ wⱼμⱼ projected on u (unchanged by relabelling "
                         "the components)", k=2, **params)
-    return replace(pair, candidates=circle_candidates(_two_clusters(100)))
+    return replace(pair, candidates=circle_candidates(_two_clusters(max(rows, 100))))
 
 
 def _two_clusters(rows: int) -> NDArray[np.float64]:

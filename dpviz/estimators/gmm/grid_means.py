@@ -1,0 +1,425 @@
+"""Grid means: private cluster centres for small tables (dpviz's own estimator).
+
+None of the five papers has an estimator that succeeds on a few hundred rows: DP-EM's noisy
+M-steps scale with the whole public bound, and the others refuse below 10⁴–10¹⁴ rows. This one
+is built from two textbook releases. First a noisy histogram on a public grid finds where the
+clusters are (the histogram mechanism, Dwork, McSherry, Nissim & Smith 2006), then a few
+clipped-mean steps refine them. Each step is a DPLloyd iteration (Blum, Dwork, McSherry &
+Nissim 2005) whose rows are clipped to a small radius about the current centres, not to the
+whole bound, so its noise is the radius's, not the bound's.
+
+1. **Grid.** The cube ``[−R, R]ᵈ`` around the public ball is cut into ``m`` cells per axis,
+   and every cell's count is released with Gaussian noise. Replacing one row moves one count
+   down by 1 and another up by 1, so the L2 sensitivity is ``√2``.
+2. **Peaks** (post-processing). The ``k`` heaviest windows of ``2ᵈ`` cells that do not
+   overlap are picked. Each peak's centre is the mean of its cells' centres, weighted by their
+   noisy counts (negative counts count as 0).
+3. **Local steps.** Every row goes to its nearest centre, and its offset from that centre is
+   clipped to the radius ``rⱼ``. The per-cluster counts (L2 sensitivity ``√2``) and offset sums
+   (``2rⱼ``: when the old and the new row fall in one cluster its sum moves by their difference)
+   are released, and each centre moves by its noisy sum over its noisy count. The first
+   radius is the grid's cell width, and each later one is half the previous.
+
+The budget is planned once through :func:`dpviz.privacy.solve`: the grid gets
+``grid_share``, and the steps share the rest equally, with :data:`COUNT_SHARE` of each step's
+part spent on its counts. The weights are the last step's noisy counts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dpviz.core import limits
+from dpviz.core.entry import CostModel, Estimator, Param, shared_k
+from dpviz.data import as_matrix
+from dpviz.estimators.gmm.dplloyd import nearest_centre
+from dpviz.estimators.gmm.one_cluster import refused_before_spending
+from dpviz.estimators.neighbours import NeighbourPair, mixture_pair
+from dpviz.estimators.result import Result
+from dpviz.privacy import Budget, Ledger, PlannedRelease, release, solve
+from dpviz.privacy.bounds import resolve_ball
+
+#: The most columns a grid is laid over: ``m`` cells per axis make ``mᵈ`` cells.
+MAX_COLUMNS = 3
+#: The most cells a grid may have (memory and time stay bounded for any public input).
+MAX_CELLS = 2**16
+CELLS_RANGE = limits.Limit("cells", 2, 256)
+STEPS_RANGE = limits.Limit("steps", 1, 6)
+SHARE_RANGE = limits.Limit("grid_share", 0.05, 0.9)
+#: The share of each local step's budget spent on its counts (the rest on its sums). The
+#: counts only divide the sums, and an error of a few rows in ~100 moves a centre by a few
+#: per cent of the radius.
+COUNT_SHARE = 0.1
+#: A noisy count below this many of its noise's standard deviations divides the sums as if
+#: it were that large: a count the noise dominates would throw its centre far away.
+COUNT_FLOOR = 3.0
+#: How much a peak's window must outweigh the grid's noise for :func:`can_run` to expect it
+#: to be found (a window's noise has standard deviation ``2^{d/2}·σ``).
+PEAK_MARGIN = 6.0
+#: Cells per axis per ``k^{1/d}`` when ``cells`` is automatic (:func:`auto_cells`).
+CELLS_PER_CLUSTER = 8.0
+
+
+def grid_sensitivity() -> float:
+    """Replace-one L2 sensitivity of a histogram: one count −1, another +1, so ``√2``.
+
+    Examples
+    --------
+    >>> round(grid_sensitivity(), 4)
+    1.4142
+    """
+    return math.sqrt(2.0)
+
+
+def sums_sensitivity(radius: float) -> float:
+    """Replace-one L2 sensitivity of the k clipped offset sums: ``2r``.
+
+    If the old and the new row fall in one cluster, its sum moves by the difference of two
+    offsets of norm at most ``r`` (up to ``2r`` when they point opposite ways); if in two,
+    each of two sums moves by at most ``r`` (``√2·r`` together).
+
+    Examples
+    --------
+    >>> sums_sensitivity(2.0)
+    4.0
+    """
+    return 2.0 * radius
+
+
+def auto_cells(k: int, d: int) -> int:
+    """Cells per axis when the caller gives none: ``CELLS_PER_CLUSTER·k^{1/d}``, capped.
+
+    Examples
+    --------
+    >>> auto_cells(3, 2), auto_cells(1, 1), auto_cells(50, 3)
+    (14, 8, 29)
+    """
+    wanted = round(CELLS_PER_CLUSTER * k ** (1.0 / d))
+    cap = int(MAX_CELLS ** (1.0 / d) + 1e-9)
+    return int(min(max(wanted, CELLS_RANGE.low), cap, CELLS_RANGE.high))
+
+
+def histogram(points: NDArray[np.float64], radius: float, cells: int) -> NDArray[np.float64]:
+    """Counts of ``points`` in the ``cells``ᵈ cells of the cube ``[−radius, radius]ᵈ``.
+
+    Examples
+    --------
+    >>> histogram(np.array([[-0.9], [0.1], [0.2]]), 1.0, 2).tolist()
+    [1.0, 2.0]
+    """
+    d = points.shape[1]
+    index = np.clip(((points + radius) / (2 * radius) * cells).astype(np.int64), 0, cells - 1)
+    flat = np.ravel_multi_index(tuple(index.T), (cells,) * d)
+    return np.bincount(flat, minlength=cells**d).astype(float).reshape((cells,) * d)
+
+
+def window_sums(grid: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Sums over every window of ``2ᵈ`` neighbouring cells (one fewer position per axis).
+
+    Examples
+    --------
+    >>> window_sums(np.array([1.0, 2.0, 4.0])).tolist()
+    [3.0, 6.0]
+    """
+    out = grid
+    for axis in range(grid.ndim):
+        size = out.shape[axis]
+        out = np.take(out, range(size - 1), axis=axis) + np.take(out, range(1, size), axis=axis)
+    return out
+
+
+def peak_centres(noisy: NDArray[np.float64], radius: float, k: int) -> NDArray[np.float64]:
+    """The centres of the ``k`` heaviest non-overlapping ``2ᵈ`` windows (post-processing).
+
+    Each centre is the mean of its window's cell centres weighted by their noisy counts
+    (negative ones as 0; the window's middle if all are).
+
+    Examples
+    --------
+    >>> grid = np.zeros((4, 4)); grid[0, 0] = 5.0; grid[3, 2] = grid[3, 3] = 4.0
+    >>> peak_centres(grid, 2.0, 2).tolist()
+    [[1.5, 1.0], [-1.5, -1.5]]
+    """
+    d, cells = noisy.ndim, noisy.shape[0]
+    width = 2 * radius / cells
+    windows = window_sums(noisy) if cells > 1 else noisy.copy()
+    centres = np.empty((k, d))
+    for j in range(k):
+        corner = np.unravel_index(int(np.argmax(windows)), windows.shape)
+        block = np.clip(noisy[tuple(slice(c, c + 2) for c in corner)], 0.0, None)
+        for axis in range(d):
+            mids = -radius + width * (corner[axis] + np.arange(block.shape[axis]) + 0.5)
+            mass = block.sum(axis=tuple(a for a in range(d) if a != axis))
+            centres[j, axis] = mass @ mids / mass.sum() if mass.sum() > 0 else mids.mean()
+        windows[tuple(slice(max(c - 1, 0), c + 2) for c in corner)] = -np.inf
+    return centres
+
+
+def local_statistics(points: NDArray[np.float64], centres: NDArray[np.float64],
+                     radius: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per-cluster counts and sums of the offsets to the nearest centre, clipped to ``radius``.
+
+    Examples
+    --------
+    >>> counts, sums = local_statistics(np.array([[0.0], [3.0], [10.0]]),
+    ...                                 np.array([[1.0], [9.0]]), 1.5)
+    >>> counts.tolist(), sums.tolist()
+    ([2.0, 1.0], [[0.5], [1.0]])
+    """
+    k, d = centres.shape
+    labels = nearest_centre(points, centres)
+    offsets = points - centres[labels]
+    norms = np.linalg.norm(offsets, axis=1, keepdims=True)
+    offsets *= np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))
+    counts = np.bincount(labels, minlength=k).astype(float)
+    sums = np.stack([np.bincount(labels, weights=offsets[:, j], minlength=k) for j in range(d)],
+                    axis=1)
+    return counts, sums
+
+
+def plan(steps: int, grid_share: float) -> list[PlannedRelease]:
+    """The releases: the grid, then each step's counts and sums (Gaussian, unit sensitivity).
+
+    Weights are shares of the budget: the grid ``grid_share``; each step ``1 − grid_share``
+    over ``steps``, :data:`COUNT_SHARE` of it on counts.
+    """
+    each = (1.0 - grid_share) / steps
+    return [PlannedRelease("grid", "gaussian", 1.0, weight=grid_share),
+            PlannedRelease("counts", "gaussian", 1.0, count=steps, weight=each * COUNT_SHARE),
+            PlannedRelease("sums", "gaussian", 1.0, count=steps,
+                           weight=each * (1.0 - COUNT_SHARE))]
+
+
+def grid_means(data: ArrayLike, budget: Budget, *, k: int, rng: np.random.Generator,
+               radius: float | str | None = None, cells: int | None = None,
+               grid_share: float = 0.3, steps: int = 2) -> Result:
+    """Private cluster centres from a noisy grid and clipped local means (module docstring).
+
+    Parameters
+    ----------
+    data : array-like
+        n × d rows (d ≤ :data:`MAX_COLUMNS`), one per person.
+    budget : Budget
+        The target, with δ > 0 (Gaussian noise).
+    k : int
+        Number of clusters, 1 … 50 and at most n.
+    rng : numpy.random.Generator
+        The noise.
+    radius : float, "data" or None
+        Public radius R of the ball the rows are clipped to (``None``: 1; ``"data"``: read
+        from the data, not private). The grid covers ``[−R, R]ᵈ`` about the ball's centre.
+    cells : int or None
+        Cells per axis (2 … 256, at most :data:`MAX_CELLS` in all); ``None``:
+        :func:`auto_cells`.
+    grid_share : float
+        Share of the budget spent on the grid (0.05 … 0.9).
+    steps : int
+        Local steps (1 … 6).
+
+    Returns
+    -------
+    Result
+        ``estimate``: ``weights``, ``means`` (k × d), ``covariances`` ``None``.
+        ``diagnostics``: ``centres`` (the peaks, then every step's, data units),
+        ``radii`` (every step's clipping radius, data units).
+
+    Raises
+    ------
+    ValueError
+        Bad data, d > 3, k outside 1 … min(50, n), bad cells, steps or grid_share.
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Budget
+    >>> x = np.vstack([np.full((5, 2), -0.5), np.full((5, 2), 0.5)])
+    >>> r = grid_means(x, Budget(epsilon=float("inf")), k=2, rng=np.random.default_rng(0))
+    >>> sorted(r.estimate["means"].round(3).tolist())
+    [[-0.5, -0.5], [0.5, 0.5]]
+    """
+    k = limits.check_integer(limits.COMPONENTS, k)
+    steps = limits.check_integer(STEPS_RANGE, steps)
+    grid_share = limits.check_number(SHARE_RANGE, grid_share)
+    x = as_matrix(data, min_rows=1)
+    n, d = x.shape
+    if d > MAX_COLUMNS:
+        raise ValueError(too_many_columns(d))
+    if k > n:
+        raise ValueError(f"k = {k} clusters need at least {k} rows, got {n}")
+    m = auto_cells(k, d) if cells is None else limits.check_integer(CELLS_RANGE, cells)
+    if m**d > MAX_CELLS:
+        raise ValueError(f"cells must make at most {MAX_CELLS:,} cells in all: {m} per axis "
+                         f"in {d} columns make {m**d:,}")
+    ball = resolve_ball(x, radius)
+    why = refusal(n, d, k, budget, steps=steps, grid_share=grid_share)
+    if why is not None:  # public inputs only: refused before a row is read
+        return refused_before_spending(why, ledger=Ledger(budget),
+                                       choices={"cells": m, "grid_share": grid_share,
+                                                "steps": steps},
+                                       not_private=ball.not_private)
+    points = ball.to_unit(x) * ball.radius  # clipped to the ball, centred, in data units
+
+    allocations = solve(plan(steps, grid_share), budget)
+    ledger = Ledger(budget)
+    noisy = np.asarray(release(histogram(points, ball.radius, m).ravel(), allocations["grid"],
+                               sensitivity=grid_sensitivity(), rng=rng, ledger=ledger,
+                               name="grid counts")).reshape((m,) * d)
+    centres = peak_centres(noisy, ball.radius, k)
+    trajectory, radii = [centres], []
+    step_radius = 2 * ball.radius / m
+    counts = np.full(k, n / k)
+    for step in range(steps):
+        exact_counts, exact_sums = local_statistics(points, centres, step_radius)
+        counts = np.asarray(release(exact_counts, allocations["counts"],
+                                    sensitivity=grid_sensitivity(), rng=rng, ledger=ledger,
+                                    name=f"cluster sizes, step {step + 1}"))
+        sums = np.asarray(release(exact_sums, allocations["sums"],
+                                  sensitivity=sums_sensitivity(step_radius), rng=rng,
+                                  ledger=ledger, name=f"clipped sums, step {step + 1}"))
+        floor = COUNT_FLOOR * allocations["counts"].scale_for(grid_sensitivity())
+        centres = centres + sums / np.maximum(counts, max(floor, 1.0))[:, None]
+        trajectory.append(centres)
+        radii.append(step_radius)
+        step_radius /= 2
+
+    positive = np.clip(counts, 0.0, None)
+    weights = positive / positive.sum() if positive.sum() > 0 else np.full(k, 1.0 / k)
+    choices: dict[str, Any] = {
+        "bound": ball.describe(), "radius": ball.radius,
+        "cells": m, "cells rule": ("given" if cells is not None else
+                                   f"{CELLS_PER_CLUSTER:g}·k^(1/d) per axis, chosen by "
+                                   "simulation on generated mixtures"),
+        "grid_share": grid_share, "steps": steps, "accounting": budget.method,
+        "first radius": "the grid's cell width; each later step halves it",
+        "sensitivity": {"grid": grid_sensitivity(), "counts": grid_sensitivity(),
+                        "sums": "2 times the step's radius"},
+        "sensitivity norm": "L2",
+        "sensitivity reason": ("replace-one: the old row leaves one cell (or cluster) and the "
+                               "new row joins another, so two counts move by 1; a sum moves by "
+                               "the difference of two clipped offsets when both rows fall in "
+                               "its cluster"),
+        "weights": "the last step's noisy counts, clipped at 0 and normalised",
+    }
+    return Result(
+        estimate={"weights": weights, "means": centres + ball.center, "covariances": None},
+        ledger=ledger, choices=choices, not_private=ball.not_private,
+        diagnostics={"centres": np.stack(trajectory) + ball.center, "radii": np.array(radii)})
+
+
+def too_many_columns(d: int) -> str:
+    """The sentence for a table too wide for a grid (public: d)."""
+    return (f"grid means lays a grid over the columns and works on at most {MAX_COLUMNS} of "
+            f"them; this table has {d}")
+
+
+def grid_noise(budget: Budget, *, steps: int = 2, grid_share: float = 0.3) -> float:
+    """The standard deviation of one cell's noise under ``budget`` (public).
+
+    Examples
+    --------
+    >>> round(grid_noise(Budget(epsilon=1.0, delta=1e-5)), 2)
+    10.28
+    """
+    return solve(plan(steps, grid_share), budget)["grid"].scale_for(grid_sensitivity())
+
+
+def rows_needed(k: int, d: int, noise: float) -> int:
+    """The fewest rows whose clusters' windows stand :data:`PEAK_MARGIN` noise deviations high.
+
+    A window of ``2ᵈ`` cells has noise of standard deviation ``2^{d/2}·noise``; a cluster of
+    ``n/k`` rows inside it must reach :data:`PEAK_MARGIN` of those.
+
+    Examples
+    --------
+    >>> rows_needed(3, 2, 10.28)
+    371
+    """
+    return math.ceil(k * PEAK_MARGIN * 2 ** (d / 2) * noise)
+
+
+def refusal(n: int, d: int, k: int, budget: Budget, *, steps: int = 2,
+            grid_share: float = 0.3) -> str | None:
+    """Why grid means cannot succeed on ``n`` rows under ``budget``, or ``None`` (public).
+
+    Examples
+    --------
+    >>> refusal(500, 2, 3, Budget(rho=0.02)) is None
+    True
+    >>> refusal(200, 2, 3, Budget(rho=0.02))[-40:]
+    'it needs about n = 458 rows, or more rho'
+    """
+    if d > MAX_COLUMNS:
+        return too_many_columns(d)
+    if budget.rho is None and (budget.epsilon is None or math.isinf(budget.epsilon)):
+        return None
+    if budget.rho is None and not budget.delta:
+        return "grid means adds Gaussian noise: it needs delta > 0"
+    noise = grid_noise(budget, steps=steps, grid_share=grid_share)
+    needed = rows_needed(k, d, noise)
+    if n >= needed:
+        return None
+    at, more = ((f"rho = {budget.rho:g}", "more rho") if budget.rho is not None else
+                (f"epsilon = {budget.epsilon:g}", "a larger epsilon"))
+    return (f"grid means cannot find k = {k} clusters in n = {n:,} rows at {at}: a cluster "
+            f"of about {n // k:,} rows is lost in the grid's noise (standard deviation "
+            f"{noise:.3g} per cell); it needs about n = {needed:,} rows, or {more}")
+
+
+def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
+            accounting: str = "zcdp", steps: int = 2, grid_share: float = 0.3,
+            **_: Any) -> str | None:
+    """The registry's hook: :func:`refusal` at ``(epsilon, delta)`` under ``accounting``.
+
+    Examples
+    --------
+    >>> can_run(n=500, d=2, k=3, epsilon=1.0, delta=1e-5) is None
+    True
+    >>> can_run(n=200, d=2, k=3, epsilon=1.0, delta=1e-5)[:53]
+    'grid means cannot find k = 3 clusters in n = 200 rows'
+    >>> can_run(n=500, d=4, k=3, epsilon=1.0, delta=1e-5)[:40]
+    'grid means lays a grid over the columns '
+    """
+    if d > MAX_COLUMNS:
+        return too_many_columns(d)
+    if epsilon is None:
+        return None
+    return refusal(n, d, k, Budget(epsilon=epsilon, delta=delta, method=accounting),
+                   steps=steps, grid_share=grid_share)
+
+
+def grid_means_pair() -> NeighbourPair:
+    """The audit's pair: the mixtures' corner pair with 150 rows per cluster.
+
+    Enough rows for :func:`can_run` at the audit's budget, so the audit sees releases, not a
+    refusal.
+    """
+    return mixture_pair(rows=150)
+
+
+ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
+    "grid_means": Estimator(
+        task="gmm", name="grid_means", function=grid_means, can_run=can_run,
+        cost=CostModel(4.5e-09, base_seconds=0.005, bytes_per_unit=21.0),
+        neighbours=grid_means_pair,
+        label="Grid means (small tables)",
+        paper=("dpviz's own: a noisy histogram (Dwork, McSherry, Nissim & Smith 2006) finds "
+               "the clusters, clipped local means (Blum, Dwork, McSherry & Nissim 2005) "
+               "refine them"),
+        notion="approximate", outputs=("weights", "means"),
+        params=(
+            shared_k(help="number of clusters"),
+            Param("cells", "int", None, min=CELLS_RANGE.low, max=CELLS_RANGE.high, choice=True,
+                  help="grid cells per axis (automatic: chosen by simulation on generated "
+                       "mixtures)"),
+            Param("grid_share", "float", 0.3, min=SHARE_RANGE.low, max=SHARE_RANGE.high,
+                  choice=True, help="share of the budget spent on the grid that finds the "
+                                    "clusters"),
+            Param("steps", "int", 2, min=STEPS_RANGE.low, max=STEPS_RANGE.high, choice=True,
+                  help="local steps that refine the centres, each with half the radius"),
+        )),
+})
