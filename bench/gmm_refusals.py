@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "assets" / "results" / "gmm_refusals.json"
 #: estimator → the ε at n = 10 000 its preconditions rule out.
 CASES = {"private_pca_clustering": 0.25, "sample_aggregate": 1.0, "ppe": 1.0, "stability": 1.0,
-         "friendly_core": 0.25}
+         "friendly_core": 0.25, "grid_means": 0.01}
 ACCOUNTINGS = ("zcdp", "linear")
 TARGET_MS = 50.0
 

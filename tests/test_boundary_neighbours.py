@@ -54,6 +54,7 @@ RELATION: dict[tuple[str, str], str] = {
     ("gmm", "sample_aggregate"): REPLACE_ONE,  # one_cluster.py: replace-one neighbours
     ("gmm", "stability"): REPLACE_ONE,  # stability.py: "replace row r of the subsample"
     ("gmm", "friendly_core"): REPLACE_ONE,  # friendly_core.py: one row changes one chunk
+    ("gmm", "grid_means"): REPLACE_ONE,  # grid_means.py: one count −1, another +1
     ("factor_analysis", "dp_fa"): REPLACE_ONE,  # factor_analysis.py: replace-one, √2/n
     **{("covariance", name): REPLACE_ONE  # covariance/common.py: replace one row, n public
        for name in ("gauss", "separate", "adaptive", "emcov", "zero")},
@@ -74,6 +75,7 @@ PARAMS: dict[tuple[str, str], dict[str, Any]] = {
     ("gmm", "sample_aggregate"): {"k": 1, "chunks": 2},
     ("gmm", "stability"): {"k": 1, "subsample": 10, "rows": 5},
     ("gmm", "friendly_core"): {"k": 1},
+    ("gmm", "grid_means"): {"k": 1},
     ("factor_analysis", "dp_fa"): {"factors": 1, "iterations": 2},
 }
 SMALL_N = 12

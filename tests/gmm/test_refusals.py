@@ -26,6 +26,7 @@ CASES = {
     "sample_aggregate": (10_000, 1.0, "it would succeed from about n = 3"),
     "ppe": (10_000, 1.0, "its guarantee needs about n = "),
     "stability": (10_000, 1.0, "it would need a subsample of about m = 8.6e+05 rows"),
+    "grid_means": (200, 0.5, "it needs about n = "),
 }
 
 

@@ -41,6 +41,7 @@ PARAMS: dict[tuple[str, str], dict[str, Any]] = {
     ("gmm", "sample_aggregate"): {"k": 1, "chunks": 2},
     ("gmm", "stability"): {"k": 1, "subsample": 10, "rows": 5},
     ("gmm", "friendly_core"): {"k": 2, "chunks": 100, "friend_radius": 0.1},
+    ("gmm", "grid_means"): {"k": 2},
     ("factor_analysis", "dp_fa"): {"factors": 1, "iterations": 2},
 }
 #: 12 vertices: the exponential mechanism enumerates every labelling (no Metropolis chain).
