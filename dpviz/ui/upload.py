@@ -104,6 +104,31 @@ def private_ranges_method(n: int, d: int, budget: Budget, share: float) -> str:
             f"{round(_quantile_rows(each), -2):,})")
 
 
+def loose_ranges_note(n: int, d: int, budget: Budget, share: float) -> str | None:
+    """A sentence when private ranges come from medians (few rows): they are loose. Public.
+
+    Measured on generated tables (mixtures of one to five clusters, some skewed columns) of
+    500 rows and 2 columns at 20 % of ε = 1, 300 seeds: the ranges were 4.5 times the data's
+    1 %–99 % range in the median, and clipped more than 5 % of the rows on one seed in four.
+
+    Examples
+    --------
+    >>> loose_ranges_note(500, 2, Budget(epsilon=1.0), 0.2)[:34]
+    'With 500 rows, private ranges come'
+    >>> loose_ranges_note(20_000, 2, Budget(epsilon=1.0), 0.2) is None
+    True
+    """
+    if not bound_plan(n, d, budget, share).medians:
+        return None
+    each, _ = split_budget(budget, share, quantile_releases(d))
+    return (f"With {n:,} rows, private ranges come from medians and are loose: on generated "
+            "tables of 500 rows they were about 4.5 times as wide as the data, and cut off "
+            "part of it one time in four, so the noise that follows is larger than it needs "
+            "to be. For a result you can rely on, type ranges from what you know about the "
+            "columns, give the ranges a larger share of ε, or bring more rows (tighter "
+            f"private ranges need about {round(_quantile_rows(each), -2):,} at this ε).")
+
+
 @dataclass(frozen=True)
 class TableUpload:
     """What the upload step chose.
@@ -356,9 +381,13 @@ def warn_bound(result: Result, scenario: Scenario, loaded: LoadedData) -> None:
         ranges = "; ".join(f"{escape_markdown(n)} {a:.4g} … {b:.4g}"
                            for n, (a, b) in zip(names, choices.get("ranges", ()), strict=False))
         n, d = loaded.data.shape
-        way = private_ranges_method(n, d, budget_of(scenario.params), float(bounds["private"]))
+        budget, share = budget_of(scenario.params), float(bounds["private"])
+        way = private_ranges_method(n, d, budget, share)
         st.caption(f"Private ranges released: {ranges}; from {way}. Rows they clip: "
                    f"{clipped['count']:,} of {clipped['of']:,} ({CLIPPED_NOTE}).")
+        loose = loose_ranges_note(n, d, budget, share)
+        if loose is not None:
+            st.info(loose, icon=":material/straighten:")
 
 
 def reference_block(block: Mapping[str, Any], result: Result) -> dict[str, Any]:
