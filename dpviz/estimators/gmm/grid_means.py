@@ -65,7 +65,8 @@ MAX_COLUMNS = 3
 MAX_CELLS = 2**16
 CELLS_RANGE = limits.Limit("cells", 2, 256)
 STEPS_RANGE = limits.Limit("steps", 1, 6)
-SHARE_RANGE = limits.Limit("grid_share", 0.05, 0.9)
+#: At most 0.8: the column counts take :data:`ZOOM_SHARE` and the steps need some of the rest.
+SHARE_RANGE = limits.Limit("grid_share", 0.05, 0.8)
 #: The share of each local step's budget spent on its counts (the rest on its sums). Small on
 #: purpose: with :data:`COUNT_FLOOR` a small table's steps are then damped (divided by the
 #: floor rather than a noisy count), which on the generated mixtures below beat a count
@@ -312,7 +313,7 @@ def grid_means(data: ArrayLike, budget: Budget, *, k: int, rng: np.random.Genera
         Cells per axis (2 … 256, at most :data:`MAX_CELLS` in all); ``None``:
         :func:`auto_cells`.
     grid_share : float
-        Share of the budget spent on the grid (0.05 … 0.9).
+        Share of the budget spent on the grid (0.05 … 0.8).
     steps : int
         Local steps (1 … 6).
 
