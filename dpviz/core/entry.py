@@ -5,8 +5,9 @@ prints the registry, all from these descriptions. Everything else a service need
 about one estimator is a hook on its :class:`Estimator` entry, with a default that suits an
 estimator which says nothing: its audit neighbours (:attr:`Estimator.neighbours`), its page
 story (:class:`Story`), the public work it can do once for every budget
-(:class:`Preparation`), whether it can succeed at public sizes (:attr:`Estimator.can_run`)
-and its work-cost coefficients (:class:`CostModel`). Adding an estimator is one module and
+(:class:`Preparation`), whether it can succeed at public sizes (:attr:`Estimator.can_run`),
+whether it is a page's default for a user's table (:attr:`Estimator.suits`) and its work-cost
+coefficients (:class:`CostModel`). Adding an estimator is one module and
 one registration.
 """
 
@@ -270,6 +271,10 @@ class Estimator:
         ``None``. Public inputs only.
     cost : CostModel
         Its work-cost coefficients (:mod:`dpviz.lab.work`).
+    suits : callable or None
+        ``suits(*, n, d, k) -> bool``: whether this entry is a page's default for a user's
+        table of these public sizes (:func:`dpviz.lab.feasibility.table_default`, which also
+        asks :attr:`can_run`); ``None``: never the default by size.
     """
 
     task: str
@@ -285,6 +290,7 @@ class Estimator:
     prepare: Preparation | None = None
     can_run: CanRun = always_runs
     cost: CostModel = CostModel()
+    suits: Callable[..., bool] | None = None
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``; a ``ValueError`` names the ones that exist."""

@@ -20,6 +20,7 @@ from typing import Any
 from dpviz.core import limits
 from dpviz.core.entry import Estimator
 from dpviz.core.search import smallest
+from dpviz.estimators.registry import TASKS
 
 #: Seconds :func:`blocked` may search (some preconditions take seconds a call: then the
 #: answer is a looser bound, or none, and says how far it looked).
@@ -162,3 +163,30 @@ def sizes_of(entry: Estimator, *, n: int, d: int, params: Mapping[str, Any],
             "delta": float(given.get("delta") or 0.0),
             "accounting": str(given.get("accounting") or "zcdp"),
             **{key: value for key, value in given.items() if key in own}}
+
+
+def table_default(task: str, fallback: str, *, n: int, d: int, k: int | None,
+                  epsilon: float | None, delta: float = 0.0,
+                  accounting: str = "zcdp") -> str:
+    """The estimator a page picks for a user's table: the first that suits it, or ``fallback``.
+
+    An entry suits when its :attr:`~dpviz.core.entry.Estimator.suits` says so at these
+    public sizes and its :meth:`~dpviz.core.entry.Estimator.cannot_run` finds nothing against
+    the run (so the default is never a refusal). ``epsilon`` and ``delta`` are the
+    estimator's own budget (a private bound's share taken off). Public inputs only.
+
+    Examples
+    --------
+    >>> table_default("gmm", "dp_em", n=500, d=2, k=3, epsilon=1.0, delta=1e-5)
+    'grid_means'
+    >>> table_default("gmm", "dp_em", n=20, d=2, k=2, epsilon=1.0, delta=1e-5)
+    'dp_em'
+    >>> table_default("gmm", "dp_em", n=500, d=8, k=3, epsilon=1.0, delta=1e-5)
+    'dp_em'
+    """
+    for name, entry in TASKS[task].items():
+        if (entry.suits is not None and entry.suits(n=n, d=d, k=k)
+                and entry.cannot_run(n=n, d=d, k=k, epsilon=epsilon, delta=delta,
+                                     accounting=accounting) is None):
+            return name
+    return fallback

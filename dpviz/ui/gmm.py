@@ -22,9 +22,11 @@ from dpviz.estimators.metrics import METRICS, Truth, match_components
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
 from dpviz.lab import experiments
+from dpviz.lab.feasibility import table_default
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.work import check_work
 from dpviz.privacy import Budget, Ledger, compose_runs
+from dpviz.privacy.bounds import bound_plan
 from dpviz.ui import cached, runs, upload, widgets
 from dpviz.ui.risk import spend_text
 from dpviz.ui.shell import PageContext
@@ -48,6 +50,12 @@ BOUNDS = ("a radius I give", "read from the data (not private)")
 ERRORS = (("mean_error", "mean error"), ("weight_error", "weight error"),
           ("covariance_error", "covariance error"))
 DASH = "—"
+#: The estimator box's default: for generated data and bundled sets, and for an upload that no
+#: estimator suits better (:func:`dpviz.lab.feasibility.table_default`).
+FALLBACK = "dp_em"
+#: The estimator the page picked itself on its last run: while the box still shows it, the
+#: page may pick again for a new table; once the user (or a link) chose another, it stays.
+AUTOMATIC = "gmm_estimator_automatic"
 
 
 def cloud_charge(cloud: Cloud, run: Ledger) -> str:
@@ -71,8 +79,9 @@ def _source_label(source: str) -> str:
     return "Synthetic Gaussian mixture" if source == SYNTHETIC else DATASETS[source].label
 
 
-#: A data block, the parameters it brings (an upload's k) and an upload's bytes.
-DataChoice = tuple[dict[str, Any], dict[str, Any], bytes | None]
+#: A data block, the parameters it brings (an upload's k), an upload's bytes and its public
+#: sizes (n, d; ``None`` for generated data and bundled sets).
+DataChoice = tuple[dict[str, Any], dict[str, Any], bytes | None, tuple[int, int] | None]
 
 
 def data_controls(seed: int) -> DataChoice:
@@ -90,7 +99,7 @@ def data_controls(seed: int) -> DataChoice:
     if source == CSV:
         return csv_controls()
     if source != SYNTHETIC:
-        return {"dataset": str(source)}, {}, None
+        return {"dataset": str(source)}, {}, None, None
     a, b, c = st.columns(3)
     k = a.number_input("Components k", min_value=int(limits.COMPONENTS.low),
                        max_value=int(limits.COMPONENTS.high), value=3, step=1, format="%d",
@@ -114,7 +123,7 @@ def data_controls(seed: int) -> DataChoice:
                          help="full: a random diagonal turned by a random rotation.")
     return ({"generator": "gmm", "k": int(k), "d": int(d), "n": int(n),
              "separation": float(separation), "weights": str(weights),
-             "covariance": str(covariance), "seed": int(seed)}, {}, None)
+             "covariance": str(covariance), "seed": int(seed)}, {}, None, None)
 
 
 def bound_control(data: Mapping[str, Any]) -> float | str | None:
@@ -165,18 +174,76 @@ def label(scenario: Scenario) -> str:
     return _estimator_label(scenario.estimator)
 
 
-def estimator_controls(data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+def automatic_estimator(data: Mapping[str, Any], table: tuple[int, int, int] | None) -> str:
+    """The estimator the page picks for ``data``: :data:`FALLBACK` unless an upload suits another.
+
+    For an upload of ``table`` = (n, d, k) (rows, columns, clusters): the first estimator
+    that suits those public sizes and can run at the budget it would get (ε and δ as the
+    user left them, less a private bound's share).
+    """
+    if table is None:
+        return FALLBACK
+    n, d, k = table
+    epsilon = float(st.session_state.get("gmm_epsilon", 1.0))
+    delta = float(st.session_state.get("gmm_delta", 1e-5))
+    accounting = str(st.session_state.get("gmm_accounting", "zcdp"))
+    share = (data.get("bounds") or {}).get("private")
+    if share is not None and math.isfinite(epsilon):
+        rest = bound_plan(n, d, Budget(epsilon=epsilon, delta=delta, method=accounting),
+                          float(share)).rest
+        epsilon, delta = float(rest.epsilon or epsilon), rest.delta
+    return table_default("gmm", FALLBACK, n=n, d=d, k=k, epsilon=epsilon, delta=delta,
+                         accounting=accounting)
+
+
+def preselect_estimator(automatic: str) -> None:
+    """Put ``automatic`` in the estimator box before it is drawn, unless someone chose.
+
+    A keyed selectbox keeps its value across runs and ignores ``index``, so the page's pick
+    is written to the session state, and only while the box still shows the page's previous
+    pick (:data:`AUTOMATIC`); a user's choice stays, and a link's value wins on the box's
+    first draw (Streamlit seeds a bound widget from the address then).
+    """
+    previous = st.session_state.get(AUTOMATIC)
+    current = st.session_state.get("gmm_estimator")
+    linked = current is None and bool(st.query_params.get("gmm_estimator"))
+    if not linked and current in (None, previous) and current != automatic:
+        st.session_state["gmm_estimator"] = automatic
+    st.session_state[AUTOMATIC] = automatic
+
+
+def picked_sentence(estimator: str, n: int) -> str:
+    """Why the page picked ``estimator`` for an uploaded table of ``n`` rows (plain words).
+
+    Examples
+    --------
+    >>> picked_sentence("grid_means", 500)[:62]
+    'For a table of 500 rows the page picks Grid means (small table'
+    """
+    return (f"For a table of {n:,} rows the page picks {_estimator_label(estimator)}: "
+            f"{_estimator_label(FALLBACK)}'s noise grows with the whole range of the bound and "
+            "would swamp the clusters of a table this small. You can pick another estimator "
+            "above.")
+
+
+def estimator_controls(data: Mapping[str, Any],
+                       table: tuple[int, int, int] | None = None) -> tuple[str, dict[str, Any]]:
     """Estimator (from the registry), its parameters, ε, δ, accounting and the bound.
 
-    Returns the estimator's name and the scenario's ``params`` (a non-private reference
-    gets ε = ∞ and δ = 0).
+    ``table`` is an upload's (n, d, k): the box then starts at the estimator that suits it
+    (:func:`automatic_estimator`). Returns the estimator's name and the scenario's
+    ``params`` (a non-private reference gets ε = ∞ and δ = 0).
     """
     names = tuple(TASKS["gmm"])
     accept_option_names("gmm_estimator", names, _estimator_label)
-    estimator = str(st.selectbox("Estimator", names, index=names.index("dp_em"),
+    automatic = automatic_estimator(data, table)
+    preselect_estimator(automatic)
+    estimator = str(st.selectbox("Estimator", names, index=names.index(FALLBACK),
                                  format_func=_estimator_label,
                                  key="gmm_estimator", bind="query-params"))
     entry: Estimator = TASKS["gmm"][estimator]
+    if table is not None and estimator == automatic != FALLBACK:
+        st.caption(picked_sentence(estimator, table[0]))
     st.caption(entry.paper)
     shown = [p for p in entry.params if p.name != "k" and not p.choice]
     chosen = [p for p in entry.params if p.name != "k" and p.choice]
@@ -206,8 +273,9 @@ def controls(ctx: PageContext) -> tuple[Scenario, bytes | None]:
     The scenario's seed is the sidebar's (teaching randomness), or ``None`` under secure
     randomness: the page then passes the rerun's fresh entropy to :func:`run`.
     """
-    data, public, content = data_controls(ctx.data_seed)
-    estimator, params = estimator_controls(data)
+    data, public, content, shape = data_controls(ctx.data_seed)
+    table = None if shape is None else (*shape, int(public["k"]))
+    estimator, params = estimator_controls(data, table)
     return attempt(Scenario.from_dict, {
         "task": "gmm", "estimator": estimator, "data": data, "params": {**public, **params},
         "seed": None if ctx.secure else ctx.seed}), content
@@ -340,7 +408,8 @@ def csv_controls() -> DataChoice:
                         key="gmm_csv_k", bind="query-params")
     chosen = upload.table_upload("gmm", prompt="Upload a CSV file to fit a mixture to it.",
                                  radius_key="gmm_radius")
-    return chosen.block, {"k": int(k)}, chosen.content
+    n, d = chosen.values.shape
+    return chosen.block, {"k": int(k)}, chosen.content, (int(n), int(d))
 
 
 # --- The page's runs: the scenario, its reference, its data as drawn, the cloud ----------
