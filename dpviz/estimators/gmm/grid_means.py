@@ -509,9 +509,9 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         task="gmm", name="grid_means", function=grid_means, can_run=can_run,
         # bench/work_costs.py gmm/grid_means (its own sizes, n = 10⁶ at d = 2, k = 3 and
         # n = 5·10⁴ at d = 3, k = 5; ε = 1): 1.5–1.8e-08 s and 15 bytes per unit in three runs
-        suits=lambda *, n, d, k: d <= MAX_COLUMNS and n < 10_000,
         cost=CostModel(1.8e-08, base_seconds=0.0, bytes_per_unit=15.0),
         neighbours=grid_means_pair,
+        suits=lambda *, n, d, k: d <= MAX_COLUMNS and n < 10_000,
         label="Grid means (small tables)",
         paper=("dpviz's own: a noisy histogram (Dwork, McSherry, Nissim & Smith 2006) finds "
                "the clusters, clipped local means (Blum, Dwork, McSherry & Nissim 2005) "
