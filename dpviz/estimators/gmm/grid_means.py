@@ -87,8 +87,9 @@ ZOOM_CELLS = 10
 #: Share of the budget (of ρ) spent on those column histograms.
 ZOOM_SHARE = 0.1
 #: A window of two column cells counts as holding rows when its noisy count reaches this
-#: many of its noise's standard deviations (``√2·σ``). Low on purpose: an empty window that
-#: passes (2.3 %) only widens the grid's box, a cluster's window that fails can cut it off.
+#: many of its noise's standard deviations (``√2·σ``; one row at ε = ∞). Low on purpose: an
+#: empty window that passes (2.3 %) only widens the grid's box, a cluster's window that fails
+#: can cut it off.
 ZOOM_Z = 2.0
 #: Cells per axis per ``k^{1/d}`` when ``cells`` is automatic (:func:`auto_cells`).
 CELLS_PER_CLUSTER = 8.0
@@ -303,7 +304,7 @@ def grid_means(data: ArrayLike, budget: Budget, *, k: int, rng: np.random.Genera
     budget : Budget
         The target, with δ > 0 (Gaussian noise).
     k : int
-        Number of clusters, 1 … 50 and at most n.
+        Number of clusters, 1 … 100 and at most n.
     rng : numpy.random.Generator
         The noise.
     radius : float, "data" or None
@@ -327,7 +328,7 @@ def grid_means(data: ArrayLike, budget: Budget, *, k: int, rng: np.random.Genera
     Raises
     ------
     ValueError
-        Bad data, d > 3, k outside 1 … min(50, n), bad cells, steps or grid_share.
+        Bad data, d > 3, k outside 1 … min(100, n), bad cells, steps or grid_share.
 
     Examples
     --------
@@ -366,7 +367,7 @@ def grid_means(data: ArrayLike, budget: Budget, *, k: int, rng: np.random.Genera
                                 rng=rng, ledger=ledger, name="column counts"))
     marginal_noise = allocations["marginals"].scale_for(marginal_sensitivity(d))
     low, high = occupied_box(spread.reshape(d, ZOOM_CELLS), ball.radius,
-                             ZOOM_Z * math.sqrt(2.0) * marginal_noise)
+                             max(ZOOM_Z * math.sqrt(2.0) * marginal_noise, 1.0))
     noisy = np.asarray(release(histogram(points, low, high, m).ravel(), allocations["grid"],
                                sensitivity=grid_sensitivity(), rng=rng, ledger=ledger,
                                name="grid counts")).reshape((m,) * d)
@@ -397,8 +398,6 @@ def grid_means(data: ArrayLike, budget: Budget, *, k: int, rng: np.random.Genera
                                    "simulation on generated mixtures"),
         "grid_share": grid_share, "steps": steps, "accounting": budget.method,
         "first radius": "the grid's cell width; each later step halves it",
-        "grid box": [[float(a), float(b)] for a, b in zip(low + ball.center, high + ball.center,
-                                                           strict=True)],
         "sensitivity": {"grid": grid_sensitivity(), "counts": grid_sensitivity(),
                         "sums": "2 times the step's radius"},
         "sensitivity norm": "L2",
