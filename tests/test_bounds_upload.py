@@ -183,6 +183,17 @@ def test_grid_means_at_500_rows_gives_means_within_2_units_of_non_private_em(way
     assert np.all(low < 15) and np.all(high > 75)  # the clusters lie inside
 
 
+def test_grid_means_steps_come_back_in_the_tables_units():
+    """Its trajectory of centres is mapped with its means (standardised: scaled and moved)."""
+    content = three_clusters(500)
+    result = run(scenario(content, {**TYPED, "standardise": True}, estimator="grid_means",
+                          seed=SEEDS_500["typed"]), content)
+    centres = np.asarray(result.diagnostics["centres"])
+    assert centres.shape[1:] == (3, 2) and len(centres) >= 2
+    assert np.allclose(centres[-1], result.estimate["means"])
+    assert np.all((centres > -5) & (centres < 105))
+
+
 def test_typed_and_data_bounds():
     content = three_clusters()
     typed = run(scenario(content, {"ranges": [[0, 100], [0, 100]], "standardise": True}),

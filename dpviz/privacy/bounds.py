@@ -256,7 +256,8 @@ class Box:
     def map_estimate(self, values: Any) -> dict[str, Any]:
         """Releases (or diagnostics) in the prepared units back in the table's units.
 
-        Locations (``mean``, ``means``, ``true_mean``, ``start_centres``) get
+        Locations (``mean``, ``means``, ``true_mean``, ``start_centres``; grid means'
+        ``centres``, every step's) get
         ``center + scale·m``; second moments (``covariance``, ``covariances``) ``S·C·S``
         (a covariance task's matrix is then the second moment about :attr:`center`);
         ``loadings`` are scaled row-wise, ``noise_variances`` by ``scale²``; a mixture's
@@ -267,7 +268,7 @@ class Box:
         for key, value in dict(values).items():
             if value is None:
                 out[key] = value
-            elif key in ("mean", "means", "true_mean", "start_centres"):
+            elif key in ("mean", "means", "true_mean", "start_centres", "centres"):
                 out[key] = c + s * np.asarray(value, dtype=float)
             elif key in ("covariance", "covariances", "true_covariance"):
                 out[key] = np.asarray(value, dtype=float) * np.multiply.outer(s, s)
