@@ -184,8 +184,7 @@ def automatic_estimator(data: Mapping[str, Any], table: tuple[int, int, int] | N
     if table is None:
         return FALLBACK
     n, d, k = table
-    epsilon = float(st.session_state.get("gmm_epsilon", 1.0))
-    delta = float(st.session_state.get("gmm_delta", 1e-5))
+    epsilon, delta = _coming("gmm_epsilon", 1.0), _coming("gmm_delta", 1e-5)
     accounting = str(st.session_state.get("gmm_accounting", "zcdp"))
     share = (data.get("bounds") or {}).get("private")
     if share is not None and math.isfinite(epsilon):
@@ -194,6 +193,20 @@ def automatic_estimator(data: Mapping[str, Any], table: tuple[int, int, int] | N
         epsilon, delta = float(rest.epsilon or epsilon), rest.delta
     return table_default("gmm", FALLBACK, n=n, d=d, k=k, epsilon=epsilon, delta=delta,
                          accounting=accounting)
+
+
+def _coming(key: str, default: float) -> float:
+    """The value the number box ``key``, drawn later in this run, will have.
+
+    The one kept in the session, else a link's (the box's first draw takes it from the
+    address), else ``default``.
+    """
+    if key in st.session_state:
+        return float(st.session_state[key])
+    try:
+        return float(st.query_params.get(key, default))
+    except ValueError:
+        return default
 
 
 def preselect_estimator(automatic: str) -> None:

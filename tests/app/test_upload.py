@@ -193,6 +193,22 @@ def test_the_estimator_box_follows_the_table_until_the_user_picks():
     assert not any("the page picks" in c.value for c in at.caption)
 
 
+def test_a_link_with_a_small_epsilon_gets_dp_em_not_a_refusal():
+    """At ε = 0.2 (from the link, before its box is drawn) grid means cannot find 3 clusters in
+    500 rows: the page picks DP-EM instead of a refusal."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/gmm.py")
+    at.query_params.update({"gmm_source": "csv", "gmm_epsilon": "0.2"})
+    at.run()
+    at.file_uploader(key="gmm_upload").set_value(
+        ("clusters.csv", three_clusters(), "text/csv")).run()
+    assert not at.exception and not errors(at), errors(at)
+    assert at.number_input(key="gmm_epsilon").value == 0.2
+    assert at.selectbox(key="gmm_estimator").value == "dp_em"
+    at.number_input(key="gmm_epsilon").set_value(1.0).run()
+    assert at.selectbox(key="gmm_estimator").value == "grid_means"
+
+
 @pytest.mark.parametrize("named", ["dplloyd", "DP-EM"])
 def test_a_link_naming_the_estimator_wins_over_the_pick(named):
     """/gmm?gmm_source=csv&gmm_estimator=…: the link's estimator (by name or label, the
