@@ -225,6 +225,7 @@ def test_released_minus_exact_is_gaussian_at_the_ledger_scale():
             counts, sums = gm.local_statistics(points, centres[s], r)
             exact[f"cluster sizes, step {s + 1}"] = counts
             exact[f"clipped sums, step {s + 1}"] = sums.ravel()
+        exact["final cluster sizes"] = gm.local_statistics(points, centres[-1], 0.0)[0]
         assert {row.name for row in rows} == set(exact)
         for row, recorded in zip(rows, seen.releases, strict=True):
             assert (row.name, row.scale) == (recorded.name, recorded.scale)
@@ -235,15 +236,15 @@ def test_released_minus_exact_is_gaussian_at_the_ledger_scale():
     for kind, parts in noise.items():
         z = np.concatenate(parts)
         assert stats.kstest(z, stats.norm(0, 1).cdf).pvalue > 1e-3, kind
-        assert stats.kstest(z, stats.norm(0, math.sqrt(2)).cdf).pvalue < 1e-6, kind
-        assert stats.kstest(z, stats.norm(0, 1 / math.sqrt(2)).cdf).pvalue < 1e-6, kind
+        assert stats.kstest(z, stats.norm(0, math.sqrt(2)).cdf).pvalue < 1e-4, kind
+        assert stats.kstest(z, stats.norm(0, 1 / math.sqrt(2)).cdf).pvalue < 1e-4, kind
 
 
 def test_each_scale_is_the_planned_multiplier_times_the_sensitivity():
     result = run(steps=3, grid_share=0.4)
     allocations = solve(gm.plan(3, 0.4), BUDGET)
     kinds = {"column counts": "marginals", "grid counts": "grid", "cluster sizes": "counts",
-             "clipped sums": "sums"}
+             "clipped sums": "sums", "final cluster sizes": "sizes"}
     for row in result.ledger.releases:
         planned = allocations[kinds[row.name.split(",")[0]]]
         assert row.scale == pytest.approx(planned.scale_for(row.sensitivity), rel=1e-12)
@@ -289,6 +290,7 @@ def test_the_ledger_records_every_release_with_its_sensitivity(steps):
     for s in range(steps):
         expected[f"cluster sizes, step {s + 1}"] = gm.grid_sensitivity()
         expected[f"clipped sums, step {s + 1}"] = gm.sums_sensitivity(radii[s])
+    expected["final cluster sizes"] = gm.grid_sensitivity()
     assert {r.name: r.sensitivity for r in rows} == pytest.approx(expected, rel=1e-12)
     assert len(rows) == len(expected)
     assert all((r.mechanism, r.norm, r.count) == ("gaussian", "L2", 1) for r in rows)
