@@ -148,6 +148,8 @@ class StoryInputs:
     reference : str or None
         What ``true_means`` are when the data have no truth ("non-private EM on your data");
         figures then name it instead of "true means".
+    names : tuple of str or None
+        The columns' names (a CSV's header on an upload), for axes; ``None``: ``x1 … xd``.
     """
 
     rows: Any = None
@@ -155,6 +157,7 @@ class StoryInputs:
     true_means: Any = None
     k: int | None = None
     reference: str | None = None
+    names: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -257,19 +257,24 @@ class Box:
         """Releases (or diagnostics) in the prepared units back in the table's units.
 
         Locations (``mean``, ``means``, ``true_mean``, ``start_centres``; grid means'
-        ``centres``, every step's) get
-        ``center + scale·m``; second moments (``covariance``, ``covariances``) ``S·C·S``
-        (a covariance task's matrix is then the second moment about :attr:`center`);
-        ``loadings`` are scaled row-wise, ``noise_variances`` by ``scale²``; a mixture's
-        trajectory step by step. Other entries are kept.
+        ``centres``, every step's, and its grid's box ``grid_low``, ``grid_high``) get
+        ``center + scale·m``; grid means' ``radii`` become per-column half-axes ``r·scale``
+        (steps × d: a radius's ball is an ellipse in the table's units); second moments
+        (``covariance``, ``covariances``) ``S·C·S`` (a covariance task's matrix is then the
+        second moment about :attr:`center`); ``loadings`` are scaled row-wise,
+        ``noise_variances`` by ``scale²``; a mixture's trajectory step by step. Other entries
+        are kept.
         """
         c, s = self.center, self.scale
         out: dict[str, Any] = {}
         for key, value in dict(values).items():
             if value is None:
                 out[key] = value
-            elif key in ("mean", "means", "true_mean", "start_centres", "centres"):
+            elif key in ("mean", "means", "true_mean", "start_centres", "centres", "grid_low",
+                         "grid_high"):
                 out[key] = c + s * np.asarray(value, dtype=float)
+            elif key == "radii":
+                out[key] = np.multiply.outer(np.asarray(value, dtype=float), s)
             elif key in ("covariance", "covariances", "true_covariance"):
                 out[key] = np.asarray(value, dtype=float) * np.multiply.outer(s, s)
             elif key == "loadings":

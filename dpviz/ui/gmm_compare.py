@@ -115,7 +115,8 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
     st.caption(told.intro)
     uploaded = scenario is not None and "upload" in scenario.data
     draw(result, StoryInputs(rows=data.data, labels=data.labels, true_means=data.truth.means,
-                             k=data.k, reference=gmm.YOUR_DATA_REFERENCE if uploaded else None),
+                             k=data.k, reference=gmm.YOUR_DATA_REFERENCE if uploaded else None,
+                             names=data.names),
          "")
     if result.failed and scenario is not None and not uploaded:
         lazy_expander(gmm.MECHANICS_TITLE, mechanics, key="gmm_mechanics_open",
