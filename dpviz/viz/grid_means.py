@@ -26,13 +26,24 @@ from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
 from dpviz.estimators.result import Result
 from dpviz.viz.kssu import mechanics
 from dpviz.viz.mixtures import DATA_COLOR, ellipse, legend_name
-from dpviz.viz.style import COLORS, SERIES_COLORS, TEMPLATE, plotly_text
+from dpviz.viz.style import COLORS, SERIES_COLORS, TEMPLATE, plotly_text, wrapped
 
 #: The most rows drawn under a figure (evenly spaced): enough to see the clusters.
-ROWS_DRAWN = 3_000
+ROWS_DRAWN = 1_500
 #: One colour per local step's radius (the released means' orange is left out).
 STEP_COLORS = tuple(c for c in SERIES_COLORS if c != COLORS["private"])
 HEIGHT = 560
+#: The rows over the grid: dark, as grey vanishes on its blue cells.
+ROWS_ON_GRID = "#343a40"
+#: Characters per line of a figure's subtitle (a half-page column holds about 75).
+SUBTITLE_WIDTH = 70
+
+
+def _title(text: str, words: str) -> dict:
+    """A title with its subtitle wrapped, pinned to the top; the plot starts below both."""
+    return {"text": text, "subtitle": {"text": wrapped(words, SUBTITLE_WIDTH)},
+            "yref": "container", "y": 1, "yanchor": "top", "automargin": True,
+            "pad": {"t": 10, "b": 10}}
 
 
 def axis_names(names: Sequence[str] | None, d: int) -> list[str]:
@@ -129,9 +140,11 @@ def grid_figure(result: Result, *, rows: ArrayLike | None = None,
     ys = cell_centres(low[1], high[1], grid.shape[1]) if d > 1 else np.zeros(1)
     axes = axis_names(names, d)
     summed = " summed over the third column" if d == 3 else ""
+    shown = _shown(d) + (", counts" + summed if d == 3 else "")
     fig = go.Figure(go.Heatmap(
         x=xs, y=ys, z=grid.T, colorscale="Blues", name=label,
-        colorbar={"title": {"text": label.replace(" (", "<br>("), "side": "right"}},
+        colorbar={"title": {"text": label.replace(" (", "<br>("), "side": "right"},
+                  "thickness": 12},
         hovertemplate=(f"{label}{summed}: %{{z:.3g}}<br>cell at "
                        + ("(%{x:.3g}, %{y:.3g})" if d > 1 else "%{x:.3g}")
                        + "<extra></extra>")))
@@ -139,27 +152,24 @@ def grid_figure(result: Result, *, rows: ArrayLike | None = None,
     if drawn is not None:
         fig.add_trace(go.Scatter(
             x=drawn[:, 0], y=drawn[:, 1] if d > 1 else _strip(len(drawn)), mode="markers",
-            name="data (rows)", marker={"color": DATA_COLOR, "size": 3, "opacity": 0.55},
+            name="data (rows)", marker={"color": ROWS_ON_GRID, "size": 3, "opacity": 0.4},
             hoverinfo="skip"))
     fig.add_trace(go.Scatter(
         x=peaks[:, 0], y=peaks[:, 1] if d > 1 else np.zeros(len(peaks)),
-        mode="markers+text", name=f"the {len(peaks)} peaks",
-        text=[str(j + 1) for j in range(len(peaks))], textposition="top right",
-        textfont={"color": COLORS["private"], "size": 14},
+        mode="markers", name=f"the {len(peaks)} peaks",
         marker={"color": COLORS["private"], "size": 13, "symbol": "diamond",
                 "line": {"color": "white", "width": 1.5}},
-        hovertemplate="peak %{text}: " + ("(%{x:.3g}, %{y:.3g})" if d > 1 else "%{x:.3g}")
+        hovertemplate="a peak: " + ("(%{x:.3g}, %{y:.3g})" if d > 1 else "%{x:.3g}")
                       + "<extra></extra>"))
-    cells = " × ".join([str(grid.shape[0])] * min(d, 2))
-    words = (f"{cells} cells over the box where the column counts found rows{summed}; the "
-             "peaks are the heaviest non-overlapping windows of 2 cells a side")
+    cells, window = (" × ".join([str(side)] * d) for side in (grid.shape[0], 2))
+    words = (f"{cells} cells over the box where the column counts found rows; each peak is "
+             f"the heaviest window of {window} cells not touching another")
     if d != 2:
-        words = f"{_shown(d)}: {words}"
+        words = f"{shown}: {words}"
     title = "The grid's counts and its peaks (no noise)" if plain else \
         "The released grid and its peaks"
-    fig.update_layout(template=TEMPLATE, height=HEIGHT,
-                      title={"text": title, "subtitle": {"text": words}},
-                      margin={"t": 84})
+    fig.update_layout(template=TEMPLATE, height=HEIGHT, title=_title(title, words),
+                      margin={"t": 20})
     fig.update_xaxes(title_text=axes[0], range=[low[0], high[0]])
     if d > 1:
         fig.update_yaxes(title_text=axes[1], range=[low[1], high[1]], scaleanchor="x",
@@ -173,8 +183,8 @@ def grid_figure(result: Result, *, rows: ArrayLike | None = None,
 def _step_name(step: int, half_axes: NDArray[np.float64]) -> str:
     """A step's legend entry: its radius, or its half-axes when the columns were scaled."""
     if np.allclose(half_axes, half_axes[0], rtol=1e-9):
-        return f"step {step}: clipping radius {half_axes[0]:.3g}"
-    return f"step {step}: clipping radius ({' × '.join(f'{h:.3g}' for h in half_axes)})"
+        return f"step {step}'s radius {half_axes[0]:.3g}"
+    return f"step {step}'s radius ({' × '.join(f'{h:.3g}' for h in half_axes)})"
 
 
 def centres_path_figure(result: Result, *, rows: ArrayLike | None = None,
@@ -256,14 +266,14 @@ def centres_path_figure(result: Result, *, rows: ArrayLike | None = None,
         fig.add_trace(go.Scatter(x=mu[:, 0], y=mu[:, 1], mode="markers", name=name,
                                  marker={"color": COLORS["true"], "size": 12, "symbol": "x"},
                                  hovertemplate=name + " (%{x:.3g}, %{y:.3g})<extra></extra>"))
-    for at, name, symbol in ((0, f"the {k} peaks", "diamond"),
+    for at, name, marker in ((0, f"the {k} peaks", {"symbol": "diamond-open", "size": 15,
+                                                    "line": {"width": 2}}),
                              (steps, "means (no noise)" if plain else "private means",
-                              "circle")):
+                              {"symbol": "circle", "size": 10,
+                               "line": {"color": "white", "width": 1.5}})):
         fig.add_trace(go.Scatter(
             x=path[at, :, 0], y=path[at, :, 1] if d > 1 else np.full(k, float(at)),
-            mode="markers", name=name,
-            marker={"color": COLORS["private"], "size": 12, "symbol": symbol,
-                    "line": {"color": "white", "width": 1.5}},
+            mode="markers", name=name, marker={"color": COLORS["private"], **marker},
             hovertemplate=name + ": " + ("(%{x:.3g}, %{y:.3g})" if d > 1 else "%{x:.3g}")
                           + "<extra></extra>"))
     words = ("each step moves every centre by the mean of its rows' offsets, clipped to the "
@@ -272,14 +282,14 @@ def centres_path_figure(result: Result, *, rows: ArrayLike | None = None,
     if d != 2:
         words = f"{_shown(d)}: {words}"
     title = "The local steps: from the peaks to the means" + (" (no noise)" if plain else "")
-    fig.update_layout(template=TEMPLATE, height=HEIGHT,
-                      title={"text": title, "subtitle": {"text": words}}, margin={"t": 84})
+    fig.update_layout(template=TEMPLATE, height=HEIGHT, title=_title(title, words),
+                      margin={"t": 20})
     fig.update_xaxes(title_text=axes[0])
     if d > 1:
         fig.update_yaxes(title_text=axes[1], scaleanchor="x", scaleratio=1)
     else:
-        fig.update_yaxes(tickvals=[-0.7, *level.tolist()],
-                         ticktext=["rows", "peaks", *(f"step {s}" for s in range(1, steps + 1))])
+        after = [f"after step {s}" for s in range(1, steps + 1)]
+        fig.update_yaxes(tickvals=[-0.7, *level.tolist()], ticktext=["rows", "peaks", *after])
     return fig
 
 

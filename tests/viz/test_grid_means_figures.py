@@ -72,7 +72,7 @@ def test_the_story_draws_the_released_grid_and_the_path_on_generated_data(epsilo
                        centres[0])
     final = trace(path, "private means" if math.isfinite(epsilon) else "means (no noise)")
     assert np.allclose(np.c_[final.x, final.y], result.estimate["means"])
-    first = next(t for t in path.data if t.name.startswith("step 1: clipping radius"))
+    first = next(t for t in path.data if t.name.startswith("step 1's radius"))
     x = np.array([v for v in first.x if v is not None])
     assert np.ptp(x[:73]) == pytest.approx(2 * result.diagnostics["radii"][0], rel=1e-3)
 
