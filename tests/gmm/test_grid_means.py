@@ -32,15 +32,17 @@ def run(data=X, budget=BUDGET, **kw):
 
 
 def points_of(data, radius=RADIUS):
-    """The rows as the estimator counts them: clipped to the ball, in data units."""
-    return clip_to_ball(np.asarray(data, dtype=float), np.zeros(np.shape(data)[1]), radius)
+    """The rows as the estimator counts them: clipped to the ball, in unit-ball coordinates."""
+    return clip_to_ball(np.asarray(data, dtype=float), np.zeros(np.shape(data)[1]),
+                        radius) / radius
 
 
-def grid_box(column_counts, scale, radius=RADIUS):
-    """The box the grid is laid over, read from the released column counts (post-processing:
-    the windows of two cells whose noisy count clears ``ZOOM_Z`` of their noise, ``√2·σ``)."""
+def grid_box(column_counts, scale):
+    """The box the grid is laid over (unit-ball coordinates), read from the released column
+    counts (post-processing: the windows of two cells whose noisy count clears ``ZOOM_Z`` of
+    their noise, ``√2·σ``, and at least one row)."""
     noisy = np.asarray(column_counts, dtype=float).reshape(-1, gm.ZOOM_CELLS)
-    return gm.occupied_box(noisy, radius, gm.ZOOM_Z * math.sqrt(2) * scale)
+    return gm.occupied_box(noisy, 1.0, max(gm.ZOOM_Z * math.sqrt(2) * scale, 1.0))
 
 
 def replace_one(data, i, row):
@@ -195,7 +197,7 @@ def test_the_estimator_attains_2r_on_its_first_step_sums():
     changes = replayed_changes(base, mirrored, Budget(epsilon=math.inf))
     step = {name: (change, sensitivity) for name, change, sensitivity in changes}
     change, sensitivity = step["clipped sums, step 1"]
-    r = run(base, Budget(epsilon=math.inf)).diagnostics["radii"][0]
+    r = run(base, Budget(epsilon=math.inf)).diagnostics["radii"][0] / RADIUS  # unit ball
     assert change == pytest.approx(2 * r, rel=1e-9)
     assert change <= sensitivity * (1 + 1e-12)  # the ledger's sensitivity covers it …
     assert sensitivity == pytest.approx(change, rel=1e-9)  # … and is attained
@@ -217,9 +219,11 @@ def test_released_minus_exact_is_gaussian_at_the_ledger_scale():
         assert len(rows) == len(seen.releases)
         low, high = grid_box(seen.releases[0].output, rows[0].scale)
         cells = result.choices["cells"]
-        exact = {"column counts": gm.marginals(points, RADIUS).ravel(),
+        exact = {"column counts": gm.marginals(points, 1.0).ravel(),
                  "grid counts": gm.histogram(points, low, high, cells).ravel()}
-        centres, radii = result.diagnostics["centres"], result.diagnostics["radii"]
+        # the diagnostics are in data units; the releases are made in the unit ball's
+        centres = result.diagnostics["centres"] / RADIUS
+        radii = result.diagnostics["radii"] / RADIUS
         assert radii[0] == pytest.approx(np.max(high - low) / cells, rel=1e-12)
         for s, r in enumerate(radii):
             counts, sums = gm.local_statistics(points, centres[s], r)
@@ -289,7 +293,7 @@ def test_the_ledger_records_every_release_with_its_sensitivity(steps):
                 "grid counts": gm.grid_sensitivity()}
     for s in range(steps):
         expected[f"cluster sizes, step {s + 1}"] = gm.grid_sensitivity()
-        expected[f"clipped sums, step {s + 1}"] = gm.sums_sensitivity(radii[s])
+        expected[f"clipped sums, step {s + 1}"] = gm.sums_sensitivity(radii[s] / RADIUS)
     expected["final cluster sizes"] = gm.grid_sensitivity()
     assert {r.name: r.sensitivity for r in rows} == pytest.approx(expected, rel=1e-12)
     assert len(rows) == len(expected)

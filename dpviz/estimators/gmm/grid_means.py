@@ -27,7 +27,9 @@ whole bound, so its noise is the radius's, not the bound's.
 The budget is planned once through :func:`dpviz.privacy.solve`: the column counts get
 :data:`ZOOM_SHARE`, the grid ``grid_share``, the final clusters' sizes (the weights)
 :data:`SIZES_SHARE`, and the steps share the rest equally, with :data:`COUNT_SHARE` of each
-step's part spent on its counts.
+step's part spent on its counts. The shares are of ρ, zCDP's currency: under linear or
+advanced composition the ε each release gets is split differently (the solver's levels are
+the shares' square roots), and the total is still the budget.
 
 The constants were chosen by simulation on generated mixtures, never on a user's table
 (k = 2…5 clusters of standard deviation s, centres at least 10 s
@@ -318,12 +320,15 @@ def grid_means(data: ArrayLike, budget: Budget, *, k: int, rng: np.random.Genera
         The noise.
     radius : float, "data" or None
         Public radius R of the ball the rows are clipped to (``None``: 1; ``"data"``: read
-        from the data, not private). The grid covers ``[−R, R]ᵈ`` about the ball's centre.
+        from the data, not private). The column counts cover ``[−R, R]`` about the ball's
+        centre in every column; the grid covers the box where they found rows. The
+        releases are made in the unit ball's coordinates (``(x − c)/R``), so a radius of any
+        size gives the same noise ratios.
     cells : int or None
         Cells per axis (2 … 256, at most :data:`MAX_CELLS` in all); ``None``:
         :func:`auto_cells`.
     grid_share : float
-        Share of the budget spent on the grid (0.05 … 0.8).
+        Share of the budget's ρ spent on the grid (0.05 … 0.8).
     steps : int
         Local steps (1 … 6).
 
@@ -369,15 +374,15 @@ def grid_means(data: ArrayLike, budget: Budget, *, k: int, rng: np.random.Genera
                                        choices={"cells": m, "grid_share": grid_share,
                                                 "steps": steps},
                                        not_private=ball.not_private)
-    points = ball.to_unit(x) * ball.radius  # clipped to the ball, centred, in data units
+    points = ball.to_unit(x)  # clipped to the ball, in its unit-ball coordinates
 
     allocations = solve(plan(steps, grid_share), budget)
     ledger = Ledger(budget)
-    spread = np.asarray(release(marginals(points, ball.radius).ravel(),
+    spread = np.asarray(release(marginals(points, 1.0).ravel(),
                                 allocations["marginals"], sensitivity=marginal_sensitivity(d),
                                 rng=rng, ledger=ledger, name="column counts"))
     marginal_noise = allocations["marginals"].scale_for(marginal_sensitivity(d))
-    low, high = occupied_box(spread.reshape(d, ZOOM_CELLS), ball.radius,
+    low, high = occupied_box(spread.reshape(d, ZOOM_CELLS), 1.0,
                              max(ZOOM_Z * math.sqrt(2.0) * marginal_noise, 1.0))
     noisy = np.asarray(release(histogram(points, low, high, m).ravel(), allocations["grid"],
                                sensitivity=grid_sensitivity(), rng=rng, ledger=ledger,
@@ -411,22 +416,23 @@ def grid_means(data: ArrayLike, budget: Budget, *, k: int, rng: np.random.Genera
                                    "simulation on generated mixtures"),
         "grid_share": grid_share, "steps": steps, "accounting": budget.method,
         "first radius": "the grid's cell width; each later step halves it",
-        "sensitivity": {"grid": grid_sensitivity(), "counts": grid_sensitivity(),
-                        "sums": "2 times the step's radius"},
+        "sensitivity": {"column counts": marginal_sensitivity(d), "grid": grid_sensitivity(),
+                        "counts": grid_sensitivity(), "final sizes": grid_sensitivity(),
+                        "sums": "2 times the step's radius (unit-ball coordinates)"},
         "sensitivity norm": "L2",
         "sensitivity reason": ("replace-one: the old row leaves one cell (or cluster) and the "
-                               "new row joins another, so two counts move by 1; a sum moves by "
-                               "the difference of two clipped offsets when both rows fall in "
-                               "its cluster"),
+                               "new row joins another, so two counts move by 1, in each of the "
+                               "d column histograms too; a sum moves by the difference of two "
+                               "clipped offsets when both rows fall in its cluster"),
         "weights": "the final clusters' noisy sizes (one more release), clipped at 0 and "
                    "normalised",
     }
     return Result(
-        estimate={"weights": weights, "means": centres + ball.center, "covariances": None},
+        estimate={"weights": weights, "means": ball.from_unit(centres), "covariances": None},
         ledger=ledger, choices=choices, not_private=ball.not_private,
-        diagnostics={"centres": np.stack(trajectory) + ball.center, "radii": np.array(radii),
-                     "grid_counts": noisy, "grid_low": low + ball.center,
-                     "grid_high": high + ball.center})
+        diagnostics={"centres": np.stack([ball.from_unit(c) for c in trajectory]),
+                     "radii": np.array(radii) * ball.radius, "grid_counts": noisy,
+                     "grid_low": ball.from_unit(low), "grid_high": ball.from_unit(high)})
 
 
 def too_many_columns(d: int) -> str:
@@ -546,8 +552,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                   help="grid cells per axis (automatic: chosen by simulation on generated "
                        "mixtures)"),
             Param("grid_share", "float", 0.4, min=SHARE_RANGE.low, max=SHARE_RANGE.high,
-                  choice=True, help="share of the budget spent on the grid that finds the "
-                                    "clusters"),
+                  choice=True, help="share of the budget (of zCDP's rho) spent on the grid "
+                                    "that finds the clusters"),
             Param("steps", "int", 2, min=STEPS_RANGE.low, max=STEPS_RANGE.high, choice=True,
                   help="local steps that refine the centres, each with half the radius"),
         )),
