@@ -25,7 +25,7 @@ from dpviz.lab import experiments
 from dpviz.lab.feasibility import table_default
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.work import check_work
-from dpviz.privacy import Budget, Ledger, compose_runs
+from dpviz.privacy import METHOD_LABELS, METHODS, Budget, Ledger, compose_runs
 from dpviz.privacy.bounds import bound_plan
 from dpviz.ui import cached, runs, upload, widgets
 from dpviz.ui.risk import spend_text
@@ -185,7 +185,7 @@ def automatic_estimator(data: Mapping[str, Any], table: tuple[int, int, int] | N
         return FALLBACK
     n, d, k = table
     epsilon, delta = _coming("gmm_epsilon", 1.0), _coming("gmm_delta", 1e-5)
-    accounting = str(st.session_state.get("gmm_accounting", "zcdp"))
+    accounting = _coming_method("gmm_accounting", "zcdp")
     share = (data.get("bounds") or {}).get("private")
     if share is not None and math.isfinite(epsilon):
         rest = bound_plan(n, d, Budget(epsilon=epsilon, delta=delta, method=accounting),
@@ -207,6 +207,19 @@ def _coming(key: str, default: float) -> float:
         return float(st.query_params.get(key, default))
     except ValueError:
         return default
+
+
+def _coming_method(key: str, default: str) -> str:
+    """The accounting method the box ``key``, drawn later in this run, will have.
+
+    The one kept in the session, else a link's (by name, ``linear``, or by its label), else
+    ``default``.
+    """
+    if key in st.session_state:
+        return str(st.session_state[key])
+    raw = st.query_params.get(key)
+    named = {METHOD_LABELS[m]: m for m in METHODS} | {m: m for m in METHODS}
+    return named.get(str(raw), default) if raw is not None else default
 
 
 def preselect_estimator(automatic: str) -> None:

@@ -209,6 +209,22 @@ def test_a_link_with_a_small_epsilon_gets_dp_em_not_a_refusal():
     assert at.selectbox(key="gmm_estimator").value == "grid_means"
 
 
+@pytest.mark.parametrize("method", ["linear", "Advanced composition"])
+def test_a_link_with_linear_accounting_gets_dp_em_not_a_refusal(method):
+    """Under linear or advanced composition (from the link, by name or label, before the
+    accounting box is drawn) grid means cannot find 3 clusters in 500 rows at ε = 1: the page
+    picks DP-EM, not a refusal (a privacy review found the link's method was ignored)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/gmm.py")
+    at.query_params.update({"gmm_source": "csv", "gmm_accounting": method})
+    at.run()
+    at.file_uploader(key="gmm_upload").set_value(
+        ("clusters.csv", three_clusters(), "text/csv")).run()
+    assert not at.exception and not errors(at), errors(at)
+    assert at.selectbox(key="gmm_estimator").value == "dp_em"
+    assert "refused" not in " ".join(m.value for m in at.markdown)
+
+
 @pytest.mark.parametrize("named", ["dplloyd", "DP-EM"])
 def test_a_link_naming_the_estimator_wins_over_the_pick(named):
     """/gmm?gmm_source=csv&gmm_estimator=…: the link's estimator (by name or label, the
