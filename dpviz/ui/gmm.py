@@ -421,6 +421,13 @@ def choices_table(choices: Mapping[str, Any]) -> pd.DataFrame:
                         columns=["choice", "value"])
 
 
+#: What the page says of a one-column upload (its figures are drawn in two dimensions).
+ONE_COLUMN = ("This page draws a mixture in two dimensions, and the file has one column: "
+              "upload a table with at least two columns, or fit this one from the command line "
+              "(python -m dpviz run gmm grid_means --data FILE.csv --k 3 --epsilon 1 --delta "
+              "1e-5 --bounds LOW:HIGH).")
+
+
 def csv_controls() -> DataChoice:
     """An uploaded CSV (numbers only, an optional header row) and the k to fit.
 
@@ -435,6 +442,9 @@ def csv_controls() -> DataChoice:
     chosen = upload.table_upload("gmm", prompt="Upload a CSV file to fit a mixture to it.",
                                  radius_key="gmm_radius")
     n, d = chosen.values.shape
+    if d < 2:
+        st.info(ONE_COLUMN, icon=":material/view_column:")
+        st.stop()
     return chosen.block, {"k": int(k)}, chosen.content, (int(n), int(d))
 
 

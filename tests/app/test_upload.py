@@ -352,6 +352,20 @@ def test_a_bad_upload_gets_one_sentence_and_no_figure(content, sentence):
     assert "gmm_figure" not in charts(at)
 
 
+def test_a_one_column_upload_gets_one_sentence_and_no_figure():
+    """The page's figures are two-dimensional: a one-column file is told so (it crashed the
+    mixture figure before), and where one column can be fitted."""
+    at = open_page("gmm")
+    at.selectbox(key="gmm_source").set_value("csv").run()
+    content = "height (cm)\n" + "\n".join(str(v) for v in range(40)) + "\n"
+    at.file_uploader(key="gmm_upload").set_value(("one.csv", content.encode(),
+                                                  "text/csv")).run()
+    assert not at.exception and errors(at) == []
+    assert any(i.value.startswith("This page draws a mixture in two dimensions")
+               for i in at.info)
+    assert "gmm_figure" not in charts(at)
+
+
 def test_edge_ids_with_gaps_get_a_sentence_then_renumber():
     at = open_sbm_upload()
     at.file_uploader(key="sbm_upload").set_value(
