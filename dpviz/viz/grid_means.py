@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
 from dpviz.estimators.result import Result
 from dpviz.viz.kssu import mechanics
-from dpviz.viz.mixtures import DATA_COLOR, ellipse, legend_name
+from dpviz.viz.mixtures import DATA_COLOR, ROWS_NAME, ellipse, legend_name
 from dpviz.viz.style import COLORS, SERIES_COLORS, TEMPLATE, plotly_text, wrapped
 
 #: The most rows drawn under a figure (evenly spaced): enough to see the clusters.
@@ -152,7 +152,7 @@ def grid_figure(result: Result, *, rows: ArrayLike | None = None,
     if drawn is not None:
         fig.add_trace(go.Scatter(
             x=drawn[:, 0], y=drawn[:, 1] if d > 1 else _strip(len(drawn)), mode="markers",
-            name="data (rows)", marker={"color": ROWS_ON_GRID, "size": 3, "opacity": 0.4},
+            name=ROWS_NAME, marker={"color": ROWS_ON_GRID, "size": 3, "opacity": 0.4},
             hoverinfo="skip"))
     fig.add_trace(go.Scatter(
         x=peaks[:, 0], y=peaks[:, 1] if d > 1 else np.zeros(len(peaks)),
@@ -229,7 +229,7 @@ def centres_path_figure(result: Result, *, rows: ArrayLike | None = None,
     if drawn is not None:
         fig.add_trace(go.Scatter(
             x=drawn[:, 0], y=drawn[:, 1] if d > 1 else _strip(len(drawn)) * 0.5 - 0.7,
-            mode="markers", name="data (rows)",
+            mode="markers", name=ROWS_NAME,
             marker={"color": DATA_COLOR, "size": 3, "opacity": 0.45}, hoverinfo="skip"))
     for step in range(steps):
         xs: list[float | None] = []

@@ -18,6 +18,8 @@ from numpy.typing import ArrayLike, NDArray
 from dpviz.viz.style import COLORS, TEMPLATE, plotly_text
 
 DATA_COLOR = "#9aa5b1"
+#: The legend name of the rows drawn under a figure (a sample of them on large tables).
+ROWS_NAME = "data (rows drawn)"
 #: The multiples of the standard deviation drawn as ellipses, with their dash styles.
 SIGMAS: tuple[tuple[int, str], ...] = ((1, "solid"), (2, "dot"))
 ELLIPSE_POINTS = 73
@@ -136,7 +138,7 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
     # SVG, not WebGL: each ε move replots, and a Scattergl then makes new WebGL contexts (two
     # a move, software-rendered in a GPU-less browser: 0.1 s more of the page's main thread)
     fig.add_trace(go.Scatter(
-        x=rows[:, 0], y=rows[:, 1], mode="markers", name="data (rows drawn)",
+        x=rows[:, 0], y=rows[:, 1], mode="markers", name=ROWS_NAME,
         marker={"color": DATA_COLOR, "size": 4, "opacity": 0.45},
         hovertemplate="(%{x:.3g}, %{y:.3g})<extra>row</extra>"))
     for who, means, covariances in (("true", mu, _project_cov(true_covariances, axes)),

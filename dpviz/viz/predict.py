@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike
 
+from dpviz.viz.mixtures import ROWS_NAME
 from dpviz.viz.style import TEMPLATE, plotly_text
 
 GUESS_COLOR = "#0ca678"
@@ -47,7 +48,7 @@ def guess_figure(rows: ArrayLike, grid: ArrayLike, *, guess: tuple[float, float]
     names = list(axis_names) if axis_names is not None else [f"x{k + 1}"
                                                              for k in range(data.shape[1])]
     fig = go.Figure(layout={"template": TEMPLATE})
-    fig.add_scatter(x=data[:, i], y=data[:, j], mode="markers", name="data (rows drawn)",
+    fig.add_scatter(x=data[:, i], y=data[:, j], mode="markers", name=ROWS_NAME,
                     marker={"color": "#adb5bd", "size": 4, "opacity": 0.5},
                     hoverinfo="skip")
     fig.add_scatter(x=points[:, 0], y=points[:, 1], mode="markers", name=GRID_NAME,

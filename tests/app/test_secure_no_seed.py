@@ -23,9 +23,10 @@ from .app_helpers import errors, open_page
 #: The session's entropy while the tests run (what ``secrets.randbits(128)`` returns).
 ENTROPY = 0xC0FFEE_5EC12E7_0DDBA11_DECAF_0B5E5  # 120 bits
 LONG_NUMBER = re.compile(r"\d{20,}")
-#: A page link's target id: a hash of the page's URL path, never drawn (the Live class page's,
-#: of "live", holds 21 digits in a row).
-PAGE_HASH = re.compile(r'page_script_hash: "[0-9a-f]+"')
+#: Streamlit's own hex ids, never drawn from the session's entropy: a page link's target (a
+#: hash of the page's URL path: the Live class page's, of "live", holds 21 digits in a row)
+#: and a download button's file id (random hex: one held 21 digits in a row in CI-like runs).
+PAGE_HASH = re.compile(r'(page_script_hash|deferred_file_id): "[0-9a-f]+"')
 PAGES = [script.removeprefix("pages/").removesuffix(".py")
          for _, entries in shell.NAVIGATION for script, _, _ in entries
          if script.startswith("pages/") and (shell.ROOT / script).is_file()]
