@@ -282,7 +282,7 @@ def test_peers_section_reads_the_saved_errors(gmm):
 
     caption = json.loads((cached.RESULTS / "gmm_estimators_caption.json").read_text())["caption"]
     cell = re.search(r"n = 10,000, ε = 1: [^;]+\)", caption).group(0)  # the saved table's cell
-    assert cell.startswith("n = 10,000, ε = 1: Private PCA + clustering (KSSU19 Alg. 1) 0.0")
+    assert cell.startswith("n = 10,000, ε = 1: Grid means 0.0")
     assert cell in accuracy
     assert "Private Populous Estimator (PPE) (refused before spending)" in accuracy
 

@@ -129,7 +129,7 @@ def test_private_bounds_say_how_they_were_chosen_and_compare_with_em_on_your_dat
     assert "non-private EM on your data" in captions
     table = next(d.value for d in at.dataframe if "estimator" in d.value.columns)
     # 500 rows: the page picked grid means; no EM row compared with itself
-    assert list(table["estimator"]) == ["Grid means (small tables)"]
+    assert list(table["estimator"]) == ["Grid means"]
     at.selectbox(key="gmm_estimator").set_value("em").run()
     assert not at.exception and "the reference itself" in " ".join(c.value for c in at.caption)
 
@@ -160,7 +160,7 @@ def test_500_rows_at_epsilon_1_give_means_within_2_units_of_em_on_your_data(way,
                    for w in at.warning)
     captions = " ".join(c.value for c in at.caption)
     assert said in captions
-    assert ("For a table of 500 rows the page picks Grid means (small tables): DP-EM's noise "
+    assert ("For a table of 500 rows the page picks Grid means: DP-EM's noise "
             "grows with the whole range of the bound") in captions
     private, reference = _means(at)
     order = match_components(reference, private)

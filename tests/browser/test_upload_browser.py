@@ -77,7 +77,7 @@ def test_upload_step_warns_then_private_ranges_fit(page, server):
     assert problems(page) == []
     text = page.inner_text("body")
     assert "Bound: per-column ranges estimated privately with 20% of ε" in text
-    assert "For a table of 500 rows the page picks Grid means (small tables)" in text
+    assert "For a table of 500 rows the page picks Grid means" in text
     assert "non-private EM on your data" in text
     assert "Most rows" not in text and "much wider than the data" not in text
     way = page.locator('[data-testid="stRadio"]').filter(

@@ -6,7 +6,9 @@ is built from two textbook releases. First a noisy histogram on a public grid fi
 clusters are (the histogram mechanism, Dwork, McSherry, Nissim & Smith 2006), then a few
 clipped-mean steps refine them. Each step is a DPLloyd iteration (Blum, Dwork, McSherry &
 Nissim 2005) whose rows are clipped to a small radius about the current centres, not to the
-whole bound, so its noise is the radius's, not the bound's.
+whole bound, so its noise is the radius's, not the bound's. It is not only for small tables:
+on the saved accuracy table (mixtures 6σ apart, n = 10 000–100 000, ε = 0.5–4) its means
+had the lowest median error in 6 of 9 cells; it releases no covariances.
 
 1. **Where the rows are.** Every column's counts in :data:`ZOOM_CELLS` cells of
    ``[−R, R]`` are released with Gaussian noise (L2 sensitivity ``√(2d)``: each column's
@@ -536,7 +538,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         # ε = 1 (20 seeds) DP-EM's means were 57 (typed ranges) to 178 units off at 500 rows
         # and first came within 2 units on 30 % of seeds at 10 000, grid means on 95-100 %
         suits=lambda *, n, d, k: d <= MAX_COLUMNS and n < 10_000,
-        label="Grid means (small tables)",
+        label="Grid means",
         story=Story("Noisy counts of each column find the box where the rows are; a grid of "
                     "noisy counts over that box finds the k most crowded places (the peaks); "
                     "then a few local steps move each centre by the mean of its nearest rows' "
