@@ -243,8 +243,8 @@ def picked_sentence(estimator: str, n: int) -> str:
 
     Examples
     --------
-    >>> picked_sentence("grid_means", 500)[:62]
-    'For a table of 500 rows the page picks Grid means (small table'
+    >>> picked_sentence("grid_means", 500)[:50]
+    'For a table of 500 rows the page picks Grid means:'
     """
     return (f"For a table of {n:,} rows the page picks {_estimator_label(estimator)}: "
             f"{_estimator_label(FALLBACK)}'s noise grows with the whole range of the bound and "
