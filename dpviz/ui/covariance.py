@@ -189,7 +189,8 @@ def data_controls(seed: int) -> tuple[dict[str, Any], bytes | None]:
 def csv_controls() -> tuple[dict[str, Any], bytes]:
     """An uploaded CSV through the upload step (:func:`dpviz.ui.upload.table_upload`)."""
     chosen = upload.table_upload("cov", prompt="Upload a CSV file to estimate its covariance.",
-                                 radius_key="cov_radius", radius_value=UNIT_RADIUS)
+                                 radius_key="cov_radius", radius_value=UNIT_RADIUS,
+                                 min_columns=2)
     return chosen.block, chosen.content
 
 

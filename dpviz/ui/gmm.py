@@ -421,13 +421,6 @@ def choices_table(choices: Mapping[str, Any]) -> pd.DataFrame:
                         columns=["choice", "value"])
 
 
-#: What the page says of a one-column upload (its figures are drawn in two dimensions).
-ONE_COLUMN = ("This page draws a mixture in two dimensions, and the file has one column: "
-              "upload a table with at least two columns, or fit this one from the command line "
-              "(python -m dpviz run gmm grid_means --data FILE.csv --k 3 --epsilon 1 --delta "
-              "1e-5 --bounds LOW:HIGH).")
-
-
 def csv_controls() -> DataChoice:
     """An uploaded CSV (numbers only, an optional header row) and the k to fit.
 
@@ -440,11 +433,8 @@ def csv_controls() -> DataChoice:
                         max_value=int(limits.COMPONENTS.high), value=3, step=1, format="%d",
                         key="gmm_csv_k", bind="query-params")
     chosen = upload.table_upload("gmm", prompt="Upload a CSV file to fit a mixture to it.",
-                                 radius_key="gmm_radius")
+                                 radius_key="gmm_radius", min_columns=2)
     n, d = chosen.values.shape
-    if d < 2:
-        st.info(ONE_COLUMN, icon=":material/view_column:")
-        st.stop()
     return chosen.block, {"k": int(k)}, chosen.content, (int(n), int(d))
 
 
@@ -452,10 +442,8 @@ def csv_controls() -> DataChoice:
 
 #: The secure stream of the page's run and of its non-private reference: one start.
 STREAM = "gmm"
-#: At most this many rows are drawn in the scatter (the estimators use all of them). Redrawing
-#: the points is most of a browser's work on an ε move: 1 500 rows take 0.45–0.55 s of a
-#: headless Chromium's main thread per move against 0.62–0.70 s for 3 000 (bench/load_test.py).
-DRAW_ROWS = 1500
+#: At most this many rows are drawn in the scatter (:data:`dpviz.viz.mixtures.DRAW_ROWS`).
+DRAW_ROWS = viz.mixtures.DRAW_ROWS
 #: Seed of the non-private fit that stands for an uploaded file's "true" components.
 CSV_SEED = 0
 #: Iterations of that fit.

@@ -68,6 +68,15 @@ def _quantile_rows(each: float) -> int:
     return quantile_rows(min(PRIVATE_QUANTILES), each)
 
 
+def _quantiles_need(budget: Budget, share: float, d: int) -> tuple[float, int]:
+    """The ε per quantile release from ``share`` of ``budget``, and the rows that need.
+
+    The rows are :func:`_quantile_rows` at that ε, rounded to hundreds.
+    """
+    each, _ = split_budget(budget, share, quantile_releases(d))
+    return each, round(_quantile_rows(each), -2)
+
+
 _QUANTILES = (f"each column's private {min(PRIVATE_QUANTILES):.0%} and "
               f"{max(PRIVATE_QUANTILES):.0%} quantiles (the exponential mechanism on a fixed "
               f"public grid), widened by {PRIVATE_MARGIN:.0%} of their width")
@@ -98,10 +107,10 @@ def private_ranges_method(n: int, d: int, budget: Budget, share: float) -> str:
     plan = bound_plan(n, d, budget, share)
     if not plan.medians:
         return f"{_QUANTILES} ({plan.releases} releases at ε = {plan.epsilon:.3g} each)"
-    each, _ = split_budget(budget, share, quantile_releases(d))
+    each, rows = _quantiles_need(budget, share, d)
     return (f"{_MEDIANS} ({plan.releases} releases at ε = {plan.epsilon:.3g} each: {n:,} rows "
             f"are too few for the quantiles at ε = {each:.3g} per release, which need about "
-            f"{round(_quantile_rows(each), -2):,})")
+            f"{rows:,})")
 
 
 def loose_ranges_note(n: int, d: int, budget: Budget, share: float) -> str | None:
@@ -120,13 +129,12 @@ def loose_ranges_note(n: int, d: int, budget: Budget, share: float) -> str | Non
     """
     if not bound_plan(n, d, budget, share).medians:
         return None
-    each, _ = split_budget(budget, share, quantile_releases(d))
     return (f"With {n:,} rows, private ranges come from medians and are loose: on generated "
             "tables of 500 rows they were about 4.5 times as wide as the data, and cut off "
             "part of it one time in four, so the noise that follows is larger than it needs "
             "to be. For a result you can rely on, type ranges from what you know about the "
             "columns, give the ranges a larger share of ε, or bring more rows (tighter "
-            f"private ranges need about {round(_quantile_rows(each), -2):,} at this ε).")
+            f"private ranges need about {_quantiles_need(budget, share, d)[1]:,} at this ε).")
 
 
 @dataclass(frozen=True)
@@ -171,14 +179,29 @@ def units_table(names: tuple[str, ...]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["column", "name", "unit"])
 
 
+def too_few_columns(d: int, needed: int) -> str:
+    """What a page whose figures need ``needed`` columns says of a file with ``d``.
+
+    Examples
+    --------
+    >>> too_few_columns(1, 2)[:54]
+    'This page draws its figures from at least 2 columns, a'
+    """
+    return (f"This page draws its figures from at least {needed} columns, and the file has "
+            f"{d}: upload a table with {needed} or more, or fit this one from the command line "
+            "(python -m dpviz run TASK ESTIMATOR --data FILE.csv …), which takes any number.")
+
+
 def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
-                 radius_value: float = 10.0) -> TableUpload:
+                 radius_value: float = 10.0, min_columns: int = 1) -> TableUpload:
     """The upload step: the file, its columns with units, and the bound chosen.
 
     Stops the page with ``prompt`` until a file comes, and with a sentence for a bad file or
     a bad typed range. Widget keys start with ``prefix`` (``<prefix>_upload`` is the file);
     the radius widget is ``radius_key`` (default ``<prefix>_radius``, starting at
     ``radius_value``), so old links reopen it. :data:`UPLOAD_NOTE` is shown under the file.
+    A table with fewer than ``min_columns`` columns (the page's figures need them) stops the
+    page with :func:`too_few_columns`' sentence.
     A run that stopped here leaves the page's later controls undrawn; the next run redraws
     them with the values it uses (:func:`stop_guard`).
     """
@@ -195,6 +218,9 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     content = attempt(upload_content, upload)
     table = attempt(read_table, content)
     values, names = table.values, table.names
+    if values.shape[1] < min_columns:
+        st.info(too_few_columns(values.shape[1], min_columns), icon=":material/view_column:")
+        st.stop()
     with st.expander(f"Your columns: {values.shape[1]} (names and units from the header)",
                      expanded=values.shape[1] <= 6, icon=":material/view_column:"):
         st.dataframe(units_table(names), hide_index=True, key=f"{prefix}_columns")

@@ -9,7 +9,7 @@ from test_bounds_upload import PRIVATE, SEEDS_500, TYPED, hundred_vertices, thre
 
 from dpviz.data.files import sha256
 from dpviz.estimators.metrics import match_components
-from dpviz.ui.upload import WAYS
+from dpviz.ui.upload import WAYS, too_few_columns
 from dpviz.ui.widgets import escape_markdown
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, values
@@ -193,36 +193,31 @@ def test_the_estimator_box_follows_the_table_until_the_user_picks():
     assert not any("the page picks" in c.value for c in at.caption)
 
 
-def test_a_link_with_a_small_epsilon_gets_dp_em_not_a_refusal():
-    """At ε = 0.2 (from the link, before its box is drawn) grid means cannot find 3 clusters in
-    500 rows: the page picks DP-EM instead of a refusal."""
+def upload_after_link(**link: str) -> AppTest:
+    """/gmm opened from a link with ``gmm_source=csv`` and ``link``, then the 500-row file."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     at.switch_page("pages/gmm.py")
-    at.query_params.update({"gmm_source": "csv", "gmm_epsilon": "0.2"})
+    at.query_params.update({"gmm_source": "csv", **link})
     at.run()
     at.file_uploader(key="gmm_upload").set_value(
         ("clusters.csv", three_clusters(), "text/csv")).run()
     assert not at.exception and not errors(at), errors(at)
-    assert at.number_input(key="gmm_epsilon").value == 0.2
-    assert at.selectbox(key="gmm_estimator").value == "dp_em"
-    at.number_input(key="gmm_epsilon").set_value(1.0).run()
-    assert at.selectbox(key="gmm_estimator").value == "grid_means"
+    return at
 
 
-@pytest.mark.parametrize("method", ["linear", "Advanced composition"])
-def test_a_link_with_linear_accounting_gets_dp_em_not_a_refusal(method):
-    """Under linear or advanced composition (from the link, by name or label, before the
-    accounting box is drawn) grid means cannot find 3 clusters in 500 rows at ε = 1: the page
-    picks DP-EM, not a refusal (a privacy review found the link's method was ignored)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-    at.switch_page("pages/gmm.py")
-    at.query_params.update({"gmm_source": "csv", "gmm_accounting": method})
-    at.run()
-    at.file_uploader(key="gmm_upload").set_value(
-        ("clusters.csv", three_clusters(), "text/csv")).run()
-    assert not at.exception and not errors(at), errors(at)
+@pytest.mark.parametrize("link", [{"gmm_epsilon": "0.2"}, {"gmm_accounting": "linear"},
+                                  {"gmm_accounting": "Advanced composition"}])
+def test_a_link_where_grid_means_would_refuse_gets_dp_em(link):
+    """At ε = 0.2, or under linear or advanced composition (by name or label), from the link
+    before its box is drawn, grid means cannot find 3 clusters in 500 rows: the page picks
+    DP-EM, not a refusal (a privacy review found a link's method was ignored)."""
+    at = upload_after_link(**link)
     assert at.selectbox(key="gmm_estimator").value == "dp_em"
     assert "refused" not in " ".join(m.value for m in at.markdown)
+    if "gmm_epsilon" in link:  # the link's ε is the box's, and the pick follows the box
+        assert at.number_input(key="gmm_epsilon").value == 0.2
+        at.number_input(key="gmm_epsilon").set_value(1.0).run()
+        assert at.selectbox(key="gmm_estimator").value == "grid_means"
 
 
 @pytest.mark.parametrize("named", ["dplloyd", "DP-EM"])
@@ -230,13 +225,7 @@ def test_a_link_naming_the_estimator_wins_over_the_pick(named):
     """/gmm?gmm_source=csv&gmm_estimator=…: the link's estimator (by name or label, the
     default's label too) stays after a 500-row upload, for which the page would pick grid
     means."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-    at.switch_page("pages/gmm.py")
-    at.query_params.update({"gmm_source": "csv", "gmm_estimator": named})
-    at.run()
-    at.file_uploader(key="gmm_upload").set_value(
-        ("clusters.csv", three_clusters(), "text/csv")).run()
-    assert not at.exception and not errors(at), errors(at)
+    at = upload_after_link(gmm_estimator=named)
     assert at.selectbox(key="gmm_estimator").value == ("dp_em" if named == "DP-EM" else named)
 
 
@@ -352,18 +341,19 @@ def test_a_bad_upload_gets_one_sentence_and_no_figure(content, sentence):
     assert "gmm_figure" not in charts(at)
 
 
-def test_a_one_column_upload_gets_one_sentence_and_no_figure():
-    """The page's figures are two-dimensional: a one-column file is told so (it crashed the
-    mixture figure before), and where one column can be fitted."""
-    at = open_page("gmm")
-    at.selectbox(key="gmm_source").set_value("csv").run()
-    content = "height (cm)\n" + "\n".join(str(v) for v in range(40)) + "\n"
-    at.file_uploader(key="gmm_upload").set_value(("one.csv", content.encode(),
-                                                  "text/csv")).run()
+@pytest.mark.parametrize("page, prefix, figure", [("gmm", "gmm", "gmm_figure"),
+                                                  ("covariance", "cov", "cov_heatmaps")])
+def test_a_one_column_upload_gets_one_sentence_and_no_figure(page, prefix, figure):
+    """Both pages' figures need two columns: a one-column file is told so (it crashed /gmm's
+    mixture figure and /covariance's page before), and where one column can be fitted."""
+    at = open_page(page)
+    at.selectbox(key=f"{prefix}_source").set_value("csv").run()
+    content = "height (cm)\n" + "\n".join(str(v % 37) for v in range(300)) + "\n"
+    at.file_uploader(key=f"{prefix}_upload").set_value(("one.csv", content.encode(),
+                                                          "text/csv")).run()
     assert not at.exception and errors(at) == []
-    assert any(i.value.startswith("This page draws a mixture in two dimensions")
-               for i in at.info)
-    assert "gmm_figure" not in charts(at)
+    assert any(i.value == too_few_columns(1, 2) for i in at.info)
+    assert figure not in charts(at)
 
 
 def test_edge_ids_with_gaps_get_a_sentence_then_renumber():
