@@ -25,11 +25,9 @@ from numpy.typing import ArrayLike, NDArray
 from dpviz.core.entry import StoryFigure, StoryInputs, StoryRows
 from dpviz.estimators.result import Result
 from dpviz.viz.kssu import mechanics
-from dpviz.viz.mixtures import DATA_COLOR, ROWS_NAME, ellipse, legend_name
+from dpviz.viz.mixtures import DATA_COLOR, DRAW_ROWS, ROWS_NAME, ellipse, legend_name
 from dpviz.viz.style import COLORS, SERIES_COLORS, TEMPLATE, plotly_text, wrapped
 
-#: The most rows drawn under a figure (evenly spaced): enough to see the clusters.
-ROWS_DRAWN = 1_500
 #: One colour per local step's radius (the released means' orange is left out).
 STEP_COLORS = tuple(c for c in SERIES_COLORS if c != COLORS["private"])
 HEIGHT = 560
@@ -89,12 +87,12 @@ def cell_centres(low: float, high: float, cells: int) -> NDArray[np.float64]:
 
 
 def _rows(rows: ArrayLike | None) -> NDArray[np.float64] | None:
-    """At most :data:`ROWS_DRAWN` of the rows, evenly spaced (all of them when fewer)."""
+    """At most :data:`~dpviz.viz.mixtures.DRAW_ROWS` rows, evenly spaced (all when fewer)."""
     if rows is None:
         return None
     x = np.asarray(rows, dtype=float)
-    if len(x) > ROWS_DRAWN:
-        x = x[np.linspace(0, len(x) - 1, ROWS_DRAWN).astype(np.intp)]
+    if len(x) > DRAW_ROWS:
+        x = x[np.linspace(0, len(x) - 1, DRAW_ROWS).astype(np.intp)]
     return x
 
 

@@ -20,6 +20,10 @@ from dpviz.viz.style import COLORS, TEMPLATE, plotly_text
 DATA_COLOR = "#9aa5b1"
 #: The legend name of the rows drawn under a figure (a sample of them on large tables).
 ROWS_NAME = "data (rows drawn)"
+#: At most this many rows are drawn under a figure (the estimators use all of them). Redrawing
+#: the points is most of a browser's work on an ε move: 1 500 rows take 0.45–0.55 s of a
+#: headless Chromium's main thread per move against 0.62–0.70 s for 3 000 (bench/load_test.py).
+DRAW_ROWS = 1500
 #: The multiples of the standard deviation drawn as ellipses, with their dash styles.
 SIGMAS: tuple[tuple[int, str], ...] = ((1, "solid"), (2, "dot"))
 ELLIPSE_POINTS = 73
