@@ -154,7 +154,7 @@ SEEDS_500 = {"typed": 18, "private": 12, "private, second file": 24}
 def near_em(content: bytes, bounds: dict, seed: int) -> tuple[float, list[list[float]]]:
     """Grid means at ε = 1 on ``content`` within ``bounds``: the largest distance of a private
     mean to its matched mean of non-private EM on the same clipped rows (the page's reference:
-    100 iterations, seed 0), and the ranges the run used."""
+    100 iterations, the best of 10 starts, seed 0), and the ranges the run used."""
     s = scenario(content, bounds, estimator="grid_means", seed=seed)
     loaded = load_data(s.data, content=content)
     private = run_scenario(s, loaded)
@@ -162,7 +162,8 @@ def near_em(content: bytes, bounds: dict, seed: int) -> tuple[float, list[list[f
     same_box = {**s.data, "bounds": {"ranges": private.choices["ranges"]}}
     reference = run_scenario(Scenario.from_dict(
         {"task": "gmm", "estimator": "em", "data": same_box,
-         "params": {"epsilon": "inf", "k": 3, "iterations": 100}, "seed": 0}), loaded)
+         "params": {"epsilon": "inf", "k": 3, "iterations": 100, "starts": 10}, "seed": 0}),
+        loaded)
     ours, theirs = (np.asarray(r.estimate["means"]) for r in (private, reference))
     assert np.allclose(theirs[np.argsort(theirs[:, 0])], CENTRES, atol=1.5)
     order = match_components(theirs, ours)
@@ -182,6 +183,27 @@ def test_grid_means_at_500_rows_gives_means_within_2_units_of_non_private_em(way
     assert distance < 2.0
     low, high = np.array(ranges).T
     assert np.all(low < 15) and np.all(high > 75)  # the clusters lie inside
+
+
+def test_the_reference_on_an_upload_is_the_best_of_several_starts():
+    """Non-private EM on your data, from one start, merged two of the three clusters inside
+    private ranges about 2.6 times wider than the rows (these ranges came from one of 8 such
+    seeds in 40); the best of the page's ten starts finds all three."""
+    content = three_clusters(500)
+    wide = {"upload": "clusters.csv", "sha256": sha256(content),
+            "bounds": {"ranges": [[-86, 179], [-107, 158]]}}
+
+    def means(starts: int) -> np.ndarray:
+        s = Scenario.from_dict({"task": "gmm", "estimator": "em", "data": wide, "seed": 0,
+                                "params": {"epsilon": "inf", "k": 3, "iterations": 100,
+                                           "starts": starts}})
+        m = np.asarray(run(s, content).estimate["means"])
+        return m[np.argsort(m[:, 0])]
+
+    assert not np.allclose(means(1), CENTRES, atol=1.5)
+    assert np.allclose(means(10), CENTRES, atol=1.5)
+    with pytest.raises(ValueError, match="starts must be >= 1 and <= 50"):
+        means(0)
 
 
 def test_grid_means_steps_come_back_in_the_tables_units():

@@ -448,6 +448,10 @@ DRAW_ROWS = viz.mixtures.DRAW_ROWS
 CSV_SEED = 0
 #: Iterations of that fit.
 CSV_EM_ITERATIONS = 100
+#: Its starts (the fit of the highest likelihood is kept): on the issue's 500-row, 3-cluster
+#: table with private ranges (about 2.6 times wider than the rows) one start merged two
+#: clusters on 8 of 40 ranges; ten found all three on every one.
+CSV_EM_STARTS = 10
 
 
 def run(scenario: Scenario, *, fresh: int, content: bytes | None = None) -> Result:
@@ -545,14 +549,16 @@ def truth_scenario(scenario: Scenario, result: Result | None = None) -> Scenario
     """The fit that stands for an upload's "true" components (it has no labels).
 
     Non-private EM on the same clipped data as the page's run (seed :data:`CSV_SEED`,
-    :data:`CSV_EM_ITERATIONS` iterations; the same radius, or the same ranges — private ones
+    :data:`CSV_EM_ITERATIONS` iterations, the best of :data:`CSV_EM_STARTS` starts; the same
+    radius, or the same ranges — private ones
     as ``result`` released them): "non-private EM on your data", a reference, never released.
     """
     return Scenario.from_dict({
         "task": "gmm", "estimator": "em",
         "data": upload.reference_block(scenario.data, result) if result is not None else
         dict(scenario.data),
-        "params": {**_em_params(scenario), "iterations": CSV_EM_ITERATIONS},
+        "params": {**_em_params(scenario), "iterations": CSV_EM_ITERATIONS,
+                   "starts": CSV_EM_STARTS},
         "seed": CSV_SEED})
 
 
