@@ -66,6 +66,7 @@ from dpviz.privacy import (
     symmetric_gaussian,
 )
 from dpviz.privacy.bounds import Ball, clip_to_ball, resolve_ball
+from dpviz.privacy.errors import PrivacyLeakWarning
 from dpviz.privacy.solver import PlannedMechanism
 
 Scenario = Literal["GGG", "LLG"]
@@ -503,7 +504,8 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
     :data:`SCREEN_ROWS` evenly spaced rows, then the full ``iterations`` on every row from
     the start of the highest likelihood (:func:`log_likelihood`), as scikit-learn's
     ``n_init`` keeps its best: one start can merge two clusters when the rows fill a small
-    part of the bound. ``starts = 1`` is the single run.
+    part of the bound. The screens use the full table's bound (with ``radius="data"``, every
+    row's radius, not the sample's). ``starts = 1`` is the single run.
 
     Examples
     --------
@@ -516,10 +518,14 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
         raise ValueError(f"starts must be a whole number >= 1 and <= 50, got {starts}")
 
     x = as_matrix(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # the fit below says it
+        ball = resolve_ball(x, radius)  # "data": all rows' radius, for the screens too
 
-    def fit(rows: NDArray[np.float64], start: np.random.Generator, steps: int) -> Result:
+    def fit(rows: NDArray[np.float64], start: np.random.Generator, steps: int,
+            bound: float | str | None = radius) -> Result:
         return dp_em(rows, Budget(epsilon=math.inf), k=k, iterations=steps,
-                     rng=copy.deepcopy(start), radius=radius, eigen_floor=eigen_floor,
+                     rng=copy.deepcopy(start), radius=bound, eigen_floor=eigen_floor,
                      initial_variance=initial_variance, initialisation=initialisation,
                      init_iterations=init_iterations)
 
@@ -528,11 +534,13 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
         generators = [copy.deepcopy(rng)] + [np.random.default_rng(rng.integers(2**63, size=4))
                                              for _ in range(int(starts) - 1)]
         sample = x[::-(-len(x) // SCREEN_ROWS)]
-        screens = [fit(sample, g, min(iterations, SCREEN_ITERATIONS)) for g in generators]
-        ball = screens[0].diagnostics["ball"]
+        bound = None if ball.source == "default" else ball.radius
+        screens = [fit(sample, g, min(iterations, SCREEN_ITERATIONS), bound)
+                   for g in generators]
         clipped = ball.from_unit(ball.to_unit(sample))
-        best = generators[int(np.argmax([log_likelihood(clipped, s.estimate)
-                                         for s in screens]))]
+        likelihoods = np.nan_to_num([log_likelihood(clipped, s.estimate) for s in screens],
+                                    nan=-np.inf)
+        best = generators[int(np.argmax(likelihoods))]
     result = fit(x, best, iterations)
     return Result(estimate=result.estimate, ledger=Ledger(budget),
                   choices={**result.choices, "noise": "none: non-private reference",
