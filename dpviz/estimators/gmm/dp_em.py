@@ -48,6 +48,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import solve_triangular
+from scipy.special import logsumexp
 
 from dpviz.core.entry import CostModel, Estimator, Param, shared_k
 from dpviz.core.linalg import project_psd
@@ -138,12 +139,19 @@ def responsibilities(x: NDArray[np.float64], params: MixtureParameters) -> NDArr
 
     Components with zero weight get zero responsibility.
     """
-    log_weighted = component_log_densities(x, params.means, params.covariances)
-    with np.errstate(divide="ignore"):
-        log_weighted += np.log(params.weights)[None, :]
+    log_weighted = weighted_log_densities(x, params)
     top = log_weighted.max(axis=1, keepdims=True)
     weighted = np.exp(log_weighted - top)
     return weighted / weighted.sum(axis=1, keepdims=True)
+
+
+def weighted_log_densities(x: NDArray[np.float64],
+                           params: MixtureParameters) -> NDArray[np.float64]:
+    """``log πₖ + log N(xᵢ | μₖ, Σₖ)`` for every row and component (n × k; −∞ at πₖ = 0)."""
+    log_weighted = component_log_densities(x, params.means, params.covariances)
+    with np.errstate(divide="ignore"):
+        log_weighted += np.log(params.weights)[None, :]
+    return log_weighted
 
 
 def component_log_densities(x: NDArray[np.float64], means: NDArray[np.float64],
@@ -558,12 +566,9 @@ def log_likelihood(x: NDArray[np.float64], estimate: Mapping[str, Any]) -> float
     >>> round(log_likelihood(np.zeros((1, 1)), one), 4)  # log N(0 | 0, 1)
     -0.9189
     """
-    weighted = component_log_densities(x, np.asarray(estimate["means"]),
-                                       np.asarray(estimate["covariances"]))
-    with np.errstate(divide="ignore"):
-        weighted += np.log(np.asarray(estimate["weights"]))[None, :]
-    top = weighted.max(axis=1, keepdims=True)
-    return float(np.sum(top[:, 0] + np.log(np.exp(weighted - top).sum(axis=1))))
+    params = MixtureParameters(*(np.asarray(estimate[part], dtype=float)
+                                 for part in ("weights", "means", "covariances")))
+    return float(logsumexp(weighted_log_densities(x, params), axis=1).sum())
 
 
 def sklearn_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
