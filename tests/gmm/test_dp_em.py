@@ -1057,3 +1057,20 @@ def test_defaults_beat_the_uniform_start_on_well_separated_data():
             "gmm", "dp_em", mix.data, seed=seed, initialisation="uniform", noise_floor=0.0,
             iterations=20, **common).estimate["means"]))
     assert np.median(default) < 0.05 < np.median(paper)
+
+
+def test_one_start_of_the_reference_is_dp_em_at_infinity_drawing_as_before():
+    """``starts = 1`` (the same-start reference of generated data) is DP-EM without noise
+    from the same generator, which it leaves where that run leaves it; ten starts keep the
+    fit of the highest likelihood, never a lower one than the first start's."""
+    x = np.random.default_rng(1).normal(size=(400, 2)) * 0.2
+    ours, theirs = np.random.default_rng(5), np.random.default_rng(5)
+    one = dpem.nonprivate_em(x, Budget(epsilon=1.0), k=3, rng=ours)
+    plain = dpem.dp_em(x, Budget(epsilon=math.inf), k=3, rng=theirs)
+    assert np.array_equal(one.estimate["means"], plain.estimate["means"])
+    assert ours.random() == theirs.random()
+    ten = dpem.nonprivate_em(x, Budget(epsilon=1.0), k=3, rng=np.random.default_rng(5),
+                             starts=10, iterations=10)
+    first = dpem.nonprivate_em(x, Budget(epsilon=1.0), k=3, rng=np.random.default_rng(5),
+                               iterations=10)
+    assert dpem.log_likelihood(x, ten.estimate) >= dpem.log_likelihood(x, first.estimate)

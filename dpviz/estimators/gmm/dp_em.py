@@ -513,7 +513,8 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
     the start of the highest likelihood (:func:`log_likelihood`), as scikit-learn's
     ``n_init`` keeps its best: one start can merge two clusters when the rows fill a small
     part of the bound. The screens use the full table's bound (with ``radius="data"``, every
-    row's radius, not the sample's). ``starts = 1`` is the single run.
+    row's radius, not the sample's). ``starts = 1`` is the single run, drawing from ``rng``
+    as before.
 
     Examples
     --------
@@ -533,7 +534,7 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
     def fit(rows: NDArray[np.float64], start: np.random.Generator, steps: int,
             bound: float | str | None = radius) -> Result:
         return dp_em(rows, Budget(epsilon=math.inf), k=k, iterations=steps,
-                     rng=copy.deepcopy(start), radius=bound, eigen_floor=eigen_floor,
+                     rng=start, radius=bound, eigen_floor=eigen_floor,
                      initial_variance=initial_variance, initialisation=initialisation,
                      init_iterations=init_iterations)
 
@@ -543,7 +544,7 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
                                              for _ in range(int(starts) - 1)]
         sample = x[::-(-len(x) // SCREEN_ROWS)]
         bound = None if ball.source == "default" else ball.radius
-        screens = [fit(sample, g, min(iterations, SCREEN_ITERATIONS), bound)
+        screens = [fit(sample, copy.deepcopy(g), min(iterations, SCREEN_ITERATIONS), bound)
                    for g in generators]
         clipped = ball.from_unit(ball.to_unit(sample))
         likelihoods = np.nan_to_num([log_likelihood(clipped, s.estimate) for s in screens],
