@@ -50,6 +50,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import solve_triangular
 from scipy.special import logsumexp
 
+from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, shared_k
 from dpviz.core.linalg import project_psd
 from dpviz.data import as_matrix
@@ -104,6 +105,8 @@ DEFAULT_ITERATIONS = 5
 SCREEN_ITERATIONS = 10
 #: The most rows those screening runs read (every ⌈n/5 000⌉-th row).
 SCREEN_ROWS = 5_000
+#: How many starts non-private EM may screen.
+STARTS_RANGE = limits.Limit("starts", 1, 50)
 INIT_SHARE = 0.2
 INIT_RELEASE = "initial counts and sums"
 
@@ -523,9 +526,7 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
     >>> r.choices["starts"], r.estimate["means"].shape
     (3, (2, 2))
     """
-    if isinstance(starts, bool) or int(starts) != starts or not 1 <= starts <= 50:
-        raise ValueError(f"starts must be a whole number >= 1 and <= 50, got {starts}")
-
+    starts = limits.check_integer(STARTS_RANGE, starts)
     x = as_matrix(data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # the fit below says it
@@ -541,7 +542,7 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
     best = rng
     if starts > 1:
         generators = [copy.deepcopy(rng)] + [np.random.default_rng(rng.integers(2**63, size=4))
-                                             for _ in range(int(starts) - 1)]
+                                             for _ in range(starts - 1)]
         sample = x[::-(-len(x) // SCREEN_ROWS)]
         bound = None if ball.source == "default" else ball.radius
         screens = [fit(sample, copy.deepcopy(g), min(iterations, SCREEN_ITERATIONS), bound)
@@ -553,7 +554,7 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
     result = fit(x, best, iterations)
     return Result(estimate=result.estimate, ledger=Ledger(budget),
                   choices={**result.choices, "noise": "none: non-private reference",
-                           "starts": int(starts)},
+                           "starts": starts},
                   not_private="non-private reference: no noise is added",
                   diagnostics=result.diagnostics)
 
@@ -641,7 +642,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                 Param("eigen_floor", "float", EIGEN_FLOOR, min=1e-9, max=1.0, choice=True,
                       help="floor of the covariance eigenvalues (unit-ball units)"),
                 INIT_VARIANCE, START, START_ITERATIONS,
-                Param("starts", "int", 1, min=1, max=50, choice=True,
+                Param("starts", "int", 1, min=STARTS_RANGE.low, max=STARTS_RANGE.high,
+                      choice=True,
                       help="EM from this many starts, keeping the fit of the highest "
                            "likelihood (the reference of an uploaded table uses several)"))),
     "sklearn_gmm": Estimator(

@@ -47,11 +47,7 @@ times too wide (n = 1 000, d = 2, k = 4 with that bound: 0.88). Without the colu
 bound gave 0.30–0.60 for k ≥ 3 in two columns; 10 cells per cluster instead of 8 traded
 0.97 for 0.78 on the first and 0.78 for 0.85 on the second (measured before the weights'
 release took its 5 %). The column counts' cells were chosen later the same way, with
-private ranges as a third bound (``bench/grid_means_defaults.py``, :data:`ZOOM_CELLS`): 20
-instead of 10 kept 317 of 320 runs with ranges as wide as the rows and raised those 2.5
-times wider from 288 to 313, and private ranges from 221 to 271 (at n = 500, d = 2, k = 3:
-3 to 12 of 40, the setting where private ranges are widest for the rows they have; on the
-issue's own 500-row table typed ranges lost: 72 to 56 of 80, :data:`ZOOM_CELLS`).
+private ranges as a third bound (:data:`ZOOM_CELLS` gives the figures and the trade-off).
 """
 
 from __future__ import annotations
