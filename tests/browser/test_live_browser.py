@@ -62,11 +62,14 @@ def predict_budget(tab, guess: float) -> None:
     """From the student's class panel, open Privacy budget in predict mode; guess; Reveal."""
     tab.get_by_role("link", name=re.compile("Privacy budget —")).click()
     box = tab.get_by_label(re.compile("Your guess: ε after"))
+    box.wait_for()
+    settle(tab)  # the new page's first run has finished: it cannot redraw the box over a guess
     box.fill(str(guess))
     box.press("Enter")
     settle(tab)
+    expect(box).to_have_value(re.compile(rf"^{re.escape(f'{guess:g}')}\.?0*$"))  # kept
     tab.locator(".st-key-budget_reveal button").click()
-    tab.get_by_text(re.compile(r"Your guess .* was off by")).wait_for()
+    tab.get_by_text(re.compile(r"Your guess .* was off by")).wait_for(timeout=60_000)
     settle(tab)
     assert not problems(tab)
 
