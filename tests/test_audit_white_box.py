@@ -113,9 +113,9 @@ def test_recording_is_per_context_and_off_by_default():
                 name="elsewhere")
 
     with recording() as seen:
-        thread = threading.Thread(target=release_in_another_thread)
+        thread = threading.Thread(target=release_in_another_thread, daemon=True)
         thread.start()
-        thread.join()
+        thread.join(30)
         gaussian([1.0, 2.0], sensitivity=1.0, sigma=1.0, rng=np.random.default_rng(0),
                  ledger=Ledger(), name="here")
     assert seen_elsewhere == [None]

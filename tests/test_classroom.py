@@ -184,11 +184,12 @@ def test_thirty_concurrent_students_lose_nothing(store):
         except BaseException as err:  # reported below: a lost write fails the test
             failures.append(err)
 
-    threads = [threading.Thread(target=student, args=(i,)) for i in range(30)]
+    threads = [threading.Thread(target=student, args=(i,), daemon=True) for i in range(30)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(60)
+    assert not any(t.is_alive() for t in threads), "a student's writes never finished"
     assert not failures
     assert store.students(opened.code) == 30
     assert store.row_count(opened.code) == 30 * len(classroom.STEPS)

@@ -82,12 +82,19 @@ def test_same_table_on_a_thread_pool_each_finished_row_reported(serial, spec, tm
     assert sorted(seen) == sorted(serial["estimator"])  # one report per run, as it ends
 
 
-@pytest.mark.slow
-def test_same_table_on_a_dask_cluster(serial, spec, tmp_path):
+@pytest.fixture
+def dask_scheduler():
+    """A local Dask cluster's address, the cluster closed after the test; a client the sweep
+    left open then fails the test (the root conftest's check)."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        on_dask = run_sweep(spec, scheduler=cluster.scheduler_address, cache_dir=tmp_path)
+        yield cluster.scheduler_address
+
+
+@pytest.mark.slow
+def test_same_table_on_a_dask_cluster(serial, spec, tmp_path, dask_scheduler):
+    on_dask = run_sweep(spec, scheduler=dask_scheduler, cache_dir=tmp_path)
     pd.testing.assert_frame_equal(without_time(on_dask), without_time(serial))
 
 

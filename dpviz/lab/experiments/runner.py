@@ -287,7 +287,10 @@ def _results(todo: list[_Run], jobs: int, scheduler: str | None,
         except (OSError, TimeoutError) as err:
             raise ValueError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
         try:
-            with joblib.parallel_config(backend="dask", scheduler_host=client.scheduler.address):
+            # joblib's backend is handed this client: given only the address it opens one of
+            # its own that nobody closes, which retries the gone scheduler for 30 s after the
+            # sweep and then logs an error into whatever runs next (a test, a page)
+            with joblib.parallel_config(backend="dask", client=client):
                 yield from joblib.Parallel(n_jobs=-1, return_as="generator_unordered")(
                     joblib.delayed(_execute)(run) for run in todo)
         finally:
