@@ -6,9 +6,11 @@ about one estimator is a hook on its :class:`Estimator` entry, with a default th
 estimator which says nothing: its audit neighbours (:attr:`Estimator.neighbours`), its page
 story (:class:`Story`), the public work it can do once for every budget
 (:class:`Preparation`), whether it can succeed at public sizes (:attr:`Estimator.can_run`),
-whether it is a page's default for a user's table (:attr:`Estimator.suits`) and its work-cost
-coefficients (:class:`CostModel`). Adding an estimator is one module and
-one registration.
+whether it is a page's default for a user's table (:attr:`Estimator.suits`), its work-cost
+coefficients (:class:`CostModel`), the neighbouring relation it protects
+(:attr:`Estimator.relation`), a small run for tests and checks (:attr:`Estimator.example`) and
+its non-private reference (:attr:`Estimator.reference`). Adding an estimator is one module and
+one registration; :func:`dpviz.lab.check.check_estimator` then runs the contract on it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from dpviz.core import limits
@@ -224,8 +226,9 @@ class Preparation:
 class CostModel:
     """The coefficients of :mod:`dpviz.lab.work`'s cost model for one estimator.
 
-    Measured by ``python bench/work_costs.py`` (see :mod:`dpviz.lab.work`). ``None`` seconds cost
-    as the task's dearest estimator (an estimator not measured yet).
+    Measured by ``python bench/work_costs.py`` (see :mod:`dpviz.lab.work`). ``None`` seconds: not
+    measured yet, each time unit charged as one pass over the data
+    (:data:`dpviz.lab.work.UNMEASURED_SECONDS`), and a refusal says the cost is a guess.
 
     Attributes
     ----------
@@ -260,6 +263,20 @@ class Estimator:
 
     Attributes
     ----------
+    relation : dpviz.privacy.risk.Relation or None
+        The neighbouring relation its guarantee protects; ``None``: its task's
+        (:func:`dpviz.estimators.registry.relation_of` reads either).
+    example : mapping
+        Its own parameters (required ones included) for a small, fast run on
+        :func:`dpviz.lab.check.instance`'s data — 400 rows of two columns in the unit ball, or
+        a graph of 12 vertices — that releases something where it can; tests and
+        :func:`~dpviz.lab.check.check_estimator` run it.
+    small_example : mapping or None
+        Its parameters for :mod:`dpviz.lab.check`'s neighbouring tables of 12 rows, where they
+        must differ from :attr:`example` for it to answer; ``None``: :attr:`example`.
+    reference : str or None
+        The estimator of its task whose answer it gives at ε = ∞, run with the same example
+        (``None``: the same algorithm with no noise, every release at scale 0).
     neighbours : callable or None
         ``neighbours() -> dpviz.estimators.neighbours.NeighbourPair``: the worst-case neighbouring
         pair of its sensitivity proof and a statistic of the release, for the audit (``None``: no
@@ -294,6 +311,11 @@ class Estimator:
     can_run: CanRun = always_runs
     cost: CostModel = CostModel()
     suits: Callable[..., bool] | None = None
+    # the relation is dpviz.privacy.risk's, a layer above the core: typed loosely here
+    relation: Any = None
+    example: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    small_example: Mapping[str, Any] | None = field(default=None, hash=False)
+    reference: str | None = None
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``; a ``ValueError`` names the ones that exist."""

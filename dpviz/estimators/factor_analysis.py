@@ -299,6 +299,7 @@ def digits_factor_images(loadings: ArrayLike) -> NDArray[np.float64]:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "dp_fa": Estimator(
         task="factor_analysis", name="dp_fa", function=private_factor_analysis,
+        example={"factors": 1, "iterations": 2},
         neighbours=factor_pair,
         label="Private factor analysis (noisy second moment + EM)",
         paper="Park et al. 2017 (DP-EM), Section 6",

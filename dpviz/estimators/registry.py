@@ -61,12 +61,23 @@ COMMON_PARAMS: tuple[Param, ...] = (
     Param("paper_mode", "bool", False, help="reproduce the paper's own accounting choices"),
 )
 
-#: The neighbouring relation each task's estimators protect: rows are replaced (n public);
-#: graphs differ in one edge (edge privacy).
+#: The neighbouring relation each task's estimators protect unless their entry says otherwise:
+#: rows are replaced (n public); graphs differ in one edge (edge privacy).
 RELATIONS: Mapping[str, Relation] = MappingProxyType({
     "mean": REPLACE_ONE, "gmm": REPLACE_ONE, "factor_analysis": REPLACE_ONE,
     "covariance": REPLACE_ONE, "sbm": ONE_EDGE,
 })
+
+
+def relation_of(entry: Estimator) -> Relation:
+    """The neighbouring relation ``entry`` protects: its own, else its task's.
+
+    Examples
+    --------
+    >>> relation_of(estimator("sbm", "spectral")).name
+    'add or remove one edge'
+    """
+    return entry.relation if entry.relation is not None else RELATIONS[entry.task]
 
 
 def common_param(name: str) -> Param:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import numpy as np
 import streamlit as st
 
-from dpviz.estimators.registry import RELATIONS
+from dpviz.estimators.registry import estimator, relation_of
 from dpviz.lab.scenario import Scenario
 from dpviz.privacy import Allocation, Budget, Ledger, PrivacyEvent
 from dpviz.privacy.risk import (
@@ -255,7 +255,8 @@ def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, ru
     if budget is None:
         raise ValueError("the risk panel needs the budget the run was given")
     if relation is None:
-        relation = RELATIONS[scenario.task] if scenario is not None else REPLACE_ONE
+        relation = (relation_of(estimator(scenario.task, scenario.estimator))
+                    if scenario is not None else REPLACE_ONE)
     events = events_key(ledger)
     spent = ledger_spending(events, _budget_key(budget), stated_delta)
     with st.container(border=True, key=f"{key}-risk"):

@@ -610,6 +610,7 @@ ITERATIONS = Param("iterations", "int", DEFAULT_ITERATIONS, min=1, max=500,
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "dp_em": Estimator(
         task="gmm", name="dp_em", function=_registered, label="DP-EM",
+        example={"k": 2, "iterations": 2}, reference="em",
         cost=CostModel(9.1e-09, base_seconds=0.046, bytes_per_unit=33.0,
                        draws="mixture_iterations"),
         neighbours=mixture_pair,
@@ -635,6 +636,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                       help="the DPLloyd start's share of the budget (of ρ under zCDP)"))),
     "em": Estimator(
         task="gmm", name="em", function=nonprivate_em, label="EM (non-private)",
+        example={"k": 2, "iterations": 2},
         cost=CostModel(7.6e-09, base_seconds=0.017, bytes_per_unit=33.0),
         paper="Dempster, Laird & Rubin 1977; the same start as DP-EM",
         notion="none", outputs=("weights", "means", "covariances"),
@@ -648,6 +650,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                            "likelihood (the reference of an uploaded table uses several)"))),
     "sklearn_gmm": Estimator(
         task="gmm", name="sklearn_gmm", function=sklearn_mixture,
+        example={"k": 2, "iterations": 5},
         cost=CostModel(1.8e-08, bytes_per_unit=25.0),
         label="scikit-learn GaussianMixture (non-private)",
         paper="scikit-learn's GaussianMixture", notion="none",

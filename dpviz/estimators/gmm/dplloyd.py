@@ -298,6 +298,7 @@ def private_lloyd(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "dplloyd": Estimator(
         task="gmm", name="dplloyd", function=private_lloyd,
+        example={"k": 2, "iterations": 2},
         cost=CostModel(4.5e-09, base_seconds=0.017, bytes_per_unit=21.0),
         neighbours=mixture_pair,
         label="DPLloyd (noisy k-means)",

@@ -554,6 +554,9 @@ def friendly_core_pair() -> NeighbourPair:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "friendly_core": Estimator(
         task="gmm", name="friendly_core", function=friendly_core,
+        # 400 rows release the core weight only with t = 100 chunks (5 are refused before
+        # spending at any epsilon); 12 rows hold at most 6 chunks of 2k = 2 rows
+        example={"k": 1, "chunks": 100, "friend_radius": 0.1}, small_example={"k": 1},
         # the chunks' fits dominate, as in sample-and-aggregate, whose coefficients these are
         # (bench/work_costs.py's sizes at ε = ∞ measured 2e-06 s and 34 bytes per unit)
         cost=CostModel(3.2e-06, base_seconds=1.5, bytes_per_unit=37.0),

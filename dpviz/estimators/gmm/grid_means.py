@@ -544,6 +544,7 @@ def grid_means_pair() -> NeighbourPair:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "grid_means": Estimator(
         task="gmm", name="grid_means", function=grid_means, can_run=can_run,
+        example={"k": 2},
         # bench/work_costs.py gmm/grid_means (its own sizes, n = 10⁶ at d = 2, k = 3 and
         # n = 5·10⁴ at d = 3, k = 5; ε = 1): 1.5–1.8e-08 s and 15 bytes per unit in three runs
         cost=CostModel(1.8e-08, base_seconds=0.0, bytes_per_unit=15.0),

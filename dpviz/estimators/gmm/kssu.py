@@ -524,6 +524,7 @@ BETA = Param("beta", "float", DEFAULT_BETA, min=1e-6, max=0.5, choice=True,
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "private_pca_clustering": Estimator(
         task="gmm", name="private_pca_clustering", function=private_pca_clustering,
+        example={"k": 2},
         can_run=can_run,
         story=Story("Private PCA finds a k-dimensional subspace from one half of the rows; the "
                     "other half is projected on it and clustered round by round by a private "

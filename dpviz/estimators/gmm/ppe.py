@@ -430,6 +430,7 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "ppe": Estimator(
         task="gmm", name="ppe", function=private_populous_estimator,
+        example={"k": 1, "chunks": 5, "max_iter": 5},
         can_run=can_run,
         story=Story("The Private Populous Estimator fits a mixture on each of t chunks, scores how "
                     "many chunks agree with each, tests the average agreement privately and, if "

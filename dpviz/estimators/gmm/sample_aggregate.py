@@ -407,6 +407,7 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "sample_aggregate": Estimator(
         task="gmm", name="sample_aggregate", function=sample_aggregate, can_run=can_run,
+        example={"k": 1, "chunks": 2},
         story=Story("The rows are split into t chunks; a non-private EM runs on each, and the t·k "
                     "candidate means are aggregated privately: a ball supported by many chunks "
                     "per component, its centre released with noise. Its " + DEFAULTS_STUDY

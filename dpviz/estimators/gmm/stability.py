@@ -422,6 +422,7 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "stability": Estimator(
         task="gmm", name="stability", function=stability_mixture, label=LABEL,
+        example={"k": 1, "subsample": 10, "rows": 5},
         can_run=can_run,
         story=Story("The stability learner solves a convex clustering program on a public-size "
                     "subsample, tests privately whether its solution is stable, and only then "

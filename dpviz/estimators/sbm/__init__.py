@@ -39,7 +39,7 @@ PAPER = "Chen, Cohen-Addad, d'Orsi, Epasto, Imola, Steurer & Tiegel, NeurIPS 202
 
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "weak_recovery": Estimator(
-        task="sbm", name="weak_recovery", function=private_weak_recovery,
+        task="sbm", name="weak_recovery", function=private_weak_recovery, reference="projection",
         prepare=PROJECTION,
         cost=CostModel(2.1e-09, base_seconds=0.037, bytes_per_unit=61.0,
                        growth="cubic", draws="pairs"),
@@ -68,13 +68,14 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                            "no privacy guarantee)"))),
     "randomized_response": Estimator(
         task="sbm", name="randomized_response", function=randomized_response,
+        reference="spectral",
         cost=CostModel(1.6e-08, bytes_per_unit=6.7, growth="quadratic"),
         neighbours=graph_pair,
         label="Randomized response + spectral",
         paper="Warner 1965 (randomized response), a baseline",
         notion="edge-DP", outputs=("labels",), params=_MODEL),
     "gauss_adjacency": Estimator(
-        task="sbm", name="gauss_adjacency", function=gauss_adjacency,
+        task="sbm", name="gauss_adjacency", function=gauss_adjacency, reference="spectral",
         cost=CostModel(7.1e-08, bytes_per_unit=38.0, growth="quadratic", draws="pairs"),
         neighbours=graph_pair,
         label="Gaussian noise on the adjacency + spectral",
