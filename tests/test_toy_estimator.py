@@ -1,15 +1,19 @@
-"""Adding an estimator is one module and one registration (issue 16, item 2).
+"""Adding an estimator is one module and one registration (issue 16, item 2; issue 31, item 4).
 
-A toy mixture estimator is registered in a fixture — its function and its registry entry,
-nothing else — and the command line, the picker, sweeps, the compare view, the audit, the
-card and solve all take it with no other edit. The registry stays immutable: the fixture
-swaps in new read-only mappings (and every module that imported the old one sees the new).
+A toy mixture estimator (tests/toy_estimator.py: its function and its registry entry, nothing
+else) is registered in a fixture, and the command line, the picker, sweeps, the compare view,
+the audit, the card, solve and the work budget all take it with no other edit; it passes
+:func:`dpviz.lab.check.check_estimator`, and the registry-wide tests run it when it is
+registered for their whole run. The registry stays immutable: the fixture swaps in new
+read-only mappings (and every module that imported the old one sees the new).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -18,55 +22,43 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from toy_estimator import NAME, TOY
 
 import dpviz
 import dpviz.estimators.gmm
 import dpviz.ui.gmm
 import dpviz.ui.gmm_compare
 from dpviz import cli
-from dpviz.core.entry import Estimator, shared_k
-from dpviz.data import as_matrix
+from dpviz.core.entry import Estimator
 from dpviz.estimators import registry
-from dpviz.estimators.mean import private_mean
-from dpviz.estimators.neighbours import mixture_pair
-from dpviz.estimators.result import Result
 from dpviz.lab import card, experiments, solve
 from dpviz.lab.audit import audit_estimator, audit_unavailable, neighbour_pair
+from dpviz.lab.check import check_estimator
 from dpviz.lab.scenario import Scenario
-from dpviz.privacy import Budget
+from dpviz.lab.work import check_work
 
 ROOT = Path(__file__).resolve().parents[1]
-NAME = "toy_centroid"
-
-
-def toy_centroid(data: object, budget: Budget, *, rng: np.random.Generator,
-                 radius: float | str | None = None, k: int) -> Result:
-    """Every component at the Laplace mean of all rows, with equal weights."""
-    inner = private_mean(as_matrix(data), budget, rng=rng, radius=radius, mechanism="laplace")
-    means = np.tile(inner.estimate["mean"], (k, 1))
-    return replace(inner, estimate={"weights": np.full(k, 1.0 / k), "means": means})
-
-
-TOY = Estimator(task="gmm", name=NAME, function=toy_centroid, label="Toy centroid",
-                paper="a test fixture", notion="pure", outputs=("weights", "means"),
-                params=(shared_k(),), neighbours=mixture_pair)
-
 SCENARIO = {"task": "gmm", "estimator": NAME,
             "data": {"generator": "gmm", "n": 400, "k": 2, "d": 2, "seed": 1},
             "params": {"epsilon": 1.0, "k": 2}, "seed": 5}
 
 
-@pytest.fixture()
-def toy(monkeypatch):
-    """The registry with the toy added to the gmm task (new read-only mappings)."""
+def register(monkeypatch: pytest.MonkeyPatch, entry: Estimator) -> Estimator:
+    """The registry with ``entry`` added to the gmm task (new read-only mappings)."""
     original = registry.TASKS
-    gmm = MappingProxyType({**original["gmm"], NAME: TOY})
+    gmm = MappingProxyType({**original["gmm"], entry.name: entry})
     tasks = MappingProxyType({**original, "gmm": gmm})
     for module in list(sys.modules.values()):
         if getattr(module, "TASKS", None) is original:
             monkeypatch.setattr(module, "TASKS", tasks)
     monkeypatch.setattr(dpviz.estimators.gmm, "ESTIMATORS", gmm)
-    return TOY
+    return entry
+
+
+@pytest.fixture()
+def toy(monkeypatch):
+    """The registry with the toy added to the gmm task."""
+    return register(monkeypatch, TOY)
 
 
 def test_the_command_line_lists_and_runs_it(toy, tmp_path, capsys):
@@ -141,3 +133,39 @@ def test_its_defaults_need_nothing_else(toy):
     assert toy.story is None
     run = dpviz.run("gmm", NAME, np.zeros((20, 2)), epsilon=1.0, k=2, seed=0, radius=1.0)
     assert run.ledger.total().epsilon == pytest.approx(1.0)
+
+
+def test_it_passes_check_estimator(toy):
+    check_estimator(toy)
+
+
+def test_a_broken_toy_fails_naming_the_clause(monkeypatch):
+    def unseeded(data, budget, *, rng, radius=None, k):  # fresh entropy whatever the seed
+        return TOY.function(data, budget, rng=np.random.default_rng(), radius=radius, k=k)
+
+    broken = register(monkeypatch, replace(TOY, name="toy_unseeded", function=unseeded))
+    with pytest.raises(AssertionError, match="gmm/toy_unseeded fails same_seed_same_output: "
+                                             "gmm/toy_unseeded answered differently"):
+        check_estimator(broken)
+
+
+def test_its_unmeasured_cost_is_a_pass_over_the_data(toy):
+    """Not its task's dearest estimator's cost (that refused it at n = 20 000 as about 5 s)."""
+    assert toy.cost.seconds_per_unit is None
+    assert check_work("gmm", NAME, n=20_000, d=2, k=3).seconds < 0.1
+    with pytest.raises(ValueError, match=f"{NAME}'s time is not measured yet"):
+        check_work("gmm", NAME, n=1_000_000, d=50, k=3)
+
+
+def test_the_registry_wide_tests_pick_it_up():
+    """Registered for a whole run (a plugin), each of their cases runs it; no file edited."""
+    files = ["tests/test_registry_contract.py", "tests/test_boundary_neighbours.py",
+             "tests/privacy/test_secure_sampling.py"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "toy_estimator",
+         "-k", NAME, "-o", "addopts=", *files],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "tests")},
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    # the contract's 5 clauses, the boundary's relation and pairs, the secure and seeded runs
+    assert "9 passed" in done.stdout, done.stdout[-3000:]
