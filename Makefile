@@ -1,5 +1,5 @@
-# dpviz — `make run` starts the app, `make test` runs the whole suite, `make bench` the benchmarks,
-# `make figures` regenerates the papers' saved figures.
+# dpviz — `make run` starts the app, `make test` runs the whole suite, `make check` the quick
+# loop, `make bench` the benchmarks, `make figures` regenerates the papers' saved figures.
 # Each target builds .venv (Python 3.11) from the pinned requirements when it is missing or
 # older than the requirement files.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: run serve test bench figures lint browser-deps clean
+.PHONY: run serve test suite check quick bench figures lint browser-deps clean
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "dpviz needs Python 3.11, found " + sys.version.split()[0]'
@@ -36,11 +36,26 @@ serve: $(VENV)/.runtime
 browser-deps:
 	@bash tests/browser/install_chromium.sh
 
+# Tests run on JOBS processes (pytest-xdist, work stealing): the browser tests beside the rest,
+# each process with its own Streamlit server, class database and cache. ARGS adds pytest
+# options (ARGS=--shuffle=7: a shuffled order). Both targets print the 15 slowest tests and
+# their total time, and say so in one line when over their budget.
+JOBS ?= 2
+PYTEST := $(PY) -m pytest -n $(JOBS) --dist worksteal $(ARGS)
+
+# Everything: lint, the import contract, engine, doctests, AppTest and the browser tests.
 test: $(VENV)/.dev browser-deps
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy
-	$(VENV)/bin/lint-imports --no-logo
-	$(PY) -m pytest
+	@bash tests/timed.sh 480 "make test" $(MAKE) --no-print-directory lint suite
+
+suite: $(VENV)/.dev
+	$(PYTEST)
+
+# The contributor's loop (under 2 minutes): lint and every test not marked slow or browser.
+check: $(VENV)/.dev
+	@bash tests/timed.sh 120 "make check" $(MAKE) --no-print-directory lint quick
+
+quick: $(VENV)/.dev
+	$(PYTEST) -m "not slow and not browser"
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .

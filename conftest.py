@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import sys
+import tempfile
 import threading
 
 import pytest
@@ -30,13 +32,31 @@ GRACE = 5.0
 KEPT = ("ExecutorManagerThread", "asyncio_")
 
 
+#: Where the app keeps files between runs, given one temporary folder per test process (each
+#: xdist worker its own): the live class's database and the sweeps' cache.
+STATE_ENV = {"DPVIZ_CLASS_DB": "classes.sqlite3", "DPVIZ_CACHE_DIR": "sweeps"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give this test process its own class database and cache, unless the caller named them."""
+    if all(name in os.environ for name in STATE_ENV):
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    folder = tempfile.mkdtemp(prefix=f"dpviz-tests-{worker}-")
+    config._dpviz_state = folder  # type: ignore[attr-defined]
+    for name, leaf in STATE_ENV.items():
+        os.environ.setdefault(name, os.path.join(folder, leaf))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--shuffle SEED``."""
     parser.addoption("--shuffle", type=int, default=None, metavar="SEED",
                      help="run the tests in an order shuffled by SEED (the same in every "
                           "xdist worker), to find tests that depend on one another")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Shuffle the collected tests when ``--shuffle`` is given."""
     seed = config.getoption("--shuffle")
     if seed is not None:
         random.Random(seed).shuffle(items)
@@ -72,7 +92,13 @@ def _nothing_left_running():
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Exit now if a non-daemon thread would keep the finished run alive (a hung CI)."""
+    """Remove this process's state folder; exit if a thread would keep the run alive.
+
+    A non-daemon thread still running here would keep the finished run from exiting (a hung CI).
+    """
+    folder = getattr(config, "_dpviz_state", None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
     stuck = _live_threads(set())
     if stuck:
         status = getattr(config, "_dpviz_status", 1) or 1
@@ -84,4 +110,5 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Keep the run's status for :func:`pytest_unconfigure`."""
     session.config._dpviz_status = exitstatus  # type: ignore[attr-defined]

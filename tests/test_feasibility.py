@@ -2,17 +2,41 @@
 
 from __future__ import annotations
 
-import time
+import pytest
 
+from dpviz.core import search
 from dpviz.core.entry import Estimator
+from dpviz.lab import feasibility
 from dpviz.lab.feasibility import Blocked, blocked
 
 
-def toy(rows: int = 5_000, epsilon: float = 3.0, pause: float = 0.0) -> Estimator:
-    """An entry that succeeds from ``rows`` rows, or from ``epsilon`` (a public rule only)."""
+class Clock:
+    """The search's clock in these tests: it moves only when a toy's check takes its time, so
+    a loaded machine does not change how far a time-limited search gets."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch) -> Clock:
+    fake = Clock()
+    for module in (feasibility, search):  # the deadline is set in one and read in the other
+        monkeypatch.setattr(module, "time", fake)
+    return fake
+
+
+def toy(rows: int = 5_000, epsilon: float = 3.0, pause: float = 0.0,
+        clock: Clock | None = None) -> Estimator:
+    """An entry that succeeds from ``rows`` rows, or from ``epsilon`` (a public rule only);
+    each check takes ``pause`` seconds of ``clock``."""
 
     def can_run(*, n, epsilon: float | None = None, **_):
-        time.sleep(pause)
+        if clock is not None:
+            clock.now += pause
         if n >= rows or (epsilon is not None and epsilon >= globals_epsilon):
             return None
         return f"needs n >= {rows} or epsilon >= {globals_epsilon}"
@@ -47,11 +71,13 @@ def test_nothing_up_to_the_limits_is_said_plainly():
                               "enough")
 
 
-def test_a_slow_precondition_gets_a_looser_answer_that_says_so():
-    found = blocked(toy(pause=0.05), n=1_000, epsilon=1.0, reach=1.0, seconds=0.12)
+def test_a_slow_precondition_gets_a_looser_answer_that_says_so(clock):
+    found = blocked(toy(pause=0.05, clock=clock), n=1_000, epsilon=1.0, reach=1.0,
+                    seconds=0.12)
     assert found.n is not None and found.n >= 5_000 and not found.tight
     assert found.remedy().startswith("it would succeed by n = ")
-    gone = blocked(toy(rows=10**9, pause=0.05), n=1_000, epsilon=1.0, reach=1.0, seconds=0.01)
+    gone = blocked(toy(rows=10**9, pause=0.05, clock=clock), n=1_000, epsilon=1.0, reach=1.0,
+                   seconds=0.01)
     assert gone.remedy().endswith("alone is enough (searched no further)")
 
 

@@ -1,7 +1,9 @@
 """Browser tests: a real ``streamlit run`` of the app, driven by Debian's chromium.
 
 ``bash tests/browser/install_chromium.sh`` installs the browser (as root); without
-``/usr/bin/chromium`` every test here is skipped with that reason.
+``/usr/bin/chromium`` every test here is skipped with that reason. Every test in this folder
+is marked ``browser`` and ``slow`` here, so that no file can forget it: ``make check`` and
+``-m "not slow"`` never start a server or a browser.
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ MISSING_CHROMIUM = ("browser tests need /usr/bin/chromium: run `bash "
                     "tests/browser/install_chromium.sh` as root (make test does)")
 
 
+HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
     """``streamlit run app.py`` on a free port, stopped after the session."""
@@ -44,7 +56,8 @@ def streamlit_server(env: Mapping[str, str] | None = None, port: int | None = No
     """Run ``streamlit run app.py`` (with ``env`` added to the environment) until the exit."""
     port = port or free_port()
     SCREENSHOTS.mkdir(exist_ok=True)
-    log_path = SCREENSHOTS / log_name
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # each xdist worker's servers: own logs
+    log_path = SCREENSHOTS / (f"{worker}-{log_name}" if worker else log_name)
     with open(log_path, "w") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from .browser_helpers import figure_data, open_page, problems, screenshot, settle, wait_for_change
-
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def move_slider(tab, name: str, steps: int) -> None:

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from .browser_helpers import open_page, problems, screenshot, settle
-
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: The heatmaps' values (z) of the first chart that has heatmaps, as JSON text ("" if none).
 HEATMAPS = """() => {

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import pandas as pd
-import pytest
 
 from .browser_helpers import problems, screenshot, settle
-
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: 2 ε values × 2 repeats × 2 estimators, in the server's process (no pool to start).
 SMALL = "/explorer?explorer_gmm_epsilon_values=0.5,+4&explorer_repeats=2&explorer_jobs=1"

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from .browser_helpers import figure_data, open_page, problems, screenshot, settle, wait_for_change
-
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_gmm_epsilon_slider_redraws(page, server):

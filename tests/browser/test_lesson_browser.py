@@ -24,8 +24,6 @@ from .browser_helpers import (
     wait_for_change,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
 IDLE = '.stApp[data-test-script-state="notRunning"]'
 ERROR_BOXES = ('[data-testid="stException"], [data-testid="stAlertContentError"], '
                '[data-testid="stAlert"]:has([data-testid="stAlertContentError"])')

@@ -8,8 +8,6 @@ import pytest
 
 from .browser_helpers import SCREENSHOTS, open_page, problems, screenshot, settle
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
 
 def all_figures(tab) -> str:
     """Every plotly chart's traces (x, y and z) as JSON text."""

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from .browser_helpers import open_page, problems, screenshot, settle
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 #: The first load of the mixtures page runs DP-EM, EM and composes a PLD profile.
 LOADED_MACHINE_TIMEOUT = 120_000
 

@@ -9,7 +9,6 @@ import pytest
 
 from .browser_helpers import SCREENSHOTS, problems, screenshot
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 #: A first load may run DP-EM, the covariance estimators or the SBM solver on a busy machine.
 LOAD_TIMEOUT = 180_000
 PROJECTOR = {"width": 1280, "height": 720}

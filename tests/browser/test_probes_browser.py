@@ -9,8 +9,6 @@ import pytest
 
 from .browser_helpers import settle
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
 PAYLOAD = "![p](http://host/pixel.png) [**Log in again here**](http://host/phish)"
 
 

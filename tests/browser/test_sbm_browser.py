@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from .browser_helpers import figure_data, open_page, problems, screenshot, settle, wait_for_change
-
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: The graph drawing: its vertices move between communities (and rings) when ε moves.
 GRAPH_CHART = 1

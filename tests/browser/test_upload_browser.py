@@ -6,14 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 from test_bounds_upload import SEEDS_500, three_clusters
 
 from dpviz.estimators.metrics import match_components
 
 from .browser_helpers import problems, screenshot, settle
-
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: Where the issue's closing note keeps its screenshots (made only when the folder exists).
 NOTES = Path("/work/notes/shots17")
