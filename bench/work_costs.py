@@ -39,6 +39,7 @@ SIZES: dict[str, tuple[dict[str, Any], ...]] = {
     "gmm": ({"n": 5000, "d": 10, "k": 3}, {"n": 2000, "d": 30, "k": 5}),
     "covariance": ({"n": 20000, "d": 50}, {"n": 5000, "d": 150}),
     "mean": ({"n": 200000, "d": 10}, {"n": 50000, "d": 50}),
+    "factor_analysis": ({"n": 20000, "d": 64}, {"n": 5000, "d": 128}),
     "sbm": ({"n": 400, "degree": 40.0}, {"n": 700, "degree": 100.0}),
 }
 #: Sizes for an entry its task's sizes do not fit, by ``task/estimator``: grid means lays a
@@ -65,7 +66,7 @@ def runner(task: str, estimator: str, size: dict[str, Any]) -> Callable[[], obje
         mixture = gaussian_mixture(size["k"], size["d"], size["n"], separation=6.0, seed=0)
         return lambda: dpviz.run("gmm", estimator, mixture.data, epsilon=1.0, delta=1e-5,
                                  seed=0, radius=float(mixture.radius), k=size["k"])
-    if task in ("covariance", "mean"):
+    if task in ("covariance", "mean", "factor_analysis"):
         rows = gaussian_mixture(1, size["d"], size["n"], seed=0).data
         rows = rows / max(1.0, float((rows ** 2).sum(axis=1).max()) ** 0.5)
         budget = {"rho": 0.1} if task == "covariance" else {"epsilon": 1.0, "delta": 1e-5}

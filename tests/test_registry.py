@@ -227,3 +227,10 @@ def test_registry_modules_hold_no_mutable_state():
 def test_engine_modules_hold_no_mutable_state():
     privacy = ["dpviz.privacy." + m.name for m in pkgutil.iter_modules(dpviz.privacy.__path__)]
     assert _mutable_module_globals(["dpviz.estimators.mean", "dpviz.lab.lens", *privacy]) == []
+
+
+def test_every_registered_estimator_has_a_measured_cost():
+    """Only an estimator added since ``bench/work_costs.py`` last ran is charged a guess."""
+    unmeasured = [f"{task}/{name}" for task, entries in registry.TASKS.items()
+                  for name, entry in entries.items() if entry.cost.seconds_per_unit is None]
+    assert not unmeasured, f"run python bench/work_costs.py for {unmeasured}"

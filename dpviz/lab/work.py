@@ -272,10 +272,8 @@ def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
                "entry)" if draws * SECURE_SECONDS_PER_DRAW > budget.seconds / 2 else "")
         lower = (" Lower the sizes, or turn secure randomness off to watch the picture "
                  "(teaching randomness)." if why else " Lower the sizes.")
-        guess = (f" ({estimator}'s time is not measured yet, so that charges it one pass over "
-                 f"the data per unit of work; python bench/work_costs.py {task}/{estimator} "
-                 "measures it)" if cost_model(task, estimator).seconds_per_unit is None
-                 else "")
+        guess = (f" ({estimator}'s time is not measured yet: that guesses one pass over the "
+                 "data)" if cost_model(task, estimator).seconds_per_unit is None else "")
         raise ValueError(
             f"{sizes} is too much work {budget.name}{why}: about {cost.seconds:,.0f} s of "
             f"server time{guess}, and the limit is {budget.seconds:g} s.{lower} "
