@@ -167,7 +167,7 @@ def _units(task: str, estimator: str, n: float, d: float, k: float,
            degree: float) -> tuple[float, float]:
     if task == "gmm":
         return n * k * d * (d + 1) + n * d, n * (d + k) + k * d * d
-    if task == "covariance":
+    if task in ("covariance", "factor_analysis"):  # the d × d second moment, then its eigh
         return n * d * d + d ** 3, n * d + d * d
     if task == "sbm":
         edges = n * max(float(degree), 1.0)
