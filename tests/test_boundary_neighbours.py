@@ -27,6 +27,7 @@ PRIVATE = [pytest.param(entry, id=f"{entry.task}/{entry.name}") for ests in TASK
 
 @pytest.mark.parametrize("entry", PRIVATE)
 def test_every_private_estimator_protects_a_relation_with_pairs(entry):
+    check.states_its_relation(entry)  # on its entry: the task's data do not say it
     assert relation_of(entry) in (REPLACE_ONE, ONE_EDGE)  # pairs exist for these two
     assert check.pairs(entry)
 

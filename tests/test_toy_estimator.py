@@ -30,12 +30,15 @@ import dpviz.ui.gmm
 import dpviz.ui.gmm_compare
 from dpviz import cli
 from dpviz.core.entry import Estimator
+from dpviz.data import as_matrix
 from dpviz.estimators import registry
+from dpviz.estimators.result import Result
 from dpviz.lab import card, experiments, solve
 from dpviz.lab.audit import audit_estimator, audit_unavailable, neighbour_pair
 from dpviz.lab.check import check_estimator
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.work import check_work
+from dpviz.privacy import Ledger, laplace
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = {"task": "gmm", "estimator": NAME,
@@ -149,6 +152,62 @@ def test_a_broken_toy_fails_naming_the_clause(monkeypatch):
         check_estimator(broken)
 
 
+def _refuses_outside_the_ball(data, budget, *, rng, radius=None, k):
+    """Refused, as a failed result that spent nothing, when a row lies outside the unit ball."""
+    if np.linalg.norm(as_matrix(data), axis=1).max() > 1:
+        return Result(estimate={"weights": None, "means": None}, ledger=Ledger(),
+                      failed="a row lies outside the ball")
+    return TOY.function(data, budget, rng=rng, radius=radius, k=k)
+
+
+def _silent_at_infinity(data, budget, *, rng, radius=None, k):
+    """Releases nothing at ε = ∞ (the exact means, data read outside any release)."""
+    if math.isinf(budget.epsilon or 0.0):
+        rows = as_matrix(data)
+        return Result(estimate={"weights": np.full(k, 1 / k),
+                                "means": np.tile(rows.mean(axis=0), (k, 1))}, ledger=Ledger())
+    return TOY.function(data, budget, rng=rng, radius=radius, k=k)
+
+
+def _refuses_every_run(data, budget, *, rng, radius=None, k):
+    return Result(estimate={"weights": None, "means": None}, ledger=Ledger(),
+                  failed="refused before reading the data")
+
+
+def _understated(data, budget, *, rng, radius=None, k):
+    """The mean of the unclipped rows, its noise calibrated for rows in a ball of radius 0.1."""
+    rows = as_matrix(data)
+    ledger = Ledger()
+    mean = laplace(rows.mean(axis=0), sensitivity=0.2 / len(rows),
+                   scale=0.2 / len(rows) / budget.epsilon, rng=rng, ledger=ledger, name="mean")
+    return Result(estimate={"weights": np.full(k, 1 / k), "means": np.tile(mean, (k, 1))},
+                  ledger=ledger)
+
+
+BROKEN = {  # a copy of the toy, what is broken, and the clause that must name it
+    "no_relation": ({"relation": None}, "states_its_relation"),
+    "no_pair_no_reason": ({"neighbours": None}, "audit_pair_are_neighbours"),
+    "failed_refusal": ({"function": _refuses_outside_the_ball}, "refuses_neighbours_alike"),
+    "silent_at_infinity": ({"function": _silent_at_infinity}, "infinite_epsilon_is_non_private"),
+    "spends_nothing": ({"function": _refuses_every_run}, "spends_within_budget"),
+    "understated": ({"function": _understated}, "releases_within_their_sensitivity"),
+}
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_each_broken_toy_fails_its_clause(monkeypatch, name):
+    changes, clause = BROKEN[name]
+    broken = register(monkeypatch, replace(TOY, name=f"toy_{name}", **changes))
+    with pytest.raises(AssertionError, match=f"gmm/toy_{name} fails {clause}: "):
+        check_estimator(broken)
+
+
+def test_a_stated_reason_excuses_a_missing_pair(monkeypatch):
+    check_estimator(register(monkeypatch, replace(TOY, name="toy_slow", neighbours=None,
+                                                  no_pair="too slow to audit")))
+    assert "too slow to audit" in audit_unavailable("gmm", "toy_slow")
+
+
 def test_its_unmeasured_cost_is_a_pass_over_the_data(toy):
     """Not its task's dearest estimator's cost (that refused it at n = 20 000 as about 5 s)."""
     assert toy.cost.seconds_per_unit is None
@@ -167,5 +226,5 @@ def test_the_registry_wide_tests_pick_it_up():
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "tests")},
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    # the contract's 5 clauses, the boundary's relation and pairs, the secure and seeded runs
-    assert "9 passed" in done.stdout, done.stdout[-3000:]
+    # the contract's 7 clauses, the boundary's relation and pairs, the secure and seeded runs
+    assert "11 passed" in done.stdout, done.stdout[-3000:]

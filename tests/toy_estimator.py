@@ -14,6 +14,7 @@ import numpy as np
 
 import dpviz.estimators.gmm
 from dpviz.core.entry import Estimator, shared_k
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
 from dpviz.estimators.mean import private_mean
 from dpviz.estimators.neighbours import mixture_pair
@@ -33,7 +34,8 @@ def toy_centroid(data: object, budget: Budget, *, rng: np.random.Generator,
 
 TOY = Estimator(task="gmm", name=NAME, function=toy_centroid, label="Toy centroid",
                 paper="a test fixture", notion="pure", outputs=("weights", "means"),
-                params=(shared_k(),), neighbours=mixture_pair, example={"k": 2})
+                params=(shared_k(),), relation=REPLACE_ONE, neighbours=mixture_pair,
+                example={"k": 2})
 
 
 def pytest_configure(config: object) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from dpviz.core import limits
+from dpviz.core.relations import Relation
 
 ParamType = Literal["float", "int", "bool", "str"]
 #: How ``--set NAME=…`` asks for a parameter whose default is "the estimator picks it".
@@ -263,9 +264,10 @@ class Estimator:
 
     Attributes
     ----------
-    relation : dpviz.privacy.risk.Relation or None
-        The neighbouring relation its guarantee protects; ``None``: its task's
-        (:func:`dpviz.estimators.registry.relation_of` reads either).
+    relation : Relation or None
+        The neighbouring relation its guarantee protects, as its module's docstring proves it;
+        a private entry must state it. ``None``: not private, the task's data
+        (:func:`dpviz.estimators.registry.relation_of`).
     example : mapping
         Its own parameters (required ones included) for a small, fast run on
         :func:`dpviz.lab.check.instance`'s data — 400 rows of two columns in the unit ball, or
@@ -277,10 +279,22 @@ class Estimator:
     reference : str or None
         The estimator of its task whose answer it gives at ε = ∞, run with the same example
         (``None``: the same algorithm with no noise, every release at scale 0).
+    fails_when_small : str or None
+        Why its private steps legitimately fail (⊥ after spending) on the checks' small data
+        — 400 or 12 rows at ε = 1 — even past :attr:`can_run`; ``None``: it answers there.
+    ignores_data : bool
+        Its answer never reads the data and it releases nothing (a baseline): at ε = ∞ and
+        from a secure generator its ledger may stay empty.
+    numpy_choice : str or None
+        Why a secure run draws its exponential-mechanism choices with numpy, not OpenDP's noisy
+        max (a sampler OpenDP lacks); ``None``: OpenDP makes every choice.
     neighbours : callable or None
         ``neighbours() -> dpviz.estimators.neighbours.NeighbourPair``: the worst-case neighbouring
         pair of its sensitivity proof and a statistic of the release, for the audit (``None``: no
         pair defined yet, and the audit says so).
+    no_pair : str or None
+        Why a private entry has no :attr:`neighbours` yet, a sentence the audit shows; every
+        private entry has a pair or this.
     story : Story or None
         The page's "how it got its answer" panel (``None``: no story).
     prepare : Preparation or None
@@ -311,11 +325,14 @@ class Estimator:
     can_run: CanRun = always_runs
     cost: CostModel = CostModel()
     suits: Callable[..., bool] | None = None
-    # the relation is dpviz.privacy.risk's, a layer above the core: typed loosely here
-    relation: Any = None
+    relation: Relation | None = None
     example: Mapping[str, Any] = field(default_factory=dict, hash=False)
     small_example: Mapping[str, Any] | None = field(default=None, hash=False)
     reference: str | None = None
+    fails_when_small: str | None = None
+    ignores_data: bool = False
+    numpy_choice: str | None = None
+    no_pair: str | None = None
 
     def param(self, name: str) -> Param:
         """The parameter called ``name``; a ``ValueError`` names the ones that exist."""

@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param
 from dpviz.core.linalg import project_psd
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
 from dpviz.estimators.neighbours import factor_pair
 from dpviz.estimators.result import Result
@@ -299,6 +300,7 @@ def digits_factor_images(loadings: ArrayLike) -> NDArray[np.float64]:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "dp_fa": Estimator(
         task="factor_analysis", name="dp_fa", function=private_factor_analysis,
+        relation=REPLACE_ONE,
         example={"factors": 1, "iterations": 2},
         neighbours=factor_pair,
         label="Private factor analysis (noisy second moment + EM)",

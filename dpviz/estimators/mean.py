@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpviz.core.entry import CostModel, Estimator, Param
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
 from dpviz.estimators.neighbours import mean_pair
 from dpviz.estimators.result import Result
@@ -123,12 +124,14 @@ def _mean_with(mechanism: Mechanism) -> Callable[..., Result]:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "laplace": Estimator(
         task="mean", name="laplace", function=_mean_with("laplace"),
+        relation=REPLACE_ONE,
         cost=CostModel(2.7e-08, base_seconds=0.018, bytes_per_unit=26.0),
         neighbours=mean_pair,
         label="Laplace mean", paper="Dwork, McSherry, Nissim & Smith 2006 (Laplace mechanism)",
         notion="pure", outputs=("mean",), params=(CENTER,)),
     "gaussian": Estimator(
         task="mean", name="gaussian", function=_mean_with("gaussian"),
+        relation=REPLACE_ONE,
         cost=CostModel(2.7e-08, base_seconds=0.048, bytes_per_unit=26.0),
         neighbours=mean_pair,
         label="Gaussian mean",

@@ -19,6 +19,9 @@ from numpy.typing import ArrayLike, NDArray
 from dpviz.estimators.result import Result
 
 Statistic = Callable[[Result], float]
+#: Why a slow estimator has no pair yet (its entry's ``no_pair``).
+TOO_SLOW_TO_AUDIT = ("each run takes a fraction of a second to seconds, so the audit's 2 000 "
+                     "runs would keep a page busy for many minutes")
 
 
 @dataclass(frozen=True)

@@ -61,8 +61,8 @@ COMMON_PARAMS: tuple[Param, ...] = (
     Param("paper_mode", "bool", False, help="reproduce the paper's own accounting choices"),
 )
 
-#: The neighbouring relation each task's estimators protect unless their entry says otherwise:
-#: rows are replaced (n public); graphs differ in one edge (edge privacy).
+#: The data of each task's estimators: rows (a non-private entry's data are these) or a
+#: graph's edges. A private entry states the relation it protects on its entry.
 RELATIONS: Mapping[str, Relation] = MappingProxyType({
     "mean": REPLACE_ONE, "gmm": REPLACE_ONE, "factor_analysis": REPLACE_ONE,
     "covariance": REPLACE_ONE, "sbm": ONE_EDGE,
@@ -70,14 +70,24 @@ RELATIONS: Mapping[str, Relation] = MappingProxyType({
 
 
 def relation_of(entry: Estimator) -> Relation:
-    """The neighbouring relation ``entry`` protects: its own, else its task's.
+    """The neighbouring relation ``entry`` protects (not private: its task's data's).
+
+    Raises
+    ------
+    ValueError
+        For a private entry that states no relation: its guarantee is proved for one.
 
     Examples
     --------
     >>> relation_of(estimator("sbm", "spectral")).name
     'add or remove one edge'
     """
-    return entry.relation if entry.relation is not None else RELATIONS[entry.task]
+    if entry.relation is not None:
+        return entry.relation
+    if entry.notion != "none":
+        raise ValueError(f"{entry.task}/{entry.name} is private but its entry states no "
+                         "neighbouring relation (Estimator.relation)")
+    return RELATIONS[entry.task]
 
 
 def common_param(name: str) -> Param:

@@ -242,8 +242,9 @@ def audit_unavailable(task: str, name: str) -> str | None:
         return (f"{spec.label} is not private: it spends no budget, so there is no claim to "
                 "audit.")
     if spec.neighbours is None:
+        why = f": {spec.no_pair}" if spec.no_pair else ""
         return (f"{spec.label}: no audit neighbour defined yet (its registry entry has no "
-                "worst-case pair).")
+                f"worst-case pair){why}.")
     return None
 
 
@@ -548,6 +549,36 @@ def _record(run_once: RunOnce, data: Any, neighbour: Any, description: str, seed
     return _Recorded(first, second, releases, tuple(again.releases), description)
 
 
+#: :func:`pair_findings`'s sentence when the pair's run makes no Laplace or Gaussian release.
+NOTHING_RELEASED = "the pair's run released nothing"
+
+
+def pair_findings(task: str, name: str, *, epsilon: float, delta: float = 0.0,
+                  seed: int = 0) -> tuple[str, ...]:
+    """What the white-box audit finds on ``task/name``'s own pair without statistics.
+
+    One recorded run on D and one on D′ replaying it (:func:`white_box_function`'s findings):
+    a release moving by more than its declared sensitivity, noise calibrated from the data, an
+    output that differs although every release is the same. ``()``: none.
+
+    Raises
+    ------
+    ValueError
+        When a run releases through a mechanism the white-box audit cannot replay.
+
+    Examples
+    --------
+    >>> pair_findings("mean", "laplace", epsilon=1.0)
+    ()
+    """
+    pair = neighbour_pair(task, name)
+    run_once = _runner(task, name, pair, epsilon=epsilon, delta=delta, rho=None,
+                       accounting="zcdp")
+    recorded = _record(run_once, pair.data, pair.neighbour, pair.description, seed, None, {})
+    assert recorded is not None  # without a prefix every run is recorded
+    return recorded.findings() if recorded.first else (NOTHING_RELEASED,)
+
+
 #: The mechanisms the white-box audit cannot replay, in words.
 NOT_REPLAYED = {"exponential": "the exponential mechanism",
                 "above_threshold": "the sparse vector (AboveThreshold)",
@@ -677,6 +708,7 @@ def white_box_audit(task: str, name: str, *, epsilon: float | None, delta: float
 __all__ = [
     "AUDIT_RUNS", "CORNER", "WHITE_BOX_DRAWS", "EstimatorAudit", "NeighbourPair", "Progress",
     "Reach", "audit_estimator", "audit_function", "audit_reach", "audit_unavailable",
-    "check_audit_budget", "neighbour_pair", "norm_of", "pairs", "project", "replace_row_pair",
+    "check_audit_budget", "neighbour_pair", "norm_of", "pair_findings", "pairs", "project",
+    "replace_row_pair",
     "white_box_audit", "white_box_function",
 ]

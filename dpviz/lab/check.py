@@ -24,23 +24,26 @@ pairs for it are written here.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import math
+import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
+from unittest import mock
 
 import networkx as nx
 import numpy as np
 
 from dpviz import run as run_estimator
-from dpviz.core.entry import Estimator
+from dpviz.core.entry import Estimator, always_runs
 from dpviz.data import gaussian_mixture, stochastic_block_model
 from dpviz.data.graphs import Graph
 from dpviz.estimators.registry import TASKS, estimator, relation_of
 from dpviz.estimators.result import Result
-from dpviz.lab.audit import audit_unavailable
+from dpviz.lab.audit import NOTHING_RELEASED, audit_unavailable, pair_findings
 from dpviz.privacy import METHODS
 from dpviz.privacy.risk import ONE_EDGE, REPLACE_ONE
 
@@ -114,32 +117,56 @@ def same(a: Result, b: Result) -> bool:
     return True
 
 
+def states_its_relation(entry: Estimator) -> None:
+    """A private entry states the relation it protects, one the checks have pairs for.
+
+    :attr:`~dpviz.core.entry.Estimator.relation`: its task's data do not say it.
+    """
+    if entry.notion == "none":
+        return
+    relation = entry.relation
+    _require(relation is not None,
+             f"{_who(entry)} is private but states no neighbouring relation on its entry")
+    _require(relation in (REPLACE_ONE, ONE_EDGE),
+             f"{_who(entry)} protects {getattr(relation, 'name', None)!r}, which the checks "
+             "have no pairs for")
+
+
 def spends_within_budget(entry: Estimator) -> None:
     """The ledger's total stays within the budget under every accounting method it accepts.
 
-    A method it does not compose in is refused with a sentence that says so.
+    A method it does not compose in is refused with a sentence that says so. Past its public
+    preconditions, a private run spends and answers (:func:`answers`), and at least one
+    method's run spends.
     """
-    accepted = []
+    accepted, spent = [], []
     for method in METHODS:
         try:
-            result = run(entry, epsilon=EPSILON, delta=DELTA, accounting=method, seed=0)
+            with past_preconditions(entry):
+                result = run(entry, epsilon=EPSILON, delta=DELTA, accounting=method, seed=0)
         except ValueError as err:
             _require("accounting" in str(err) or "compose" in str(err),
                      f"{_who(entry)} refused accounting {method!r} without naming it: {err}")
             continue
         accepted.append(method)
+        spent.append(bool(result.ledger.releases))
+        answers(entry, result, f"under {method!r}")
         total = result.ledger.total()
         _require(total.epsilon is not None and total.epsilon <= EPSILON * (1 + 1e-9),
                  f"{_who(entry)} spent {total} under {method!r}, more than ε = {EPSILON:g}")
         _require(total.delta <= DELTA * (1 + 1e-9),
                  f"{_who(entry)} spent {total} under {method!r}, more than δ = {DELTA:g}")
     _require(accepted, f"{_who(entry)} accepted no accounting method")
+    _require(entry.notion == "none" or entry.ignores_data or any(spent),
+             f"{_who(entry)} released nothing under any accounting method")
 
 
 def same_seed_same_output(entry: Estimator) -> None:
-    """Two runs with one seed give the same answer and the same spend."""
-    first = run(entry, epsilon=EPSILON, delta=DELTA, seed=7)
-    again = run(entry, epsilon=EPSILON, delta=DELTA, seed=7)
+    """Two runs with one seed give the same answer and the same spend (:func:`answers`)."""
+    with past_preconditions(entry):
+        first = run(entry, epsilon=EPSILON, delta=DELTA, seed=7)
+        again = run(entry, epsilon=EPSILON, delta=DELTA, seed=7)
+    answers(entry, first, "with seed 7")
     _require(same(first, again), f"{_who(entry)} answered differently with the same seed")
     _require(first.ledger.total() == again.ledger.total(),
              f"{_who(entry)} spent differently with the same seed")
@@ -188,11 +215,13 @@ def infinite_epsilon_is_non_private(entry: Estimator) -> None:
     A non-private estimator: the same answer whatever ε, and nothing spent. An entry with a
     :attr:`~dpviz.core.entry.Estimator.reference`: exactly the reference's answer with the same
     parameters and seed (±1 labels up to a flip of every sign, which names the same
-    communities). Any other: the same algorithm with no noise — every release in its ledger at
-    scale 0 (what randomness is left samples chunks, splits or starts), or, when it releases
-    nothing, an answer that ignores the data (the one it gives on other data, at any ε).
+    communities). Any other: the same algorithm with no noise — at least one release, every
+    one at scale 0 (what randomness is left samples chunks, splits or starts). Only an entry
+    that :attr:`~dpviz.core.entry.Estimator.ignores_data` releases nothing, and its answer is
+    then the one it gives on other data, at any ε. A private run answers (:func:`answers`).
     """
-    result = run(entry, epsilon=math.inf, seed=3)
+    with past_preconditions(entry):
+        result = run(entry, epsilon=math.inf, seed=3)
     if entry.notion == "none":
         _require(same(result, run(entry, epsilon=EPSILON, delta=DELTA, seed=3)),
                  f"{_who(entry)} is not private but its answer depends on ε")
@@ -205,12 +234,14 @@ def infinite_epsilon_is_non_private(entry: Estimator) -> None:
         _require(same(result, theirs) or _flipped(result, theirs),
                  f"{_who(entry)} at ε = ∞ differs from its reference {entry.reference!r}")
         return
-    scales = [release.scale for release in result.ledger.releases]
-    if scales:
+    if not entry.ignores_data:
+        answers(entry, result, "at ε = ∞")
+        scales = [release.scale for release in result.ledger.releases]
         _require(all(scale == 0.0 for scale in scales),
                  f"{_who(entry)} at ε = ∞ still adds noise: scales {scales}")
         return
-    # releasing nothing is private only when the answer ignores the data
+    _require(result.failed is None and not result.ledger.releases,
+             f"{_who(entry)} ignores the data, yet at ε = ∞ it released or failed")
     other, more = _other_data(entry)
     for epsilon, delta in ((EPSILON, DELTA), (math.inf, 0.0)):
         _require(same(result, run(entry, other, epsilon=epsilon, delta=delta, seed=3, **more)),
@@ -220,15 +251,19 @@ def infinite_epsilon_is_non_private(entry: Estimator) -> None:
 def audit_pair_are_neighbours(entry: Estimator) -> None:
     """Its audit pair (if any) are neighbours under its relation, and it runs on both.
 
-    A non-private estimator has no claim to audit, and a private one without a pair has the
-    audit say so (:func:`~dpviz.lab.audit.audit_unavailable`).
+    A non-private estimator has no claim to audit; a private one without a pair states why on
+    its entry (:attr:`~dpviz.core.entry.Estimator.no_pair`), and the audit shows that sentence
+    (:func:`~dpviz.lab.audit.audit_unavailable`).
     """
     why_not = audit_unavailable(entry.task, entry.name)
     if entry.notion == "none":
         _require("not private" in (why_not or ""), f"{_who(entry)}: the audit says {why_not!r}")
         return
     if entry.neighbours is None:
-        _require("no audit neighbour" in (why_not or ""),
+        reason = entry.no_pair
+        _require(reason, f"{_who(entry)} is private, has no audit pair and states no reason "
+                         "(Estimator.no_pair)")
+        _require("no audit neighbour" in (why_not or "") and str(reason) in (why_not or ""),
                  f"{_who(entry)} has no pair, and the audit says {why_not!r}")
         return
     _require(why_not is None, f"{_who(entry)} has a pair, yet the audit says {why_not!r}")
@@ -248,14 +283,41 @@ def audit_pair_are_neighbours(entry: Estimator) -> None:
                  f"{_who(entry)}'s audit statistic is not finite on its own pair")
 
 
+def releases_within_their_sensitivity(entry: Estimator) -> None:
+    """On its audit pair each Laplace and Gaussian release keeps within its sensitivity.
+
+    Each moves by at most its declared sensitivity, its noise is not calibrated from the data,
+    and nothing else reaches the output (:func:`~dpviz.lab.audit.pair_findings`, past its
+    preconditions: the run on D recorded, the run on D′ replaying it). Not checked: an entry
+    with no pair or one that ignores the data, one refused on its pair that says why it fails
+    on small data, and releases through a mechanism the white-box audit cannot replay (the
+    exponential mechanism, randomized response …), whose sensitivities only the black-box
+    audit measures.
+    """
+    if entry.notion == "none" or entry.neighbours is None or entry.ignores_data:
+        return
+    delta = 0.0 if entry.notion == "pure" else DELTA
+    try:
+        with past_preconditions(entry):
+            found = pair_findings(entry.task, entry.name, epsilon=EPSILON, delta=delta)
+    except ValueError as err:
+        _require("Use the black-box audit" in str(err),
+                 f"{_who(entry)} was refused on its audit pair: {err}")
+        return
+    if entry.fails_when_small:  # refused on its small pair: nothing to check
+        found = tuple(f for f in found if f != NOTHING_RELEASED)
+    _require(not found, f"{_who(entry)} on its audit pair: {'; '.join(found)}")
+
+
 def refuses_neighbours_alike(entry: Estimator) -> None:
     """Neighbouring inputs at the edges of validity both answer, or are refused alike.
 
     A refusal is an output: answering on a dataset and refusing on its neighbour tells the two
     apart whatever ε the ledger says. The pairs are :func:`pairs`'s, the parameters the
-    entry's :attr:`~dpviz.core.entry.Estimator.small_example` (else its example); on every pair
-    but those of one or two rows the entry must answer (the pairs exercise it, not only its
-    refusals).
+    entry's :attr:`~dpviz.core.entry.Estimator.small_example` (else its example). A refusal
+    is a ``ValueError`` or a result that failed having spent nothing. On every pair but those
+    of one or two rows the entry must answer (:func:`answers`; past its public preconditions
+    if they refuse there): the pairs exercise it, not only its refusals.
     """
     if entry.notion == "none":
         return
@@ -263,13 +325,48 @@ def refuses_neighbours_alike(entry: Estimator) -> None:
         first, second = (_outcome(entry, given, params) for given in (data, neighbour))
         _require(first == second, f"{_who(entry)}, {label}: {first!r} but {second!r}")
         if not label.startswith(("1 row:", "2 rows:")):
-            _require(first == "answered", f"{_who(entry)}, {label}: {first!r}")
+            for given in (data, neighbour):
+                with past_preconditions(entry):
+                    result = _small_run(entry, given, params)
+                answers(entry, result, label)
 
 
 #: Every clause, in the order :func:`check_estimator` runs them.
 CLAUSES: tuple[Callable[[Estimator], None], ...] = (
-    spends_within_budget, same_seed_same_output, refuses_bad_input_with_a_sentence,
-    infinite_epsilon_is_non_private, audit_pair_are_neighbours, refuses_neighbours_alike)
+    states_its_relation, spends_within_budget, same_seed_same_output,
+    refuses_bad_input_with_a_sentence, infinite_epsilon_is_non_private,
+    audit_pair_are_neighbours, releases_within_their_sensitivity, refuses_neighbours_alike)
+
+
+def answers(entry: Estimator, result: Result, where: str) -> None:
+    """A private run that must answer spent something and did not fail.
+
+    Not required of an entry that :attr:`~dpviz.core.entry.Estimator.ignores_data` (it
+    releases nothing), nor of one that says why it fails on small data
+    (:attr:`~dpviz.core.entry.Estimator.fails_when_small`; :func:`spends_within_budget` still
+    has it spend under some method).
+    """
+    if entry.notion == "none" or entry.ignores_data or entry.fails_when_small:
+        return
+    _require(result.ledger.releases, f"{_who(entry)} released nothing {where}: "
+                                     f"{result.failed or 'no ledger row'}")
+    _require(result.failed is None, f"{_who(entry)} failed {where}: {result.failed}")
+
+
+@contextlib.contextmanager
+def past_preconditions(entry: Estimator) -> Iterator[None]:
+    """Inside the block ``entry``'s module finds its ``can_run`` always true.
+
+    The checks' data are small: where an estimator's public preconditions refuse them, the
+    clauses that need a release step past the refusal (the estimator's module calls its
+    :attr:`~dpviz.core.entry.Estimator.can_run` by name).
+    """
+    if entry.can_run is always_runs:
+        yield
+        return
+    with mock.patch.object(sys.modules[entry.can_run.__module__], entry.can_run.__name__,
+                           always_runs):
+        yield
 
 
 def check_estimator(entry: Estimator) -> None:
@@ -362,14 +459,23 @@ def _graph_pairs() -> list[tuple[str, Any, Any, int]]:
     return out
 
 
-def _outcome(entry: Estimator, data: Any, params: dict[str, Any]) -> str:
-    """``"answered"``, or the refusal's sentence (any other exception propagates)."""
+def _small_run(entry: Estimator, data: Any, params: dict[str, Any]) -> Result:
     delta = 0.0 if entry.notion == "pure" else 1e-6
+    return run(entry, data, example=entry.small_example, epsilon=EPSILON, delta=delta, seed=3,
+               radius=None, **params)
+
+
+def _outcome(entry: Estimator, data: Any, params: dict[str, Any]) -> str:
+    """``"answered"``, or the refusal's sentence (any other exception propagates).
+
+    A refusal: a ``ValueError``, or a failed result that spent nothing.
+    """
     try:
-        run(entry, data, example=entry.small_example, epsilon=EPSILON, delta=delta, seed=3,
-            radius=None, **params)
+        result = _small_run(entry, data, params)
     except ValueError as err:
         return f"refused: {err}"
+    if result.failed is not None and not result.ledger.releases:
+        return f"refused: {result.failed}"
     return "answered"
 
 

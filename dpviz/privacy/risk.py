@@ -56,6 +56,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpviz.core import limits
+from dpviz.core.relations import ADD_OR_REMOVE_ONE, ONE_EDGE, REPLACE_ONE, Relation
 from dpviz.privacy import calibration
 from dpviz.privacy.accounting import PrivacyEvent, compose_parts, delta_profile
 from dpviz.privacy.budget import Budget
@@ -462,53 +463,6 @@ def risk_of_plan(mechanism: str, sensitivity: float, scale: float, count: int = 
     count = limits.check_integer(limits.COUNT, count)
     event = PrivacyEvent("laplace", epsilon=sensitivity / scale, count=count)
     return risk_of_events({None: [event]}, delta)
-
-
-@dataclass(frozen=True)
-class Relation:
-    """Which datasets count as neighbours: what one guarantee protects.
-
-    Attributes
-    ----------
-    name : str
-        In plain words (``"replace one row"``).
-    sentence : str
-        What it protects, in one sentence.
-    opendp : str
-        OpenDP's name of the dataset distance it bounds by 1.
-    dp_accounting : str
-        dp-accounting's ``NeighboringRelation`` member.
-    member : str
-        What an attacker wants to know, as a clause ("you are in the data").
-    members : str
-        What an attack finds ("the people in the data").
-    """
-
-    name: str
-    sentence: str
-    opendp: str
-    dp_accounting: str
-    member: str = "you are in the data"
-    members: str = "the people in the data"
-
-
-REPLACE_ONE = Relation(
-    "replace one row",
-    "two datasets are neighbours when one person's row is replaced by anyone else's; the "
-    "number of rows is public",
-    "ChangeOneDistance", "REPLACE_ONE")
-ADD_OR_REMOVE_ONE = Relation(
-    "add or remove one row",
-    "two datasets are neighbours when one person's row is added or removed; even whether "
-    "someone took part is hidden",
-    "SymmetricDistance", "ADD_OR_REMOVE_ONE")
-ONE_EDGE = Relation(
-    "add or remove one edge",
-    "two graphs on the same public vertices are neighbours when one edge is added or removed "
-    "(edge privacy, the add-or-remove relation on the list of edges): any single link is "
-    "hidden, not everything about one vertex",
-    "SymmetricDistance", "ADD_OR_REMOVE_ONE",
-    "a given edge is in the graph", "the edges in the graph")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from dpviz.core.entry import CostModel, Estimator, Param, Preparation
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.estimators.covariance import adaptive, emcov, separate
 from dpviz.estimators.covariance.common import CovarianceData, prepare, second_moment
 from dpviz.estimators.covariance.gauss import BETA, gauss_covariance, zero_covariance
@@ -24,6 +25,7 @@ _PAPER = "Dong, Liang & Yi 2022, Differentially private covariance revisited"
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "gauss": Estimator(
         task="covariance", name="gauss", function=gauss_covariance,
+        relation=REPLACE_ONE,
         prepare=PREPARED,
         cost=CostModel(2.1e-11, bytes_per_unit=1.3, draws="symmetric"),
         neighbours=covariance_pair,
@@ -31,6 +33,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         notion="zCDP", outputs=("covariance",)),
     "separate": Estimator(
         task="covariance", name="separate", function=separate.separate_covariance,
+        relation=REPLACE_ONE,
         prepare=PREPARED,
         cost=CostModel(2.2e-11, bytes_per_unit=1.3, draws="symmetric"),
         neighbours=covariance_pair,
@@ -42,6 +45,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                        "goes to the eigenvalues)"),)),
     "adaptive": Estimator(
         task="covariance", name="adaptive", function=adaptive.adaptive_covariance,
+        relation=REPLACE_ONE,
         prepare=PREPARED,
         cost=CostModel(3.7e-11, bytes_per_unit=1.3, draws="symmetric"),
         neighbours=covariance_pair,
@@ -65,6 +69,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         )),
     "emcov": Estimator(
         task="covariance", name="emcov", function=emcov.emcov_covariance,
+        relation=REPLACE_ONE, numpy_choice="its directions are drawn by the Bingham sampler "
+        "(dpviz.privacy.mechanisms.exponential_on_sphere), which OpenDP does not have",
         prepare=PREPARED,
         cost=CostModel(2.3e-09, bytes_per_unit=2.3, draws="symmetric"),
         neighbours=covariance_pair,
@@ -81,6 +87,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         )),
     "zero": Estimator(
         task="covariance", name="zero", function=zero_covariance,
+        relation=REPLACE_ONE, ignores_data=True,
         prepare=PREPARED,
         cost=CostModel(1.2e-12, bytes_per_unit=0.58),
         neighbours=covariance_pair,

@@ -53,6 +53,7 @@ from scipy.special import logsumexp
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, shared_k
 from dpviz.core.linalg import project_psd
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm.dplloyd import lloyd_iterations, lloyd_sensitivity
 from dpviz.estimators.neighbours import mixture_pair
@@ -610,6 +611,7 @@ ITERATIONS = Param("iterations", "int", DEFAULT_ITERATIONS, min=1, max=500,
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "dp_em": Estimator(
         task="gmm", name="dp_em", function=_registered, label="DP-EM",
+        relation=REPLACE_ONE,
         example={"k": 2, "iterations": 2}, reference="em",
         cost=CostModel(9.1e-09, base_seconds=0.046, bytes_per_unit=33.0,
                        draws="mixture_iterations"),

@@ -33,6 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, shared_k
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
 from dpviz.estimators.neighbours import mixture_pair
 from dpviz.estimators.result import Result
@@ -298,6 +299,7 @@ def private_lloyd(data: ArrayLike, budget: Budget, *, k: int, iterations: int = 
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "dplloyd": Estimator(
         task="gmm", name="dplloyd", function=private_lloyd,
+        relation=REPLACE_ONE,
         example={"k": 2, "iterations": 2},
         cost=CostModel(4.5e-09, base_seconds=0.017, bytes_per_unit=21.0),
         neighbours=mixture_pair,

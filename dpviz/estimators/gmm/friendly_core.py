@@ -102,6 +102,7 @@ from scipy.spatial.distance import cdist
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, shared_k
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.core.search import rows_needed
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm import sample_aggregate
@@ -554,9 +555,12 @@ def friendly_core_pair() -> NeighbourPair:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "friendly_core": Estimator(
         task="gmm", name="friendly_core", function=friendly_core,
+        relation=REPLACE_ONE,
+        fails_when_small=("on 400 rows too few chunks agree to certify a core: it needs the rows "
+                          "can_run asks for"),
         # 400 rows release the core weight only with t = 100 chunks (5 are refused before
         # spending at any epsilon); 12 rows hold at most 6 chunks of 2k = 2 rows
-        example={"k": 1, "chunks": 100, "friend_radius": 0.1}, small_example={"k": 1},
+        example={"k": 1, "chunks": 200, "friend_radius": 0.5}, small_example={"k": 1},
         # the chunks' fits dominate, as in sample-and-aggregate, whose coefficients these are
         # (bench/work_costs.py's sizes at ε = ∞ measured 2e-06 s and 34 bytes per unit)
         cost=CostModel(3.2e-06, base_seconds=1.5, bytes_per_unit=37.0),

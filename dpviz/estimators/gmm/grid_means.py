@@ -62,6 +62,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm.dplloyd import nearest_centre
 from dpviz.estimators.gmm.one_cluster import refused_before_spending
@@ -544,6 +545,9 @@ def grid_means_pair() -> NeighbourPair:
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "grid_means": Estimator(
         task="gmm", name="grid_means", function=grid_means, can_run=can_run,
+        relation=REPLACE_ONE,
+        fails_when_small=("at 12 rows, or 400 under linear accounting, a cluster is lost in the "
+                          "grid's noise: it needs the rows can_run asks for"),
         example={"k": 2},
         # bench/work_costs.py gmm/grid_means (its own sizes, n = 10⁶ at d = 2, k = 3 and
         # n = 5·10⁴ at d = 3, k = 5; ε = 1): 1.5–1.8e-08 s and 15 bytes per unit in three runs

@@ -59,6 +59,7 @@ from scipy.stats import chi2
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.core.search import rows_needed
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm.one_cluster import (
@@ -77,6 +78,7 @@ from dpviz.estimators.gmm.one_cluster import (
     refused_before_spending,
     score_sensitivity,
 )
+from dpviz.estimators.neighbours import TOO_SLOW_TO_AUDIT
 from dpviz.estimators.result import Result
 from dpviz.privacy import (
     Budget,
@@ -524,6 +526,9 @@ BETA = Param("beta", "float", DEFAULT_BETA, min=1e-6, max=0.5, choice=True,
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "private_pca_clustering": Estimator(
         task="gmm", name="private_pca_clustering", function=private_pca_clustering,
+        relation=REPLACE_ONE, no_pair=TOO_SLOW_TO_AUDIT,
+        fails_when_small=("on 400 rows no grid cell passes its stable histograms' threshold: it "
+                          "needs the rows can_run asks for"),
         example={"k": 2},
         can_run=can_run,
         story=Story("Private PCA finds a k-dimensional subspace from one half of the rows; the "

@@ -58,6 +58,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm.masking import (
     ALPHA,
@@ -80,6 +81,7 @@ from dpviz.estimators.gmm.sample_size import (
     sample_size_plan,
 )
 from dpviz.estimators.gmm.semimetric import Components, Z, mixtures_within
+from dpviz.estimators.neighbours import TOO_SLOW_TO_AUDIT
 from dpviz.estimators.result import Result
 from dpviz.privacy import Budget, BudgetError, Ledger, Release, truncated_laplace
 from dpviz.privacy.bounds import clip_to_ball, resolve_ball
@@ -430,6 +432,9 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "ppe": Estimator(
         task="gmm", name="ppe", function=private_populous_estimator,
+        relation=REPLACE_ONE, no_pair=TOO_SLOW_TO_AUDIT,
+        fails_when_small=("on 400 rows its chunks' noisy agreement stays below the threshold: it "
+                          "needs the rows can_run asks for"),
         example={"k": 1, "chunks": 5, "max_iter": 5},
         can_run=can_run,
         story=Story("The Private Populous Estimator fits a mixture on each of t chunks, scores how "

@@ -45,6 +45,7 @@ from sklearn.mixture import GaussianMixture
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.core.search import rows_needed
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm.one_cluster import (
@@ -65,6 +66,7 @@ from dpviz.estimators.gmm.one_cluster import (
     refused_before_spending,
     score_sensitivity,
 )
+from dpviz.estimators.neighbours import TOO_SLOW_TO_AUDIT
 from dpviz.estimators.result import Result
 from dpviz.privacy import Allocation, Ledger, PlannedRelease, clip_to_ball, solve
 from dpviz.privacy.bounds import resolve_ball
@@ -407,6 +409,9 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "sample_aggregate": Estimator(
         task="gmm", name="sample_aggregate", function=sample_aggregate, can_run=can_run,
+        relation=REPLACE_ONE, no_pair=TOO_SLOW_TO_AUDIT,
+        fails_when_small=("on 400 rows at ε = 1 no grid cell passes the stable histogram's "
+                          "threshold: it needs the rows can_run asks for"),
         example={"k": 1, "chunks": 2},
         story=Story("The rows are split into t chunks; a non-private EM runs on each, and the t·k "
                     "candidate means are aggregated privately: a ball supported by many chunks "

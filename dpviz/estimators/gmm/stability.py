@@ -70,9 +70,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpviz.core import limits
 from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
+from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm.one_cluster import refused_before_spending
 from dpviz.estimators.gmm.sdp import NotConvergedError, solve_clustering_program
+from dpviz.estimators.neighbours import TOO_SLOW_TO_AUDIT
 from dpviz.estimators.result import Result
 from dpviz.privacy import (
     Budget,
@@ -422,6 +424,9 @@ def stability_mixture(data: ArrayLike, budget: Budget, *, rng: np.random.Generat
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "stability": Estimator(
         task="gmm", name="stability", function=stability_mixture, label=LABEL,
+        relation=REPLACE_ONE, no_pair=TOO_SLOW_TO_AUDIT,
+        fails_when_small=("on 400 rows its stability test rejects: it needs the rows and ε "
+                          "can_run asks for"),
         example={"k": 1, "subsample": 10, "rows": 5},
         can_run=can_run,
         story=Story("The stability learner solves a convex clustering program on a public-size "

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from dpviz.core.entry import CostModel, Estimator, Param, Preparation
+from dpviz.core.relations import ONE_EDGE
 from dpviz.estimators.neighbours import graph_pair
 from dpviz.estimators.sbm.baselines import gauss_adjacency, randomized_response, spectral
 from dpviz.estimators.sbm.common import (
@@ -40,6 +41,7 @@ PAPER = "Chen, Cohen-Addad, d'Orsi, Epasto, Imola, Steurer & Tiegel, NeurIPS 202
 ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "weak_recovery": Estimator(
         task="sbm", name="weak_recovery", function=private_weak_recovery, reference="projection",
+        relation=ONE_EDGE,
         prepare=PROJECTION,
         cost=CostModel(2.1e-09, base_seconds=0.037, bytes_per_unit=61.0,
                        growth="cubic", draws="pairs"),
@@ -49,6 +51,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         params=(*_MODEL, TOLERANCE, EXACT_ACCOUNTING)),
     "exact_recovery": Estimator(
         task="sbm", name="exact_recovery", function=private_exact_recovery,
+        relation=ONE_EDGE,
         cost=CostModel(2.1e-09, base_seconds=0.044, bytes_per_unit=62.0,
                        growth="cubic", draws="pairs"),
         neighbours=graph_pair,
@@ -57,6 +60,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         outputs=("labels",), params=(*_MODEL, TOLERANCE, SPLIT, EXACT_ACCOUNTING)),
     "exponential": Estimator(
         task="sbm", name="exponential", function=private_exponential,
+        relation=ONE_EDGE,
         cost=CostModel(2.8e-09, base_seconds=0.77, bytes_per_unit=5.5, growth="cubic"),
         neighbours=graph_pair,
         label="Exponential mechanism + majority voting",
@@ -68,6 +72,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                            "no privacy guarantee)"))),
     "randomized_response": Estimator(
         task="sbm", name="randomized_response", function=randomized_response,
+        relation=ONE_EDGE,
         reference="spectral",
         cost=CostModel(1.6e-08, bytes_per_unit=6.7, growth="quadratic"),
         neighbours=graph_pair,
@@ -76,6 +81,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         notion="edge-DP", outputs=("labels",), params=_MODEL),
     "gauss_adjacency": Estimator(
         task="sbm", name="gauss_adjacency", function=gauss_adjacency, reference="spectral",
+        relation=ONE_EDGE,
         cost=CostModel(7.1e-08, bytes_per_unit=38.0, growth="quadratic", draws="pairs"),
         neighbours=graph_pair,
         label="Gaussian noise on the adjacency + spectral",
