@@ -4,7 +4,9 @@ scikit-learn's ``check_estimator`` is the model: :func:`check_estimator` runs ev
 :data:`CLAUSES` on one registry entry, with its :attr:`~dpviz.core.entry.Estimator.example`
 parameters on a small public instance of its relation's data (:func:`instance`), and raises an
 ``AssertionError`` naming the clause that failed. The registry's tests run the clauses one by
-one over every entry, so a new estimator is covered by being registered.
+one over every entry, so a new estimator is covered by being registered. Not checked: the
+sensitivity of releases other than Laplace and Gaussian noise, nor of an entry without an
+audit pair (:func:`releases_within_their_sensitivity`).
 
 The neighbouring pairs of :func:`refuses_neighbours_alike` follow the relation the entry
 protects (:func:`~dpviz.estimators.registry.relation_of`):
