@@ -77,10 +77,19 @@ def _live_threads(before: set[threading.Thread]) -> list[threading.Thread]:
 
 @pytest.fixture(autouse=True)
 def _nothing_left_running():
-    """Fail the test that leaves a non-daemon thread running or a Dask client open."""
+    """Fail the test that leaves a non-daemon thread running or a Dask client open.
+
+    Also put back ``sys.modules["__main__"]``: Streamlit's ``AppTest`` leaves its script there,
+    and a later process started by ``spawn`` (a Dask worker) then ran that script and died.
+    """
     before = set(threading.enumerate())
     clients_before = {id(c) for c in _open_dask_clients()}
-    yield
+    main = sys.modules.get("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
     for thread in _live_threads(before):
         thread.join(GRACE)
     threads = [t.name for t in _live_threads(before)]
