@@ -654,6 +654,7 @@ def _per_release_claim():
     return mu_i, analytic_gaussian_epsilon(mu_i, AUDIT_DELTA)
 
 
+@pytest.mark.slow  # 10 000 trials: 4.3 s on an idle machine, 6 s beside the browser tests
 def test_audit_of_dp_em_stays_below_the_claim(cached_solver):
     mu_i, claim = _per_release_claim()
     ledger = paper_dp_em(AUDIT_D, Budget(epsilon=AUDIT_EPSILON, delta=AUDIT_DELTA, method="pld"),
