@@ -499,19 +499,29 @@ class _Recorded:
 
     def findings(self) -> tuple[str, ...]:
         found = release_findings(self.first, self.second)
-        if not _same_output(self.data, self.neighbour):
+        if not same_output(self.data, self.neighbour):
             found += ("the output differs between the two datasets even when every recorded "
                       "release is the same: the data reach the output outside the private "
                       "releases",)
         return found
 
 
-def _same_output(a: Result, b: Result) -> bool:
-    if (a.failed is None) != (b.failed is None) or a.estimate.keys() != b.estimate.keys():
+def same_output(a: Result, b: Result) -> bool:
+    """Whether two results failed alike (the same sentence) and have equal estimates.
+
+    NaN equals NaN; an estimate left ``None`` equals only ``None``.
+    """
+    if a.failed != b.failed or a.estimate.keys() != b.estimate.keys():
         return False
-    return all(np.array_equal(np.asarray(a.estimate[k], dtype=float),
-                              np.asarray(b.estimate[k], dtype=float), equal_nan=True)
-               for k in a.estimate)
+    for key, value in a.estimate.items():
+        other = b.estimate[key]
+        if value is None or other is None:
+            if value is not other:
+                return False
+        elif not np.array_equal(np.asarray(value, dtype=float), np.asarray(other, dtype=float),
+                                equal_nan=True):
+            return False
+    return True
 
 
 Cache = dict[tuple[int, str], tuple[Result, tuple[Recorded, ...]] | None]
@@ -709,6 +719,6 @@ __all__ = [
     "AUDIT_RUNS", "CORNER", "WHITE_BOX_DRAWS", "EstimatorAudit", "NeighbourPair", "Progress",
     "Reach", "audit_estimator", "audit_function", "audit_reach", "audit_unavailable",
     "check_audit_budget", "neighbour_pair", "norm_of", "pair_findings", "pairs", "project",
-    "replace_row_pair",
+    "replace_row_pair", "same_output",
     "white_box_audit", "white_box_function",
 ]

@@ -45,7 +45,12 @@ from dpviz.data import gaussian_mixture, stochastic_block_model
 from dpviz.data.graphs import Graph
 from dpviz.estimators.registry import TASKS, estimator, relation_of
 from dpviz.estimators.result import Result
-from dpviz.lab.audit import NOTHING_RELEASED, audit_unavailable, pair_findings
+from dpviz.lab.audit import (
+    NOTHING_RELEASED,
+    audit_unavailable,
+    pair_findings,
+    same_output,
+)
 from dpviz.privacy import METHODS
 from dpviz.privacy.risk import ONE_EDGE, REPLACE_ONE
 
@@ -105,20 +110,6 @@ def run(entry: Estimator, data: Any = None, *, example: Mapping[str, Any] | None
                              **params)
 
 
-def same(a: Result, b: Result) -> bool:
-    """Whether two results failed alike and have equal estimates (NaN equal to NaN)."""
-    if a.failed != b.failed or set(a.estimate) != set(b.estimate):
-        return False
-    for key, value in a.estimate.items():
-        if value is None or b.estimate[key] is None:
-            if value is not b.estimate[key]:
-                return False
-        elif not np.array_equal(np.asarray(value, float), np.asarray(b.estimate[key], float),
-                                equal_nan=True):
-            return False
-    return True
-
-
 def states_its_relation(entry: Estimator) -> None:
     """A private entry states the relation it protects, one the checks have pairs for.
 
@@ -169,7 +160,8 @@ def same_seed_same_output(entry: Estimator) -> None:
         first = run(entry, epsilon=EPSILON, delta=DELTA, seed=7)
         again = run(entry, epsilon=EPSILON, delta=DELTA, seed=7)
     answers(entry, first, "with seed 7")
-    _require(same(first, again), f"{_who(entry)} answered differently with the same seed")
+    _require(same_output(first, again),
+             f"{_who(entry)} answered differently with the same seed")
     _require(first.ledger.total() == again.ledger.total(),
              f"{_who(entry)} spent differently with the same seed")
 
@@ -225,7 +217,7 @@ def infinite_epsilon_is_non_private(entry: Estimator) -> None:
     with past_preconditions(entry):
         result = run(entry, epsilon=math.inf, seed=3)
     if entry.notion == "none":
-        _require(same(result, run(entry, epsilon=EPSILON, delta=DELTA, seed=3)),
+        _require(same_output(result, run(entry, epsilon=EPSILON, delta=DELTA, seed=3)),
                  f"{_who(entry)} is not private but its answer depends on ε")
         _require(result.ledger.total().epsilon == 0.0, f"{_who(entry)} is not private but spent")
         return
@@ -233,7 +225,7 @@ def infinite_epsilon_is_non_private(entry: Estimator) -> None:
         reference = estimator(entry.task, entry.reference)
         shared = {k: v for k, v in entry.example.items() if k in _names(reference)}
         theirs = run(reference, epsilon=math.inf, seed=3, **shared)
-        _require(same(result, theirs) or _flipped(result, theirs),
+        _require(same_output(result, theirs) or _flipped(result, theirs),
                  f"{_who(entry)} at ε = ∞ differs from its reference {entry.reference!r}")
         return
     if not entry.ignores_data:
@@ -246,7 +238,8 @@ def infinite_epsilon_is_non_private(entry: Estimator) -> None:
              f"{_who(entry)} ignores the data, yet at ε = ∞ it released or failed")
     other, more = _other_data(entry)
     for epsilon, delta in ((EPSILON, DELTA), (math.inf, 0.0)):
-        _require(same(result, run(entry, other, epsilon=epsilon, delta=delta, seed=3, **more)),
+        again = run(entry, other, epsilon=epsilon, delta=delta, seed=3, **more)
+        _require(same_output(result, again),
                  f"{_who(entry)} releases nothing, yet its answer depends on the data or on ε")
 
 
