@@ -242,9 +242,9 @@ def audit_unavailable(task: str, name: str) -> str | None:
         return (f"{spec.label} is not private: it spends no budget, so there is no claim to "
                 "audit.")
     if spec.neighbours is None:
-        why = f": {spec.no_pair}" if spec.no_pair else ""
-        return (f"{spec.label}: no audit neighbour defined yet (its registry entry has no "
-                f"worst-case pair){why}.")
+        why = f"; {spec.no_pair}" if spec.no_pair else ""
+        return (f"{spec.label}: no audit neighbour defined yet (no worst-case pair of "
+                f"neighbouring datasets is written for it){why}.")
     return None
 
 
