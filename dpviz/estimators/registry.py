@@ -160,3 +160,25 @@ def describe() -> dict[str, Any]:
     out["datasets"] = list(data.DATASETS)
     out["generators"] = list(data.GENERATORS)
     return out
+
+
+def version(task: str | None = None) -> str:
+    """A short fingerprint of the registry (one task's entries, or every task's).
+
+    A hash of what ``python -m dpviz list`` prints for them: names, labels, papers, notions,
+    outputs, parameters and their defaults. A saved result records it
+    (:func:`dpviz.lab.provenance.stamp`), so a result made before an estimator was added or a
+    default changed says so.
+
+    Examples
+    --------
+    >>> len(version("gmm")), version("gmm") == version("gmm"), version("gmm") == version("sbm")
+    (12, True, False)
+    """
+    import hashlib
+    import json
+
+    described = describe()
+    part = described if task is None else described[task]
+    text = json.dumps(part, sort_keys=True, default=str, ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
