@@ -53,7 +53,7 @@ class Claim:
         if not module.startswith("dpviz.") or not name:
             raise ValueError(f"claim {self.name!r}: a check is dpviz.MODULE:FUNCTION, got "
                              f"{self.check!r}")
-        return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module), name)
 
     def run(self, fresh: bool) -> Measured:
         """Re-measure the claim."""
