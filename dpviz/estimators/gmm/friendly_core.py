@@ -57,9 +57,11 @@ Privacy (replace-one neighbours on rows; one row changes one chunk, hence one tu
   PLD at the same target, as sample-and-aggregate does). Degrees, weights, the reference and
   the chunk fits are never released.
 
-This is not the paper's exact filter: FriendlyCore draws each tuple into the core with the
-probability above and proves the composition with a friendly-DP aggregator; dpviz uses the
-probabilities as weights (the expected core) and proves the sensitivities above directly.
+**A variant, labelled so.** This is not the paper's exact filter: FriendlyCore draws each tuple
+into the core with the probability above and proves the composition with a friendly-DP
+aggregator; dpviz uses the probabilities as weights (the expected core), asks for more than
+(2t + 1)/3 friends (so any three tuples of positive weight share a friend, which the matching
+argument needs) and proves the sensitivities above directly.
 
 Public constants, chosen by simulation on generated mixtures only, never on a user's data
 (``bench/friendly_core.py --constants``: ``gaussian_mixture`` with k = 3, d = 2, separations 4σ,
@@ -137,8 +139,9 @@ CORE_LEVEL = 3.0
 CORE_WEIGHT = "core weight"
 CORE_MEANS = "core means"
 CORE_MIXING = "core mixing weights"
-LABEL = ("FriendlyCore (Tsfadia, Cohen, Kaplan, Mansour & Stemmer, ICML 2022): the chunks' "
-         "k-means filtered to a friendly core and averaged privately")
+LABEL = ("FriendlyCore variant (after Tsfadia, Cohen, Kaplan, Mansour & Stemmer, ICML 2022): "
+         "the chunks' k-means weighted by their friends (not the paper's random filter) and "
+         "averaged privately")
 
 
 def automatic_chunks(n: int, k: int) -> int:
@@ -565,10 +568,13 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         # (bench/work_costs.py's sizes at ε = ∞ measured 2e-06 s and 34 bytes per unit)
         cost=CostModel(3.2e-06, base_seconds=1.5, bytes_per_unit=37.0),
         can_run=can_run, neighbours=friendly_core_pair,
-        label="FriendlyCore (Tsfadia et al. 2022)",
+        label="FriendlyCore variant (after Tsfadia et al. 2022)",
         paper="Tsfadia, Cohen, Kaplan, Mansour & Stemmer, FriendlyCore: Practical "
-              "Differentially Private Aggregation, ICML 2022; the filter's probabilities used "
-              "as weights",
+              "Differentially Private Aggregation, ICML 2022. A variant: each chunk's result is "
+              "weighted by its probability of joining the core instead of the paper's random "
+              "draw, a chunk needs more than two thirds of the others as friends, and the "
+              "privacy proof is its own (direct sensitivities, not the paper's friendly-DP "
+              "aggregator)",
         notion="approximate", outputs=("weights", "means"),
         params=(
             shared_k(limits.COMPONENTS_PER_CHUNK),
