@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: run serve test suite check quick bench figures lint browser-deps clean
+.PHONY: run serve test suite check quick bench figures claims lint browser-deps clean
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "dpviz needs Python 3.11, found " + sys.version.split()[0]'
@@ -70,6 +70,13 @@ figures: $(VENV)/.dev
 	$(PY) bench/covariance.py
 	$(PY) bench/sbm.py --save > /dev/null
 	$(PY) -m dpviz sweep assets/sweeps/chen_overlap.json --jobs 2 --out assets/results/chen_overlap.csv
+	$(PY) -m dpviz.lab.provenance assets/results/chen_overlap.csv --task sbm \
+		--command "python -m dpviz sweep assets/sweeps/chen_overlap.json --jobs 2 --out assets/results/chen_overlap.csv"
+
+# Every number a page, caption or saved result states, re-measured with fresh seeds
+# (assets/claims.toml; `make test` runs the fast ones on fixed seeds). NAMES=... picks some.
+claims: $(VENV)/.dev
+	$(PY) -m dpviz.lab.claims $(NAMES)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

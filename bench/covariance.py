@@ -48,6 +48,7 @@ from dpviz.lab.experiments.covariance_figures import (
     saved_path,
     verdicts,
 )
+from dpviz.lab.provenance import record
 from dpviz.privacy import Budget, add_noise, secure_generator
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,6 +175,7 @@ def save_figures(names: list[str] | None = None, *, missing: bool = False) -> No
             frame["_point"] = [order[_key(row)] for row in frame.to_dict("records")]
             frame = frame.sort_values("_point", kind="stable").drop(columns="_point")
         frame.to_csv(saved_path(name), index=False)
+        record(saved_path(name), f"python bench/covariance.py {name}", "covariance")
         print(f"{name}: {len(frame)} rows in {time.perf_counter() - start:.0f} s → "
               f"{saved_path(name).relative_to(ROOT)}", flush=True)
 

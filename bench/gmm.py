@@ -41,6 +41,7 @@ from bench.paired import paired_ms
 from dpviz.data import gaussian_mixture
 from dpviz.estimators.metrics import log_likelihood_per_point, matched_mean_error
 from dpviz.lab.experiments import paper_reproduction
+from dpviz.lab.provenance import record
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP_SPEC = ROOT / "assets" / "sweeps" / "dp_em_paper.json"
@@ -167,6 +168,8 @@ def write_mean_errors(errors: dict[str, list[float]], path: Path = ERRORS_CSV) -
         for key, values in errors.items():
             for seed, error in enumerate(values):
                 writer.writerow([key, seed, f"{error:.6g}"])
+    if path == ERRORS_CSV:
+        record(path, "make bench", "gmm")
     print(f"  wrote {path.relative_to(ROOT)}", flush=True)
 
 
@@ -442,6 +445,7 @@ def bench_paper(b: Any, quick: bool) -> dict[str, Any]:
                                  "test_loglik": ("nan" if math.isnan(r["test_loglik"])
                                                  else f"{r['test_loglik']:.6g}"),
                                  "seconds": f"{r['seconds']:.4f}"})
+        record(SWEEP_CSV, "make bench", "gmm")
         print(f"  wrote {SWEEP_SPEC.relative_to(ROOT)} and {SWEEP_CSV.relative_to(ROOT)} "
               f"({len(rows)} rows)", flush=True)
     return summary

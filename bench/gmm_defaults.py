@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from dpviz.estimators.gmm.one_cluster import REFUSED  # noqa: E402
 from dpviz.estimators.metrics import matched_mean_error  # noqa: E402
+from dpviz.lab.provenance import record  # noqa: E402
 from dpviz.lab.scenario import Scenario, load_data, run_scenario  # noqa: E402
 
 OUT_CSV = ROOT / "assets" / "results" / "gmm_defaults.csv"
@@ -133,6 +134,7 @@ def main() -> None:
         old = pd.read_csv(OUT_CSV, keep_default_na=False)
         table = pd.concat([old[~old["estimator"].isin(names)], table], ignore_index=True)
     table.to_csv(OUT_CSV, index=False)
+    record(OUT_CSV, "python bench/gmm_defaults.py " + " ".join(sys.argv[1:]), "gmm")
     partial.unlink()
     for name in names:
         print(name)

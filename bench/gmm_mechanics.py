@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from dpviz.estimators.result import to_json_value  # noqa: E402
+from dpviz.lab.provenance import stamp  # noqa: E402
 from dpviz.lab.scenario import Scenario, run_scenario  # noqa: E402
 from dpviz.ui.gmm import mechanics_path, mechanics_scenario  # noqa: E402
 
@@ -43,7 +44,9 @@ def main() -> None:
         mechanics_path(name).write_text(json.dumps({
             "scenario": to_json_value(plain.to_dict()), "seconds": round(seconds, 2),
             "failed": result.failed, "estimate": to_json_value(dict(result.estimate)),
-            "diagnostics": to_json_value(dict(result.diagnostics))}, ensure_ascii=False) + "\n")
+            "diagnostics": to_json_value(dict(result.diagnostics)),
+            "made_by": stamp("python bench/gmm_mechanics.py", "gmm")},
+            ensure_ascii=False) + "\n")
         print(f"{name}: n = {rows:,}, {seconds:.1f} s, "
               f"{'⊥: ' + result.failed if result.failed else 'succeeded'}")
 

@@ -59,6 +59,7 @@ from dpviz.lab.experiments.sbm_curves import (  # noqa: E402
     load_saved,
     phase_diagram,
 )
+from dpviz.lab.provenance import record  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
 DELTA = 1e-6
@@ -87,6 +88,7 @@ def save(name: str, frame: pd.DataFrame) -> str:
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"sbm_{name}.csv"
     frame.to_csv(path, index=False)
+    record(path, "python bench/sbm.py --save", "sbm")
     return str(path.relative_to(ROOT))
 
 

@@ -1,20 +1,31 @@
 """What made a saved result: the command that re-makes it and the registry it ran on.
 
-Every saved map, table and caption under ``assets/`` carries :func:`stamp`'s fields, so a
-reader (a page, ``make claims``) can say which command re-measures it and whether the
-estimators have changed since (:func:`stale`).
+Every saved map, table and caption under ``assets/results`` has :func:`stamp`'s fields,
+either inside it (a JSON object's ``made_by``) or, for a CSV, in the folder's manifest
+(:data:`MANIFEST`, written by :func:`record`). A reader (a page, ``make claims``) can then say
+which command re-measures it and whether the estimators have changed since (:func:`stale`).
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
-from collections.abc import Mapping
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from dpviz.estimators.registry import version
 
 #: The fields :func:`stamp` writes.
 FIELDS = ("command", "registry_version", "dpviz_version", "made")
+#: The saved results' folder and its manifest: file name → stamp.
+RESULTS = Path(__file__).resolve().parents[2] / "assets" / "results"
+MANIFEST = RESULTS / "made_by.json"
+#: What a result saved before results recorded their registry has as its version.
+UNKNOWN = "unknown"
 
 
 def stamp(command: str, task: str | None = None) -> dict[str, str]:
@@ -41,12 +52,54 @@ def stale(saved: Mapping[str, Any], task: str | None = None) -> str | None:
     >>> stale(stamp("python bench/winner.py --save", "gmm"), "gmm") is None
     True
     >>> stale({}, "gmm")
-    'it records no registry version: it was saved before results recorded what made them'
+    'it does not record which estimators made it: it may be older than some of them'
     """
     recorded = saved.get("registry_version")
-    if recorded is None:
-        return "it records no registry version: it was saved before results recorded what made them"
+    if recorded is None or recorded == UNKNOWN:
+        return "it does not record which estimators made it: it may be older than some of them"
     if recorded != version(task):
-        return (f"it was made with another set of estimators or defaults (registry "
-                f"{recorded}, now {version(task)}): re-run {saved.get('command', 'its command')}")
+        return ("the estimators or their defaults have changed since it was made: re-run "
+                f"{saved.get('command', 'its command')}")
     return None
+
+
+def record(path: str | os.PathLike[str], command: str, task: str | None = None,
+           manifest: Path = MANIFEST) -> dict[str, str]:
+    """Note in the manifest that ``command`` just made the result at ``path`` (its stamp)."""
+    made = {**stamp(command, task), "task": task or "all"}
+    entries = json.loads(manifest.read_text()) if manifest.exists() else {}
+    entries[Path(path).name] = made
+    manifest.write_text(json.dumps(dict(sorted(entries.items())), indent=1,
+                                   ensure_ascii=False) + "\n")
+    return made
+
+
+def made_by(path: str | os.PathLike[str], manifest: Path = MANIFEST) -> dict[str, Any] | None:
+    """The stamp of a saved result: its own ``made_by`` (a JSON object) or the manifest's."""
+    path = Path(path)
+    if path.suffix == ".json":
+        try:
+            own = json.loads(path.read_text())
+        except (OSError, ValueError):
+            own = None
+        if isinstance(own, dict) and isinstance(own.get("made_by"), dict):
+            return dict(own["made_by"])
+    entries = json.loads(manifest.read_text()) if manifest.exists() else {}
+    found = entries.get(path.name)
+    return None if found is None else dict(found)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m dpviz.lab.provenance FILE --command CMD [--task T]``: record a result."""
+    parser = argparse.ArgumentParser(prog="python -m dpviz.lab.provenance",
+                                     description=record.__doc__)
+    parser.add_argument("file")
+    parser.add_argument("--command", required=True)
+    parser.add_argument("--task", default=None)
+    args = parser.parse_args(argv)
+    record(args.file, args.command, args.task)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
