@@ -53,7 +53,7 @@ if not uploaded:
 if private.ledger.releases:
     ui.show_chart(viz.ledger_bar(private.ledger), key="factors_ledger",
                   filename="dpviz-factor-analysis-ledger")
-    risk_panel(private.ledger, scenario, key="factors")
+    risk_panel(private.ledger, scenario, key="factors", not_private=private.not_private)
 ui.lazy_expander("Audit this estimator",
                  lambda: audit.audit_button(scenario, key="factors_audit"),
                  key="factors_audit_open", icon=":material/policy:")

@@ -111,7 +111,8 @@ with figures:
             st.caption(gmm.cloud_charge(cloud, result.ledger))
         ui.show_chart(viz.ledger_bar(charged, title=gmm.ledger_title(cloud)), key="gmm_ledger",
                       filename="dpviz-gmm-ledger")
-        risk_panel(charged, scenario, key="gmm", runs=1 if cloud is None else cloud.repeats + 1)
+        risk_panel(charged, scenario, key="gmm", runs=1 if cloud is None else cloud.repeats + 1,
+                   not_private=result.not_private)
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
     ui.lazy_expander("Choices the paper leaves open",

@@ -499,8 +499,11 @@ def ledger_panel(runs: Sequence[Run], chosen: Chosen) -> None:
                    f"estimator, each within the budget: together they spend "
                    f"{spend_text(drawn)}, and the risk panel charges them all. A real release "
                    "publishes one.")
+    unguaranteed = [f"{run.label}: {run.result.not_private}" for run in spending
+                    if run.result.not_private]
     risk_panel(drawn, chosen.scenarios[0], key="cov", runs=len(spending),
-               stated_delta=chosen.stated_delta or None)
+               stated_delta=chosen.stated_delta or None,
+               not_private="; ".join(unguaranteed) or None)
 
 
 def choices_panel(runs: Sequence[Run]) -> None:

@@ -32,7 +32,7 @@ from dpviz.privacy.risk import (
     spending,
     tighter,
 )
-from dpviz.ui.widgets import show_chart
+from dpviz.ui.widgets import escape_markdown, show_chart
 from dpviz.viz.risk import posterior_figure, tradeoff_figure
 
 #: The glossary page, linked from every term of the panel.
@@ -226,7 +226,8 @@ def _curves(own: Risk, worst: Risk | None, *, key: str) -> None:
 
 
 def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, runs: int = 1,
-               stated_delta: float | None = None, relation: Relation | None = None) -> None:
+               stated_delta: float | None = None, relation: Relation | None = None,
+               not_private: str | None = None) -> None:
     """The panel for a run: what it spent, what it protects, the odds and the best attack.
 
     Parameters
@@ -246,7 +247,15 @@ def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, ru
         For a ρ budget: the δ at which the page states it as (ε, δ).
     relation : Relation, optional
         The relation when there is no scenario (default: replace one row).
+    not_private : str, optional
+        Why the run has no guarantee (its result's ``not_private``): then no ε is stated,
+        only that sentence — one rule for every page.
     """
+    if not_private is not None:
+        st.warning(f"**No privacy guarantee:** {escape_markdown(not_private)}. The noise in "
+                   "the chart above was added, but no ε describes this run.",
+                   icon=":material/gpp_bad:")
+        return
     if not ledger.releases:
         st.caption("Nothing in this run was released with calibrated noise, so there is no "
                    "bound on what an attacker learns.")

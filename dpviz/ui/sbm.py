@@ -409,7 +409,7 @@ def result_panels(scenario: Scenario, data: LoadedData, result: Result, *,
                    "graph) and the error: hidden until you reveal your guess.")
     if result.ledger.releases:
         show_chart(ledger_bar(result.ledger), key="sbm_ledger", filename="dpviz-sbm-ledger")
-        risk_panel(result.ledger, scenario, key="sbm")
+        risk_panel(result.ledger, scenario, key="sbm", not_private=result.not_private)
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
 

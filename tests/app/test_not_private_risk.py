@@ -1,0 +1,41 @@
+"""No ε beside a run without a guarantee (issue 30 item 5): one rule, the result's not_private.
+
+A run whose result is marked not private (d read off an uploaded graph; the exponential
+mechanism run as a Metropolis chain beyond the sizes its sampling is exact at) shows the
+reason and no "Spent: ε" line; a private run shows its spending as before.
+"""
+
+from __future__ import annotations
+
+from dpviz.ui import sbm as sbm_ui
+
+from .app_helpers import errors, open_page
+
+
+def _spent(at) -> list[str]:  # type: ignore[no-untyped-def]
+    return [m.value for m in at.markdown if str(m.value).startswith("**Spent:**")]
+
+
+def _no_guarantee(at) -> list[str]:  # type: ignore[no-untyped-def]
+    return [w.value for w in at.warning if "No privacy guarantee" in str(w.value)]
+
+
+def test_a_graph_whose_degree_is_read_states_no_epsilon() -> None:
+    at = open_page("sbm")
+    at.radio(key="sbm_source").set_value(sbm_ui.UPLOAD).run()
+    at.selectbox(key="sbm_estimator").set_value("randomized_response").run()
+    content = b"".join(f"{i},{(i + 1) % 12}\n{i},{(i + 3) % 12}\n".encode() for i in range(12))
+    at.file_uploader(key="sbm_upload").set_value(("graph.csv", content, "text/csv")).run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    assert not _spent(at) and _no_guarantee(at), (_spent(at), [w.value for w in at.warning])
+
+
+def test_the_metropolis_chain_states_no_epsilon_and_a_private_run_does() -> None:
+    at = open_page("sbm")
+    at.number_input(key="sbm_n").set_value(60)
+    at.number_input(key="sbm_degree").set_value(20.0)
+    at.selectbox(key="sbm_estimator").set_value("exponential").run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    assert not _spent(at) and _no_guarantee(at)
+    at.selectbox(key="sbm_estimator").set_value("randomized_response").run()
+    assert _spent(at) and not _no_guarantee(at)
