@@ -43,7 +43,7 @@ def without_time(table: pd.DataFrame) -> pd.DataFrame:
 def test_the_table_has_one_row_per_run_in_grid_order(serial, spec):
     assert list(serial.columns) == ["task", "estimator", "epsilon", "repeat", "seed",
                                     "data_seed", "mean_error", "weight_error", "seconds",
-                                    "failed"]
+                                    "failed", "not_private"]
     assert len(serial) == spec.runs == 12
     assert serial["estimator"].tolist()[:4] == ["dp_em", "dplloyd", "dp_em", "dplloyd"]
     assert serial["epsilon"].tolist() == [0.5] * 6 + [2.0] * 6

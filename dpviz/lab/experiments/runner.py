@@ -34,6 +34,8 @@ JOBS = limits.Limit("jobs", 1, 256)
 SCHEDULER_TIMEOUT = 10
 
 Progress = Callable[[int, int, float], None]
+#: Columns read back from the cache as they were written (text, never a number).
+TEXT_COLUMNS = ("task", "estimator", "failed", "not_private")
 
 
 @dataclass(frozen=True)
@@ -73,19 +75,20 @@ def _execute(run: _Run) -> tuple[int, str, dict[str, Any]]:
     seconds = 0.0
     try:
         loaded = _prepared(scenario, load_data(scenario.data, base=run.base), run.base)
-        with warnings.catch_warnings():  # the result says not_private; a sweep row cannot
+        with warnings.catch_warnings():  # the row says not_private: no warning per run
             warnings.simplefilter("ignore")
             start = time.perf_counter()
             result = run_scenario(scenario, loaded)
             seconds = time.perf_counter() - start
         values = score(scenario, result, loaded.truth, run.metrics)
-        failed = result.failed or ""
+        failed, unsafe = result.failed or "", result.not_private or ""
     except ValueError as err:  # a bad combination (e.g. k > n): the row says why (no message
         values = dict.fromkeys(run.metrics, math.nan)  # quotes a data file's content)
-        failed = str(err)
+        failed, unsafe = str(err), ""
     row.update(values)
     row["seconds"] = seconds
     row["failed"] = failed
+    row["not_private"] = unsafe
     return run.index, run.key, row
 
 
@@ -183,9 +186,10 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
     Returns
     -------
     pandas.DataFrame
-        ``task, estimator, <grid keys>, repeat, seed, data_seed, <metrics>, seconds, failed``
-        in grid order (``failed`` is ``""`` or the reason; a run whose inputs are refused is
-        a failed row, not an error). ``attrs["cached"]`` counts the rows read from disk.
+        ``task, estimator, <grid keys>, repeat, seed, data_seed, <metrics>, seconds, failed,
+        not_private`` in grid order (``failed`` is ``""`` or the reason; a run whose inputs are
+        refused is a failed row, not an error; ``not_private`` is ``""`` or the result's reason
+        its answer is not private). ``attrs["cached"]`` counts the rows read from disk.
     """
     jobs = limits.check_integer(JOBS, jobs)
     started = time.perf_counter()
@@ -198,15 +202,15 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
     cached = read_cache(path)
     rows: dict[int, dict[str, Any]] = {}
     for run in plan:
-        if run.key in cached:
-            rows[run.index] = {k: from_json_value(v) if k not in ("failed", "task", "estimator")
+        if "not_private" in cached.get(run.key, {}):  # older rows did not say: run again
+            rows[run.index] = {k: from_json_value(v) if k not in TEXT_COLUMNS
                                else v for k, v in cached[run.key].items()}
     from_disk = len(rows)
     for run in plan if skip is not None else ():
         why = None if run.index in rows or skip is None else skip(run.scenario)
         if why is not None:
             rows[run.index] = {**run.row, **dict.fromkeys(spec.metrics, math.nan),
-                               "seconds": 0.0, "failed": why}
+                               "seconds": 0.0, "failed": why, "not_private": ""}
     # data-major order: the runs on one data set follow each other, so a process loads it once
     todo = sorted((run for run in plan if run.index not in rows),
                   key=lambda run: json.dumps(run.scenario["data"], sort_keys=True))

@@ -34,7 +34,7 @@ REPEATS = limits.Limit("repeats", 1, 10_000)
 JOBS = limits.Limit("jobs", 1, 256)
 #: Columns every row has besides the grid's and the metrics'.
 RUN_COLUMNS = ("repeat", "seed", "data_seed")
-TAIL_COLUMNS = ("seconds", "failed")
+TAIL_COLUMNS = ("seconds", "failed", "not_private")
 
 
 @dataclass(frozen=True)

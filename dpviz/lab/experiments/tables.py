@@ -29,15 +29,17 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str] | None) -> str
 
 
 def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """A table :func:`write_table` wrote, read back with the same values and ``failed`` text."""
+    """A table :func:`write_table` wrote, read back with the same values and text columns."""
     if str(path).lower().endswith(".csv"):
         table = pd.read_csv(path, keep_default_na=False, na_values=[""])
     else:
         records = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
         table = pd.DataFrame([{k: from_json_value(v) if k != "failed" else v
                                for k, v in r.items()} for r in records])
-    table["failed"] = ["" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
-                       for v in table["failed"]]
+    for column in ("failed", "not_private"):  # text, "" where there is none
+        if column in table:
+            table[column] = ["" if v is None or (isinstance(v, float) and math.isnan(v))
+                             else str(v) for v in table[column]]
     return table
 
 
