@@ -43,29 +43,60 @@ def test_the_search_tries_coarse_points_first_and_never_an_end_it_does_not_need(
     assert search_grid(lambda x: 0.0, (1.0, 2.0), 0.5).answer is None
 
 
-def test_a_target_at_the_non_private_share_is_set_ten_points_below_and_said_so():
+def test_a_probability_above_the_non_private_share_gets_no_answer_and_stays_asked():
     solution = solve_epsilon(hard_mixture(), metric="mean_error", target=0.02,
                              probability=0.9, runs=10, low=0.5, high=1000.0)
     assert solution.ceiling is not None and solution.ceiling < 0.9
-    assert solution.requested == 0.9
-    assert solution.probability == pytest.approx(solution.ceiling - 0.1)
+    assert solution.value is None and solution.probability == 0.9 and solution.searched == ()
+    met = round(solution.ceiling * 10)
     sentence = solution.sentence()
-    assert sentence.startswith(f"{solution.ceiling:.0%} of runs is the best this estimator "
-                               "reaches even without privacy: the target is set to "
-                               f"{solution.probability:.0%}.")
-    assert "error of the means ≤ 0.02" in sentence and "mean_error" not in sentence
-    assert solution.value is not None and f"ε = {solution.value:,.0f} gives" in sentence
+    assert sentence.startswith(f"Even without privacy only {solution.ceiling:.0%} of runs "
+                               f"({met} of 10) meet error of the means ≤ 0.02; no ε reaches "
+                               "90%; ask for a looser target")
+    assert "mean_error" not in sentence
     out = solution.to_dict()
-    assert out["ceiling"] == solution.ceiling and out["requested_probability"] == 0.9
-    figure = solve_figure(solution)
+    assert out["probability"] == out["requested_probability"] == 0.9
+    assert out["epsilon"] is None and out["reachable"] is False
+    # apart from it: the highest probability within reach, searched on the same runs
+    lower = solution.lower
+    assert lower is not None and lower.probability == pytest.approx((met - 1) / 10)
+    assert f"at most {lower.probability:.0%}" in sentence
+    assert out["at_lower_probability"] == lower.to_dict()
+    alternative = solution.alternative()
+    assert alternative is not None and alternative.startswith(
+        f"Not the question asked — at the lower probability of {lower.probability:.0%}")
+    figure = solve_figure(lower)
     floor = next(t for t in figure.data if t.name.startswith("without privacy"))
     assert set(floor.y) == {solution.ceiling}
+
+
+def page_mixture(seed: int | None = 0) -> Scenario:
+    """The mixtures page's default run (DP-EM, n = 10 000): 18 of its 20 seeded runs meet
+    error of the means ≤ 0.1 without privacy."""
+    return Scenario.from_dict({
+        "task": "gmm", "estimator": "dp_em",
+        "data": {"generator": "gmm", "n": 10_000, "seed": 0},
+        "params": {"epsilon": 1.0, "delta": 1e-5, "iterations": 5}, "seed": seed})
+
+
+def test_a_probability_equal_to_the_non_private_share_gets_no_answer_either():
+    tie = solve_epsilon(page_mixture(), metric="mean_error", target=0.1, probability=0.9)
+    assert tie.ceiling == 0.9 and tie.value is None and tie.probability == 0.9
+    assert "90% needs every one of them" in tie.reason
+    assert "±7 percentage points" in tie.reason and "more simulated runs" in tie.reason
+    # 0.89 needs 18 of 20 runs too: decided in whole runs, not by the number typed
+    assert solve_epsilon(page_mixture(), metric="mean_error", target=0.1,
+                         probability=0.89).value is None
+    within = solve_epsilon(page_mixture(), metric="mean_error", target=0.1, probability=0.85)
+    assert within.value is not None and within.lower is None
+    assert tie.lower is not None and tie.lower.value == within.value  # the same runs
 
 
 def test_no_run_meeting_the_target_without_privacy_is_said_before_searching():
     solution = solve_epsilon(hard_mixture(), metric="mean_error", target=1e-4, runs=5)
     assert solution.ceiling == 0.0 and solution.searched == () and solution.value is None
-    assert solution.sentence().startswith("Even without privacy only 0% of runs meet")
+    assert solution.sentence().startswith("Even without privacy only 0% of runs (0 of 5) meet")
+    assert solution.lower is None and "at most" not in solution.sentence()
 
 
 def test_the_answer_is_two_digits_with_its_share_measured_on_the_same_runs():

@@ -9,9 +9,10 @@ How. The share of runs meeting the target is estimated from ``runs`` simulated r
 scenario: each draws fresh data from the scenario's generator (public parameters, never the
 user's rows) and fresh noise. The runs' data and noise seeds are fixed once per call and
 reused at every budget (common random numbers), so the share is monotone in practice. First
-the share without privacy (ε = ∞) is measured: no budget beats it, the answer is stated
-beside it, and a probability at or above it is set ten points below (it would be decided by
-the few runs that fail even without privacy). Then a bisection over the numbers with two
+the share without privacy (ε = ∞) is measured: no budget beats it, and the answer is stated
+beside it. The question asked is never changed: a probability beyond that share gets no
+answer, with the reason and, kept apart, the answer at the highest probability within reach
+(:func:`beyond_ceiling`, :attr:`Solution.lower`). Then a bisection over the numbers with two
 significant digits (:func:`search_grid`, the points 1 and 3 times a power of ten first) finds
 where the share crosses the probability; the answer is a point tried, printed as found. A
 run's result at one budget is reused at the others where it decides them (met at ε: met above
@@ -21,12 +22,19 @@ Where the error's distribution is known in closed form — the private mean
 one-dimensional Laplace (``b·Exp(1)``) — the share is exact and no run is simulated
 (:func:`mean_error_share`).
 
+The page's panel and ``python -m dpviz solve`` ask one :class:`Question` (:func:`ask`): the
+same scenario, defaults and seeds, and :meth:`Question.command` writes the command line that
+asks it again.
+
 A ⊥ run (``Result.failed``) and a NaN metric count as runs that miss the target.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
+import shlex
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -40,6 +48,7 @@ from scipy import stats
 from dpviz.core import limits
 from dpviz.estimators.metrics import LABELS, METRICS, metric_label
 from dpviz.lab.scenario import (
+    BUDGET_PARAMS,
     USER_KINDS,
     LoadedData,
     Scenario,
@@ -60,17 +69,27 @@ Progress = Callable[[int, int], None]
 DIRECTIONS: Mapping[str, Direction] = MappingProxyType({
     name: "at_least" if label.higher_is_better else "at_most"
     for labels in LABELS.values() for name, label in labels.items()})
+#: The symbol of each parameter searched.
+SYMBOLS = MappingProxyType({"epsilon": "ε", "rho": "ρ", "n": "n"})
 #: Relative precision of a search for n: it stops when the bracket's ends are within 5%.
 RTOL = 0.05
-#: How far below the non-private share a target at or above it is set (ten points).
-CEILING_MARGIN = 0.1
 #: Points of a closed form's curve (a log grid over the search range, plus the answer).
 CLOSED_FORM_POINTS = 25
 #: The default search range of ε (the pages' slider range) and of ρ (the covariance page's).
 EPSILON_RANGE = (limits.EPSILON_UI.low, limits.EPSILON_UI.high)
 RHO_RANGE = (1e-4, 10.0)
-#: Simulated runs per point by default.
+#: Simulated runs per point by default (the page's runs box and ``solve --runs``). Kept at 20:
+#: the answer is a quantile of each run's ε needed, measured on these runs, so fresh seeds
+#: move it. Measured on the mixtures page's default question (DP-EM, n = 10 000,
+#: error of the means ≤ 0.1), five fresh seeds each: at 80%, ε from 0.36 to 0.83 with 20
+#: runs (about 1 s a solve), 0.35 to 0.92 with 50 (2 to 3 s), 0.38 to 0.49 with 100 (4 to
+#: 7 s); at 90%, with 20 runs three of five got no answer (the non-private share measured at
+#: 85 or 90%: :func:`beyond_ceiling`), with 100 runs all five did (0.52 to 0.90). Five times
+#: the runs would cost the network page's default (weak recovery, n = 1 000) five minutes
+#: instead of one, so 20 stays the default and a user who needs a firmer answer raises it.
 RUNS = 20
+#: The probability asked by default (the page's slider and ``solve --probability``).
+PROBABILITY_DEFAULT = 0.9
 #: Salt of the simulation's seed sequence (keeps its streams apart from a page's noise seeds).
 _SOLVE_SALT = 0x501E
 PROBABILITY = limits.Limit("probability", 0.0, 1.0, low_open=True)
@@ -315,7 +334,7 @@ def search_grid(share: Callable[[float], float], grid: tuple[float, ...],
 
 @dataclass(frozen=True)
 class Solution:
-    """The smallest budget (or n) meeting a target with the stated probability.
+    """The smallest budget (or n) meeting a target with the probability asked.
 
     Attributes
     ----------
@@ -323,9 +342,11 @@ class Solution:
         What was searched.
     value : float or None
         The answer: the smallest point tried whose share met the probability (every larger
-        point tried met it too); ``None`` when even ``high`` does not.
+        point tried met it too); ``None`` when even ``high`` does not, or when the probability
+        is beyond what the runs reach without privacy (:func:`beyond_ceiling`).
     target : Target
     probability : float
+        The probability asked for, never changed.
     runs : int
         Simulated runs per point (0 for a closed form: the share is exact).
     searched : tuple of (x, share)
@@ -342,9 +363,10 @@ class Solution:
         What the reader should know (⊥ runs, a bundled data set, a run that is not private).
     ceiling : float or None
         The share meeting the target without privacy (ε = ∞): what no budget beats.
-    requested : float or None
-        The probability asked for, when it was at or above ``ceiling`` and ``probability``
-        was set below it (:data:`CEILING_MARGIN`).
+    lower : Solution or None
+        When the probability asked is beyond ``ceiling``: the search at the highest
+        probability within reach, on the same runs. Not the question asked: a page shows it
+        as a warning (:meth:`alternative`).
     """
 
     parameter: str
@@ -360,7 +382,7 @@ class Solution:
     reason: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     ceiling: float | None = None
-    requested: float | None = None
+    lower: Solution | None = None
 
     @property
     def reachable(self) -> bool:
@@ -377,32 +399,51 @@ class Solution:
         Examples
         --------
         >>> sol = Solution("epsilon", 2.6, make_target("gmm", "mean_error", 0.1), 0.8, 20,
-        ...                ((2.6, 0.8),), "simulation", 0.01, 20.0, ceiling=0.9,
-        ...                requested=0.9)
+        ...                ((2.6, 0.8),), "simulation", 0.01, 20.0, ceiling=0.9)
         >>> print(sol.sentence())
-        90% of runs is the best this estimator reaches even without privacy: the target is \
-set to 80%. ε = 2.6 gives error of the means ≤ 0.1 in 80% of runs or more (20 simulated runs \
-per point).
+        ε = 2.6 gives error of the means ≤ 0.1 in 80% of runs or more (20 simulated runs per \
+point; without privacy 90% of runs do).
         """
-        symbol = {"epsilon": "ε", "rho": "ρ", "n": "n"}[self.parameter]
-        how = (f"in {self.probability:.0%} of runs or more ({self.runs} simulated runs per "
-               "point)" if self.method == "simulation" else
-               f"with probability {self.probability:.0%} or more (closed form)")
-        first = ""
-        if self.requested is not None and self.ceiling is not None:
-            first = (f"{self.ceiling:.0%} of runs is the best this estimator reaches even "
-                     f"without privacy: the target is set to {self.probability:.0%}. ")
-        elif self.ceiling is not None and self.value is not None:
-            how += f"; without privacy {self.ceiling:.0%} of runs do"
         if self.value is None:
             reason = self.reason or "not reachable"
-            return f"{first}{reason[0].upper()}{reason[1:]}."
+            return f"{reason[0].upper()}{reason[1:]}."
+        how = (f"in {self.probability:.0%} of runs or more ({self.runs} simulated runs per "
+               "point" if self.method == "simulation" else
+               f"with probability {self.probability:.0%} or more (closed form")
+        if self.ceiling is not None:
+            how += f"; without privacy {self.ceiling:.0%} of runs do"
         shown = (f"{self.value:,.0f}" if self.parameter == "n" or self.value >= 100 else
                  f"{self.value:.2g}")
-        return f"{first}{symbol} = {shown} gives {self.target.describe()} {how}."
+        return f"{SYMBOLS[self.parameter]} = {shown} gives {self.target.describe()} {how})."
+
+    def alternative(self) -> str | None:
+        """The answer at the highest probability within reach, apart from the one asked.
+
+        ``None`` unless the probability asked is beyond reach (:attr:`lower`).
+
+        Examples
+        --------
+        >>> goal = make_target("gmm", "mean_error", 0.1)
+        >>> lower = Solution("epsilon", 2.0, goal, 0.85, 20, ((2.0, 0.85),), "simulation",
+        ...                  0.01, 20.0, ceiling=0.9)
+        >>> print(Solution("epsilon", None, goal, 0.9, 20, (), "simulation", 0.01, 20.0,
+        ...                ceiling=0.9, lower=lower).alternative())
+        Not the question asked — at the lower probability of 85%, ε = 2 gives error of the \
+means ≤ 0.1 in 85% of runs or more (20 simulated runs per point; without privacy 90% of runs \
+do).
+        """
+        if self.lower is None:
+            return None
+        said = self.lower.sentence()
+        return (f"Not the question asked — at the lower probability of "
+                f"{self.lower.probability:.0%}, {said[0].lower()}{said[1:]}")
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON of ``python -m dpviz solve``: ``{"epsilon", "searched", …}``."""
+        """The JSON of ``python -m dpviz solve``: ``{"epsilon", "searched", …}``.
+
+        ``probability`` and ``requested_probability`` are both the probability asked;
+        ``at_lower_probability`` is :attr:`lower`'s JSON (or ``null``).
+        """
         out: dict[str, Any] = {"epsilon": self.epsilon}
         if self.parameter != "epsilon":
             out[self.parameter] = self.value
@@ -414,7 +455,8 @@ per point).
             "probability": self.probability, "runs": self.runs, "method": self.method,
             "low": self.low, "high": self.high, "reason": self.reason,
             "notes": list(self.notes), "ceiling": self.ceiling,
-            "requested_probability": self.requested})
+            "requested_probability": self.probability,
+            "at_lower_probability": None if self.lower is None else self.lower.to_dict()})
         return out
 
 
@@ -612,8 +654,7 @@ def _as_epsilon(scenario: Scenario, parameter: str, value: float | None) -> floa
 
 def _unreachable(parameter: str, high: float, share: float, target: Target,
                  probability: float) -> str:
-    symbol = {"epsilon": "ε", "rho": "ρ", "n": "n"}[parameter]
-    return (f"not reachable even at {symbol} = {high:g}: {share:.0%} of runs meet "
+    return (f"not reachable even at {SYMBOLS[parameter]} = {high:g}: {share:.0%} of runs meet "
             f"{target.describe()}, {probability:.0%} needed")
 
 
@@ -670,13 +711,17 @@ def _closed_form(scenario: Scenario, target: Target) -> Callable[[Scenario], flo
 # --- the searches -------------------------------------------------------------------------
 
 def solve_epsilon(scenario: Scenario, *, metric: str, target: float,
-                  probability: float = 0.9, runs: int = RUNS, low: float | None = None,
-                  high: float | None = None, progress: Progress | None = None) -> Solution:
+                  probability: float = PROBABILITY_DEFAULT, runs: int = RUNS,
+                  low: float | None = None, high: float | None = None,
+                  progress: Progress | None = None) -> Solution:
     """The smallest privacy budget whose runs meet ``metric``'s target with ``probability``.
 
     The budget searched is the one the scenario states: ε, or ρ when its ``params`` give
     ``rho`` (the covariance page's budget). Everything else — data generator, δ,
-    accounting, the estimator's parameters — is the scenario's.
+    accounting, the estimator's parameters — is the scenario's. The probability asked is
+    kept: beyond what the runs reach without privacy (:func:`beyond_ceiling`) there is no
+    answer, and the answer at the highest probability within reach is kept apart
+    (:attr:`Solution.lower`).
 
     Parameters
     ----------
@@ -696,13 +741,14 @@ def solve_epsilon(scenario: Scenario, *, metric: str, target: float,
     low, high : float, optional
         The search range (default the pages' ε slider, 0.01 … 20; ρ 1e-4 … 10).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each simulated run.
+        Called as ``progress(done, total)`` after each simulated run; ``total`` is
+        :func:`most_runs` of the same range.
 
     Returns
     -------
     Solution
-        ``value`` is ``None`` when the target is not met even at ``high`` (``reason`` says by
-        how much).
+        ``value`` is ``None`` when the target is not met even at ``high``, or when the
+        probability is beyond reach (``reason`` says why).
 
     Raises
     ------
@@ -721,12 +767,8 @@ def solve_epsilon(scenario: Scenario, *, metric: str, target: float,
     """
     goal = make_target(scenario.task, metric, target)
     probability, runs = _check(scenario, probability, runs)
-    parameter = _budget_parameter(scenario)
-    default = RHO_RANGE if parameter == "rho" else EPSILON_RANGE
-    lo = float(default[0] if low is None else low)
-    hi = float(default[1] if high is None else high)
-    if parameter == "epsilon":
-        lo, hi = limits.check_epsilon(lo), limits.check_epsilon(hi)
+    parameter, lo, hi = _search_range(scenario, low, high)
+    grid = two_digit_grid(lo, hi)
     exact = _closed_form(scenario, goal) if "generator" in scenario.data or (
         "dataset" in scenario.data) else None
     if exact is not None:
@@ -736,76 +778,169 @@ def solve_epsilon(scenario: Scenario, *, metric: str, target: float,
             return closed(_at_budget(scenario, parameter, x))
 
         ceiling = closed(scenario.without_noise())
-        wanted = _below_ceiling(probability, ceiling, 0)
-        if wanted is None:
-            return _solution(scenario, parameter, None, goal, probability, 0, (),
-                             "closed form", lo, hi, (), ceiling=ceiling)
-        search = search_grid(share, two_digit_grid(lo, hi), wanted)
+        if beyond_ceiling(probability, ceiling, 0):
+            return _solution(scenario, parameter, None, goal, probability, 0, (), "closed form",
+                             lo, hi, (), ceiling=ceiling,
+                             reason=_beyond(parameter, goal, probability, ceiling, 0))
+        search = search_grid(share, grid, probability)
         # every point is exact: draw a log grid and the answer, not the bisection's cluster
         curve = {float(x): share(float(x)) for x in np.geomspace(lo, hi, CLOSED_FORM_POINTS)}
         curve.update(search.searched if search.answer is None else
                      [(search.answer, dict(search.searched)[search.answer])])
-        return _solution(scenario, parameter, search.answer, goal, wanted, 0,
+        return _solution(scenario, parameter, search.answer, goal, probability, 0,
                          tuple(sorted(curve.items())), "closed form", lo, hi, (),
-                         ceiling=ceiling, requested=None if wanted == probability else probability)
-    grid = two_digit_grid(lo, hi)
+                         ceiling=ceiling)
     simulator = _Simulator(scenario, goal, runs, progress, grid_steps(grid), reuse_data=True,
                            monotone=True)
+
+    def simulated(x: float) -> float:
+        return simulator.share(_at_budget(scenario, parameter, x), x)
+
     ceiling = simulator.share(scenario.without_noise(), math.inf)
-    wanted = _below_ceiling(probability, ceiling, runs)
-    if wanted is None:
+    if beyond_ceiling(probability, ceiling, runs):
+        lower = None
+        within = highest_within_reach(ceiling, runs)
+        if within is not None:  # the same runs, most of them already decided: cheap
+            found = search_grid(simulated, grid, within)
+            lower = _solution(scenario, parameter, found.answer, goal, within, runs,
+                              found.searched, "simulation", lo, hi, (), ceiling=ceiling)
         return _solution(scenario, parameter, None, goal, probability, runs, (), "simulation",
-                         lo, hi, simulator.notes(), ceiling=ceiling)
-    search = search_grid(lambda x: simulator.share(_at_budget(scenario, parameter, x), x),
-                         grid, wanted)
-    return _solution(scenario, parameter, search.answer, goal, wanted, runs,
-                     search.searched, "simulation", lo, hi, simulator.notes(), ceiling=ceiling,
-                     requested=None if wanted == probability else probability)
+                         lo, hi, simulator.notes(), ceiling=ceiling, lower=lower,
+                         reason=_beyond(parameter, goal, probability, ceiling, runs, within))
+    search = search_grid(simulated, grid, probability)
+    return _solution(scenario, parameter, search.answer, goal, probability, runs,
+                     search.searched, "simulation", lo, hi, simulator.notes(), ceiling=ceiling)
 
 
+def _search_range(scenario: Scenario, low: float | None,
+                  high: float | None) -> tuple[str, float, float]:
+    """The budget searched (``"epsilon"`` or ``"rho"``) and its range, checked."""
+    parameter = _budget_parameter(scenario)
+    default = RHO_RANGE if parameter == "rho" else EPSILON_RANGE
+    lo = float(default[0] if low is None else low)
+    hi = float(default[1] if high is None else high)
+    if parameter == "epsilon":
+        lo, hi = limits.check_epsilon(lo), limits.check_epsilon(hi)
+    _check_range(lo, hi)
+    return parameter, lo, hi
+
+
+@functools.lru_cache(maxsize=16)
 def grid_steps(grid: tuple[float, ...]) -> int:
     """At most how many points :func:`search_grid` tries on ``grid``, and the non-private end.
 
-    Examples
-    --------
-    >>> grid_steps(two_digit_grid(0.01, 20.0))
-    11
-    """
-    return math.ceil(math.log2(len(grid) + 1)) + 2
-
-
-
-
-def _below_ceiling(probability: float, ceiling: float, runs: int) -> float | None:
-    """The probability to search for: the one asked, or ten points below the non-private share.
-
-    A probability at or above what the runs reach without privacy would be decided by the
-    few runs that fail even then; the target is set :data:`CEILING_MARGIN` below it (rounded
-    down to whole runs), ``None`` when nothing is left.
+    Counted, not bounded: the search is run on the grid against every possible crossing.
 
     Examples
     --------
-    >>> _below_ceiling(0.8, 0.9, 20), _below_ceiling(0.9, 0.9, 20), _below_ceiling(0.9, 0.05, 20)
-    (0.8, 0.8, None)
+    >>> grid_steps(two_digit_grid(0.01, 20.0)), grid_steps(two_digit_grid(1e-4, 10.0))
+    (11, 12)
     """
-    if probability < ceiling:
-        return probability
-    wanted = ceiling - CEILING_MARGIN
-    if runs:
-        wanted = math.floor(round(wanted * runs, 9)) / runs
-    return wanted if wanted > 0 else None
+    def crossing(edge: float) -> Callable[[float], float]:
+        return lambda x: float(x >= edge)
+
+    return 1 + max(len(search_grid(crossing(edge), grid, 0.5).searched)
+                   for edge in (*grid, math.inf))
+
+
+def most_runs(scenario: Scenario, runs: int = RUNS, low: float | None = None,
+              high: float | None = None) -> int:
+    """At most how many runs :func:`solve_epsilon` simulates: its progress bar's total.
+
+    Examples
+    --------
+    >>> most_runs(Scenario("gmm", "dp_em", {"generator": "gmm"}, {"epsilon": 1.0}))
+    220
+    """
+    _, lo, hi = _search_range(scenario, low, high)
+    return grid_steps(two_digit_grid(lo, hi)) * runs
+
+
+def runs_needed(probability: float, runs: int) -> int:
+    """How many of ``runs`` runs must meet the target for a share of ``probability``.
+
+    Examples
+    --------
+    >>> runs_needed(0.9, 20), runs_needed(0.89, 20), runs_needed(0.91, 20)
+    (18, 18, 19)
+    """
+    return math.ceil(round(probability * runs, 9))
+
+
+def beyond_ceiling(probability: float, ceiling: float, runs: int) -> bool:
+    """Whether no budget can be said to reach ``probability``, given the non-private share.
+
+    No budget beats the runs without privacy: a run that misses the target at ε = ∞ is
+    counted as missing it at every ε. With an exact share (``runs`` = 0, a closed form) a
+    probability above ``ceiling`` is out of reach. With simulated runs it is decided in
+    whole runs: out of reach when the probability needs more runs than meet the target
+    without privacy, or exactly as many while some run misses it even then. In that tie the
+    answer would rest on the hardest run that meets the target without privacy, and the
+    measured ceiling is itself uncertain by about ``√(c(1 − c)/runs)`` (±7 points at 90% of
+    20 runs): the true non-private share is as likely below the probability as above it. A
+    tie with every run meeting the target without privacy is searched: nothing shows the
+    estimator falling short.
+
+    Examples
+    --------
+    >>> beyond_ceiling(0.9, 0.9, 20), beyond_ceiling(0.89, 0.9, 20), beyond_ceiling(0.85, 0.9, 20)
+    (True, True, False)
+    >>> beyond_ceiling(0.99, 1.0, 20), beyond_ceiling(0.9, 0.9, 0)
+    (False, False)
+    """
+    if runs == 0:
+        return probability > ceiling
+    met, needed = round(ceiling * runs), runs_needed(probability, runs)
+    return needed > met or (needed == met < runs)
+
+
+def highest_within_reach(ceiling: float, runs: int) -> float | None:
+    """The highest probability a search on ``runs`` runs can answer (``None``: none).
+
+    One run fewer than meet the target without privacy.
+
+    Examples
+    --------
+    >>> highest_within_reach(0.9, 20), highest_within_reach(0.05, 20)
+    (0.85, None)
+    """
+    met = round(ceiling * runs)
+    return (met - 1) / runs if met > 1 else None
+
+
+def _beyond(parameter: str, goal: Target, probability: float, ceiling: float, runs: int,
+            within: float | None = None) -> str:
+    """Why ``probability`` is beyond reach (:func:`beyond_ceiling`), and what would do."""
+    symbol = SYMBOLS[parameter]
+    if runs == 0:
+        return (f"even without privacy only {ceiling:.0%} of runs meet {goal.describe()}: no "
+                f"{symbol} reaches {probability:.0%}; a looser target would")
+    met = round(ceiling * runs)
+    tie = runs_needed(probability, runs) == met
+    said = (f"even without privacy only {ceiling:.0%} of runs ({met} of {runs}) meet "
+            f"{goal.describe()}")
+    if tie:
+        margin = math.sqrt(ceiling * (1 - ceiling) / runs)
+        said += (f", and {probability:.0%} needs every one of them: the answer would rest on "
+                 f"the hardest of those runs, and a share measured on {runs} runs is uncertain "
+                 f"by about ±{100 * margin:.0f} percentage points, so no {symbol} can be said "
+                 f"to reach {probability:.0%}")
+    else:
+        said += f"; no {symbol} reaches {probability:.0%}"
+    ways = ["a looser target"]
+    if within is not None:
+        ways.append(f"a probability of at most {within:.0%}")
+    if tie:
+        ways.append("more simulated runs")
+    return f"{said}; ask for {', '.join(ways[:-1])}{' or ' if len(ways) > 1 else ''}{ways[-1]}"
 
 
 def _solution(scenario: Scenario, parameter: str, answer: float | None, goal: Target,
               probability: float, runs: int, searched: tuple[tuple[float, float], ...],
               method: str, lo: float, hi: float, notes: tuple[str, ...], *,
-              ceiling: float | None = None, requested: float | None = None) -> Solution:
-    reason = None
-    if answer is None and not searched:
-        assert ceiling is not None  # nothing searched: the ceiling said so
-        reason = (f"even without privacy only {ceiling:.0%} of runs meet {goal.describe()}: "
-                  "no budget does better; a looser target would")
-    elif answer is None:
+              ceiling: float | None = None, reason: str | None = None,
+              lower: Solution | None = None) -> Solution:
+    if answer is None and reason is None:
         reason = _unreachable(parameter, hi, dict(searched)[hi], goal, probability)
     elif answer == lo:
         notes += (f"already met at the low end of the search ({lo:g}): the answer is at most "
@@ -813,7 +948,7 @@ def _solution(scenario: Scenario, parameter: str, answer: float | None, goal: Ta
     epsilon = (_as_epsilon(scenario, parameter, answer) if parameter != "n"
                else scenario.params.get("epsilon"))
     return Solution(parameter, answer, goal, probability, runs, searched, method, lo, hi,
-                    epsilon, reason, notes, ceiling, requested)
+                    epsilon, reason, notes, ceiling, lower)
 
 
 def _n_range(scenario: Scenario, low: float | None, high: float | None) -> tuple[int, int]:
@@ -840,7 +975,7 @@ def _n_range(scenario: Scenario, low: float | None, high: float | None) -> tuple
 
 
 def solve_n(scenario: Scenario, epsilon: float | None = None, *, metric: str, target: float,
-            probability: float = 0.9, runs: int = RUNS, low: int | None = None,
+            probability: float = PROBABILITY_DEFAULT, runs: int = RUNS, low: int | None = None,
             high: int | None = None, progress: Progress | None = None) -> Solution:
     """The smallest n (rows, or vertices) whose runs meet the target at a fixed budget.
 
@@ -887,3 +1022,124 @@ def solve_n(scenario: Scenario, epsilon: float | None = None, *, metric: str, ta
     answer = None if search.answer is None else float(int(search.answer))
     return _solution(scenario, "n", answer, goal, probability, runs, searched, "simulation",
                      float(lo), float(hi), simulator.notes())
+
+
+# --- one question: the page's panel and the command line ---------------------------------
+
+@dataclass(frozen=True)
+class Question:
+    """A solve-for-ε question, as the page's panel and ``python -m dpviz solve`` both ask it.
+
+    Made by :func:`ask`, which checks it and writes the scenario in the one form both build:
+    the budget with every field (``dpviz.run``'s defaults where unset), the estimator's
+    parameters without those left unset. :meth:`command` writes the command line that builds
+    the same scenario again, so the page and the command line answer with the same data
+    generator, estimator settings and seeds.
+    """
+
+    scenario: Scenario
+    target: Target
+    probability: float
+    runs: int = RUNS
+
+    def solve(self, *, low: float | None = None, high: float | None = None,
+              progress: Progress | None = None) -> Solution:
+        """The answer: :func:`solve_epsilon` on the question."""
+        return solve_epsilon(self.scenario, metric=self.target.metric, target=self.target.value,
+                             probability=self.probability, runs=self.runs, low=low, high=high,
+                             progress=progress)
+
+    def most_runs(self) -> int:
+        """At most how many runs :meth:`solve` simulates (0 with a closed form)."""
+        if _closed_form(self.scenario, self.target) is not None:
+            return 0
+        return most_runs(self.scenario, self.runs)
+
+    def command(self) -> str:
+        """The command line asking this question: every parameter the scenario carries.
+
+        A budget field at ``dpviz.run``'s default is left out (the command line's default is
+        the same); ``--seed`` only for a fixed (teaching) noise seed.
+
+        Examples
+        --------
+        >>> s = Scenario.from_dict({"task": "mean", "estimator": "laplace",
+        ...     "data": {"generator": "gmm", "n": 500, "k": 1}, "params": {"epsilon": 1.0},
+        ...     "seed": 3})
+        >>> print(ask(s, metric="mean_error", target=0.05, runs=10).command())
+        python -m dpviz solve mean laplace --generator gmm --set-data k=1 --set-data d=2 \
+--set-data n=500 --set-data separation=6.0 --set-data weights=equal --set-data \
+covariance=spherical --set-data seed=0 --epsilon 1.0 --seed 3 --target mean_error=0.05 \
+--probability 0.9 --runs 10
+        """
+        s = self.scenario
+        data = dict(s.data)
+        words = ["python", "-m", "dpviz", "solve", s.task, s.estimator]
+        if "generator" in data:
+            words += ["--generator", str(data.pop("generator"))]
+            for name, value in data.items():
+                words += ["--set-data", f"{name}={_flag(value)}"]
+        else:
+            words += ["--dataset", str(data["dataset"])]
+        for name, default in _budget_defaults().items():
+            value = s.params[name]
+            if value != default:
+                flag = "--" + name.replace("_", "-")
+                words += [flag] if value is True else [flag, _flag(value)]
+        for name, value in s.params.items():
+            if name not in BUDGET_PARAMS:
+                words += ["--set", f"{name}={_flag(value)}"]
+        if s.seed is not None:
+            words += ["--seed", str(s.seed)]
+        words += ["--target", f"{self.target.metric}={_flag(self.target.value)}",
+                  "--probability", _flag(self.probability), "--runs", str(self.runs)]
+        return shlex.join(words)
+
+
+def ask(scenario: Scenario, *, metric: str, target: float, probability: float = PROBABILITY_DEFAULT,
+        runs: int = RUNS) -> Question:
+    """The question "the smallest ε giving ``metric`` within ``target`` with ``probability``".
+
+    Raises
+    ------
+    ValueError
+        As :func:`solve_epsilon` (bad metric, target, probability or runs; a CSV or edge
+        list; a non-private estimator).
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"task": "gmm", "estimator": "dp_em",
+    ...     "data": {"generator": "gmm"}, "params": {"epsilon": 1.0, "iterations": 5}})
+    >>> dict(ask(s, metric="mean_error", target=0.1).scenario.params)
+    {'epsilon': 1.0, 'delta': 0.0, 'rho': None, 'accounting': 'zcdp', 'radius': None, \
+'paper_mode': False, 'iterations': 5}
+    """
+    goal = make_target(scenario.task, metric, target)
+    probability, runs = _check(scenario, probability, runs)
+    synthetic_twin(scenario)
+    given = {name: value for name, value in scenario.params.items() if value is not None}
+    budget = {name: given.pop(name, default) for name, default in _budget_defaults().items()}
+    return Question(replace(scenario, params=MappingProxyType({**budget, **given})), goal,
+                    probability, runs)
+
+
+@functools.cache
+def _budget_defaults() -> dict[str, Any]:
+    """The budget's fields at ``dpviz.run``'s defaults (the command line's too)."""
+    from dpviz import run
+
+    defaults = inspect.signature(run).parameters
+    return {name: defaults[name].default for name in BUDGET_PARAMS}
+
+
+def _flag(value: Any) -> str:
+    """A value as the command line reads it back to the same value (floats by ``repr``).
+
+    Examples
+    --------
+    >>> _flag(True), _flag(1e-05), _flag(0.1), _flag(3), _flag("GGG")
+    ('true', '1e-05', '0.1', '3', 'GGG')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
