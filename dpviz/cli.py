@@ -291,9 +291,11 @@ def _add_solve_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--target", required=True, metavar="METRIC=VALUE",
                          help="e.g. mean_error=0.1 (errors: at most; overlap, adjusted_rand, "
                               "test_log_likelihood: at least)")
-    command.add_argument("--probability", type=float, default=0.9,
-                         help="share of simulated runs that must meet the target")
-    command.add_argument("--runs", type=int, default=None, help="simulated runs per point")
+    command.add_argument("--probability", type=float, default=None,
+                         help="share of simulated runs that must meet the target (default: "
+                              "the pages' default)")
+    command.add_argument("--runs", type=int, default=None,
+                         help="simulated runs per point (default: the pages' default)")
     command.add_argument("--for", dest="solve_for", choices=("epsilon", "n"),
                          default="epsilon", help="solve for the budget (epsilon, or rho when "
                                                  "--rho is given) or for n at that budget")
@@ -303,9 +305,25 @@ def _add_solve_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def _solve(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
-    """``solve``: :func:`dpviz.lab.solve.solve_epsilon` or :func:`dpviz.lab.solve.solve_n`."""
+    """``solve``: the question's answer (:meth:`dpviz.lab.solve.Question.solve`), or n's."""
+    from dpviz.lab.solve import solve_n
+
+    question = _solve_question(args, extra)
+    if args.solve_for == "n":
+        return solve_n(question.scenario, metric=question.target.metric,
+                       target=question.target.value, probability=question.probability,
+                       runs=question.runs, low=args.low, high=args.high).to_dict()
+    return question.solve(low=args.low, high=args.high).to_dict()
+
+
+def _solve_question(args: argparse.Namespace, extra: Sequence[str]) -> Any:
+    """The :class:`~dpviz.lab.solve.Question` of ``solve``'s flags: the page's, for its command.
+
+    Built by :func:`dpviz.lab.solve.ask`, as the page builds its own, so the command a page
+    shows (:meth:`~dpviz.lab.solve.Question.command`) asks the page's question.
+    """
     from dpviz.lab.scenario import Scenario
-    from dpviz.lab.solve import RUNS, parse_target, solve_epsilon, solve_n
+    from dpviz.lab.solve import PROBABILITY_DEFAULT, RUNS, ask, parse_target
 
     if args.task is None or args.estimator is None:
         raise UsageError("solve needs TASK and ESTIMATOR (e.g. `solve gmm dp_em --generator "
@@ -338,12 +356,9 @@ def _solve(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     scenario = Scenario.from_dict({"task": args.task, "estimator": args.estimator,
                                    "data": data, "params": {**budget, **_params(args, extra)},
                                    "seed": args.seed})
-    options = {"metric": target.metric, "target": target.value,
-               "probability": args.probability, "runs": RUNS if args.runs is None else args.runs,
-               "low": args.low, "high": args.high}
-    if args.solve_for == "n":
-        return solve_n(scenario, **options).to_dict()
-    return solve_epsilon(scenario, **options).to_dict()
+    return ask(scenario, metric=target.metric, target=target.value,
+               probability=PROBABILITY_DEFAULT if args.probability is None else args.probability,
+               runs=RUNS if args.runs is None else args.runs)
 
 
 def _emit(payload: dict[str, Any], out: str | None) -> None:
