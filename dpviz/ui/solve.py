@@ -17,7 +17,7 @@ import streamlit as st
 from dpviz.core import limits
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.scenario import Scenario
-from dpviz.lab.solve import RUNS, Solution, solve_epsilon, synthetic_twin
+from dpviz.lab.solve import PROBABILITY_DEFAULT, RUNS, Solution, ask, synthetic_twin
 from dpviz.ui.covariance import RHO_GRID
 from dpviz.ui.progress import timed_bar
 from dpviz.ui.widgets import escape_markdown, lazy_expander, show_chart
@@ -39,8 +39,14 @@ class Goal:
     complement: bool = False
 
     def metric_target(self, value: float) -> float:
-        """The metric's target for the value the user typed."""
-        return 1.0 - value if self.complement else value
+        """The metric's target for the value the user typed (a complement to 12 digits).
+
+        Examples
+        --------
+        >>> GOALS["sbm"][0].metric_target(0.95), GOALS["gmm"][0].metric_target(0.1)
+        (0.05, 0.1)
+        """
+        return round(1.0 - value, 12) if self.complement else value
 
 
 #: The accuracies each task offers, in the user's words (metrics of
@@ -119,7 +125,7 @@ def _apply(key: str, value: float) -> None:
 
 def solve_panel(scenario: Scenario, *, key: str, budget_key: str | None = None,
                 budget_options: Sequence[float] | None = None) -> None:
-    """The panel: goal, value, probability and runs; Solve; the answer and the curve.
+    """The panel: goal, value, probability and runs; Solve; the answer, the curve, the command.
 
     Parameters
     ----------
@@ -150,44 +156,70 @@ def solve_panel(scenario: Scenario, *, key: str, budget_key: str | None = None,
         "value (a share: 0.95 is 95%)" if goal.complement else "value",
         min_value=0.0, value=goal.default, step=goal.step, format="%g",
         key=f"{key}_{goal.metric}", bind="query-params"))
-    probability = float(b.slider("with probability", min_value=0.5, max_value=0.99, value=0.9,
-                                 step=0.01, key=f"{key}_probability", bind="query-params"))
-    runs = int(c.number_input("simulated runs per point", min_value=5, max_value=100,
+    probability = float(b.slider("with probability", min_value=0.5, max_value=0.99,
+                                 value=PROBABILITY_DEFAULT, step=0.01,
+                                 key=f"{key}_probability", bind="query-params"))
+    runs = int(c.number_input("simulated runs per point", min_value=5, max_value=200,
                               value=RUNS, step=5, format="%d", key=f"{key}_runs",
                               bind="query-params",
                               help="Each draws new data from the generator and new noise; "
                                    "the same seeds are reused at every ε."))
+    try:
+        question = ask(scenario, metric=goal.metric, target=goal.metric_target(value),
+                       probability=probability, runs=runs)
+    except ValueError as err:
+        st.error(escape_markdown(err), icon=":material/error:")
+        return
     parameter = "ρ" if scenario.params.get("rho") is not None else "ε"
     st.caption(f"The smallest {parameter} giving {goal_sentence(goal, value, probability)}, "
                "to two significant digits, from simulated runs on data from the page's "
                "generator (public parameters), never on uploaded rows. The runs are first "
-               "made without privacy: no budget beats what they reach, and a probability at "
-               "or above it is set ten points below.")
-    inputs = (fingerprint(scenario), goal.metric, goal.metric_target(value), probability, runs)
+               "made without privacy: no budget beats what they reach, and a probability "
+               "beyond it gets no answer rather than a lower one.")
+    inputs = (fingerprint(question.scenario), goal.metric, question.target.value, probability,
+              runs)
     if st.button(f"Solve for {parameter}", key=f"{key}_run", icon=":material/target:"):
-        with timed_bar("Simulating runs", runs, at_most=True) as bar:
+        with timed_bar("Simulating runs", question.most_runs(), at_most=True) as bar:
             try:
-                found = solve_epsilon(
-                    scenario, metric=goal.metric, target=goal.metric_target(value),
-                    probability=probability, runs=runs,
-                    progress=lambda done, total: bar.step(done, total=total,
-                                                          unit="simulated runs"))
+                found = question.solve(progress=lambda done, total: bar.step(
+                    done, total=total, unit="simulated runs"))
             except ValueError as err:
                 st.error(escape_markdown(err), icon=":material/error:")
                 return
         st.session_state[f"{key}_solution"] = (inputs, found)
     kept = st.session_state.get(f"{key}_solution")
-    if kept is None:
-        return
-    if kept[0] != inputs:
+    if kept is not None and kept[0] == inputs:
+        show_solution(kept[1], key=key, budget_key=budget_key, budget_options=budget_options)
+    elif kept is not None:
         st.caption("The settings changed since the last search: solve again.")
-        return
-    show_solution(kept[1], key=key, budget_key=budget_key, budget_options=budget_options)
+    st.caption(command_sentence(question.scenario))
+    st.code(question.command(), language="bash", wrap_lines=True)
+
+
+def command_sentence(scenario: Scenario) -> str:
+    """What the command line under the panel asks: the same question, seeds as the page's.
+
+    Examples
+    --------
+    >>> command_sentence(Scenario("mean", "laplace", {"generator": "zipf"}, {}, seed=0))[:60]
+    'The same question on the command line (same data generator, '
+    """
+    if scenario.seed is not None:
+        return ("The same question on the command line (same data generator, estimator "
+                "settings and seeds):")
+    return ("The same question on the command line (same data generator and estimator "
+            "settings; under secure randomness neither side fixes the seeds, so each draws "
+            "its own runs and the two answers differ as fresh runs do — more runs per point "
+            "narrow the gap):")
 
 
 def show_solution(solution: Solution, *, key: str, budget_key: str | None = None,
                   budget_options: Sequence[float] | None = None) -> None:
-    """The answer in words, the button applying it, the notes and the searched curve."""
+    """The answer in words, the button applying it, the notes and the searched curve.
+
+    No answer: the reason, and apart from it, as a warning too, the answer at the highest
+    probability within reach (not the question asked) with its curve.
+    """
     if solution.value is None:
         st.warning(escape_markdown(solution.sentence()), icon=":material/block:")
     else:
@@ -197,9 +229,17 @@ def show_solution(solution: Solution, *, key: str, budget_key: str | None = None
             symbol = "ρ" if solution.parameter == "rho" else "ε"
             st.button(f"Use {symbol} = {value:g} on this page", key=f"{key}_apply",
                       on_click=_apply, args=(budget_key, value), icon=":material/done:")
+    alternative = solution.alternative()
+    if alternative is not None:
+        st.warning(escape_markdown(alternative), icon=":material/low_priority:")
     for note in solution.notes:
         st.caption(f"Note: {escape_markdown(note)}.")
-    show_chart(solve_figure(solution), key=f"{key}_figure", filename="dpviz-solve-epsilon")
+    drawn = solution.lower or solution
+    title = None if solution.lower is None else (
+        f"Not the question asked: {drawn.target.describe()} with probability "
+        f"≥ {drawn.probability:.0%}")
+    show_chart(solve_figure(drawn, title=title), key=f"{key}_figure",
+               filename="dpviz-solve-epsilon")
 
 
 #: The budget widget (its key) of each task's page, for a budget in ε.
