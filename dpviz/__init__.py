@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from dpviz.core.version import VERSION
 from dpviz.estimators.result import TEACHING_RANDOMNESS, Result
 from dpviz.privacy import Budget
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 
 def run(task: str, estimator: str, data: Any, *, epsilon: float | None = None,

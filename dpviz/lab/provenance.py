@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from dpviz.core.version import VERSION
 from dpviz.estimators.registry import version
 
 #: The fields :func:`stamp` writes.
@@ -37,10 +38,8 @@ def stamp(command: str, task: str | None = None) -> dict[str, str]:
     >>> sorted(s) == sorted(FIELDS), s["registry_version"] == version("gmm")
     (True, True)
     """
-    from dpviz import __version__  # the root imports the lab: not at module level
-
     return {"command": command, "registry_version": version(task),
-            "dpviz_version": __version__,
+            "dpviz_version": VERSION,
             "made": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")}
 
 
