@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -24,6 +23,7 @@ from dpviz.estimators.metrics import METRICS, metric_label
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.card import figure_images, image_export_available
 from dpviz.lab.experiments import SweepSpec, run_sweep, summarise, time_left, write_table
+from dpviz.lab.experiments.tables import Pace
 from dpviz.lab.feasibility import EPSILON_REACH, blocked, sizes_of
 from dpviz.lab.work import check_sweep
 from dpviz.ui import runs
@@ -412,21 +412,18 @@ def run_panel(spec: SweepSpec) -> pd.DataFrame | None:
     if st.button("Run the sweep", type="primary", key="explorer_run",
                  icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Starting…")
-        marks: list[tuple[int, float]] = []  # (done, elapsed) at the start, once warm
+        pace = Pace(warm=jobs)  # wall time from the click, pace from the runs computed
 
-        def progress(done: int, total: int, elapsed: float) -> None:
-            if not marks or (len(marks) == 1 and done - marks[0][0] >= jobs):
-                marks.append((done, elapsed))
-            left = seconds_left(done, total, elapsed, predicted=predicted,
-                                since=marks[1] if len(marks) == 2 else None)
+        def progress(done: int, total: int, _elapsed: float) -> None:
+            pace.report(done, total)  # its since: when every process has finished a run
+            left = seconds_left(done, total, pace.elapsed(), predicted=predicted,
+                                since=pace.since)
             tail = "" if done == total else f", about {left:.0f} s left"
-            bar.progress(done / max(total, 1),
-                         text=f"{done:,} of {total:,} runs, {elapsed:.0f} s{tail}")
+            bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} runs, "
+                                                    f"{pace.elapsed():.0f} s elapsed{tail}")
 
-        started = time.perf_counter()
         table = run_sweep(spec, jobs=jobs, progress=progress)
-        st.session_state[RESULT] = (spec.digest(), table, time.perf_counter() - started,
-                                    sum(predicted))
+        st.session_state[RESULT] = (spec.digest(), table, pace.elapsed(), sum(predicted))
     found = st.session_state.get(RESULT)
     if found is None or found[0] != spec.digest():
         st.info("Set the sweep, then run it.", icon=":material/query_stats:")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -47,9 +48,8 @@ def time_left(done: int, total: int, elapsed: float, *,
               since: tuple[int, float] = (0, 0.0)) -> float | None:
     """Seconds left at the pace since ``since`` (``None`` until a run has finished after it).
 
-    ``since = (done, elapsed)`` when the pace starts counting: a caller passes the moment the
-    first run finished, so the workers' start-up and the runs read from the cache (done at
-    once) do not skew the pace.
+    ``since = (done, elapsed)`` when the pace starts counting (:class:`Pace` picks it), so
+    the workers' start-up and the runs read from the cache (done at once) do not skew it.
 
     Examples
     --------
@@ -60,6 +60,56 @@ def time_left(done: int, total: int, elapsed: float, *,
     if runs <= 0:
         return None
     return seconds / runs * (total - done)
+
+
+class Pace:
+    """Wall time since a start (a button pressed) and the time left at the measured pace.
+
+    Fed the runner's progress reports (:meth:`report`). The first report's count is what was
+    known before any run (read from disk, skipped as unable to succeed): it sets no pace. The
+    pace counts from the report where ``warm`` more runs have finished (each process's first
+    run: start-up, imports, data) and is known from the next run on; until then the time
+    left is ``None``. The runner's own elapsed time is not used: it starts after the checks
+    that precede the runs.
+
+    Parameters
+    ----------
+    warm : int
+        Runs to finish after the first report before the pace counts (the processes; 0: count
+        from the first report).
+    clock : callable
+        Seconds, monotonic (a test passes a fake clock).
+
+    Examples
+    --------
+    >>> now = [0.0]
+    >>> pace = Pace(warm=1, clock=lambda: now[0])
+    >>> now[0] = 4.0; pace.report(30, 100)  # 30 skipped or on disk, after 4 s of checks
+    >>> now[0] = 6.0; pace.report(31, 100)  # the first run: start-up, no pace yet
+    >>> now[0] = 8.0; pace.report(33, 100), pace.elapsed()  # 1 s a run since, 67 runs left
+    (67.0, 8.0)
+    """
+
+    def __init__(self, *, warm: int = 1, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.warm, self.clock = warm, clock
+        self.started = clock()
+        self.base: int | None = None  # done at the first report: known without running
+        self.since: tuple[int, float] | None = None  # (done, elapsed) when the pace counts
+
+    def elapsed(self) -> float:
+        """Seconds since the start."""
+        return self.clock() - self.started
+
+    def report(self, done: int, total: int) -> float | None:
+        """Note that ``done`` of ``total`` are finished; the seconds left, or ``None``."""
+        now = self.elapsed()
+        if self.base is None:
+            self.base = done
+        if self.since is None:
+            if done - self.base >= self.warm:
+                self.since = (done, now)
+            return None
+        return time_left(done, total, now, since=self.since)
 
 
 def progress_line(done: int, total: int, elapsed: float, *,
