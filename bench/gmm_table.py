@@ -9,8 +9,10 @@ as sweeps of :mod:`dpviz.lab.experiments` (every estimator of a repeat sees the 
 disk cache: the table is always today's code); diffprivlib's ``KMeans`` runs on the same data
 draws. Writes ``assets/results/gmm_estimators.csv`` (one row per run) and
 ``assets/results/gmm_estimators_caption.json`` (the /gmm page's sentence: who wins where, with
-the numbers), and adds one bench entry per estimator at the default scenario.
-``nice -n 10 python bench/gmm_table.py [--repeats R] [--big-repeats R]`` runs it alone.
+the numbers, a winner named only where its lead is established, ties listed otherwise:
+:func:`dpviz.lab.experiments.winner.winners`), and adds one bench entry per estimator at the
+default scenario. ``nice -n 10 python bench/gmm_table.py [--repeats R] [--big-repeats R]``
+runs it alone; the caption records the command and registry version that made it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from dpviz.estimators.gmm.one_cluster import REFUSED  # noqa: E402
 from dpviz.estimators.metrics import matched_mean_error  # noqa: E402
 from dpviz.estimators.registry import TASKS  # noqa: E402
 from dpviz.lab.experiments import SweepSpec, run_seeds, run_sweep  # noqa: E402
+from dpviz.lab.experiments.winner import RULE, winners  # noqa: E402
+from dpviz.lab.provenance import record, stamp  # noqa: E402
 from dpviz.lab.scenario import load_data  # noqa: E402
 
 TABLE_CSV = ROOT / "assets" / "results" / "gmm_estimators.csv"
@@ -117,26 +121,37 @@ def _label(name: str) -> str:
     return TASKS["gmm"][name].label if name in TASKS["gmm"] else "diffprivlib's KMeans"
 
 
-def caption(cells: pd.DataFrame) -> str:
+def ranked(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (n, ε) at the default separation: the private estimators' and the peer's winner or
+    tie (:func:`dpviz.lab.experiments.winner.winners`: lowest median error, ⊥ the worst)."""
+    private = table["estimator"].map(lambda e: e == PEER or TASKS["gmm"][e].notion != "none")
+    at = table[(table["data.separation"] == DEFAULT_SEPARATION) & private]
+    return winners(at.sort_values(["n", "epsilon"], kind="stable"), "n", "epsilon",
+                   "mean_error")
+
+
+def caption(table: pd.DataFrame) -> str:
     """Who wins where at the default separation, with the numbers (the /gmm page's sentence).
 
-    Per (n, ε) the private estimator with the lowest median error among those that succeed in
-    at least half their runs; then which estimators never succeed, and why.
+    Per (n, ε) the winner and the runner-up where the lead is established, else the tied;
+    then which estimators never succeed, and why.
     """
+    parts = []
+    for row in ranked(table).to_dict(orient="records"):
+        where = f"n = {int(row['n']):,}, ε = {row['epsilon']:g}"
+        scores = row["scores"]
+        if row["winner"] is None:
+            parts.append(f"{where}: none succeeds")
+        elif row["tied"]:
+            parts.append(f"{where}: a tie between " + ", ".join(
+                f"{_label(name)} {scores[name]:.3g}" for name in row["tied"]))
+        else:
+            second = ("" if row["runner_up"] is None else
+                      f" (next {_label(row['runner_up'])} {row['runner_up_score']:.3g})")
+            parts.append(f"{where}: {_label(row['winner'])} {row['score']:.3g}{second}")
+    cells = summary(table)
     at = cells[(cells["data.separation"] == DEFAULT_SEPARATION)
                & cells["estimator"].map(lambda e: e == PEER or TASKS["gmm"][e].notion != "none")]
-    parts = []
-    for (n, eps), cell in at.groupby(["n", "epsilon"]):
-        usable = cell[cell["success_rate"] >= 0.5].sort_values("median_error")
-        if usable.empty:
-            parts.append(f"n = {n:,}, ε = {eps:g}: none succeeds")
-            continue
-        best = usable.iloc[0]
-        runner = usable.iloc[1] if len(usable) > 1 else None
-        second = ("" if runner is None else
-                  f" (next {_label(runner['estimator'])} {runner['median_error']:.3g})")
-        parts.append(f"n = {n:,}, ε = {eps:g}: {_label(best['estimator'])} "
-                     f"{best['median_error']:.3g}{second}")
     never = []
     for name, rows in at.groupby("estimator"):
         if rows["success_rate"].max() == 0:
@@ -145,8 +160,10 @@ def caption(cells: pd.DataFrame) -> str:
                    "refused or failed")
             never.append(f"{_label(name)} ({why})")
     repeats = cells.groupby("n")["runs"].max()
-    text = ("Lowest median matched mean error at 6σ among the private estimators that succeed "
-            "in at least half their runs — " + "; ".join(parts) + ". Repeats per cell: "
+    text = (f"Lowest median matched mean error at {DEFAULT_SEPARATION:g}σ among the private "
+            "estimators (a ⊥ counts as the worst); a winner is named only where a paired "
+            "bootstrap (95%) shows its lead over every other, otherwise the tied are listed — "
+            + "; ".join(parts) + ". Repeats per cell: "
             + ", ".join(f"{int(r)} at n = {n:,}" for n, r in repeats.items()) + ".")
     if never:
         text += " Never succeeding at these sizes: " + ", ".join(never) + "."
@@ -192,12 +209,20 @@ def merged(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([kept, table], ignore_index=True)
 
 
-def save(table: pd.DataFrame) -> pd.DataFrame:
+def save(table: pd.DataFrame, repeats: int, big_repeats: int, command: str) -> None:
+    """Write the table and the caption, each with what made it (``command``, the registry)."""
     table.to_csv(TABLE_CSV, index=False)
-    cells = summary(table)
-    CAPTION_JSON.write_text(json.dumps({"caption": caption(cells)}, ensure_ascii=False,
-                                       indent=1) + "\n")
-    return cells
+    record(TABLE_CSV, command, "gmm")
+    cells = [{"n": int(row["n"]), "epsilon": float(row["epsilon"]), "winner": row["winner"],
+              "tied": row["tied"], "median": row["score"], "runner_up": row["runner_up"],
+              "runner_up_median": row["runner_up_score"]}
+             for row in ranked(table).to_dict(orient="records")]
+    CAPTION_JSON.write_text(json.dumps(
+        {"caption": caption(table), "separation": DEFAULT_SEPARATION, "rule": RULE,
+         "cells": cells,
+         "specs": [spec.to_dict() for spec in table_specs(repeats, big_repeats)],
+         "made_by": stamp(command, "gmm")}, ensure_ascii=False, indent=1,
+        default=lambda v: None) + "\n")
 
 
 def bench_gmm_table(b: Any, repeats: int = 5, big_repeats: int = 3,
@@ -205,7 +230,9 @@ def bench_gmm_table(b: Any, repeats: int = 5, big_repeats: int = 3,
     """Add the default scenario's cells as bench entries; save the whole table."""
     started = time.perf_counter()
     table = run_table(repeats, big_repeats)
-    cells = save(table) if save_table else summary(table)
+    if save_table:
+        save(table, repeats, big_repeats, "make bench")
+    cells = summary(table)
     default = cells[(cells["data.separation"] == DEFAULT_SEPARATION) & (cells["epsilon"] == 1.0)
                     & (cells["n"] == 10_000)]
     em = float(default.loc[default["estimator"] == "em", "median_error"].iloc[0])
@@ -235,12 +262,15 @@ def main() -> None:
     table = run_table(args.repeats, args.big_repeats, args.jobs, tuple(args.only))
     if args.only:
         table = merged(table)
-    cells = summary(table) if args.no_save else save(table)
+    if not args.no_save:
+        save(table, args.repeats, args.big_repeats,
+             " ".join(["python", "bench/gmm_table.py", *sys.argv[1:]]))
+    cells = summary(table)
     wide = cells.pivot_table(index="estimator", columns=["n", "data.separation", "epsilon"],
                              values=["median_error", "success_rate"], sort=False)
     with pd.option_context("display.width", 250, "display.max_columns", 200):
         print(wide.round(3).to_string())
-    print(caption(cells))
+    print(caption(table))
     print(json.dumps({"seconds": round(time.perf_counter() - started, 1),
                       "runs": len(table)}))
 

@@ -1,4 +1,4 @@
-"""Winner maps (issue 20 item 1): the live 5 × 5 map's time, and the saved maps.
+"""Winner maps (issue 20 item 1, issue 29): the live 5 × 5 map's time, and the saved maps.
 
 :func:`bench_winner` (``make bench``) times the live coarse map the pages compute at their
 default settings — 5 × 5 cells of ε × n, every private estimator, the pages' repeats
@@ -6,9 +6,12 @@ default settings — 5 × 5 cells of ε × n, every private estimator, the pages
 cache — for each task, precondition checks included. Target: under 60 s on 2 cores.
 
 ``python bench/winner.py --save [--task gmm] [--scheduler tcp://HOST:PORT]`` regenerates the
-saved full-resolution maps under ``assets/`` (run it under ``nice -n 10``): the grids and
-repeats of :data:`SAVED` — mixtures 10 × 9 × 3 repeats (287 s wall, load 4), covariance
-10 × 10 × 3 (452 s, load 12), SBM 10 × 8 × 2 (654 s, load 13), on 2 niced processes.
+saved full-resolution maps under ``assets/`` (run it under ``nice -n 10``) at the pages'
+default settings (:func:`dpviz.lab.experiments.winner.map_settings`), each with the command
+that made it and the registry version: the grids and repeats of :data:`SAVED` (enough
+repeats for the tie rule, :data:`dpviz.lab.experiments.winner.MIN_REPEATS`, to name winners).
+``--seed S`` re-runs a map with other seeds and prints how many cells' verdicts agree with
+the saved map's (:func:`dpviz.lab.experiments.winner_claims.held_out`) without saving.
 ``python bench/winner.py`` alone prints the live maps' times.
 """
 
@@ -26,15 +29,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dpviz.lab.experiments import winner  # noqa: E402
+from dpviz.lab.experiments import winner, winner_claims  # noqa: E402
 from dpviz.lab.experiments.runner import run_sweep  # noqa: E402
 from dpviz.lab.experiments.sweep import SweepSpec  # noqa: E402
 
 TARGET_SECONDS = 60.0
 LIVE_POINTS, LIVE_JOBS = winner.LIVE_POINTS, winner.LIVE_JOBS
 #: The saved maps: per task, (values across, values up, repeats), ε across and n up.
-SAVED: dict[str, tuple[int, int, int]] = {"gmm": (10, 9, 3), "covariance": (10, 10, 3),
-                                          "sbm": (10, 8, 2)}
+SAVED: dict[str, tuple[int, int, int]] = {"gmm": (10, 9, 10), "covariance": (10, 10, 20),
+                                          "sbm": (10, 8, 5)}
 
 
 def live_spec(task: str) -> SweepSpec:
@@ -108,14 +111,19 @@ def bench_winner(b: Any) -> None:
                       "runs": spec.runs, "skipped": skipped})
 
 
-def save(task: str, jobs: int, scheduler: str | None = None) -> None:
-    """Run and save ``task``'s full-resolution map (:data:`SAVED`), locally or on Dask."""
+def saved_spec(task: str) -> SweepSpec:
+    """The spec of ``task``'s saved map (:data:`SAVED`) at the page's default settings."""
     x, y = winner.DEFAULT_AXES
     across, up, repeats = SAVED[task]
     axes = winner.AXES[task]
     data, fixed = winner.map_settings(task)
-    spec = winner.map_spec(task, x, y, axes[x].values(across), axes[y].values(up), data=data,
+    return winner.map_spec(task, x, y, axes[x].values(across), axes[y].values(up), data=data,
                            fixed=fixed, repeats=repeats)
+
+
+def save(task: str, jobs: int, scheduler: str | None = None) -> None:
+    """Run and save ``task``'s full-resolution map (:data:`SAVED`), locally or on Dask."""
+    spec = saved_spec(task)
     start = time.perf_counter()
     table = winner.run_map(spec, jobs=jobs, scheduler=scheduler)
     ran = time.perf_counter() - start
@@ -125,11 +133,23 @@ def save(task: str, jobs: int, scheduler: str | None = None) -> None:
     before = winner.load_map(task)
     if table.attrs.get("cached") == len(table) and before is not None and before.spec == spec:
         seconds = before.seconds  # every run read back from the cache: keep the time it took
-    winner.save_map(spec, table, lines, seconds)
-    cpu = float(table["seconds"].sum())
+    winner.save_map(spec, table, lines, seconds,
+                    command=f"python bench/winner.py --save --task {task}")
+    cells = winner.winners(table, "epsilon", "data.n", spec.metrics[0])
+    ties = int(sum(1 for t in cells["tied"] if t))
     print(f"{task}: {spec.runs} runs ({int(table['failed'].str.startswith(winner.NOT_RUN).sum())}"
-          f" skipped) in {ran:.0f} s wall, {cpu:.0f} s in runs; lines {drawn:.0f} s",
+          f" skipped) in {ran:.0f} s wall, {float(table['seconds'].sum()):.0f} s in runs; "
+          f"lines {drawn:.0f} s; {len(cells) - ties} cells name a winner, {ties} are ties",
           flush=True)
+
+
+def held_out(task: str, seed: int, jobs: int) -> None:
+    """Re-run ``task``'s saved map with seeds derived from ``seed``; print the agreement."""
+    saved = winner.load_map(task)
+    if saved is None:
+        raise SystemExit(f"no saved {task} map: run --save first")
+    found = winner_claims.held_out(saved, seed, jobs=jobs)
+    print(f"{task}, seed {seed}: {found.text()}", flush=True)
 
 
 if __name__ == "__main__":
@@ -139,8 +159,14 @@ if __name__ == "__main__":
                         help="only this task (repeatable)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--scheduler", help="tcp://HOST:PORT of a Dask scheduler")
+    parser.add_argument("--seed", type=int,
+                        help="re-run the saved maps with seeds derived from this; print how "
+                             "many cells agree (nothing saved)")
     args = parser.parse_args()
-    if args.save:
+    if args.seed is not None:
+        for name in args.task or tuple(SAVED):
+            held_out(name, args.seed, args.jobs)
+    elif args.save:
         for name in args.task or tuple(SAVED):
             save(name, args.jobs, args.scheduler)
     else:

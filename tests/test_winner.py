@@ -32,30 +32,63 @@ def test_a_map_is_a_two_key_sweep_of_every_private_estimator():
         winner.map_spec("gmm", "epsilon", "epsilon", [1.0], [1.0], repeats=1)
 
 
+def cell_table(errors, n=100, failed=None):
+    """Rows of one cell (ε = 1, ``n``): each estimator's errors, repeat by repeat."""
+    return [{"estimator": name, "epsilon": 1.0, "n": n, "repeat": r, "err": v,
+             "failed": (failed or {}).get(name, "" if not math.isnan(v) else "⊥")}
+            for name, values in errors.items() for r, v in enumerate(values)]
+
+
 def test_winner_margin_and_who_failed_per_cell():
-    rows = []
-    for n, errors in ((100, {"a": [1.0, 1.2, 1.1], "b": [2.0, 2.0, 2.0]}),
-                      (200, {"a": [1.0, math.nan, math.nan], "b": [0.4, 0.5, 0.6]})):
-        for name, values in errors.items():
-            rows += [{"estimator": name, "epsilon": 1.0, "n": n, "err": v,
-                      "failed": "" if not math.isnan(v) else "⊥"} for v in values]
-    rows += [{"estimator": "c", "epsilon": 1.0, "n": n, "err": math.nan,
-              "failed": winner.NOT_RUN + "too few rows"} for n in (100, 200)]
+    rows = cell_table({"a": [1.0, 1.2, 1.1, 1.0, 1.1], "b": [2.0, 2.0, 2.1, 1.9, 2.0]})
+    rows += cell_table({"a": [1.0, 1.0] + [math.nan] * 3, "b": [0.4, 0.5, 0.6, 0.5, 0.4]}, 200)
+    rows += cell_table({"c": [math.nan] * 5}, 100, {"c": winner.NOT_RUN + "too few rows"})
+    rows += cell_table({"c": [math.nan] * 5}, 200, {"c": winner.NOT_RUN + "too few rows"})
     cells = winner.winners(pd.DataFrame(rows), "epsilon", "n", "err")
     first, second = cells.to_dict(orient="records")
-    assert (first["winner"], first["runner_up"]) == ("a", "b")
+    assert (first["winner"], first["runner_up"], first["tied"]) == ("a", "b", [])
     assert first["margin"] == pytest.approx(1 - 1.1 / 2.0)
     assert first["not_run"] == ["c"] and first["failed"] == []
-    # a failed 2 of 3: its median is ⊥, so b wins alone among the answers
+    # a failed 3 of 5: its median is ⊥, so b wins alone among the answers
     assert second["winner"] == "b" and second["runner_up"] is None and second["margin"] == 1.0
-    assert second["failed"] == ["a"] and second["not_run"] == ["c"]
+    assert second["failed"] == ["a"] and second["not_run"] == ["c"] and second["tied"] == []
     higher = winner.winners(pd.DataFrame(rows), "epsilon", "n", "err", higher=True)
     assert higher["winner"].tolist() == ["b", "b"]
-    exact = pd.DataFrame({"estimator": ["b", "a", "c"], "epsilon": 1.0, "n": 100,
-                          "err": [0.0, 0.0, 0.2], "failed": ""})
+    exact = pd.DataFrame(cell_table({"b": [0.0] * 5, "a": [0.0] * 5, "c": [0.2] * 5}))
     (tie,) = winner.winners(exact, "epsilon", "n", "err").to_dict(orient="records")
-    assert tie["tied"] == ["a", "b"] and tie["margin"] == 0.0  # no winner by colour
-    assert first["tied"] == [] and second["tied"] == []
+    assert tie["tied"] == ["a", "b"] and tie["margin"] == 0.0  # c is established worse
+
+
+def test_a_winner_is_named_only_where_its_lead_is_established():
+    close = {"a": [1.00, 1.30, 0.90, 1.10, 1.20], "b": [1.12, 1.00, 1.25, 1.15, 0.95],
+             "c": [5.0, 5.1, 4.9, 5.2, 5.0]}
+    (cell,) = winner.winners(pd.DataFrame(cell_table(close)), "epsilon", "n",
+                             "err").to_dict(orient="records")
+    assert cell["winner"] == "a" and cell["tied"] == ["a", "b"]  # c is worse, a and b are not
+    # the same verdict however the rows are ordered, and on every reading (seeded by the data)
+    shuffled = pd.DataFrame(cell_table(close)).sample(frac=1.0, random_state=3)
+    assert winner.winners(shuffled, "epsilon", "n", "err")["tied"].tolist() == [["a", "b"]]
+    few = {name: values[:3] for name, values in close.items()}  # too few repeats to tell
+    (three,) = winner.winners(pd.DataFrame(cell_table(few)), "epsilon", "n",
+                              "err").to_dict(orient="records")
+    assert sorted(three["tied"]) == ["a", "b", "c"]
+    summary = winner.winner_summary(
+        winner.map_spec("gmm", "epsilon", "data.n", [1.0], [100], repeats=5,
+                        estimators=["dp_em", "dplloyd", "ppe"]),
+        pd.DataFrame(cell_table({"dp_em": close["a"], "dplloyd": close["b"],
+                                 "ppe": close["c"]})).rename(columns={"n": "data.n",
+                                                                     "err": "mean_error"}))
+    (json_cell,) = summary["cells"]
+    assert json_cell["tied"] == ["dp_em", "dplloyd"] and "bootstrap" in summary["rule"]
+
+
+def test_answers_that_are_not_private_never_win():
+    table = pd.DataFrame(cell_table({"a": [0.0] * 5, "b": [0.3, 0.3, 0.35, 0.3, 0.32]}))
+    table["not_private"] = ["no privacy guarantee: a Metropolis chain" if name == "a" else ""
+                            for name in table["estimator"]]
+    (cell,) = winner.winners(table, "epsilon", "n", "err").to_dict(orient="records")
+    assert cell["winner"] == "b" and cell["tied"] == [] and cell["not_private"] == ["a"]
+    assert cell["scores"]["a"] == 0.0  # its answers are still shown where it answers
 
 
 def test_preconditions_rule_out_runs_from_public_sizes_only():
@@ -161,9 +194,12 @@ def test_a_saved_map_reads_back(tmp_path):
                            data={"d": 5}, repeats=1)
     table = winner.run_map(spec, cache_dir=tmp_path / "cache")
     lines = winner.threshold_lines(spec)
-    winner.save_map(spec, table, lines, 1.5, folder=tmp_path)
+    winner.save_map(spec, table, lines, 1.5, command="python bench/winner.py --save",
+                    folder=tmp_path)
     saved = winner.load_map("covariance", folder=tmp_path)
     assert saved is not None and saved.spec == spec and saved.lines == tuple(lines)
+    assert saved.provenance["command"] == "python bench/winner.py --save"
+    assert saved.stale() is None
     pd.testing.assert_frame_equal(saved.table.drop(columns="seconds"),
                                   table.drop(columns="seconds"), check_dtype=False)
     assert winner.load_map("sbm", folder=tmp_path) is None

@@ -853,9 +853,15 @@ def peers_section() -> None:
                "runs live: pick it as the estimator above.")
     accuracy = cached.RESULTS / "gmm_estimators_caption.json"  # the saved accuracy table's
     if accuracy.exists():
+        from dpviz.lab.provenance import stale
+
+        saved = json.loads(accuracy.read_text())
         st.markdown("**Every mixture estimator, ⊥ counted:** "
-                    + escape_markdown(json.loads(accuracy.read_text())["caption"]))
+                    + escape_markdown(saved["caption"]))
+        why = stale(saved.get("made_by") or {}, "gmm")
         st.caption("From the saved accuracy table: every registered estimator on generated "
                    "mixtures (d = 2, k = 3, δ = 1e-5). A ⊥ is either refused before spending "
                    "(the public sizes rule success out: nothing is read or spent) or failed "
-                   "after spending.")
+                   "after spending." + ("" if why is None else  # the command is the makers'
+                                        f" This table may be out of date: "
+                                        f"{why.partition(': re-run')[0]}."))

@@ -3,9 +3,13 @@
 A winner map is a sweep whose grid has two keys (:class:`~dpviz.lab.experiments.sweep.SweepSpec`,
 run by the one runner, :func:`~dpviz.lab.experiments.runner.run_sweep`). Per grid cell and
 estimator the score is the median of the metric over the repeats, a failed run (⊥) counting as
-an infinitely bad one; the winner has the best score, its margin over the runner-up is
-``|w − r| / max(|w|, |r|)`` (for an error, ``1 − w/r``: 0.4 means 40% less error), and an
-estimator whose median is ⊥ has failed there. Runs that an entry's public preconditions
+an infinitely bad one. A cell names one winner only when its lead is established
+(:func:`contenders`: a paired bootstrap interval of the median difference from every other
+estimator excludes 0); otherwise it is a tie of every estimator not established worse. Runs
+whose result is not private (``not_private``, e.g. the exponential mechanism's Metropolis chain
+beyond n = 20) never win: the estimator is left out of the cell's ranking and listed as not
+private there. The margin over the runner-up is ``|w − r| / max(|w|, |r|)`` (for an error,
+``1 − w/r``: 0.4 means 40% less error). Runs that an entry's public preconditions
 (:meth:`dpviz.core.entry.Estimator.cannot_run`) rule out are not run (:func:`cannot_succeed`,
 the runner's ``skip`` hook): their rows say so and count as ⊥.
 
@@ -13,12 +17,10 @@ Drawn with each map: the papers' thresholds (:data:`THRESHOLDS`: Kesten–Stigum
 Chen, Cohen-Addad, d'Orsi et al. 2023; GaussCov/SeparateCov's crossover d ≈ n^(2/3) at trace 1,
 Dong, Liang & Yi 2022) and each estimator's sample-size bound, searched from its entry's
 preconditions (:func:`bound_lines`). Saved full-resolution maps (:func:`save_map`,
-:func:`load_map`) are made by ``python bench/winner.py --save``, ε across and n up, at the
-generators' defaults and :data:`FIXED`, seeds derived from 0:
-
-* mixtures: 10 × 9 (ε 0.1–10, n 500–20 000), 3 repeats, 1 890 runs (1 155 skipped);
-* covariance: 10 × 10 (ε 0.1–10, n 1 000–50 000, d = 200), 3 repeats, 1 500 runs;
-* SBM: 10 × 8 (ε 0.25–8, n 200–1 000, degree 100, signal 0.5), 2 repeats, 800 runs.
+:func:`load_map`, each with the command and registry version that made it) are made by
+``python bench/winner.py --save``, ε across and n up, at the pages' default settings
+(:func:`map_settings`), seeds derived from 0; their grids, repeats and times are in
+``bench/winner.py``.
 
 The live map (:data:`LIVE_POINTS` × :data:`LIVE_POINTS` on :data:`LIVE_JOBS` processes,
 :data:`LIVE_REPEATS`) is timed by ``make bench``.
@@ -31,7 +33,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -45,9 +47,10 @@ from dpviz.estimators.registry import estimator as lookup
 from dpviz.estimators.result import to_json_value
 from dpviz.lab.experiments.cache import from_json_value
 from dpviz.lab.experiments.runner import Progress, run_sweep
-from dpviz.lab.experiments.sweep import SweepSpec, scenario_dict
+from dpviz.lab.experiments.sweep import SweepSpec, digest_int, scenario_dict
 from dpviz.lab.experiments.tables import read_table, write_table
 from dpviz.lab.feasibility import sizes_of
+from dpviz.lab.provenance import record, stale, stamp
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Where the saved maps live: ``<sweeps>/winner_<task>.json`` (the spec),
@@ -135,11 +138,18 @@ DEFAULT_AXES = ("epsilon", "data.n")
 #: The generator each task's maps draw their data from.
 GENERATOR: Mapping[str, str] = MappingProxyType({"gmm": "gmm", "covariance": "zipf",
                                                  "sbm": "sbm"})
-#: Budget shared by every run of a map, unless the page's scenario gives its own.
+#: Each page's default scenario as a map holds it fixed (its widgets' defaults): the data
+#: parameters that differ from the generator's defaults, and the budget. The saved maps are
+#: made at these (:func:`map_settings` without a scenario).
+PAGE_DATA: Mapping[str, Mapping[str, Any]] = MappingProxyType({
+    "gmm": MappingProxyType({}),
+    "covariance": MappingProxyType({"n": 10_000, "d": 50}),
+    "sbm": MappingProxyType({}),
+})
 FIXED: Mapping[str, Mapping[str, Any]] = MappingProxyType({
     "gmm": MappingProxyType({"epsilon": 1.0, "delta": 1e-5}),
-    "covariance": MappingProxyType({"epsilon": 1.0, "delta": 1e-5}),
-    "sbm": MappingProxyType({"epsilon": 2.0, "delta": 1e-6}),
+    "covariance": MappingProxyType({"rho": 0.1, "delta": 0.0}),
+    "sbm": MappingProxyType({"epsilon": 2.0, "delta": 1e-6, "accounting": "pld"}),
 })
 #: The metrics a map can rank by (the first is the default).
 METRICS: Mapping[str, tuple[str, ...]] = MappingProxyType({
@@ -148,10 +158,13 @@ METRICS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "sbm": ("error_rate",),
 })
 #: The live map the pages compute: its size, processes and repeats per cell and estimator
-#: (``make bench`` times it at these: ``bench/winner.py``).
+#: (``make bench`` times it at these: ``bench/winner.py``). :data:`MIN_REPEATS` or more name
+#: winners (measured under load ≈ 4 on 2 cores: mixtures 94 s at 5, covariance 9 s at 10);
+#: the SBM's one repeat (42 s; 5 would take minutes) names none: its cells with two or more
+#: answers are ties.
 LIVE_POINTS = 5
 LIVE_JOBS = 2
-LIVE_REPEATS: Mapping[str, int] = MappingProxyType({"gmm": 2, "covariance": 3, "sbm": 1})
+LIVE_REPEATS: Mapping[str, int] = MappingProxyType({"gmm": 5, "covariance": 10, "sbm": 1})
 #: Budget keys a page's scenario may fix for a map.
 BUDGET_KEYS = ("epsilon", "rho", "delta", "accounting")
 
@@ -165,26 +178,45 @@ def map_settings(task: str, data: Mapping[str, Any] | None = None,
                  params: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The data block and budget a map holds fixed, from a page's scenario (its data, params).
 
-    Data of another kind than the task's generator (a file, a bundled set) give the
-    generator's defaults; the budget is the scenario's (ε or ρ, δ, accounting) over
-    :data:`FIXED`.
+    Without a scenario, or with data of another kind than the task's generator (a file, a
+    bundled set), the page's default data (:data:`PAGE_DATA`); the budget is the scenario's
+    (ε or ρ, δ, accounting) over the page's default (:data:`FIXED`).
 
     Examples
     --------
     >>> map_settings("covariance", {"generator": "zipf", "n": 2000, "seed": 4},
-    ...              {"rho": 0.1, "eigenvector_share": 0.5})
-    ({'n': 2000}, {'delta': 1e-05, 'rho': 0.1})
-    >>> map_settings("gmm", {"dataset": "iris"}, {"epsilon": 2.0})
-    ({}, {'epsilon': 2.0, 'delta': 1e-05})
+    ...              {"epsilon": 0.5, "eigenvector_share": 0.5})
+    ({'n': 2000}, {'delta': 0.0, 'epsilon': 0.5})
+    >>> map_settings("covariance", {"dataset": "digits"})
+    ({'n': 10000, 'd': 50}, {'rho': 0.1, 'delta': 0.0})
     """
     block = dict(data or {})
     own = ({k: v for k, v in block.items() if k not in ("generator", "seed")}
-           if block.get("generator") == GENERATOR[task] else {})
+           if block.get("generator") == GENERATOR[task] else dict(PAGE_DATA[task]))
     budget = {k: v for k, v in (params or {}).items() if k in BUDGET_KEYS and v is not None}
     fixed = dict(FIXED[task])
-    if "rho" in budget:
+    if {"epsilon", "rho"} & set(budget):
         fixed.pop("epsilon", None)
+        fixed.pop("rho", None)
     return own, {**fixed, **budget}
+
+
+def same_settings(a: SweepSpec, b: SweepSpec) -> bool:
+    """Whether two maps hold the same data parameters and budget fixed (grids aside).
+
+    The generator's and the accounting's defaults count as given.
+    """
+    return _settings(a) == _settings(b)
+
+
+def _settings(spec: SweepSpec) -> dict[str, Any]:
+    from dpviz.estimators.registry import common_param
+
+    swept = {key for key, _ in spec.grid}
+    data = {k: v for k, v in resolved_data(spec).items()
+            if f"data.{k}" not in swept and k != "seed"}
+    budget = {"accounting": common_param("accounting").default, **spec.fixed}
+    return {"data": data, "budget": {k: v for k, v in budget.items() if k not in swept}}
 
 
 def map_spec(task: str, x: str, y: str, xs: Sequence[Any], ys: Sequence[Any], *,
@@ -193,9 +225,9 @@ def map_spec(task: str, x: str, y: str, xs: Sequence[Any], ys: Sequence[Any], *,
              estimators: Sequence[str] | None = None) -> SweepSpec:
     """The sweep of a winner map: ``x`` × ``y`` on the task's generator, every estimator.
 
-    ``data`` and ``fixed`` (the task's generator defaults and :data:`FIXED` when left out)
-    give everything the axes do not; a data seed is dropped (every repeat a fresh draw). An
-    ε axis drops a fixed ρ.
+    ``data`` and ``fixed`` (the page's defaults, :data:`PAGE_DATA` and :data:`FIXED`, when
+    left out) give everything the axes do not; a data seed is dropped (every repeat a fresh
+    draw). An ε axis drops a fixed ρ.
 
     Examples
     --------
@@ -210,14 +242,15 @@ def map_spec(task: str, x: str, y: str, xs: Sequence[Any], ys: Sequence[Any], *,
                              f"{', '.join(axes)}")
     if x == y:
         raise ValueError(f"a winner map needs two different axes, got {x!r} twice")
-    block = {k: v for k, v in (data or {}).items() if k != "seed"}
+    block = {k: v for k, v in (PAGE_DATA[task] if data is None else data).items()
+             if k != "seed"}
     block["generator"] = GENERATOR[task]
     budget = {k: v for k, v in (fixed if fixed is not None else FIXED[task]).items()
               if k not in (x, y) and v is not None}
     if "epsilon" in (x, y):
         budget.pop("rho", None)
     elif "epsilon" not in budget and "rho" not in budget:
-        budget["epsilon"] = FIXED[task]["epsilon"]
+        budget.update({k: v for k, v in FIXED[task].items() if k in ("epsilon", "rho")})
     for key in (x, y):
         if key.startswith("data."):
             block.pop(key[5:], None)
@@ -395,28 +428,104 @@ def short_name(label: str) -> str:
 
 # --- who wins where ---------------------------------------------------------------------------
 
-def cell_scores(group: pd.DataFrame, metric: str, *,
-                higher: bool = False) -> dict[str, float]:
-    """Each estimator's median of ``metric`` in one cell, a ⊥ run counting as the worst.
+#: The tie rule (:func:`contenders`): the bootstrap interval's level and its resamples.
+LEVEL, RESAMPLES = 0.95, 2_000
+#: Runs on each side before a lead can be established: with fewer the percentile interval is
+#: too narrow (two estimators drawn from one distribution, 300 trials: a "winner" in 23% at 3
+#: runs, 12% at 4, 7% at 5, 4% at 7).
+MIN_REPEATS = 5
 
-    ``higher``: the metric is a score (higher is better), not an error. An estimator with no
-    scored run (the metric does not apply to it) is left out.
+
+def cell_runs(group: pd.DataFrame, metric: str, *,
+              higher: bool = False) -> dict[str, np.ndarray]:
+    """Each estimator's values of ``metric`` in one cell, in repeat order, a ⊥ run the worst.
+
+    ``higher``: the metric is a score (higher is better), not an error, and ⊥ is −inf. An
+    estimator with no scored run (the metric does not apply to it) is left out.
 
     Examples
     --------
     >>> t = pd.DataFrame({"estimator": ["a", "a", "a", "b", "b"],
     ...                   "err": [1.0, 2.0, float("nan"), 0.5, float("nan")],
     ...                   "failed": ["", "", "⊥", "", "⊥"]})
-    >>> cell_scores(t, "err")
-    {'a': 2.0, 'b': inf}
+    >>> {name: v.tolist() for name, v in cell_runs(t, "err").items()}
+    {'a': [1.0, 2.0, inf], 'b': [0.5, inf]}
     """
     worst = -math.inf if higher else math.inf
+    if "repeat" in group:
+        group = group.sort_values("repeat", kind="stable")
     out = {}
     for name, runs in group.groupby("estimator", sort=False):
         values = np.where(runs["failed"] != "", worst, runs[metric].astype(float))
         values = values[~np.isnan(values)]
         if values.size:
-            out[str(name)] = float(np.median(values))
+            out[str(name)] = values
+    return out
+
+
+def not_private_here(group: pd.DataFrame) -> list[str]:
+    """The estimators with an answer in this cell that is not private (left out of the ranking).
+
+    Read from the table's ``not_private`` column (the result's reason, empty when private);
+    a table without that column is taken as private.
+    """
+    if "not_private" not in group:
+        return []
+    flagged = group["not_private"].map(lambda v: isinstance(v, str) and v != "")
+    return list(dict.fromkeys(str(n) for n in
+                              group.loc[flagged & (group["failed"] == ""), "estimator"]))
+
+
+def contenders(runs: Mapping[str, Sequence[float] | np.ndarray], *, higher: bool = False,
+               level: float = LEVEL, resamples: int = RESAMPLES) -> list[str]:
+    """The estimators not established worse than the one with the best median, best first.
+
+    ``runs``: each estimator's values in one cell, in repeat order (a ⊥ run as ±inf, the
+    worst). Another estimator is established worse when the percentile bootstrap interval
+    (``level``, ``resamples`` resamples) of its median minus the best's lies above 0 (below
+    for a score). Estimators with as many runs are resampled by the same repeats (paired: every
+    estimator of a repeat sees the same data); with fewer than :data:`MIN_REPEATS` runs on
+    either side nothing is established. The resamples are seeded from the values, so a table
+    gives the same answer every time it is read. An estimator whose median is ⊥ is no
+    contender. One name: the best is established; more: a tie.
+
+    Examples
+    --------
+    >>> contenders({"a": [1.0, 1.1, 0.9, 1.0, 1.2], "b": [2.0, 2.1, 1.9, 2.2, 2.0]})
+    ['a']
+    >>> contenders({"a": [1.0, 1.1, 0.9, 1.0], "b": [2.0, 2.1, 1.9, 2.2]})  # too few runs
+    ['a', 'b']
+    >>> contenders({"a": [1.0, 1.5, 0.9, 1.2, 1.1], "b": [1.2, 1.0, 1.4, 1.3, 1.0],
+    ...             "c": [math.inf] * 5})
+    ['a', 'b']
+    >>> contenders({"a": [0.0] * 5, "b": [0.0] * 5})
+    ['a', 'b']
+    """
+    sign = -1.0 if higher else 1.0
+    values = {str(name): sign * np.asarray(v, dtype=float) for name, v in runs.items() if len(v)}
+    ranked = sorted((float(np.median(v)), name) for name, v in values.items())
+    ranked = [(m, name) for m, name in ranked if math.isfinite(m)]
+    if not ranked:
+        return []
+    rng = np.random.default_rng(digest_int(sorted(
+        [name, [f"{value:.10g}" for value in v]] for name, v in values.items())))
+    picks: dict[int, np.ndarray] = {}  # one resampling of the repeats per count: paired
+
+    def medians(v: np.ndarray) -> np.ndarray:
+        if v.size not in picks:
+            picks[v.size] = rng.integers(0, v.size, size=(resamples, v.size))
+        return np.median(v[picks[v.size]], axis=1)
+
+    best = values[ranked[0][1]]
+    base = medians(best)
+    out = [ranked[0][1]]
+    for _, name in ranked[1:]:
+        v = values[name]
+        if min(v.size, best.size) >= MIN_REPEATS:
+            difference = np.nan_to_num(medians(v) - base, nan=0.0)  # ⊥ against ⊥: none
+            if np.quantile(difference, (1 - level) / 2, method="lower") > 0:
+                continue
+        out.append(name)
     return out
 
 
@@ -436,20 +545,21 @@ def margin(best: float, second: float) -> float:
 
 def winners(table: pd.DataFrame, x: str, y: str, metric: str, *,
             higher: bool = False) -> pd.DataFrame:
-    """Per cell of an ``x`` × ``y`` sweep table: the winner, its margin, who failed.
+    """Per cell of an ``x`` × ``y`` sweep table: the winner or a tie, the margin, who failed.
 
     ``higher``: the metric is a score (the highest median wins), not an error.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (``x``, ``y``) in table order: ``winner`` (``None`` when every estimator
-        is ⊥), ``score`` (its median), ``runner_up``, ``runner_up_score``, ``margin``
-        (:func:`margin`; 1 when it alone succeeds), ``tied`` (every name sharing the best
-        median when two or more do, e.g. both exact; else empty; ``winner`` is then the first
-        by name), ``failed`` (names whose median is ⊥ from
-        runs that ran), ``not_run`` (names whose runs were skipped as unable to succeed) and
-        ``scores`` (every estimator's median).
+        One row per (``x``, ``y``) in table order: ``winner`` (the best median among the
+        private answers, the cell's winner when ``tied`` is empty; ``None`` when none
+        answers), ``score`` (its median), ``runner_up``, ``runner_up_score``, ``margin``
+        (:func:`margin`; 1 when it alone answers), ``tied`` (:func:`contenders` when no lead
+        is established: the best first; else empty), ``failed`` (names whose median is ⊥
+        from runs that ran), ``not_run`` (names whose runs were skipped as unable to
+        succeed), ``not_private`` (names with an answer that is not private here: left out of
+        the ranking) and ``scores`` (every estimator's median).
 
     Examples
     --------
@@ -457,43 +567,60 @@ def winners(table: pd.DataFrame, x: str, y: str, metric: str, *,
     ...     "n": [10] * 6, "err": [1.0, 0.5, float("nan"), 1.0, 2.0, float("nan")],
     ...     "failed": ["", "", "⊥", "", "", NOT_RUN + "too small"]})
     >>> w = winners(t, "epsilon", "n", "err")
-    >>> w[["winner", "runner_up", "margin"]].values.tolist()
-    [['b', 'a', 0.5], ['a', 'b', 0.5]]
+    >>> w[["winner", "runner_up", "margin", "tied"]].values.tolist()  # one run: no lead known
+    [['b', 'a', 0.5, ['b', 'a']], ['a', 'b', 0.5, ['a', 'b']]]
     >>> w["failed"].tolist(), w["not_run"].tolist()
     ([['c'], []], [[], ['c']])
     """
     rows = []
     for (xv, yv), group in table.groupby([x, y], sort=False):
-        scores = cell_scores(group, metric, higher=higher)
-        ok = sorted((s, name) for name, s in scores.items() if math.isfinite(s))
+        runs = cell_runs(group, metric, higher=higher)
+        scores = {name: float(np.median(v)) for name, v in runs.items()}
+        bottom = [name for name, s in scores.items() if not math.isfinite(s)]
+        unsafe = [name for name in not_private_here(group) if name not in bottom]
+        ranked = contenders({n: v for n, v in runs.items() if n not in unsafe}, higher=higher)
+        ok = sorted((s, name) for name, s in scores.items()
+                    if math.isfinite(s) and name not in unsafe)
         if higher:
             ok.reverse()
         skipped = {str(n) for n, f in zip(group["estimator"], group["failed"], strict=True)
                    if str(f).startswith(NOT_RUN)}
-        bottom = [name for name, s in scores.items() if not math.isfinite(s)]
-        best = ok[0] if ok else (math.nan, None)
-        second = ok[1] if len(ok) > 1 else (math.nan, None)
+        best = (scores[ranked[0]], ranked[0]) if ranked else (math.nan, None)
+        second = next(((s, n) for s, n in ok if n != best[1]), (math.nan, None))
         rows.append({
             x: xv, y: yv, "winner": best[1], "score": best[0], "runner_up": second[1],
             "runner_up_score": second[0],
             "margin": (math.nan if best[1] is None else
                        margin(best[0], second[0] if second[1] is not None else math.inf)),
-            "tied": [name for s, name in ok if s == best[0]] if len(ok) > 1 and
-            ok[1][0] == best[0] else [],
+            "tied": ranked if len(ranked) > 1 else [],
             "failed": [n for n in bottom if n not in skipped],
-            "not_run": [n for n in bottom if n in skipped], "scores": scores})
+            "not_run": [n for n in bottom if n in skipped], "not_private": unsafe,
+            "scores": scores})
     out = pd.DataFrame(rows, columns=[x, y, "winner", "score", "runner_up", "runner_up_score",
-                                      "margin", "tied", "failed", "not_run", "scores"])
+                                      "margin", "tied", "failed", "not_run", "not_private",
+                                      "scores"])
     for column in ("winner", "runner_up"):  # None, not NaN, where there is none
         out[column] = pd.Series([r[column] for r in rows], index=out.index, dtype=object)
     return out
 
 
+#: How :func:`winners` decides, in words (a summary's ``rule``).
+RULE = (f"per cell, the median of the metric over the repeats (a failed run counts as the "
+        f"worst); a winner is named only when, for every other estimator, the {LEVEL:.0%} "
+        f"paired bootstrap interval ({RESAMPLES:,} resamples, seeded from the values) of the "
+        f"difference of medians excludes 0, with at least {MIN_REPEATS} repeats; otherwise "
+        "'tied' lists every estimator not established worse than the best. Answers that are "
+        "not private (not_private) are left out of the ranking. margin = |best - runner-up| / "
+        "max(|best|, |runner-up|), 1 when only the best answers")
+
+
 def winner_summary(spec: SweepSpec, table: pd.DataFrame) -> dict[str, Any] | None:
     """The ``winner`` summary of a sweep whose grid has two keys (``None`` otherwise).
 
-    JSON-ready: the rule, the metric and per cell its grid values, ``winner``, ``margin``,
-    ``runner_up``, their medians, ``tied``, ``failed`` and ``not_run`` (registry names).
+    JSON-ready: the rule (:data:`RULE`), the metric and per cell its grid values, ``winner``
+    (the best median: the cell's winner only when ``tied`` is empty, else the first of the
+    tied), ``tied``, ``margin``, ``runner_up``, their medians, ``failed``, ``not_run`` and
+    ``not_private`` (registry names).
     """
     if len(spec.grid) != 2:
         return None
@@ -502,17 +629,14 @@ def winner_summary(spec: SweepSpec, table: pd.DataFrame) -> dict[str, Any] | Non
     higher = metric_label(spec.task, metric).higher_is_better
     cells = []
     for row in winners(table, x, y, metric, higher=higher).to_dict(orient="records"):
-        cells.append({x: row[x], y: row[y], "winner": row["winner"],
+        cells.append({x: row[x], y: row[y], "winner": row["winner"], "tied": row["tied"],
                       "margin": _finite(row["margin"]), "median": _finite(row["score"]),
                       "runner_up": row["runner_up"],
                       "runner_up_median": _finite(row["runner_up_score"]),
-                      "tied": row["tied"],
-                      "failed": row["failed"], "not_run": row["not_run"]})
+                      "failed": row["failed"], "not_run": row["not_run"],
+                      "not_private": row["not_private"]})
     return to_json_value({"metric": metric, "better": "higher" if higher else "lower",
-            "rule": "per cell, the median of the metric over the repeats (a failed run counts "
-                    "as the worst); margin = |winner - runner-up| / max(|winner|, |runner-up|),"
-                    " 1 when only the winner succeeds",
-            "axes": [x, y], "cells": cells})
+                          "rule": RULE, "axes": [x, y], "cells": cells})
 
 
 def _finite(value: float) -> float | None:
@@ -721,12 +845,21 @@ def _trivial(task: str, name: str) -> bool:
 
 @dataclass(frozen=True)
 class SavedMap:
-    """A map saved by ``bench/winner.py --save``: its spec, table and lines."""
+    """A map saved by ``bench/winner.py --save``: its spec, table, lines and provenance.
+
+    ``provenance``: what made it (:func:`dpviz.lab.provenance.stamp`'s fields, the lines
+    file's ``made_by``; empty for a map saved before maps recorded them).
+    """
 
     spec: SweepSpec
     table: pd.DataFrame
     lines: tuple[Line, ...]
     seconds: float
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def stale(self) -> str | None:
+        """Why the map may be out of date, in words (:func:`dpviz.lab.provenance.stale`)."""
+        return stale(self.provenance, self.spec.task)
 
 
 def map_paths(task: str, folder: Path | None = None) -> tuple[Path, Path, Path]:
@@ -736,15 +869,23 @@ def map_paths(task: str, folder: Path | None = None) -> tuple[Path, Path, Path]:
             results / f"winner_{task}_lines.json")
 
 
-def save_map(spec: SweepSpec, table: pd.DataFrame, lines: Sequence[Line], seconds: float,
-             folder: Path | None = None) -> None:
-    """Write a map's spec, table (CSV) and lines (with the wall seconds it took)."""
+def save_map(spec: SweepSpec, table: pd.DataFrame, lines: Sequence[Line], seconds: float, *,
+             command: str, folder: Path | None = None) -> None:
+    """Write a map's spec, table (CSV) and lines, with its wall seconds and what made it.
+
+    What made it: ``command`` and the registry version (:func:`dpviz.lab.provenance.stamp`),
+    in the lines file's ``made_by`` (the map's record, read back by :func:`load_map`) and, for
+    the table, in the results' manifest (:func:`dpviz.lab.provenance.record`).
+    """
     spec_path, table_path, lines_path = map_paths(spec.task, folder)
     spec_path.write_text(json.dumps(spec.to_dict(), indent=1) + "\n")
     write_table(table, table_path)
-    lines_path.write_text(json.dumps({"seconds": round(seconds, 1),
+    if folder is None:
+        record(table_path, command, spec.task)
+    lines_path.write_text(json.dumps({"made_by": stamp(command, spec.task),
+                                      "seconds": round(seconds, 1),
                                       "lines": [line.to_dict() for line in lines]},
-                                     indent=1) + "\n")
+                                     indent=1, ensure_ascii=False) + "\n")
 
 
 def load_map(task: str, folder: Path | None = None) -> SavedMap | None:
@@ -755,4 +896,5 @@ def load_map(task: str, folder: Path | None = None) -> SavedMap | None:
     spec = SweepSpec.from_dict(json.loads(spec_path.read_text()))
     extra = json.loads(lines_path.read_text())
     return SavedMap(spec, read_table(table_path),
-                    tuple(Line.from_dict(d) for d in extra["lines"]), float(extra["seconds"]))
+                    tuple(Line.from_dict(d) for d in extra["lines"]), float(extra["seconds"]),
+                    MappingProxyType(dict(extra.get("made_by") or {})))
