@@ -1,4 +1,4 @@
-"""dpviz.lab.feasibility: an entry's public preconditions, and the n or ε that would do."""
+"""dpviz.lab.feasibility: an entry's public preconditions, and the n or ε from which they hold."""
 
 from __future__ import annotations
 
@@ -50,18 +50,20 @@ def test_an_entry_that_can_run_is_not_blocked():
     assert blocked(toy(), n=10_000, epsilon=1.0) is None
 
 
-def test_the_n_and_the_epsilon_it_would_need_are_found():
+def test_the_n_and_the_epsilon_where_the_preconditions_hold_are_found():
     found = blocked(toy(), n=1_000, epsilon=1.0, delta=1e-5)
     assert isinstance(found, Blocked) and found.reason == "needs n >= 5000 or epsilon >= 3.0"
     assert 5_000 <= found.n <= 5_100 and found.tight
     assert found.epsilon == 4.0  # doubling from 1: the first ε that holds, at most 2× the least
-    assert found.remedy() == ("it would succeed from about n = " + f"{found.n:,}" +
-                              " rows at this ε, or by ε = 4 at this n")
+    assert found.remedy() == ("its preconditions hold from about n = " + f"{found.n:,}" +
+                              " rows at this ε, or by ε = 4 at this n (whether runs then "
+                              "succeed was not simulated)")
 
 
 def test_without_an_epsilon_search_only_n_is_said():
     found = blocked(toy(), n=1_000, epsilon=1.0, reach=1.0)
-    assert found.epsilon is None and found.remedy().endswith("rows at this ε")
+    assert found.epsilon is None
+    assert found.remedy().endswith("rows at this ε (whether runs then succeed was not simulated)")
 
 
 def test_nothing_up_to_the_limits_is_said_plainly():
@@ -75,7 +77,7 @@ def test_a_slow_precondition_gets_a_looser_answer_that_says_so(clock):
     found = blocked(toy(pause=0.05, clock=clock), n=1_000, epsilon=1.0, reach=1.0,
                     seconds=0.12)
     assert found.n is not None and found.n >= 5_000 and not found.tight
-    assert found.remedy().startswith("it would succeed by n = ")
+    assert found.remedy().startswith("its preconditions hold by n = ")
     gone = blocked(toy(rows=10**9, pause=0.05, clock=clock), n=1_000, epsilon=1.0, reach=1.0,
                    seconds=0.01)
     assert gone.remedy().endswith("alone is enough (searched no further)")

@@ -15,6 +15,8 @@ from dpviz.core import limits
 
 #: Relative precision of the searched n (a sentence quotes it to about 2%).
 PRECISION = 0.02
+#: What a precondition's n does not say.
+NOT_SIMULATED = "whether runs then succeed was not simulated"
 
 
 def smallest(ok: Callable[[float], bool], start: float, high: float, *,
@@ -68,11 +70,14 @@ def rows_needed(ok: Callable[[int], bool], n: int) -> str:
     """The sentence naming about the smallest n above ``n`` at which ``ok`` holds.
 
     :func:`smallest` over ``(n, MAX_ROWS]``, no deadline: an estimator's refusal says it.
+    Only that its preconditions hold there: whether its runs then succeed depends on the
+    data and was not simulated (:mod:`dpviz.lab.success` measures it for generated data).
 
     Examples
     --------
     >>> rows_needed(lambda m: m >= 5_000, 1_000)
-    'it would succeed from about n = 5,000 rows at this epsilon'
+    'its preconditions hold from about n = 5,000 rows at this epsilon (whether runs then \
+succeed was not simulated)'
     >>> rows_needed(lambda m: False, 1_000)
     'it would not succeed even at the 1,000,000 rows dpviz reads: use a larger epsilon'
     """
@@ -80,4 +85,5 @@ def rows_needed(ok: Callable[[int], bool], n: int) -> str:
     if found is None:
         return (f"it would not succeed even at the {limits.MAX_ROWS:,} rows dpviz reads: "
                 "use a larger epsilon")
-    return f"it would succeed from about n = {int(found):,} rows at this epsilon"
+    return (f"its preconditions hold from about n = {int(found):,} rows at this epsilon "
+            f"({NOT_SIMULATED})")

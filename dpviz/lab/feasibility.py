@@ -1,4 +1,4 @@
-"""Whether an estimator can succeed at public sizes, and from what n or ε it would.
+"""Whether an estimator can succeed at public sizes, and from what n or ε its preconditions hold.
 
 Each registry entry states its public preconditions
 (:meth:`dpviz.core.entry.Estimator.cannot_run`: a sample-size bound, GoodRadius's slack, PPE's
@@ -6,7 +6,9 @@ calculator …). :func:`blocked` asks them at a run's sizes and, when the answer
 the smallest n (at the same ε) and the smallest ε (at the same n) at which the entry says yes.
 Only public inputs go in (sizes, budget, parameters), so leaving an estimator out, or saying
 what it would need, tells nothing about anyone's row. The compare view and the explorer use it
-to skip runs that cannot succeed and to say why.
+to skip runs that cannot succeed and to say why. Where a precondition stops firing runs may
+still fail: the n from which they succeed is measured by simulation
+(:mod:`dpviz.lab.success`), and :meth:`Blocked.remedy` says which of the two it names.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from dpviz.core import limits
 from dpviz.core.entry import Estimator
-from dpviz.core.search import smallest
+from dpviz.core.search import NOT_SIMULATED, smallest
 from dpviz.estimators.registry import TASKS
 
 #: Seconds :func:`blocked` may search (some preconditions take seconds a call: then the
@@ -39,11 +41,11 @@ class Blocked:
     reason : str
         The entry's own sentence (:meth:`~dpviz.core.entry.Estimator.cannot_run`).
     n : int or None
-        About the smallest n at which it can succeed at the same ε (``None``: none up to
-        :data:`dpviz.core.limits.MAX_ROWS`).
+        About the smallest n at which its preconditions hold at the same ε (``None``: none up
+        to :data:`dpviz.core.limits.MAX_ROWS`).
     epsilon : float or None
-        An ε at which it can succeed at the same n, at most twice the smallest (doubling from
-        the run's ε); ``None``: none up to ``reach``, or the run has no ε.
+        An ε at which they hold at the same n, at most twice the smallest (doubling from the
+        run's ε); ``None``: none up to ``reach``, or the run has no ε.
     reach : float or None
         The largest ε searched (``None``: ε was not searched).
     rows : int
@@ -51,6 +53,10 @@ class Blocked:
     tight : bool
         Whether ``n`` is within 2% of the smallest (``False``: the search ran out of time,
         ``n`` only holds).
+    simulated : str or None
+        Where simulated runs succeed at the same ε, in words
+        (:meth:`dpviz.lab.success.SuccessFrom.sentence`), when known for the run's public
+        shape.
     """
 
     reason: str
@@ -59,27 +65,32 @@ class Blocked:
     reach: float | None = None
     rows: int = limits.MAX_ROWS
     tight: bool = True
+    simulated: str | None = None
 
     def remedy(self) -> str:
-        """What would let it succeed, in words.
+        """What would let it run, in words: simulated success where known, else preconditions.
 
         Examples
         --------
-        >>> Blocked("too small", 40_000, 4.0).remedy()
-        'it would succeed from about n = 40,000 rows at this ε, or by ε = 4 at this n'
+        >>> print(Blocked("too small", 40_000, 4.0).remedy())
+        its preconditions hold from about n = 40,000 rows at this ε, or by ε = 4 at this n \
+(whether runs then succeed was not simulated)
         >>> Blocked("too small", None, None, reach=4.0).remedy()
         'neither more rows (up to 1,000,000) nor ε up to 4 alone is enough'
         """
         ways = []
-        if self.n is not None:
+        if self.n is not None and self.simulated is None:
             ways.append(f"{'from about' if self.tight else 'by'} n = {self.n:,} rows at this ε")
         if self.epsilon is not None:
             ways.append(f"by ε = {self.epsilon:.3g} at this n")
-        if not ways:
+        if not ways and self.simulated is None:
             more = "" if self.reach is None else f" nor ε up to {self.reach:.3g}"
             last = "" if self.rows >= limits.MAX_ROWS else " (searched no further)"
             return f"neither more rows (up to {self.rows:,}){more} alone is enough{last}"
-        return "it would succeed " + ", or ".join(ways)
+        said = [] if self.simulated is None else [self.simulated]
+        if ways:
+            said.append(f"its preconditions hold {', or '.join(ways)} ({NOT_SIMULATED})")
+        return "; ".join(said)
 
 
 def blocked(entry: Estimator, *, n: int, d: int = 1, k: int | None = None,

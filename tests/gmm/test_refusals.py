@@ -22,8 +22,9 @@ from dpviz.estimators.registry import TASKS
 
 #: estimator → (n, ε, what the sentence must say it needs).
 CASES = {
-    "private_pca_clustering": (3_000, 1.0, "it would succeed from about n = 4,"),
-    "sample_aggregate": (10_000, 1.0, "it would succeed from about n = 3"),
+    "private_pca_clustering": (3_000, 1.0, "its preconditions hold from about n = 4,"),
+    "sample_aggregate": (10_000, 1.0, "its preconditions hold from about n = 3"),
+    "friendly_core": (10_000, 0.5, "its preconditions hold from about n = "),
     "ppe": (10_000, 1.0, "its guarantee needs about n = "),
     "stability": (10_000, 1.0, "it would need a subsample of about m = 8.6e+05 rows"),
     "grid_means": (200, 0.5, "it needs about n = "),
@@ -45,6 +46,7 @@ def test_a_certain_bottom_is_refused_with_an_empty_ledger_on_any_rows(name, acco
             result = dpviz.run("gmm", name, rows, k=3, epsilon=epsilon, delta=1e-5,
                                accounting=accounting, radius=1.0, seed=0)
         assert result.failed.startswith(REFUSED + why) and needs in result.failed
+        assert "would succeed" not in result.failed  # a precondition's n is not a success's
         assert result.ledger.releases == ()
         assert all(value is None for value in result.estimate.values())
         assert result.to_dict()["ledger"]["releases"] == []

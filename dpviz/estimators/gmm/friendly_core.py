@@ -24,8 +24,9 @@ R) and of mixing weights; then
    then sorted (lexicographically by mean) — post-processing.
 
 When the public sizes alone make step 3 fail even if every chunk agrees (``t − A < t/4``) the
-run is refused before the rows are read, its ledger empty, with the n that would do
-(:func:`~dpviz.core.search.rows_needed`).
+run is refused before the rows are read, its ledger empty, with the n from which its
+preconditions hold (:func:`~dpviz.core.search.rows_needed`; whether runs there succeed is
+not simulated here: :mod:`dpviz.lab.success` measures that on generated data).
 
 Privacy (replace-one neighbours on rows; one row changes one chunk, hence one tuple).
 
@@ -378,7 +379,7 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
             accounting: str = "zcdp", chunks: int | None = None, **_: Any) -> str | None:
     """Why FriendlyCore cannot succeed at these public sizes, or ``None`` (:func:`refusal`).
 
-    It says why at this n only; the n it would need is the one search's
+    It says why at this n only; the n from which it holds is the one search's
     (:func:`~dpviz.core.search.rows_needed`, which a refused run adds).
 
     Examples
@@ -528,7 +529,7 @@ def friendly_core(data: ArrayLike, budget: Budget, *, rng: np.random.Generator, 
                                  "delta": budget.delta, "accounting": budget.method,
                                  "chunks": chunks}
         why = can_run(n=n, **sizes) or reason
-        if chunks is None:  # issue 21: say the n at which it would succeed
+        if chunks is None:  # issue 21: say the n from which its preconditions hold
             why += "; " + rows_needed(lambda m: can_run(n=m, **sizes) is None, n)
         return refused_before_spending(why, ledger=Ledger(spend.accounting.record),
                                        choices=choices, not_private=ball.not_private)

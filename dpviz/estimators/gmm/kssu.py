@@ -382,7 +382,7 @@ def private_pca_clustering(data: ArrayLike, budget: Budget, *, rng: np.random.Ge
                              "accounting": budget.method, "clustering_share": share,
                              "sigma_min": sigma_min, "sigma_max": sigma_max, "beta": beta}
     why = can_run(n=n, **sizes)
-    if why is not None:  # issue 21: the refusal says the n at which it would succeed
+    if why is not None:  # issue 21: the refusal says the n from which its preconditions hold
         why += "; " + rows_needed(lambda m: can_run(n=m, **sizes) is None, n)
         return refused_before_spending(why, ledger=Ledger(accounting.record))
     ball = resolve_ball(x, radius)

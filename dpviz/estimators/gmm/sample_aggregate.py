@@ -217,7 +217,8 @@ def can_run(*, n: int, d: int, k: int, epsilon: float | None, delta: float,
     ``½·exp(−(cut − c)/b)``. When even c = t passes with probability at most β, every round
     fails with probability at least 1 − β, whatever the data: the run is refused. The cut
     does not depend on t; with ``chunks`` automatic t = n/CHUNK_ROWS, and a refused run adds
-    the n that lifts t above the bar (:func:`~dpviz.core.search.rows_needed`).
+    the n that lifts t above the bar (:func:`~dpviz.core.search.rows_needed`; runs there may
+    still fail, which it does not say).
 
     Examples
     --------
@@ -312,7 +313,7 @@ def sample_aggregate(data: ArrayLike, budget: Budget, *, rng: np.random.Generato
                              "weight_share": share, "min_radius": smallest}
     why = can_run(n=n, **sizes)
     if why is not None:
-        if given is None:  # issue 21: the refusal says the n at which it would succeed
+        if given is None:  # issue 21: the refusal says the n from which this bar is met
             why += "; " + rows_needed(lambda m: can_run(n=m, **sizes) is None, n)
         return refused_before_spending(why, ledger=Ledger(accounting.record))
     ball = resolve_ball(x, radius)
