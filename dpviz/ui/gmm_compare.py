@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -25,9 +26,10 @@ from dpviz.core.entry import StoryInputs
 from dpviz.estimators.metrics import METRICS, metric_label
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
-from dpviz.lab import experiments
+from dpviz.lab import experiments, success
 from dpviz.lab.feasibility import Blocked, blocked, sizes_of
 from dpviz.lab.scenario import Scenario
+from dpviz.lab.solve import RUNS
 from dpviz.ui import runs
 from dpviz.ui.gmm import MixtureData
 from dpviz.ui.ppe import sample_size_calculator
@@ -167,18 +169,68 @@ def cannot_succeed(scenario: Scenario, chosen: Sequence[str]) -> dict[str, Block
     """The chosen private estimators that cannot succeed on this data and budget, and why.
 
     Each entry's public preconditions (:meth:`dpviz.core.entry.Estimator.cannot_run`) at the
-    data's n, d and k and the scenario's ε and δ, with the n from which it would succeed
+    data's n, d and k and the scenario's ε and δ, with the n from which they hold
     (:func:`dpviz.lab.feasibility.blocked`; ε is not searched here: some preconditions solve
-    their accounting afresh for every ε). Public inputs only, so leaving an estimator out says
-    nothing about anyone's row.
+    their accounting afresh for every ε) and, where a simulation of the page's generator at
+    these public sizes is kept or saved (:func:`dpviz.lab.success.known`), the n from which
+    runs succeed. Public inputs only, so leaving an estimator out says nothing about anyone's
+    row.
     """
     data = runs.loaded(scenario)
     n, d = data.data.shape
     asked = {name: sizes_of(TASKS["gmm"][name], n=n, d=d, k=data.public.get("k") or 1,
                             params=scenario.params)
              for name in chosen if TASKS["gmm"][name].notion != "none"}
-    return {name: why for name, why in _blocked(runs.canonical(asked)).items()
-            if why is not None}
+    out = {}
+    for name, why in _blocked(runs.canonical(asked)).items():
+        if why is None:
+            continue
+        shape = success.shape_of(scenario, name) if why.n is not None else None
+        found = None if shape is None else success.known(shape)
+        out[name] = why if found is None else replace(why, simulated=found.sentence())
+    return out
+
+
+def simulate_buttons(scenario: Scenario, skipped: Mapping[str, Blocked], *, key: str) -> None:
+    """The rule of a simulated n, and a button for each left-out estimator not simulated yet.
+
+    The button runs :func:`dpviz.lab.success.succeeds_from` on the page's generator with a
+    progress bar, within :data:`dpviz.lab.success.PAGE`'s work limit (checked before each
+    range of n); the answer is kept on disk, so the list above says it from then on.
+    """
+    shapes = {name: shape for name, why in skipped.items() if why.n is not None
+              and (shape := success.shape_of(scenario, name)) is not None}
+    if not shapes:
+        return
+    st.caption(f"Where the n is simulated, {success.RULE}; the runs draw mixtures from the "
+               f"page's generator ({RUNS} runs per point), never your rows.")
+    for name, shape in shapes.items():
+        why = skipped[name]
+        if why.simulated is not None or why.n is None:  # n: for the type checker
+            continue
+        label = _label(name)
+        try:
+            cost = success.range_cost(shape, why.n)
+        except ValueError as err:
+            st.caption(escape_markdown(f"{label}: not simulated, and simulating it here is "
+                                       f"too much work: {err}"))
+            continue
+        st.caption(escape_markdown(
+            f"{label}: not simulated yet. About {cost:,.0f} s of server time for the first "
+            f"range of n ({why.n:,} to {2 * why.n:,} rows); a search stops before it would "
+            f"pass {success.PAGE.seconds:g} s."))
+        if not st.button("Simulate where it succeeds", key=f"{key}_simulate_{name}",
+                         icon=":material/query_stats:",
+                         help="Simulated runs at more and more rows, until 90% succeed."):
+            continue
+        with timed_bar(f"Simulating {label}", RUNS, at_most=True) as bar:
+            try:
+                success.search_kept(shape, budget=success.PAGE, progress=lambda done, total:
+                                    bar.step(done, total=total, unit="simulated runs"))
+            except ValueError as err:
+                st.error(escape_markdown(err), icon=":material/error:")
+                return
+        st.rerun()
 
 
 def seconds_left(finished: Mapping[str, Sequence[float]], remaining: Mapping[str, int],
@@ -256,6 +308,7 @@ def compare_section(scenario: Scenario, *, key: str = "gmm_compare") -> None:
                     f"- **{escape_markdown(_label(name))}**: {escape_markdown(why.reason)}; "
                     f"{escape_markdown(why.remedy())}." for name, why in skipped.items()),
                 icon=":material/block:")
+        simulate_buttons(scenario, skipped, key=key)
         anyway = st.checkbox("Run them anyway", key=f"{key}_anyway",
                              help="They refuse before reading a row or answer ⊥ (no answer): "
                                   "the runs show how, at the cost of their time.")
