@@ -94,6 +94,9 @@ def test_a_shape_is_the_pages_public_inputs_only():
     shape = success.shape_of(page, "friendly_core")
     assert shape == Shape("friendly_core", 0.5, delta=1e-6, k=4, params=(("friend_radius", 0.12),))
     assert success.shape_of(page, "sample_aggregate").params == ()  # not its parameter
+    at_default = Scenario.from_dict({**page.to_dict(), "params": {"epsilon": 0.5, "delta": 1e-6,
+                                                                 "friend_radius": 0.1}})
+    assert success.shape_of(at_default, "friendly_core").params == ()
     other_seed = Scenario.from_dict({**page.to_dict(), "seed": 9,
                                      "data": {**page.to_dict()["data"], "seed": 1, "n": 500}})
     assert success.shape_of(other_seed, "friendly_core") == shape  # n and seeds: not in it

@@ -131,7 +131,8 @@ def shape_of(scenario: Scenario, estimator: str) -> Shape | None:
     """The shape of ``estimator`` on a page's scenario, or ``None`` when it has none.
 
     ``None`` unless the data are the mixture generator's and the budget an ε: a bundled
-    set or an upload has no generator to simulate.
+    set or an upload has no generator to simulate. Parameters at their defaults are left
+    out (the page passes its own estimator's, some of which others share).
 
     Examples
     --------
@@ -151,8 +152,10 @@ def shape_of(scenario: Scenario, estimator: str) -> Shape | None:
     entry = TASKS[scenario.task][estimator]
     sizes = sizes_of(entry, n=int(block["n"]), d=int(block["d"]), k=int(block["k"]),
                      params=scenario.params)
-    own = {name: value for name, value in sizes.items()
-           if name not in ("n", "d", "k", "epsilon", "delta", "accounting")}
+    defaults = {p.name: p.default for p in entry.params}
+    own = {name: value for name, value in sizes.items()  # a default is the same shape
+           if name not in ("n", "d", "k", "epsilon", "delta", "accounting")
+           and value != defaults.get(name)}
     return Shape(estimator, float(epsilon), float(sizes["delta"]), int(block["d"]),
                  int(sizes["k"] or block["k"]), float(block["separation"]),
                  str(block["weights"]), str(block["covariance"]), str(sizes["accounting"]),
