@@ -11,8 +11,23 @@ import dpviz
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
 from dpviz.lab import audit
-from dpviz.lab.audit import AUDIT_RUNS, audit_estimator, audit_unavailable, pairs
-from dpviz.lab.broken_variants import BROKEN_LABEL, BROKEN_VARIANTS, audit_broken, audit_gallery
+from dpviz.lab.audit import (
+    AUDIT_RUNS,
+    WHITE_BOX_DRAWS,
+    audit_estimator,
+    audit_reach,
+    audit_unavailable,
+    ceiling,
+    pairs,
+)
+from dpviz.lab.broken_variants import (
+    BROKEN_LABEL,
+    BROKEN_VARIANTS,
+    GALLERY_RUNS,
+    audit_broken,
+    audit_gallery,
+    catch_advice,
+)
 from dpviz.privacy import Budget
 
 PURE = {("mean", "laplace"), ("gmm", "dplloyd"), ("covariance", "emcov"),
@@ -82,6 +97,38 @@ def test_every_broken_variant_is_caught_at_the_default_run_count(epsilon):
         assert a.result.epsilon_lower > epsilon, a.sentence()
         assert not a.passed and "privacy violation caught" in a.sentence()
         assert a.broken and BROKEN_LABEL in a.label
+
+
+def test_a_claim_above_what_the_runs_can_show_is_not_caught_and_says_what_would():
+    """1 000 runs show at most about ε ≥ 4.9: a claim of 6 cannot be caught by them."""
+    a = audit_broken("noise_reused", epsilon=6.0, seed=0)
+    assert a.result.epsilon_lower <= 6.0 and not a.caught and a.passed
+    assert "not caught at these settings" in a.sentence()
+    advice = catch_advice(a)
+    assert f"at most about ε ≥ {ceiling(AUDIT_RUNS):.2f}" in advice
+    assert f"{GALLERY_RUNS[1]:,} runs" in advice
+    more = audit_broken("noise_reused", epsilon=6.0, seed=0, runs=GALLERY_RUNS[1])
+    assert more.caught and "privacy violation caught" in more.sentence()
+
+
+def test_every_claim_has_an_audit_that_could_catch_it_or_says_none_can():
+    assert catch_advice(audit_broken("noise_reused", epsilon=15.0)).endswith(
+        "a claim this large promises little")
+    assert ceiling(WHITE_BOX_DRAWS) > ceiling(GALLERY_RUNS[-1]) > ceiling(AUDIT_RUNS)
+
+
+def test_an_audit_too_weak_for_its_claim_says_that_passing_proves_little():
+    """DP-EM at ε = 1: 1 000 black-box runs show about 0.02 at best; the white-box 0.65."""
+    reach = audit_reach("gmm", "dp_em", epsilon=1.0, delta=1e-5)
+    assert reach.proves_little("black-box") and not reach.proves_little("white-box")
+    caveat = reach.caveat()
+    assert caveat is not None and f"ε ≥ {reach.black_box:.2f} against a claim of 1.00" in caveat
+    assert "white-box audit can show about" in caveat
+    strong = audit_reach("mean", "laplace", epsilon=1.0)
+    assert strong.caveat() is None
+    weak = audit_estimator("mean", "gaussian", epsilon=1.0, delta=1e-5, runs=AUDIT_RUNS)
+    assert weak.passed and weak.proves_little
+    assert weak.sentence().endswith("so passing it proves little.")
 
 
 def test_the_correct_mean_passes_on_each_broken_variants_pair():

@@ -103,8 +103,9 @@ FAILED_STATISTIC = 0.0
 PROGRESS_STEPS = 50
 WHITE_BOX_DRAWS = 1_000_000
 """Default draws on each side of the white-box audit (:func:`white_box_audit`)."""
-"""δ at which a ρ budget given without δ is stated as the (ε, δ) audited (the covariance
-page's default for stating ρ)."""
+PROOF_SHARE = 0.5
+"""An audit whose perfect test typically shows less than this share of the claimed ε proves
+little by passing (:attr:`EstimatorAudit.proves_little`, :meth:`Reach.proves_little`)."""
 PREFIX_FACTOR = 100.0
 """The white-box audit's nearly noiseless transcript: the same code at this many times the ε."""
 KEPT_OUTPUTS = 20_000
@@ -178,6 +179,22 @@ class EstimatorAudit:
         """True when the measured lower bound does not exceed the claim and nothing was found."""
         return self.result.passed and not self.findings
 
+    @property
+    def caught(self) -> bool:
+        """True when the measured lower bound on ε exceeds the claim (the audit's statistic).
+
+        A finding alone does not count: it says the code is wrong, not by how much ε.
+        """
+        return not self.result.passed
+
+    @property
+    def proves_little(self) -> bool:
+        """True when even a perfect audit typically shows less than :data:`PROOF_SHARE` of ε.
+
+        Passing such an audit is no evidence that the claim holds.
+        """
+        return proves_little(self.attainable, self.claimed_epsilon)
+
     def sentence(self) -> str:
         """One sentence: the bound, its interval, the claim and the verdict.
 
@@ -186,11 +203,12 @@ class EstimatorAudit:
         >>> a = audit_estimator("mean", "laplace", epsilon=1.0, runs=1_000, seed=0)
         >>> a.sentence().endswith("consistent with the claim.")
         True
+        >>> audit_estimator("mean", "laplace", epsilon=1.0, delta=1e-5, runs=1_000
+        ...                 ).sentence().endswith("so passing it proves little.")
+        True
         """
         r = self.result
         upper = "∞" if math.isinf(r.epsilon_upper) else f"{r.epsilon_upper:.2f}"
-        verdict = ("consistent with the claim" if self.passed else
-                   "privacy violation caught" if self.broken else "privacy violation")
         unit = "draws" if self.method == "white-box" else "runs"
         reach = ("" if math.isnan(self.attainable) else
                  f"; a perfect audit of this ledger typically shows about "
@@ -198,11 +216,36 @@ class EstimatorAudit:
         measured = (f"measured ε ≥ {r.epsilon_lower:.2f} (95% interval {r.epsilon_lower:.2f} – "
                     f"{upper}, point estimate {r.epsilon_estimate:.2f}) against the claimed "
                     f"{r.claimed_epsilon:.2f}{reach}")
+        found = "; ".join(self.findings)
+        if self.broken is not None:
+            if self.caught:
+                also = f"; the white-box audit also found that {found}" if found else ""
+                return f"{measured}: privacy violation caught{also}."
+            why = (f"; the white-box audit found that {found}, which its likelihood test "
+                   "cannot measure" if found else "")
+            return f"{measured}: not caught at these settings{why}."
         if self.findings:
-            return f"{verdict}: {'; '.join(self.findings)} (the releases' test {measured})."
-        return f"{measured}: {verdict}."
+            return f"privacy violation: {found} (the releases' test {measured})."
+        if not self.passed:
+            return f"{measured}: privacy violation."
+        if self.proves_little:
+            return (f"{measured}: consistent with the claim, but this audit could at best show "
+                    f"about ε ≥ {self.attainable:.2f} against a claim of "
+                    f"{r.claimed_epsilon:.2f}, so passing it proves little.")
+        return f"{measured}: consistent with the claim."
 
 
+def proves_little(reach: float, claimed: float) -> bool:
+    """Whether an audit that typically shows ``reach`` at best is too weak for ``claimed``.
+
+    Below :data:`PROOF_SHARE` of a positive claim, passing proves little.
+
+    Examples
+    --------
+    >>> proves_little(0.02, 1.0), proves_little(0.65, 1.0), proves_little(0.0, 0.0)
+    (True, False, False)
+    """
+    return claimed > 0 and reach < PROOF_SHARE * claimed
 
 
 def pairs() -> Mapping[tuple[str, str], Callable[[], NeighbourPair]]:
@@ -406,6 +449,17 @@ def _claim(ledger: Ledger, label: str) -> Total:
     return claim
 
 
+def ceiling(trials: int) -> float:
+    """The most an audit of ``trials`` runs a side typically shows: that of no privacy at all.
+
+    Examples
+    --------
+    >>> round(ceiling(1_000), 2), round(ceiling(10_000), 2)
+    (4.91, 7.21)
+    """
+    return attainable_lower_bound(np.array([0.0]), np.array([1.0]), trials=trials)
+
+
 def _attainable(ledger: Ledger, delta: float, trials: int) -> float:
     fpr, tpr = risk_of_ledger(ledger, delta).curve()
     return attainable_lower_bound(fpr, tpr, trials=trials, delta=delta)
@@ -452,6 +506,40 @@ class Reach:
             return f"{black}."
         return (f"{black}, and about ε ≥ {self.white_box:.2f} from {WHITE_BOX_DRAWS:,} draws "
                 f"of its {self.releases} recorded release{'s' if self.releases != 1 else ''}.")
+
+    def proves_little(self, method: str) -> bool:
+        """Whether the ``"black-box"`` or ``"white-box"`` audit is too weak for the claim.
+
+        Below :data:`PROOF_SHARE` of the claimed ε (:func:`proves_little`); a white-box
+        audit that cannot replay this run proves nothing.
+        """
+        if method == "white-box" and self.white_box_reason is not None:
+            return True
+        reach = self.white_box if method == "white-box" else self.black_box
+        return proves_little(reach, self.claimed_epsilon)
+
+    def caveat(self) -> str | None:
+        """What passing proves when an audit is too weak for the claim, or ``None``.
+
+        Examples
+        --------
+        >>> Reach(1.0, 1e-5, 0.02, 0.65, 15).caveat()[:70]
+        'The black-box audit could at best show about ε ≥ 0.02 against a claim '
+        >>> Reach(1.0, 0.0, 0.74, 0.99, 1).caveat() is None
+        True
+        """
+        weak = [m for m in ("black-box", "white-box") if self.proves_little(m)]
+        if "black-box" not in weak:
+            return None
+        head = (f"The black-box audit could at best show about ε ≥ {self.black_box:.2f} against "
+                f"a claim of {self.claimed_epsilon:.2f}, so passing it proves little")
+        if self.white_box_reason is not None:
+            return f"{head}; the white-box audit cannot replay this run."
+        if "white-box" in weak:
+            return (f"{head}, and the white-box audit is not much stronger (about ε ≥ "
+                    f"{self.white_box:.2f}): neither can show that this claim holds.")
+        return (f"{head}. The white-box audit can show about ε ≥ {self.white_box:.2f}: run it "
+                "instead.")
 
 
 def audit_reach(task: str, name: str, *, epsilon: float | None, delta: float = 0.0,
@@ -716,9 +804,9 @@ def white_box_audit(task: str, name: str, *, epsilon: float | None, delta: float
 
 
 __all__ = [
-    "AUDIT_RUNS", "CORNER", "WHITE_BOX_DRAWS", "EstimatorAudit", "NeighbourPair", "Progress",
-    "Reach", "audit_estimator", "audit_function", "audit_reach", "audit_unavailable",
-    "check_audit_budget", "neighbour_pair", "norm_of", "pair_findings", "pairs", "project",
-    "replace_row_pair", "same_output",
+    "AUDIT_RUNS", "CORNER", "PROOF_SHARE", "WHITE_BOX_DRAWS", "EstimatorAudit", "NeighbourPair",
+    "Progress", "Reach", "audit_estimator", "audit_function", "audit_reach", "audit_unavailable",
+    "ceiling", "check_audit_budget", "neighbour_pair", "norm_of", "pair_findings", "pairs",
+    "project", "proves_little", "replace_row_pair", "same_output",
     "white_box_audit", "white_box_function",
 ]

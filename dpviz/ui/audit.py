@@ -17,7 +17,7 @@ from dpviz.lab.audit import (
     audit_unavailable,
     white_box_audit,
 )
-from dpviz.lab.broken_variants import BROKEN_LABEL, audit_gallery
+from dpviz.lab.broken_variants import BROKEN_LABEL, GALLERY_RUNS, audit_gallery, catch_advice
 from dpviz.lab.scenario import Scenario
 from dpviz.ui.progress import timed_bar
 from dpviz.ui.widgets import attempt, epsilon_slider, escape_markdown, show_chart, show_failure
@@ -46,10 +46,20 @@ def _with_progress(text: str, work: Callable[[Callable[[float], None]], Any]) ->
         return attempt(work, lambda fraction: bar.step(round(fraction * STEPS)))
 
 
-def _verdict(audit: EstimatorAudit) -> None:
+def _verdict(audit: EstimatorAudit, advice: str | None = None) -> None:
+    """The audit's sentence: green only when it passed and could have failed.
+
+    A broken variant that was not caught is a warning, with ``advice`` on what would catch it.
+    """
     sentence = audit.sentence()
+    if advice:
+        sentence = f"{sentence[:-1]}; {advice}."
     sentence = escape_markdown(sentence[0].upper() + sentence[1:])
-    if audit.passed:
+    if audit.broken is not None and not audit.caught:
+        st.warning(sentence, icon=":material/help:")
+    elif audit.broken is None and audit.passed and audit.proves_little:
+        st.info(sentence, icon=":material/info:")
+    elif audit.passed:
         st.success(sentence, icon=":material/verified:")
     else:
         st.error(sentence, icon=":material/gpp_bad:")
@@ -87,7 +97,9 @@ def audit_button(scenario: Scenario, *, key: str, stated_delta: float | None = N
 
     Before anything runs, one sentence states the bound a perfect audit typically reaches
     from the black-box audit's runs and from the white-box audit's draws, for this run's own
-    ledger (:func:`dpviz.lab.audit.audit_reach`, one run on the audit's pair). The white-box
+    ledger (:func:`dpviz.lab.audit.audit_reach`, one run on the audit's pair), and a warning
+    when an audit cannot reach half the claim, so that passing it proves little
+    (:meth:`~dpviz.lab.audit.Reach.caveat`). The white-box
     audit of the releases (button ``key``; seconds) is offered first; the black-box audit of
     the whole estimator (``{key}_black``) second. Both audit the estimator on its own
     neighbouring datasets (not the scenario's data) at the scenario's ε, δ (or ρ) and
@@ -111,6 +123,9 @@ def audit_button(scenario: Scenario, *, key: str, stated_delta: float | None = N
             return None
         _remember(f"{key}_reach", cache_key, reach)
     st.markdown(escape_markdown(reach.sentence()))
+    caveat = reach.caveat()
+    if caveat is not None:
+        st.warning(escape_markdown(caveat), icon=":material/help:")
     white_box = reach.white_box_reason is None
     if white_box:
         st.caption(f"**{METHODS['white-box']}** (seconds): the estimator's own code computes "
@@ -176,30 +191,40 @@ GALLERY_TAB = "Broken on purpose: the audit gallery"
 
 def broken_gallery(key: str, *, epsilon: float = 1.0, seed: int = 0
                    ) -> tuple[EstimatorAudit, ...] | None:
-    """Run the variants broken on purpose through an audit and show each one caught.
+    """Run the variants broken on purpose through an audit and say which it caught.
 
-    The audit is chosen first: the white-box audit of the releases (the default, seconds) or
-    the black-box audit of the whole estimator.
+    The audit is chosen first: the black-box audit of the whole variant (the default, with its
+    runs; :data:`~dpviz.lab.broken_variants.GALLERY_RUNS`) or the white-box audit of its
+    releases. A variant is caught when the measured lower bound on ε exceeds its claim;
+    otherwise the page says what would catch it.
     """
     st.markdown(f"Each variant below is **{BROKEN_LABEL}**: a private mean with one classic "
                 "mistake, which no page, command or sweep can run. Each claims ε in its own "
                 "ledger; the audit runs it on the two neighbouring datasets that expose its "
-                "flaw. A correct estimator passes the same audits (the estimator pages' audit "
-                "panels).")
-    method = st.segmented_control("Audit", list(METHODS), default="white-box",
-                                  format_func=METHODS.__getitem__, key=f"{key}_method",
-                                  required=True)
-    method = "white-box" if method is None else str(method)
+                "flaw. It is caught when the measured lower bound on ε is above the claim. A "
+                "correct estimator passes the same audits (the estimator pages' audit panels).")
+    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    method = left.segmented_control("Audit", list(METHODS)[::-1], default="black-box",
+                                    format_func=METHODS.__getitem__, key=f"{key}_method",
+                                    required=True)
+    method = "black-box" if method is None else str(method)
     white_box = method == "white-box"
+    runs = right.select_slider("Runs on each dataset", GALLERY_RUNS, value=GALLERY_RUNS[0],
+                               format_func=lambda r: f"{r:,}", key=f"{key}_runs",
+                               disabled=white_box,
+                               help="More runs let the black-box audit show a larger ε, and "
+                                    "take longer.")
+    runs = int(runs)
     sample = (f"{WHITE_BOX_DRAWS:,} draws of its releases" if white_box else
-              f"{AUDIT_RUNS:,} runs of the whole variant")
+              f"{runs:,} runs of the whole variant")
     st.caption(f"Each variant is audited with {sample} on each dataset, teaching randomness "
                f"from seed {seed}.")
-    cache_key = (float(epsilon), int(seed), method)
+    cache_key = (float(epsilon), int(seed), method, runs)
     if st.button("Run the gallery of broken variants", key=key, icon=":material/bug_report:"):
         audits = _with_progress(
             f"Auditing the broken variants: {sample} each",
             lambda progress: audit_gallery(epsilon=epsilon, seed=seed, progress=progress,
+                                           runs=WHITE_BOX_DRAWS if white_box else runs,
                                            white_box=white_box))
         _remember(key, cache_key, audits)
     audits = _recall(key, cache_key)
@@ -209,11 +234,11 @@ def broken_gallery(key: str, *, epsilon: float = 1.0, seed: int = 0
                                               f"claimed ε = {epsilon:g}"),
                key=f"{key}_chart", filename="dpviz-audit-broken-gallery")
     for audit in audits:
-        caught = "caught" if not audit.passed else "NOT caught"
+        caught = "caught" if audit.caught else "not caught at these settings"
         with st.container(border=True):
             st.markdown(f"**{escape_markdown(audit.label)}** — {caught}. The flaw: "
                         f"{escape_markdown(audit.broken)}.")
-            _verdict(audit)
+            _verdict(audit, None if audit.caught else catch_advice(audit))
             st.caption(f"Neighbours: {escape_markdown(audit.neighbours)}. Statistic: "
                        f"{escape_markdown(audit.statistic)}. {audit.seconds:.1f} s.")
     return audits

@@ -29,19 +29,39 @@ def test_the_audit_button_on_the_sbm_page_shows_a_verdict():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("method", ["white-box", "black-box"])
-def test_the_gallery_tab_on_the_lens_page_catches_every_variant(method):
+@pytest.mark.parametrize("method, caught", [("black-box", 4), ("white-box", 3)])
+def test_the_gallery_tab_on_the_lens_page_says_which_variants_it_caught(method, caught):
+    """Caught means a measured bound above the claim: the black-box audit (the default) catches
+    all four; the white-box audit finds the reused noise but measures nothing there."""
     at = open_page("lens")
     at.query_params["lens_tab"] = GALLERY_TAB  # the link from Home
     at.run()
     assert "lens_densities" not in charts(at)  # only the open tab runs
+    assert at.segmented_control(key="lens_gallery_method").value == "black-box"
     at.segmented_control(key="lens_gallery_method").set_value(method).run()
     at.button(key="lens_gallery").click().run()
     assert not at.exception, at.exception
-    caught = [e.value for e in at.error if "privacy violation caught" in e.value.lower()]
-    assert len(caught) == 4
+    said = [e.value for e in at.error if "privacy violation caught" in e.value.lower()]
+    assert len(said) == caught
+    missed = [w.value for w in at.warning if "not caught at these settings" in w.value]
+    assert len(missed) == 4 - caught
+    if missed:
+        assert "the black-box audit measures it" in missed[0]
     assert "lens_gallery_chart" in charts(at)
     assert sum("broken on purpose" in m.value for m in at.markdown) >= 1
+
+
+def test_a_claim_above_what_the_runs_show_is_not_caught_until_more_runs():
+    at = open_page("lens")
+    at.query_params.update({"lens_tab": GALLERY_TAB, "gallery_epsilon": "6"})
+    at.run()
+    at.button(key="lens_gallery").click().run()
+    assert not at.exception, at.exception
+    missed = [w.value for w in at.warning if "not caught at these settings" in w.value]
+    assert len(missed) == 4 and all("10,000 runs" in m for m in missed)
+    at.select_slider(key="lens_gallery_runs").set_value(10_000).run()
+    at.button(key="lens_gallery").click().run()
+    assert len([e for e in at.error if "privacy violation caught" in e.value.lower()]) == 4
 
 
 def test_home_links_to_the_gallery_tab():
@@ -55,6 +75,10 @@ def test_the_audit_panel_says_what_each_audit_can_show_before_running():
     assert not at.exception, at.exception
     said = [m.value for m in at.markdown if "A perfect test typically shows" in m.value]
     assert len(said) == 1 and "draws of its" in said[0]
+    # DP-EM at ε = 1: 1 000 black-box runs can show about 0.02; the page says what that proves
+    weak = [w.value for w in at.warning if "so passing it proves little" in w.value]
+    assert len(weak) == 1 and "against a claim of 1.00" in weak[0]
+    assert "white-box audit can show about" in weak[0]
     assert {"gmm_audit", "gmm_audit_black"} <= {b.key for b in at.button}
     assert "gmm_audit_chart" not in charts(at)  # nothing ran yet
 
