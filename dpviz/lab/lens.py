@@ -41,6 +41,12 @@ from dpviz.privacy import (
 
 Query = Literal["count", "sum", "mean"]
 QUERIES: tuple[Query, ...] = ("count", "sum", "mean")
+#: The lens page's defaults: the dataset D, the row its neighbour D′ replaces and the new
+#: value, the public range [lo, hi] and the count's threshold.
+DEFAULT_VALUES: tuple[float, ...] = (0.0, 0.35, 0.9, 0.42, 0.71, 0.18, 0.64, 0.83)
+DEFAULT_ROW, DEFAULT_NEW_VALUE = 0, 1.0
+DEFAULT_RANGE = (0.0, 1.0)
+DEFAULT_THRESHOLD = 0.5
 QUERY_LABELS: Mapping[str, str] = MappingProxyType({
     "count": "count of values ≥ threshold", "sum": "sum of clipped values",
     "mean": "mean of clipped values"})

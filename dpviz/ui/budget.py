@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 import streamlit as st
 
 from dpviz.core import limits
+from dpviz.lab.lessons import BUDGET_K, BUDGET_ROUNDS, Solutions, accounting_gain
 from dpviz.privacy import METHOD_LABELS, METHODS, Allocation, PlannedRelease
 from dpviz.privacy.plans import Plan
 from dpviz.privacy.solver import PlannedMechanism
@@ -24,8 +24,6 @@ MAX_LINES = 4
 #: Default (mechanism, count, weight) of the free plan's lines.
 FREE_DEFAULTS = (("gaussian", 10, 1.0), ("laplace", 5, 1.0), ("pure", 1, 1.0),
                  ("gaussian", 1, 2.0))
-
-Solutions = Mapping[str, Mapping[str, Allocation] | str]
 
 READING = """
 **Reading the charts**
@@ -96,9 +94,9 @@ def plan_controls() -> PlanDescription:
     if kind.startswith("DP-EM"):
         a, b = st.columns(2)
         with a:
-            rounds = count_input("Iterations J", 20, "budget_rounds")
+            rounds = count_input("Iterations J", BUDGET_ROUNDS, "budget_rounds")
         with b:
-            k = count_input("Components k", 3, "budget_k")
+            k = count_input("Components k", BUDGET_K, "budget_k")
         st.caption("DP-EM's two noise scenarios ([GGG and LLG](/glossary#dp-em-scenarios)): "
                    "GGG adds Gaussian noise to the weights, means and covariances, 2k + 1 "
                    "releases per iteration; LLG adds Laplace noise to the weights and means "
@@ -167,33 +165,28 @@ def _solved(solutions: Solutions) -> dict[str, Mapping[str, Allocation]]:
 def headline(solutions: Solutions) -> str | None:
     """The page's message in one sentence, with the solver's numbers.
 
-    Compares linear composition with the method that needs the least noise, line by line.
+    Compares linear composition with the method that needs the least noise, line by line
+    (:func:`dpviz.lab.lessons.accounting_gain`).
 
     Returns
     -------
     str or None
         ``None`` when linear composition or every other method failed.
     """
-    solved = _solved(solutions)
-    if "linear" not in solved or len(solved) < 2:
+    gain = accounting_gain(solutions)
+    if gain is None:
         return None
-    linear = solved["linear"]
-
-    def typical(method: str) -> float:
-        return sum(math.log(a.multiplier) for a in solved[method].values()) / len(linear)
-
-    best = min((m for m in solved if m != "linear"), key=typical)
-    ratios = [linear[name].multiplier / a.multiplier for name, a in solved[best].items()]
-    low, high = min(ratios), max(ratios)
-    times = f"{low:.1f}×" if high - low < 0.05 else f"{low:.1f}× to {high:.1f}×"
+    linear, best = _solved(solutions)["linear"], _solved(solutions)[gain.best]
+    even = gain.high - gain.low < 0.05
+    times = f"{gain.low:.1f}×" if even else f"{gain.low:.1f}× to {gain.high:.1f}×"
     first = next(iter(linear))
-    numbers = f"σ/Δ = {linear[first].multiplier:.4g} against {solved[best][first].multiplier:.4g}"
-    numbers += " for every release" if high - low < 0.05 else f" for {first}"
-    if high < 1:
+    numbers = f"σ/Δ = {linear[first].multiplier:.4g} against {best[first].multiplier:.4g}"
+    numbers += " for every release" if even else f" for {first}"
+    if gain.high < 1:
         return (f"Here linear composition needs less noise than any other method "
                 f"({numbers}): with few releases, simple composition can win.")
-    return (f"Linear composition needs {times} the noise that {METHOD_LABELS[best]} needs "
-            f"to meet the same target ({numbers}).")
+    return (f"Linear composition needs {times} the noise that {METHOD_LABELS[gain.best]} "
+            f"needs to meet the same target ({numbers}).")
 
 
 def failures(solutions: Solutions) -> list[str]:

@@ -5,10 +5,12 @@ Every step and entry is one click into a page with a scenario loaded (its URL pa
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import streamlit as st
 
+from dpviz.lab import lessons as measured
 from dpviz.lab.lens import LensView
 from dpviz.ui.audit import GALLERY_TAB
 from dpviz.ui.cached import lens_view
@@ -60,51 +62,65 @@ class Path:
         return sum(step.minutes for step in self.steps)
 
 
+def _eps(value: float) -> str:
+    """A link's or a sentence's ε: ``0.5``, ``2``."""
+    return f"{value:g}"
+
+
+_LOW, _HIGH = measured.LENS_ENDS
+
+#: Each step's parameters and claims are measured by :mod:`dpviz.lab.lessons` (the claims
+#: register re-runs them): change a step there, not only here.
 LESSON = Path(
     "A first class on differential privacy",
     "Five steps from what the promise means to how a broken promise is caught. Each link "
     "opens the page set up for its step; the question is for the class before you move on.",
     (Step(Entry("pages/lens.py", "Two datasets, one person apart", ":material/visibility:",
-                (("lens_query", "count"), ("lens_epsilon", "0.5"))),
+                (("lens_query", "count"), ("lens_epsilon", _eps(measured.LENS_EPSILON)))),
           10,
-          "The outputs of a noisy count on two datasets that differ in one person. Slide ε "
-          "to 0.1, then to 5, and watch the two curves part.",
-          "At ε = 5 you see one output: which dataset would you bet on, and how sure "
-          "would you be?",
-          "ε caps how much one output can shift the odds between the two datasets: by a "
-          "factor eᵋ at most, about 1.6 at ε = 0.5 but about 150 at ε = 5."),
+          f"The outputs of a noisy count on two datasets that differ in one person. Slide ε "
+          f"to {_eps(_LOW)}, then to {_eps(_HIGH)}, and watch the two curves part.",
+          f"At ε = {_eps(_HIGH)} you see one output: which dataset would you bet on, and how "
+          "sure would you be?",
+          f"ε caps how much one output can shift the odds between the two datasets: by a "
+          f"factor eᵋ at most, about {math.exp(measured.LENS_EPSILON):.1f} at ε = "
+          f"{_eps(measured.LENS_EPSILON)} but about {round(math.exp(_HIGH), -1):.0f} at "
+          f"ε = {_eps(_HIGH)}."),
      Step(Entry("pages/exposure.py", "One person alone", ":material/person_search:",
-                (("exposure_epsilon", "0.5"),)),
+                (("exposure_epsilon", _eps(measured.EXPOSURE_EPSILON)),)),
           8,
           "A model fitted without privacy puts one of its means exactly on the person "
           "alone; the private model's means stay away from them. Then switch on "
-          "“× 50 data”.",
+          "“× 50 data” and compare the table's two rows at the same ε.",
           "Publishing only averages, not rows: can that give one person away?",
           "Yes, when a person is far from everyone else their average is their row. "
           "Privacy is about one person's influence, and in a larger group that influence "
-          "shrinks, so the same ε needs less noise."),
+          "shrinks, so the same ε needs less noise: with 50 times the data the private "
+          "means land closer to the non-private ones."),
      Step(Entry("pages/budget.py", "Where the budget goes", ":material/account_balance_wallet:",
-                (("budget_epsilon", "0.5"),)),
+                (("budget_epsilon", _eps(measured.BUDGET_EPSILON)),)),
           10,
-          "A model trained in 20 rounds, each round a private release, under one total "
-          "budget. Compare the noise each accounting method needs.",
+          f"A model trained in {measured.BUDGET_ROUNDS} rounds, each round a private "
+          "release, under one total budget. Compare the noise each accounting method needs.",
           "Same releases, same total ε: why does one method need several times less noise "
           "than another?",
           "Every release spends budget, and the losses add up. Adding the worst cases is "
           "safe but loose; tighter accounting proves the same guarantee with less noise."),
      Step(Entry("pages/gmm.py", "What privacy costs in accuracy", ":material/scatter_plot:",
-                (("gmm_epsilon", "0.3"),)),
+                (("gmm_epsilon", _eps(measured.GMM_EPSILON)),)),
           12,
-          "A mixture of Gaussians fitted privately: the private means (orange) against "
-          "the true ones (black). Slide ε from 0.3 to 3; switch on the cloud of repeated "
-          "runs to see how far the means wander.",
+          f"A mixture of Gaussians fitted privately: the private means (orange) against "
+          f"the true ones (black). Slide ε from {_eps(measured.GMM_EPSILON)} to "
+          f"{_eps(measured.GMM_TOP_EPSILON)}; switch on the cloud of repeated runs to see "
+          "how far the means wander.",
           "Roughly which ε puts every private mean inside its cluster, and would the "
           "answer change with ten times more data?",
           "Privacy and accuracy trade against each other, and more data buys both: the "
           "error shrinks as the number of people or ε grows. “Solve for ε” on the page "
           "finds the smallest ε that meets an accuracy goal."),
      Step(Entry("pages/lens.py", "Broken on purpose: the audit gallery",
-                ":material/bug_report:", (("lens_tab", GALLERY_TAB), ("gallery_epsilon", "0.5"))),
+                ":material/bug_report:", (("lens_tab", GALLERY_TAB),
+                                          ("gallery_epsilon", _eps(measured.GALLERY_EPSILON)))),
           10,
           "Private means that each make one classic mistake. Before running the gallery, "
           "read the mistakes out; then run it and compare the measured ε with the claim.",
@@ -117,20 +133,22 @@ DEMO = Path(
     "Three questions a decision needs answered, in presenter mode: large text, fewer "
     "controls, and it stays on from page to page.",
     (Step(Entry("pages/lens.py", "What the promise means", ":material/slideshow:",
-                (("presenter", "true"), ("lens_query", "count"))),
+                (("presenter", "true"), ("lens_query", "count"),
+                 ("lens_epsilon", _eps(measured.DEMO_LENS_EPSILON)))),
           3,
           "One person added or removed barely moves what a noisy count can output.",
           "Could anyone tell from this output whether your record was in the data?",
           "Hardly: the two curves overlap, and ε says by how much at most."),
      Step(Entry("pages/gmm.py", "What it costs in accuracy", ":material/slideshow:",
-                (("presenter", "true"), ("gmm_epsilon", "0.5"))),
+                (("presenter", "true"), ("gmm_epsilon", _eps(measured.DEMO_GMM_EPSILON)))),
           4,
           "A model fitted privately next to the true one; move ε and watch the error.",
           "How much accuracy will we trade for privacy, and at which ε?",
           "The budget is a decision with a measurable price; the page finds the smallest "
           "ε that meets an accuracy goal."),
      Step(Entry("pages/lens.py", "How we would know it works", ":material/slideshow:",
-                (("presenter", "true"), ("lens_tab", GALLERY_TAB))),
+                (("presenter", "true"), ("lens_tab", GALLERY_TAB),
+                 ("gallery_epsilon", _eps(measured.DEMO_GALLERY_EPSILON)))),
           3,
           "Variants broken on purpose, each caught by an audit that sees only outputs.",
           "How would we check a vendor's privacy claim?",

@@ -13,11 +13,18 @@ import streamlit as st
 
 from dpviz.core import limits
 from dpviz.data import as_matrix
-from dpviz.lab.lens import QUERIES, LensView
+from dpviz.lab.lens import (
+    DEFAULT_NEW_VALUE,
+    DEFAULT_RANGE,
+    DEFAULT_ROW,
+    DEFAULT_THRESHOLD,
+    DEFAULT_VALUES,
+    QUERIES,
+    LensView,
+)
 from dpviz.privacy import AuditResult
 from dpviz.ui.widgets import advanced, attempt, delta_input, epsilon_slider, method_select
 
-DEFAULT_VALUES = "0, 0.35, 0.9, 0.42, 0.71, 0.18, 0.64, 0.83"
 QUERY_CAPTIONS = ("how many values are ≥ the threshold", "sum of the values clipped to [lo, hi]",
                   "mean of the values clipped to [lo, hi]")
 MECHANISMS = ("Laplace", "Gaussian")
@@ -92,7 +99,8 @@ def _sync_table(key: str, base: tuple[float, ...]) -> None:
 def dataset_editor() -> tuple[float, ...]:
     """The dataset D: a text field (part of the link) and an editable table of it."""
     text = st.text_input("Dataset D (comma-separated values; kept in the link)",
-                         DEFAULT_VALUES, key="lens_values", bind="query-params")
+                         format_values(DEFAULT_VALUES), key="lens_values",
+                         bind="query-params")
     cells = [cell.strip() for cell in text.split(",") if cell.strip()]
     base = attempt(as_matrix, cells, min_rows=1, name="the dataset")[:, 0]
     version = st.session_state.setdefault(VERSION_KEY, 0)
@@ -109,18 +117,21 @@ def controls() -> LensSettings:
     """All the lens's widgets, in reading order."""
     values = dataset_editor()
     a, b = st.columns(2)
-    row = a.number_input("Row replaced in D′", min_value=0, value=0, step=1, format="%d",
-                         key="lens_row", bind="query-params",
+    row = a.number_input("Row replaced in D′", min_value=0, value=DEFAULT_ROW, step=1,
+                         format="%d", key="lens_row", bind="query-params",
                          help="The neighbour D′ is D with this row (numbered from 0) replaced.")
-    new_value = b.number_input("New value in D′", value=1.0, step=0.1, key="lens_new",
-                               bind="query-params")
+    new_value = b.number_input("New value in D′", value=DEFAULT_NEW_VALUE, step=0.1,
+                               key="lens_new", bind="query-params")
     query = st.radio("Query", QUERIES, captions=QUERY_CAPTIONS, key="lens_query",
                      horizontal=True, index=QUERIES.index("mean"), bind="query-params")
     a, b, c = st.columns(3)
-    lo = a.number_input("Public lo", value=0.0, step=0.1, key="lens_lo", bind="query-params")
-    hi = b.number_input("Public hi", value=1.0, step=0.1, key="lens_hi", bind="query-params")
-    threshold = c.number_input("Threshold", value=0.5, step=0.1, key="lens_threshold",
-                               bind="query-params", disabled=query != "count",
+    lo = a.number_input("Public lo", value=DEFAULT_RANGE[0], step=0.1, key="lens_lo",
+                        bind="query-params")
+    hi = b.number_input("Public hi", value=DEFAULT_RANGE[1], step=0.1, key="lens_hi",
+                        bind="query-params")
+    threshold = c.number_input("Threshold", value=DEFAULT_THRESHOLD, step=0.1,
+                               key="lens_threshold", bind="query-params",
+                               disabled=query != "count",
                                help="The count query counts values ≥ this.")
     mechanism = st.radio("Mechanism", MECHANISMS, key="lens_mechanism", horizontal=True,
                          bind="query-params")
