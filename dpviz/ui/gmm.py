@@ -768,13 +768,15 @@ def paper_verdict(rep: experiments.PaperReproduction) -> str:
                 cells_lost.append(f"ε = {eps:g} ({llg:.3g} vs {ggg:.3g})")
         if cells_lost:
             losses.append(f"{SHORT[method]} at " + ", ".join(cells_lost))
+    ties = pairs - wins - rep.llg_wins
     if wins == pairs:
         ggg = f"GGG beats LLG in all {pairs} (accounting, ε) cells"
     else:
-        ggg = (f"GGG > LLG does not hold: GGG's median is higher in only {wins} of {pairs} "
-               f"(accounting, ε) cells")
+        ggg = (f"GGG > LLG is not established: GGG is better in {wins}, LLG in "
+               f"{rep.llg_wins} and {ties} are ties (the difference within the repeats' "
+               f"spread) of {pairs} (accounting, ε) cells")
         if losses:
-            ggg += ("; under the tight accountants LLG is better — " + "; ".join(losses)
+            ggg += ("; under the tight accountants LLG's median is higher — " + "; ".join(losses)
                     + " (LLG vs GGG)")
     top = rep.curves[(rep.curves["epsilon"] >= SATURATED)
                      & rep.curves["accounting"].isin(experiments.TIGHT)]["median"]
@@ -834,11 +836,8 @@ def peers_section() -> None:
     def m(key: str) -> str:
         return f"{medians[key]:.3g}" if key in medians else DASH
 
-    ours = medians.get("dp_em", math.nan)
-    peers = [medians[k] for k in ("dplloyd_J10", "diffprivlib_kmeans") if k in medians]
-    reading = ("DP-EM beats both peers" if peers and ours < min(peers) else
-               "DP-EM currently loses to both peers" if peers and ours > max(peers) else
-               "DP-EM is between the peers")
+    reading = experiments.peers_reading(table, "dp_em", ("dplloyd_J10", "diffprivlib_kmeans")
+                                        ).sentence(PEERS)
     st.markdown(f"**Reading:** {reading} — median matched mean error DP-EM {m('dp_em')} "
                 f"with dpviz's defaults (J = 5 after a charged private Lloyd start, "
                 f"noise-aware eigenvalue floor) against DPLloyd {m('dplloyd_J10')} and "

@@ -238,7 +238,8 @@ def test_paper_section_draws_the_saved_curves_with_claim_and_verdict(gmm):
     verdict = _markdown(gmm, "**Verdict:**")
     holds, cells = rep.ordering
     assert f"holds in {holds} of {cells} (scenario, ε) cells" in verdict
-    assert "GGG > LLG does not hold" in verdict and "zCDP at ε = 0.5" in verdict
+    assert "GGG > LLG is not established" in verdict and "zCDP at ε = 0.5" in verdict
+    assert f"LLG in {rep.llg_wins} and" in verdict
     zcdp = next(t for t in fig["data"] if t["name"] == "GGG zCDP")
     expected = rep.curves.query("scenario == 'GGG' and accounting == 'zcdp'")["median"]
     np.testing.assert_allclose(values(zcdp["y"]), expected.to_numpy())
@@ -291,9 +292,10 @@ def test_paper_verdict_says_when_the_claim_holds():
     import pandas as pd
 
 
-    rows = [("dpviz", s, a, e, r, i + (s == "GGG") + r)
+    # five repeats: a lead can be established (the winner maps' rule)
+    rows = [("dpviz", s, a, e, r, i + (s == "GGG") + r / 10)
             for i, a in enumerate(experiments.PAPER_METHODS) for s in ("GGG", "LLG")
-            for e in (0.5, 1.0) for r in (0, 1)]
+            for e in (0.5, 1.0) for r in range(5)]
     table = pd.DataFrame(rows, columns=["variant", "scenario", "accounting", "epsilon",
                                         "repeat", "test_loglik"])
     verdict = gmm_ui.paper_verdict(experiments.paper_reproduction(table, "dpviz"))

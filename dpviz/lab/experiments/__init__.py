@@ -26,8 +26,10 @@ if TYPE_CHECKING:  # for type checkers; at run time a name's module loads on fir
         PAPER_METHODS,
         TIGHT,
         PaperReproduction,
+        PeersReading,
         mean_error_medians,
         paper_reproduction,
+        peers_reading,
     )
     from dpviz.lab.experiments.runner import (
         check_scheduler,
@@ -50,16 +52,18 @@ if TYPE_CHECKING:  # for type checkers; at run time a name's module loads on fir
 
 __getattr__ = lazy_names(__name__, {
     "cache": ("cache_directory",),
-    "papers": ("PAPER_METHODS", "TIGHT", "PaperReproduction", "mean_error_medians",
-            "paper_reproduction"),
+    "papers": ("PAPER_METHODS", "TIGHT", "PaperReproduction", "PeersReading",
+               "mean_error_medians", "paper_reproduction", "peers_reading"),
     "runner": ("check_scheduler", "replay", "run_sweep", "scenario_for_row", "worker_count"),
     "sweep": ("SweepSpec", "run_seeds", "scenario_dict"),
     "tables": ("COMPARE_METRICS", "compare_spec", "compare_summary", "progress_line",
             "read_table", "summarise", "time_left", "write_table"),
 })
 
-__all__ = ["COMPARE_METRICS", "PAPER_METHODS", "TIGHT", "PaperReproduction", "SweepSpec",
+__all__ = ["COMPARE_METRICS", "PAPER_METHODS", "TIGHT", "PaperReproduction", "PeersReading",
+           "SweepSpec",
            "cache_directory", "check_scheduler", "compare_spec", "compare_summary",
-           "mean_error_medians", "paper_reproduction", "progress_line", "read_table",
+           "mean_error_medians", "paper_reproduction", "peers_reading", "progress_line",
+           "read_table",
            "replay", "run_seeds", "run_sweep", "scenario_dict", "scenario_for_row",
            "summarise", "time_left", "worker_count", "write_table"]
