@@ -30,10 +30,7 @@ ui.show_chart(fig, key="exposure_figure", filename="dpviz-privacy-exposure")
 st.markdown(exposure.explanation(shown, other))
 st.dataframe(exposure.summary_table(sorted([shown, other], key=lambda c: c.scale)),
              hide_index=True, key="exposure_table")
-st.caption("Both fits start from the same data-independent point (the global seed), run 20 "
-           "EM steps with k = 4 and clip rows to the unit ball — a public bound, true by "
-           "construction of this data set. DP-EM's budget is composed with zCDP. Distances "
-           "are in the data's units (the ball has radius 1).")
+st.caption(exposure.fit_caption())
 if shown.private.ledger.releases:
     ui.show_chart(viz.ledger_bar(shown.private.ledger), key="exposure_ledger",
                   filename="dpviz-exposure-ledger")

@@ -110,3 +110,15 @@ def explanation(shown: Comparison, other: Comparison) -> str:
             f"people, so non-private EM's mean there is an aggregate, not one person's row. "
             f"The private means sit on average {large.gap:.3f} from the non-private ones, "
             f"against {small.gap:.3f} with the small data at the same ε: {trend}.{far}")
+
+
+def fit_caption() -> str:
+    """What both fits run, from DP-EM's own defaults (so the sentence follows them)."""
+    from dpviz.estimators.gmm import dp_em
+
+    return (f"Both fits run DP-EM's defaults with k = 4 — a start from "
+            f"{dp_em.INIT_ITERATIONS} private Lloyd steps ({dp_em.INIT_SHARE:.0%} of the "
+            f"budget), then {dp_em.DEFAULT_ITERATIONS} EM steps — the non-private one with no "
+            "noise (exactly EM); both clip rows to the unit ball, a public bound, true by "
+            "construction of this data set. DP-EM's budget is composed with zCDP. Distances "
+            "are in the data's units (the ball has radius 1).")
