@@ -3,7 +3,8 @@
 Rows are clipped to a public ball ``B(c, R)`` (ALGORITHMS.md §1.3). Under replace-one
 neighbours the mean of n rows in that ball moves by at most ``2R/n`` in L2 and ``2R√d/n``
 in L1 (``‖x − y‖₁ ≤ √d‖x − y‖₂ ≤ 2R√d``); n is public. The Laplace version is ε-DP; the
-Gaussian version takes its σ from the budget solver under the chosen accounting.
+Gaussian version takes its σ from the budget solver under the chosen accounting. CoinPress
+(:mod:`dpviz.estimators.coinpress_mean`) needs no tight ball: it shrinks a wide prior in steps.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from numpy.typing import ArrayLike
 from dpviz.core.entry import CostModel, Estimator, Param
 from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
+from dpviz.estimators import coinpress_mean
 from dpviz.estimators.neighbours import mean_pair
 from dpviz.estimators.result import Result
 from dpviz.privacy import Budget, BudgetError, Ledger, PlannedRelease, clip_to_ball, release, solve
@@ -137,4 +139,12 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         label="Gaussian mean",
         paper="Dwork & Roth 2014 App. A; Balle & Wang 2018 (analytic Gaussian)",
         notion="approximate", outputs=("mean",), params=(CENTER,)),
+    "coinpress": Estimator(
+        task="mean", name="coinpress", function=coinpress_mean.coinpress_mean,
+        relation=REPLACE_ONE,
+        cost=CostModel(None, bytes_per_unit=26.0),
+        neighbours=coinpress_mean.coinpress_pair,
+        label="CoinPress mean (prior ball shrunk in private steps)",
+        paper="Biswas, Dong, Kamath & Ullman 2020, CoinPress (NeurIPS), Algorithms 1-2",
+        notion="zCDP", outputs=("mean",), params=(CENTER, *coinpress_mean.PARAMS)),
 })

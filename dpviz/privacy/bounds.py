@@ -89,7 +89,9 @@ def clip_to_ball(x: ArrayLike, center: ArrayLike, radius: float) -> NDArray[np.f
     c = np.asarray(center, dtype=float)
     offset = rows - c
     norms = np.linalg.norm(offset, axis=1, keepdims=True)
-    factor = np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))
+    factor = np.ones_like(norms)
+    over = norms > radius
+    factor[over] = radius / norms[over]
     return c + offset * factor
 
 

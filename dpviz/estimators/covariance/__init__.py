@@ -5,7 +5,8 @@ prior work it compares against (Amin et al. 2019, EMCov); ALGORITHMS.md §6. Eve
 returns a :class:`~dpviz.estimators.result.Result` with ``estimate["covariance"]`` (d × d, data
 units) and the diagnostics ``true_covariance``, ``true_eigenvalues``, ``eigenvalues``,
 ``rows_clipped``, ``error_bound`` (AdaptiveCov adds its trace bound, clip radius, SVT index, branch
-and error proxies).
+and error proxies). CoinPress (Biswas et al. 2020) is registered beside them: it needs no tight
+radius, and its ``rows_clipped`` counts rows clipped after whitening.
 """
 
 from collections.abc import Mapping
@@ -13,7 +14,7 @@ from types import MappingProxyType
 
 from dpviz.core.entry import CostModel, Estimator, Param, Preparation
 from dpviz.core.relations import REPLACE_ONE
-from dpviz.estimators.covariance import adaptive, emcov, separate
+from dpviz.estimators.covariance import adaptive, coinpress, emcov, separate
 from dpviz.estimators.covariance.common import CovarianceData, prepare, second_moment
 from dpviz.estimators.covariance.gauss import BETA, gauss_covariance, zero_covariance
 from dpviz.estimators.neighbours import covariance_pair
@@ -85,6 +86,14 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                   choice=True, help="split the eigenvectors' epsilon equally, or in proportion "
                                     "to sqrt(noisy eigenvalue + t) (Amin et al.'s second scheme)"),
         )),
+    "coinpress": Estimator(
+        task="covariance", name="coinpress", function=coinpress.coinpress_covariance,
+        relation=REPLACE_ONE,
+        cost=CostModel(None, bytes_per_unit=1.3, draws="symmetric"),
+        neighbours=coinpress.coinpress_covariance_pair,
+        label="CoinPress (prior whitened in private steps)",
+        paper="Biswas, Dong, Kamath & Ullman 2020, CoinPress (NeurIPS), Algorithms 3-4",
+        notion="zCDP", outputs=("covariance",), params=coinpress.PARAMS),
     "zero": Estimator(
         task="covariance", name="zero", function=zero_covariance,
         relation=REPLACE_ONE, ignores_data=True,
