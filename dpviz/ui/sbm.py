@@ -28,14 +28,17 @@ from dpviz.estimators.metrics import community_error
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
 from dpviz.estimators.sbm import kesten_stigum
+from dpviz.estimators.sbm.projection import TOLERANCE_FRACTION
+from dpviz.lab.recovery import SPLIT, Outlook, recovery_outlook
 from dpviz.lab.scenario import LoadedData, Scenario, load_data
-from dpviz.ui import widgets
+from dpviz.ui import predict, widgets
 from dpviz.ui.gmm import accept_option_names, choices_table
 from dpviz.ui.risk import risk_panel
 from dpviz.ui.runs import canonical
 from dpviz.ui.shell import PageContext
 from dpviz.ui.upload import UPLOAD_NOTE
 from dpviz.ui.widgets import (
+    LINK_RUNS,
     advanced,
     attempt,
     delta_input,
@@ -86,17 +89,22 @@ def model_caption(n: int, degree: float, signal: float) -> str:
 class GraphChoice:
     """The graph the controls chose: its data block, an upload's bytes, the model given.
 
-    ``block`` is ``None`` while the upload source waits for its file; ``model`` holds an
-    upload's public d and ε_s (a generated graph's and the karate club's come with the data).
+    ``block`` is ``None`` while the upload source waits for its file or for a value
+    (``missing`` then says which); ``model`` holds an upload's public d and ε_s (a generated
+    graph's and the karate club's come with the data); ``vertices`` is n when d and ε_s are
+    public, for the recovery outlook (:func:`outlook_note`).
     """
 
     block: dict[str, Any] | None
     content: bytes | None = None
     model: Mapping[str, float] = field(default_factory=dict)
+    missing: str | None = None
+    vertices: int | None = None
 
 
 def graph_controls(data_seed: int) -> GraphChoice:
     """The graph: a synthetic SBM (n, d, ε_s), the karate club, or an uploaded edge list."""
+    read_old_upload_link()
     accept_option_names("sbm_source", tuple(SOURCES), SOURCES.__getitem__)
     source = st.radio("Graph", tuple(SOURCES), format_func=SOURCES.__getitem__,
                       key="sbm_source", bind="query-params", horizontal=True,
@@ -123,7 +131,7 @@ def graph_controls(data_seed: int) -> GraphChoice:
                            "p_in = (1 + ε_s)d/n, p_out = (1 − ε_s)d/n. Public, like d.")
     st.caption(model_caption(n, degree, signal))
     return GraphChoice({"generator": "sbm", "n": n, "degree": degree, "signal": signal,
-                        "seed": data_seed})
+                        "seed": data_seed}, vertices=n)
 
 
 def signal_slider(help: str) -> float:
@@ -138,62 +146,139 @@ GIVEN, READ = "given", "read"
 N_WAYS = {READ: "count the edge list's ids (not private)", GIVEN: "I give n (public)"}
 D_WAYS = {READ: "its mean degree, read from the graph (not private)",
           GIVEN: "I give d (public)"}
+#: The upload's own n and d: a generated graph's are ``sbm_n`` and ``sbm_degree``, so its
+#: values never carry over (links made when the two shared them: :func:`read_old_upload_link`).
+UPLOAD_N, UPLOAD_DEGREE = "sbm_upload_n", "sbm_upload_degree"
+#: The file and ids the given n last started from (a new one starts it again).
+_COUNTED = "sbm_upload_counted"
+#: Runs left in which an old link's n and d are set again (:func:`read_old_upload_link`).
+_OLD_LINK = "sbm_old_link_runs"
+N_HELP = ("Edge privacy hides who is linked to whom; the vertices themselves are public, so n "
+          "starts from the file's vertex count (its largest id + 1, or its distinct ids when "
+          "renumbered). Check it against what you know of the network — a vertex with no edge "
+          "is missing from the file — and change it if needed. Counting the ids instead "
+          "marks the run not private.")
+D_HELP = ("The number of neighbours you expect a vertex to have in this kind of network, from "
+          "what you know of it (a survey, a published figure, how it was built) — never from "
+          "this file: the privacy proof needs d public, and the noise is scaled to it.")
+D_MISSING = ("Type d, the neighbours you expect a vertex to have, from what you know of the "
+             "network (not from this file), to run.")
+N_MISSING = "Type n, the number of vertices (ids 0 … n−1), to run."
+
+
+def read_old_upload_link() -> None:
+    """Open a link made when an upload's n and d had the generated graph's keys.
+
+    Such a link (``sbm_source=upload`` with ``sbm_n`` or ``sbm_degree``) gives the upload's n
+    and d: they are put into the upload's own controls (the one way to set a bound control),
+    only when the page opens — later in a session ``sbm_n`` and ``sbm_degree`` are the
+    generated graph's, which must not carry over. As for a named option
+    (:func:`~dpviz.ui.widgets.accept_option_names`), Streamlit writes a value so set to the
+    link only after the browser has sent the control back: it is set again on the next
+    :data:`~dpviz.ui.widgets.LINK_RUNS` runs.
+    """
+    runs = st.session_state.get(_OLD_LINK)
+    if runs is None:
+        params, moved = st.query_params, False
+        if params.get("sbm_source") in (UPLOAD, SOURCES[UPLOAD]):
+            for old, new, kind in (("sbm_n", UPLOAD_N, int), ("sbm_degree", UPLOAD_DEGREE,
+                                                               float)):
+                if old in params and new not in params:
+                    try:
+                        st.session_state[new] = kind(float(params[old]))
+                    except ValueError:  # not a number: the control starts empty
+                        continue
+                    moved = True
+        st.session_state[_OLD_LINK] = LINK_RUNS if moved else 0
+    elif runs > 0:
+        st.session_state[_OLD_LINK] = runs - 1
+        for key in (UPLOAD_N, UPLOAD_DEGREE):
+            if key in st.session_state:
+                st.session_state[key] = st.session_state[key]
+
+
+def vertex_count(block: Mapping[str, Any], content: bytes) -> int:
+    """The vertices an edge list's ids give (``n`` left out of ``block``): where n starts."""
+    return int(load_data({**block, "n": None}, content=content).data.n)
 
 
 def upload_controls() -> GraphChoice:
-    """An uploaded edge list: n from its ids or given, d read or given, ε_s given.
+    """An uploaded edge list: n given (from the file's count) or counted, d given or read, ε_s.
 
     The edge list's report (n, isolated vertices, self-loops, renumbering) is the data's
-    description, shown with the result. Values read from the graph are marked not private.
+    description, shown with the result. Values read from the graph are marked not private;
+    d given has no default (``missing`` asks for it).
     """
     upload = st.file_uploader("Edge list: two integer columns (vertex ids)",
                               type=["csv", "txt"], key="sbm_upload",
                               help="One edge per row, each once; an optional header row. "
                                    "Self-loops are dropped and counted.")
     st.caption(UPLOAD_NOTE)
-    a, b = st.columns(2)
-    # a link that sets n or d (made before these choices) opens with them given
-    n_way = a.radio("Vertices n", tuple(N_WAYS), format_func=N_WAYS.__getitem__,
-                    index=int("sbm_n" in st.query_params), key="sbm_upload_n_way",
-                    bind="query-params",
-                    help="Edge privacy protects who is linked to whom; the vertices themselves "
-                         "are public. Counting the ids reveals which vertices have an edge.")
-    n = None
-    if n_way == GIVEN:
-        n = int(a.number_input("n (ids are 0 … n−1)", min_value=int(limits.SBM_VERTICES.low),
-                               max_value=int(limits.SBM_VERTICES.high), value=100, step=10,
-                               format="%d", key="sbm_n", bind="query-params"))
-    d_way = b.radio("Average degree d", tuple(D_WAYS), format_func=D_WAYS.__getitem__,
-                    index=int("sbm_degree" in st.query_params), key="sbm_upload_d_way",
-                    bind="query-params",
-                    help="d is the model's expected number of neighbours per vertex. The "
-                         "privacy proof needs it public: from what you know of the network, "
-                         "not from this edge list.")
     # full width: in half the controls column its label is cut off
     renumber = st.checkbox("Renumber the ids 0 … m−1", value=False, key="sbm_renumber",
                            bind="query-params",
                            help="For ids with gaps (e.g. 3, 17, 1 002): the distinct ids in "
                                 "increasing order become 0 … m−1. Otherwise an id missing "
                                 "below the largest is a vertex with no edge (isolated).")
+    block: dict[str, Any] | None = None
+    content = None
+    if upload is not None:
+        content = attempt(upload_content, upload)
+        block = {**upload_block(upload, content), **({"renumber": True} if renumber else {})}
+    a, b = st.columns(2)
+    accept_option_names("sbm_upload_n_way", tuple(N_WAYS), N_WAYS.__getitem__)
+    accept_option_names("sbm_upload_d_way", tuple(D_WAYS), D_WAYS.__getitem__)
+    # a link that gives n or d opens with them given
+    n_way = a.radio("Vertices n", tuple(N_WAYS), format_func=N_WAYS.__getitem__,
+                    index=int(UPLOAD_N in st.query_params or UPLOAD_N in st.session_state),
+                    key="sbm_upload_n_way",
+                    bind="query-params", help=N_HELP)
+    n: int | None = None
+    if n_way == GIVEN:
+        if block is not None and content is not None:
+            counted = attempt(vertex_count, block, content)
+            start = (block["sha256"], renumber)
+            if st.session_state.get(UPLOAD_N) is None or st.session_state.get(
+                    _COUNTED, start) != start:
+                st.session_state[UPLOAD_N] = counted  # a new file starts from its own count
+            st.session_state[_COUNTED] = start
+        given_n = a.number_input("n (ids are 0 … n−1)", min_value=int(limits.SBM_VERTICES.low),
+                                 max_value=int(limits.SBM_VERTICES.high), value=None, step=1,
+                                 format="%d", key=UPLOAD_N, bind="query-params",
+                                 placeholder="the file's count", help=N_HELP)
+        n = None if given_n is None else int(given_n)
+    d_way = b.radio("Average degree d", tuple(D_WAYS), format_func=D_WAYS.__getitem__,
+                    index=int(UPLOAD_DEGREE in st.query_params
+                              or UPLOAD_DEGREE in st.session_state),
+                    key="sbm_upload_d_way",
+                    bind="query-params", help=D_HELP)
+    degree: float | None = None
+    if d_way == GIVEN:
+        given_d = b.number_input("d: neighbours you expect per vertex",
+                                 min_value=float(limits.SBM_DEGREE.low),
+                                 max_value=float(limits.SBM_DEGREE.high), value=None, step=1.0,
+                                 format="%g", key=UPLOAD_DEGREE, bind="query-params",
+                                 placeholder="from what you know", help=D_HELP)
+        degree = None if given_d is None else float(given_d)
     signal = signal_slider("How much likelier a link is inside a community than across "
                            "(0: no communities, 1: links only inside). Public, like d: a guess "
                            "from what you know of the network.")
-    if upload is None:
+    if block is None:
         return GraphChoice(None)
-    content = attempt(upload_content, upload)
-    block: dict[str, Any] = {**upload_block(upload, content), "n": n}
-    if renumber:
-        block["renumber"] = True
-    if d_way == GIVEN:
-        degree = float(st.number_input("d (public)", min_value=float(limits.SBM_DEGREE.low),
-                                       max_value=float(limits.SBM_DEGREE.high), value=5.0,
-                                       step=1.0, format="%g", key="sbm_degree",
-                                       bind="query-params"))
-        return GraphChoice(block, content, {"degree": degree, "signal": signal})
+    missing = (N_MISSING if n_way == GIVEN and n is None else
+               D_MISSING if d_way == GIVEN and degree is None else None)
+    if missing is not None:
+        return GraphChoice(None, missing=missing)
+    block["n"] = n
+    if degree is not None:
+        vertices = n if n is not None else attempt(vertex_count, block, content)
+        return GraphChoice(block, content, {"degree": degree, "signal": signal},
+                           vertices=vertices)
     # d left out: the run reads it from the graph and is marked not private
     read = attempt(load_data, block, content=content).public["degree"]
     st.warning(f"Not private: d = {read:.3g} is read from the graph (its mean degree). "
-               "Give d from what you know of the network to keep the guarantee.",
+               "Give d from what you know of the network to keep the guarantee, and to see "
+               "whether its communities can be recovered privately.",
                icon=":material/warning:")
     return GraphChoice(block, content, {"signal": signal})
 
@@ -248,12 +333,42 @@ def controls(ctx: PageContext) -> tuple[Scenario, bytes | None] | None:
     """
     graph = graph_controls(ctx.data_seed)
     estimator, params = estimator_controls()
+    if graph.missing is not None:
+        st.info(graph.missing, icon=":material/edit:")
+        st.stop()
     if graph.block is None:
         return None
     scenario = Scenario.from_dict({"task": "sbm", "estimator": estimator, "data": graph.block,
                                    "params": {**params, **graph.model},
                                    "seed": None if ctx.secure else ctx.seed})
+    if graph.vertices is not None and not predict.enabled():  # predict mode: the user guesses
+        outlook_note(scenario, graph.vertices)
     return scenario, graph.content
+
+
+@st.cache_data(max_entries=64, show_spinner="Measuring the signal on generated graphs…")
+def _outlook(estimator: str, n: int, degree: float, signal: float, epsilon: float,
+             delta: float, split: float, tolerance: float) -> Outlook:
+    return recovery_outlook(estimator, n=n, degree=degree, signal=signal, epsilon=epsilon,
+                            delta=delta, split_probability=split, tolerance_fraction=tolerance)
+
+
+def outlook_note(scenario: Scenario, n: int) -> None:
+    """Whether the paper's recovery condition holds at the public n, d, ε_s and ε, in words.
+
+    From :func:`dpviz.lab.recovery.recovery_outlook` (public inputs only): a warning when the
+    communities cannot be expected back, else a note.
+    """
+    params = {**scenario.data, **scenario.params}
+    out = attempt(_outlook, scenario.estimator, int(n), float(params["degree"]),
+                  float(params["signal"]), float(params["epsilon"]),
+                  float(params.get("delta") or 0.0),
+                  float(params.get("split_probability") or SPLIT),
+                  float(params.get("tolerance_fraction") or TOLERANCE_FRACTION))
+    if out.regime in ("undetectable", "near-random", "partial"):
+        st.warning(out.sentence, icon=":material/warning:")
+    else:
+        st.info(out.sentence, icon=":material/insights:")
 
 
 def description(data: LoadedData) -> str:
