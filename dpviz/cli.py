@@ -78,11 +78,13 @@ def _build_parser() -> _Parser:
     _add_run_arguments(run)
     run.add_argument("--card", help="replay an experiment card (instead of TASK ESTIMATOR "
                                     "and the data and budget flags)")
-    run.add_argument("--bounds", help="the CSV's per-column bounds instead of --radius: "
-                                      "LOW:HIGH per column ('0:100,0:100', from domain "
-                                      "knowledge, not the data), 'private:SHARE' (that share "
-                                      "of the budget estimates them privately) or 'data' (read "
-                                      "from the data: not private)")
+    run.add_argument("--bounds", help="the CSV's public bound: R (a ball of radius R about "
+                                      "the origin, as --radius R), LOW:HIGH per column "
+                                      "('0:100,0:100', from domain knowledge, not the data), "
+                                      "'private:SHARE' (that share of the budget estimates the "
+                                      "ranges privately) or 'data' (ranges read from the data: "
+                                      "not private); without a bound rows are clipped to the "
+                                      "unit ball")
     card = sub.add_parser("card", help="run one estimator and record it as an experiment card")
     _add_run_arguments(card)
     _add_solve_arguments(sub.add_parser("solve", help="the smallest epsilon (or n) meeting an "
@@ -120,7 +122,8 @@ def _add_run_arguments(command: argparse.ArgumentParser) -> None:
                               "recomputed from it (not a private release); default fresh OS "
                               "entropy, never printed")
     command.add_argument("--radius", default=None,
-                         help="public radius of the clipping ball, or 'data' (not private)")
+                         help="public radius of the clipping ball about the origin (default: "
+                              "the unit ball), or 'data' (not private)")
     command.add_argument("--paper-mode", action="store_true")
     command.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                          help="an estimator parameter, typed as `list` gives it")
@@ -227,7 +230,61 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     given = args.data if args.edges is None else args.edges
     content = read_file(given, what="the CSV")
     scenario = _scenario(args, extra, given)
-    return run_scenario(scenario, load_data(scenario.data, content=content)).to_dict()
+    out = run_scenario(scenario, load_data(scenario.data, content=content)).to_dict()
+    if scenario.data.get("bounds") is not None:  # the estimator's ball is the ranges'
+        out["choices"]["bound"] = _ranges_bound(scenario.data["bounds"], out["choices"])
+    elif args.data is not None and _default_ball(out["choices"]):
+        warnings.warn(NO_BOUND, UserWarning, stacklevel=2)
+    return out
+
+
+#: What ``run`` says on stderr when a table gets no bound (a sentence from public inputs:
+#: how many rows were clipped is not private, so it is not said).
+NO_BOUND = ("no bound given: every row outside the unit ball B(0, 1) is clipped onto it; give "
+            "one with --bounds R (a ball of radius R about the origin), --bounds LOW:HIGH,... "
+            "(a range per column, from what you know of the columns, not from the data) or "
+            "--bounds private:SHARE (ranges estimated privately with that share of the budget)")
+
+
+def _default_ball(choices: dict[str, Any]) -> bool:
+    """Whether the run clipped its rows to the default unit ball (no bound given)."""
+    import numpy as np
+
+    from dpviz.privacy.bounds import Ball
+
+    return str(choices.get("bound", "")).startswith(Ball(np.zeros(1), 1.0, "default").describe())
+
+
+def _ranges_bound(bounds: Any, choices: dict[str, Any]) -> str:
+    """The bound of a run on per-column ranges, labelled by how they were found.
+
+    The estimator saw the rows inside the ranges' ball and describes that ball as a radius it
+    was given; the ranges' own description says whether they were typed (public), estimated
+    privately (with their share of the budget) or read from the data (not private).
+    """
+    import numpy as np
+
+    from dpviz.privacy.bounds import BOUND_KINDS, Box, parse_bounds
+
+    block = parse_bounds(bounds)
+    assert block is not None
+    kind = next(k for k in BOUND_KINDS if k in block)
+    ranges = np.asarray(choices["ranges"], dtype=float)
+    box = Box(ranges[:, 0], ranges[:, 1], kind, bool(block["standardise"]))
+    return box.describe(share=block.get("private"))
+
+
+def _bounds_radius(text: str) -> float | None:
+    """``--bounds R``: the radius R of a ball about the origin, or ``None`` for other forms."""
+    try:
+        radius = float(text)
+    except ValueError:
+        return None
+    try:
+        return limits.RADIUS.check(radius)
+    except ValueError:
+        raise UsageError(f"--bounds R is the radius of a ball about the origin: it must be > 0 "
+                         f"and <= {limits.RADIUS.high:g}, got {text.strip()}") from None
 
 
 def _scenario(args: argparse.Namespace, extra: Sequence[str], path: str) -> Any:
@@ -236,16 +293,19 @@ def _scenario(args: argparse.Namespace, extra: Sequence[str], path: str) -> Any:
 
     params = _params(args, extra)
     data: dict[str, Any] = {"csv": path}
+    radius = args.radius
     bounds = getattr(args, "bounds", None)
     if bounds is not None:
         if args.edges is not None or args.radius is not None:
             raise UsageError("--bounds bounds the columns of --data's CSV; give it or --radius, "
                              "not both, and not with --edges")
-        data["bounds"] = bounds
+        radius = _bounds_radius(bounds)
+        if radius is None:
+            data["bounds"] = bounds
     if args.edges is not None:
         data = {"edges": path, "n": params.pop("n", None)}
     budget = {"epsilon": args.epsilon, "delta": args.delta, "rho": args.rho,
-              "accounting": args.accounting, "radius": args.radius,
+              "accounting": args.accounting, "radius": radius,
               "paper_mode": args.paper_mode}
     return Scenario.from_dict({"task": args.task, "estimator": args.estimator, "data": data,
                                "params": {**budget, **params}, "seed": args.seed})

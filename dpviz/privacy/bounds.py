@@ -187,8 +187,8 @@ TYPED_HINT = ("typed ranges must come from what you know about the columns (thei
 #: How the clipped-rows count is labelled wherever it is shown.
 CLIPPED_NOTE = ("not private: a teaching diagnostic computed from the data, not released and "
                 "not charged to the budget")
-_HOW = MappingProxyType({"ranges": "per-column ranges typed by the user (public)",
-        "private": "per-column ranges estimated privately (charged to the budget)",
+_HOW = MappingProxyType({"ranges": "per-column ranges typed by the user (public, given)",
+        "private": "per-column ranges estimated privately{share} (charged on the run's ledger)",
         "data": "per-column ranges read from the data — not private"})
 
 
@@ -294,11 +294,21 @@ class Box:
         """The ranges as ``[[low, high], …]`` (a data block's ``ranges``)."""
         return [[float(a), float(b)] for a, b in zip(self.low, self.high, strict=True)]
 
-    def describe(self) -> str:
-        """Say how the bound was chosen, and what the estimators' radius is."""
+    def describe(self, share: float | None = None) -> str:
+        """Say how the bound was found, and what the estimators' radius is.
+
+        ``share``: the share of the budget private ranges spent, said when given.
+
+        Examples
+        --------
+        >>> Box(np.zeros(2), np.ones(2), "private").describe(share=0.2)[:60]
+        'per-column ranges estimated privately with 20% of the budget'
+        """
+        spent = "" if share is None else f" with {share:.0%} of the budget"
         scaled = ("each column scaled to [−1, 1] by its range" if self.standardise else
                   "columns centred, in their own units")
-        return f"{_HOW[self.source]}; {scaled}; rows then lie within radius {self.radius:.4g}"
+        return (f"{_HOW[self.source].format(share=spent)}; {scaled}; rows then lie within "
+                f"radius {self.radius:.4g}")
 
 
 def parse_bounds(value: Any, d: int | None = None) -> dict[str, Any] | None:
