@@ -150,35 +150,42 @@ def resolve_ball(x: NDArray[np.float64], radius: float | str | None,
 #: How a table's bound is chosen (a data block's ``bounds``): per-column ranges the user types,
 #: ranges estimated privately with a share of the budget, ranges read from the data.
 BOUND_KINDS = ("ranges", "private", "data")
-#: The quantiles a private range estimates in each column. Extreme ones (1 %, 99 %) fail at
-#: small n: every candidate beyond the data scores only ``q·n`` below the best, and there are
-#: hundreds of them; 5 % and 95 % score ``0.05·n`` below it.
-PRIVATE_QUANTILES = (0.05, 0.95)
-#: The exponential mechanism finds a quantile q when the ``|QUANTILE_GRID|`` candidates beyond
-#: the data, each ``min(q, 1 − q)·n`` below the best, weigh less than this share of it:
-#: ``ε·min(q, 1 − q)·n/2 ≥ ln |grid| + ln(1/share)``.
+#: The grid of the public magnitudes a private range chooses among: 10^e for e = −3, −2.99,
+#: …, 12 (2.3 % apart). Fixed in advance and the same for every data set.
+MAGNITUDE_STEP = 0.01
+MAGNITUDES: NDArray[np.float64] = 10.0 ** np.arange(-3.0, 12.0 + MAGNITUDE_STEP / 2,
+                                                    MAGNITUDE_STEP)
+MAGNITUDES.flags.writeable = False
+#: A magnitude c is chosen for a quantile lying anywhere in ``[c/BAND, c]``, not at c only:
+#: the ~30 candidates of a doubling all score best, so rows packed within 2 % of one value (a
+#: column of 1 000 ± 10) lose nothing to the grid's spacing. With a point target they fell
+#: between two candidates, every candidate scored far below the best possible, and the
+#: 1 500 candidates beyond the data won (a third of the draws on 200 such rows).
+BAND = 2.0
+#: The band's lower ends (the first candidate's reaches down to every value ≤ 10⁻³, zeros too).
+MAGNITUDE_FLOORS: NDArray[np.float64] = np.concatenate([[-np.inf], MAGNITUDES[1:] / BAND])
+MAGNITUDE_FLOORS.flags.writeable = False
+#: How many candidates a band holds: the candidates that all score best.
+BAND_WIDTH = round(math.log10(BAND) / MAGNITUDE_STEP)
+#: The exponential mechanism finds a quantile q when the candidates beyond the data, each
+#: ``min(q, 1 − q)·n`` below the best, weigh less than this share of the best ones:
+#: ``ε·min(q, 1 − q)·n/2 ≥ ln(candidates/best) + ln(1/share)`` (:func:`quantile_found`).
 QUANTILE_MISS = 1e-2
-#: Below that for the 5 % and 95 % quantiles (at 20 % of ε = 1 and d = 2: under about 9 700
-#: rows), the ranges come from medians instead (:func:`median_box`): each column's private
-#: median ``mⱼ``, and one private quantile of the rows' largest column gap
-#: ``maxⱼ |xⱼ − mⱼ|``. The gap's quantile is the highest of these found at the public n and ε,
-#: and each column's range is ``mⱼ ±`` its factor times the gap: the factors take a normal
-#: column (d = 1) to about ±2.7σ … ±2.9σ (more for d > 1, whose largest gap is larger).
-#: Measured on the issue's 500-row, 3-cluster table at 20 % of ε = 1, seeds 0–9: the
-#: 5 %/95 % ranges had radii of 500 to 10⁶ on every seed (at 5 000 rows too); these 163–205 on
-#: nine seeds and 13 261 on one (the data's own: 70), clipping no row.
-GAP_QUANTILES = MappingProxyType({0.9: 1.75, 0.75: 2.5, 0.5: 4.0})
-#: Each end of a private range moves out by this share of its width (post-processing), so
-#: the 5 % of rows beyond each quantile are mostly kept (about 1.4 % clipped for a normal).
-PRIVATE_MARGIN = 0.25
-#: The public candidates of a private quantile: 0 and ±10^e for e = −3, −2.99, …, 6 (2.3 %
-#: apart). Fixed in advance and the same for every data set, so choosing among them is private.
-QUANTILE_GRID: NDArray[np.float64] = np.concatenate(
-    [-(10.0 ** np.arange(6.0, -3.005, -0.01)), [0.0], 10.0 ** np.arange(-3.0, 6.005, 0.01)])
-QUANTILE_GRID.flags.writeable = False
-#: The gap's candidates: the grid's positive values (a distance is never negative).
-GAP_GRID: NDArray[np.float64] = QUANTILE_GRID[QUANTILE_GRID > 0]
-GAP_GRID.flags.writeable = False
+#: The spread's quantiles and factors: a range is ``centre ± factor·s``, s the q-quantile of
+#: the rows' largest gap to the centres, q the highest found at the public n and ε. With the
+#: band s lies in ``[Q_q, 2Q_q]``; the factors take ``Q_q`` past the rows' 97.5 % gap for
+#: normal and t₃ columns (their ratios: 2.1–5.5 at q = 0.5, 1.3–1.8 at 0.9), and 0.975 and
+#: 0.99 bound the rows lost whatever the columns' tails. Lognormal columns (σ = 1) about 0
+#: need up to 7 at q = 0.5: at 200 rows they lose more than 5 % in one draw in five
+#: (bench/private_ranges.py).
+SPREAD_FACTORS = MappingProxyType({0.99: 1.1, 0.975: 1.25, 0.9: 1.75, 0.75: 2.5, 0.5: 4.0})
+#: The centres' public bins (Karwa–Vadhan's histogram at the scale found): ``CENTRE_BINS`` bins
+#: over ``±CENTRE_SPAN·S``, S the rows' private magnitude; a bin c is chosen when the column's
+#: median lies within one bin width of it (2 bins score best).
+CENTRE_BINS = 64
+CENTRE_SPAN = 4.0
+#: The most rounds of centres and spread (each one a histogram inside the last ranges).
+MAX_ROUNDS = 3
 #: The largest magnitude a typed range may have (larger values overflow squared norms).
 RANGE_LIMIT = 1e12
 #: What a user must know about typed ranges.
@@ -408,66 +415,95 @@ def parse_bounds(value: Any, d: int | None = None) -> dict[str, Any] | None:
     return {"ranges": out, "standardise": standardise}
 
 
-def quantile_releases(d: int) -> int:
-    """How many private quantiles the private ranges of ``d`` columns release (two each)."""
-    return len(PRIVATE_QUANTILES) * d
+def quantile_scores(column: ArrayLike, q: float, candidates: NDArray[np.float64],
+                    floors: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """Each candidate's score as the column's ``q``-quantile; sensitivity 1.
+
+    Candidate i stands for the band ``[floorsᵢ, candidatesᵢ]`` (default the point
+    ``candidatesᵢ``) and scores ``−max(0, q·n − #{x ≤ candidatesᵢ}, #{x ≤ floorsᵢ} − q·n)``:
+    0 when the quantile lies in its band, else how many rows it is off by. Replacing one row
+    moves each count by at most 1, so each score by at most 1 (a maximum of 1-Lipschitz
+    terms); n is public under replace-one neighbours.
+
+    Examples
+    --------
+    >>> quantile_scores([1.0, 2.0, 3.0, 4.0], 0.5, np.array([1.0, 2.0, 4.0]),
+    ...                 np.array([0.0, 1.5, 3.5])).tolist()
+    [-1.0, 0.0, -1.0]
+    """
+    values = np.sort(np.asarray(column, dtype=float))
+    high = np.searchsorted(values, candidates, side="right")
+    low = high if floors is None else np.searchsorted(values, floors, side="right")
+    target = q * values.size
+    return np.minimum(0.0, np.minimum(high - target, target - low))
 
 
-def private_quantile(column: ArrayLike, q: float, *, epsilon: float,
-                     rng: np.random.Generator, ledger: Any, name: str,
-                     candidates: NDArray[np.float64] = QUANTILE_GRID) -> float:
-    """The ``q``-quantile of a column, chosen by the exponential mechanism; ε-DP.
+def private_quantile(column: ArrayLike, q: float, *, epsilon: float, rng: np.random.Generator,
+                     ledger: Any, name: str, candidates: NDArray[np.float64],
+                     floors: NDArray[np.float64] | None = None) -> float:
+    """A public candidate near the column's ``q``-quantile, by the exponential mechanism; ε-DP.
 
-    Among the public ``candidates`` (default :data:`QUANTILE_GRID`), ``t`` scores
-    ``−|#{x ≤ t} − q·n|``:
-    replacing one row moves the count by at most 1 (sensitivity 1; ``n`` is public under
-    replace-one neighbours). Recorded on ``ledger``.
+    The exponential mechanism on :func:`quantile_scores` (sensitivity 1), recorded on
+    ``ledger``.
 
     Examples
     --------
     >>> from dpviz.privacy import Ledger
-    >>> x = np.arange(1000.0)
-    >>> round(private_quantile(x, 0.5, epsilon=math.inf, rng=np.random.default_rng(0),
-    ...                        ledger=Ledger(), name="median"), 1)
+    >>> x, rng = np.arange(1000.0), np.random.default_rng(0)
+    >>> private_quantile(x, 0.5, epsilon=math.inf, rng=rng, ledger=Ledger(), name="median",
+    ...                  candidates=np.array([0.0, 499.0, 500.0, 999.0]))
+    499.0
+    >>> round(private_quantile(x, 0.5, epsilon=math.inf, rng=rng, ledger=Ledger(), name="m",
+    ...                        candidates=MAGNITUDES, floors=MAGNITUDE_FLOORS), 1)
     501.2
     """
     from dpviz.privacy.mechanisms import exponential
 
-    values = np.sort(np.asarray(column, dtype=float))
-    counts = np.searchsorted(values, candidates, side="right")
-    utility = -np.abs(counts - q * values.size)
-    index = exponential(utility, sensitivity=1.0, epsilon=epsilon, rng=rng, ledger=ledger,
-                        name=name)
+    index = exponential(quantile_scores(column, q, candidates, floors), sensitivity=1.0,
+                        epsilon=epsilon, rng=rng, ledger=ledger, name=name)
     return float(candidates[index])
 
 
-def quantile_rows(q: float, epsilon: float) -> int:
-    """The fewest rows whose ``q``-quantile the exponential mechanism at ``epsilon`` finds.
+def quantile_rows(q: float, epsilon: float, candidates: int = MAGNITUDES.size,
+                  best: int = BAND_WIDTH) -> int:
+    """The fewest rows whose ``q``-quantile :func:`private_quantile` finds at ``epsilon``.
 
-    ``n ≥ 2(ln |QUANTILE_GRID| + ln(1/QUANTILE_MISS)) / (ε·min(q, 1 − q))``: the candidates
-    beyond the data then weigh at most :data:`QUANTILE_MISS` of the best one. Public (n is
-    public under replace-one neighbours).
+    ``n ≥ 2(ln(candidates/best) + ln(1/QUANTILE_MISS))/(ε·min(q, 1 − q))``: the candidates
+    beyond the data, each ``min(q, 1 − q)·n`` below the ``best`` that score 0, then weigh at
+    most :data:`QUANTILE_MISS` of them. Public (n is public under replace-one neighbours).
 
     Examples
     --------
-    >>> quantile_rows(0.05, 0.05), quantile_rows(0.5, 0.05)
-    (9682, 969)
+    >>> quantile_rows(0.5, 0.2), quantile_rows(0.5, 0.05, CENTRE_BINS, 2)
+    (171, 646)
     """
     if math.isinf(epsilon):
         return 0
-    needed = math.log(QUANTILE_GRID.size) + math.log(1 / QUANTILE_MISS)
+    needed = math.log(candidates / best) + math.log(1 / QUANTILE_MISS)
     return math.ceil(2 * needed / (epsilon * min(q, 1 - q)))
 
 
-def quantile_found(n: int, q: float, epsilon: float) -> bool:
-    """Whether ``n`` rows are enough for the ``q``-quantile at ``epsilon`` (:func:`quantile_rows`).
+def quantile_found(n: int, q: float, epsilon: float, candidates: int = MAGNITUDES.size,
+                   best: int = BAND_WIDTH) -> bool:
+    """Whether ``n`` rows are enough for :func:`quantile_rows`.
 
     Examples
     --------
-    >>> quantile_found(20_000, 0.05, 0.05), quantile_found(500, 0.05, 0.05)
+    >>> quantile_found(178, 0.5, 0.2), quantile_found(178, 0.75, 0.2)
     (True, False)
     """
-    return n >= quantile_rows(q, epsilon)
+    return n >= quantile_rows(q, epsilon, candidates, best)
+
+
+def spread_quantile(n: int, epsilon: float) -> float:
+    """The highest of :data:`SPREAD_FACTORS`' quantiles found at ``n`` and ``epsilon`` (else ½).
+
+    Examples
+    --------
+    >>> spread_quantile(178, 0.2), spread_quantile(5_000, 0.05), spread_quantile(20_000, 0.2)
+    (0.5, 0.9, 0.99)
+    """
+    return next((q for q in SPREAD_FACTORS if quantile_found(n, q, epsilon)), 0.5)
 
 
 @dataclass(frozen=True)
@@ -476,96 +512,136 @@ class BoundPlan:
 
     Attributes
     ----------
-    medians : bool
-        Whether the ranges come from medians (:func:`median_box`, ``d + 1`` releases) rather
-        than from the 5 %/95 % quantiles (``2d`` releases).
+    rounds : int
+        How many times every column's centre and the spread are released (0: once the
+        spread about 0, one release; r > 0: the rows' magnitude, then r rounds of ``d``
+        centres and a spread, ``1 + r(d + 1)`` releases).
     releases : int
         The bound's releases.
     epsilon : float
         Each release's ε (pure DP).
+    quantile : float
+        The spread's quantile (:func:`spread_quantile`).
     rest : Budget
         What the estimator gets.
     """
 
-    medians: bool
+    rounds: int
     releases: int
     epsilon: float
+    quantile: float
     rest: Budget
+
+    @property
+    def centred(self) -> bool:
+        """Whether the ranges have per-column centres (else they are about 0)."""
+        return self.rounds > 0
+
+    @property
+    def factor(self) -> float:
+        """The ranges' half-width in spreads (:data:`SPREAD_FACTORS`)."""
+        return SPREAD_FACTORS[self.quantile]
 
 
 def bound_plan(n: int, d: int, budget: Budget, share: float) -> BoundPlan:
-    """Choose the private ranges' way and split ``share`` of ``budget`` among its releases.
+    """Choose the private ranges' rounds and split ``share`` of ``budget`` among their releases.
 
-    The quantiles run when :func:`quantile_found` finds the 5 % quantile of ``n`` rows at the
-    ε each of their ``2d`` releases would get; otherwise the medians' ``d + 1`` releases share
-    the same part of the budget (:func:`split_budget`, so a ρ budget's share is ρ, not ε).
+    The most rounds (up to :data:`MAX_ROUNDS`) at whose per-release ε :func:`quantile_found`
+    finds each column's centre among the :data:`CENTRE_BINS` bins and the spread's 90 %
+    quantile; with none, one release about 0 spends the whole share (:func:`split_budget`,
+    so a ρ budget's share is ρ). A centre missed only widens the ranges (the spread is
+    measured from it); a spread missed low cuts rows. Gaps to a centre have heavier tails
+    than magnitudes about 0 (a lognormal column's 97.5 % gap is 10 times its median gap), so
+    centred ranges rest on the 90 % quantile or above: on the median, lognormal columns of
+    1 000 rows lost more than 5 % of their rows in 46 % of draws, on the 75 % quantile 33 %
+    at 5 000 rows, on the 90 % none (bench/private_ranges.py).
 
     Examples
     --------
-    >>> bound_plan(500, 2, Budget(epsilon=1.0), 0.2).releases
-    3
-    >>> plan = bound_plan(500, 2, Budget(rho=0.1, delta=1e-6), 0.3)
-    >>> round(plan.releases * plan.epsilon ** 2 / 2 + plan.rest.rho, 12)
-    0.1
+    >>> plan = bound_plan(178, 3, Budget(epsilon=1.0), 0.2)
+    >>> plan.rounds, plan.releases, round(plan.epsilon, 3), plan.factor
+    (0, 1, 0.2, 4.0)
+    >>> plan = bound_plan(20_000, 2, Budget(rho=0.1, delta=1e-6), 0.3)
+    >>> plan.rounds, round(plan.releases * plan.epsilon ** 2 / 2 + plan.rest.rho, 12)
+    (3, 0.1)
     """
-    each, rest = split_budget(budget, share, quantile_releases(d))
-    if quantile_found(n, min(PRIVATE_QUANTILES), each):
-        return BoundPlan(False, quantile_releases(d), each, rest)
-    each, rest = split_budget(budget, share, d + 1)
-    return BoundPlan(True, d + 1, each, rest)
+    for rounds in range(MAX_ROUNDS, 0, -1):
+        releases = 1 + rounds * (d + 1)
+        each, rest = split_budget(budget, share, releases)
+        if quantile_found(n, 0.5, each, CENTRE_BINS, 2) and quantile_found(n, 0.9, each):
+            return BoundPlan(rounds, releases, each, spread_quantile(n, each), rest)
+    each, rest = split_budget(budget, share, 1)
+    return BoundPlan(0, 1, each, spread_quantile(n, each), rest)
 
 
 def private_box(x: ArrayLike, *, plan: BoundPlan, rng: np.random.Generator, ledger: Any,
                 names: Sequence[str] | None = None, standardise: bool = False) -> Box:
-    """Per-column private ranges, ``plan.releases`` releases at ``plan.epsilon`` on ``ledger``.
+    """Per-column private ranges ``mⱼ ± f·s``: Karwa–Vadhan's range at a searched scale.
 
-    Quantiles (enough rows, :func:`bound_plan`): the quantiles :data:`PRIVATE_QUANTILES` of
-    every column. Post-processing: a range whose two ends land on one candidate is widened to
-    the next candidate above, then each end moves out by :data:`PRIVATE_MARGIN` of the width.
-    Medians (fewer rows): :func:`median_box`.
+    Karwa & Vadhan (ITCS 2018, §4) find a column's range from a private histogram over bins
+    whose width is the column's scale; the scale being unknown, it is searched first over
+    magnitudes that grow geometrically, and (as CoinPress does for balls) the search can be
+    repeated inside the range found. For a table the scale and the spread are each one
+    release over the rows' largest cell, shared by every column; only the centres are per
+    column. Releases (pure ε each, :func:`private_quantile`; n public, replace-one):
+
+    1. with rounds only: S, the rows' magnitude — the median of ``maxⱼ |xⱼ|`` over
+       :data:`MAGNITUDES` (within a band of :data:`BAND`); the first round's ranges are
+       ``±CENTRE_SPAN·S``;
+    2. each round: every column's centre ``mⱼ`` — the bin of :data:`CENTRE_BINS` over its
+       current range that holds its median (a histogram at the scale found), then the spread
+       s — the ``plan.quantile``-quantile of ``maxⱼ |xⱼ − mⱼ|`` over :data:`MAGNITUDES`; the
+       next ranges are ``mⱼ ± plan.factor·s``;
+    3. without rounds: the spread about ``mⱼ = 0`` (public) alone.
+
+    Each score has sensitivity 1 (one row is one value of the statistic scored), and each
+    statistic and candidate set is a function of the data and of earlier releases only, so
+    the releases compose sequentially: ``plan.releases × plan.epsilon`` of pure ε (``ε²/2`` of
+    ρ each). The ranges are the last round's, post-processing; which releases run depends on
+    public n, d and ε only (:func:`bound_plan`).
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Ledger
+    >>> rows = np.random.default_rng(0).normal(1000.0, 10.0, (5_000, 2))
+    >>> plan = bound_plan(5_000, 2, Budget(epsilon=1.0), 0.2)
+    >>> box = private_box(rows, plan=plan, rng=np.random.default_rng(1), ledger=Ledger())
+    >>> plan.rounds, box.clipped_rows(rows), [round(v) for v in box.ranges()[0]]
+    (1, 0, [692, 1175])
     """
     rows = np.atleast_2d(np.asarray(x, dtype=float))
-    n, d = rows.shape
+    d = rows.shape[1]
     names = list(names or [f"column {j + 1}" for j in range(d)])
     epsilon = plan.epsilon
-    if plan.medians:
-        return median_box(rows, epsilon=epsilon, rng=rng, ledger=ledger, names=names,
-                          standardise=standardise)
-    low, high = np.empty(d), np.empty(d)
-    for j in range(d):
-        ends = [private_quantile(rows[:, j], q, epsilon=epsilon, rng=rng, ledger=ledger,
-                                 name=f"bound: {q:.0%} quantile of {names[j]}")
-                for q in PRIVATE_QUANTILES]
-        low[j] = min(ends)
-        above = QUANTILE_GRID[QUANTILE_GRID > low[j]]
-        high[j] = max(max(ends), above[0] if above.size else low[j] + 1.0)
-    margin = PRIVATE_MARGIN * (high - low)
-    return Box(low - margin, high + margin, "private", standardise)
 
+    def magnitude(values: NDArray[np.float64], q: float, what: str) -> float:
+        return private_quantile(values, q, epsilon=epsilon, rng=rng, ledger=ledger,
+                                name=f"bound: {what}", candidates=MAGNITUDES,
+                                floors=MAGNITUDE_FLOORS)
 
-def median_box(x: ArrayLike, *, epsilon: float, rng: np.random.Generator, ledger: Any,
-               names: Sequence[str], standardise: bool = False) -> Box:
-    """Ranges ``mⱼ ± f·s`` for every column, from ``d + 1`` releases at ``epsilon`` each.
+    def spread(centre: NDArray[np.float64], what: str) -> float:
+        return magnitude(np.abs(rows - centre).max(axis=1), plan.quantile,
+                         f"spread{what} ({plan.quantile:.1%} quantile of the rows' largest gap "
+                         "to the centres)")
 
-    ``mⱼ`` is column j's private median; ``s`` a private quantile q of ``maxⱼ |xⱼ − mⱼ|``
-    (each row's L∞ distance to the released centre; candidates: the grid's positive values),
-    q the highest of :data:`GAP_QUANTILES` that :func:`quantile_found` finds at ``epsilon``
-    and n (public), ``f`` its factor (:func:`private_quantile` for all). A median scores
-    ``n/2`` above every candidate beyond the data, ten times the 5 % quantile's margin, so it
-    is found with ten times fewer rows.
-    """
-    rows = np.atleast_2d(np.asarray(x, dtype=float))
-    n, d = rows.shape
-    centre = np.array([private_quantile(rows[:, j], 0.5, epsilon=epsilon, rng=rng,
-                                        ledger=ledger, name=f"bound: median of {names[j]}")
-                       for j in range(d)])
-    q = next((q for q in GAP_QUANTILES if quantile_found(n, q, epsilon)), 0.5)
-    gap = private_quantile(np.abs(rows - centre).max(axis=1), q, epsilon=epsilon, rng=rng,
-                           ledger=ledger, candidates=GAP_GRID,
-                           name=f"bound: {q:.0%} quantile of the rows' largest gap to the "
-                                "medians")
-    half = GAP_QUANTILES[q] * gap
-    return Box(centre - half, centre + half, "private", standardise)
+    if not plan.rounds:
+        half = plan.factor * spread(np.zeros(d), "")
+        return Box(np.full(d, -half), np.full(d, half), "private", standardise)
+    scale = magnitude(np.abs(rows).max(axis=1), 0.5, "the rows' magnitude (median of their "
+                      "largest |value|)")
+    low, high = np.full(d, -CENTRE_SPAN * scale), np.full(d, CENTRE_SPAN * scale)
+    for r in range(plan.rounds):
+        turn = f", round {r + 1} of {plan.rounds}" if plan.rounds > 1 else ""
+        centre = np.empty(d)
+        for j in range(d):
+            width = (high[j] - low[j]) / CENTRE_BINS
+            bins = np.linspace(low[j] + width / 2, high[j] - width / 2, CENTRE_BINS)
+            centre[j] = private_quantile(rows[:, j], 0.5, epsilon=epsilon, rng=rng,
+                                         ledger=ledger, name=f"bound: centre of {names[j]}{turn}",
+                                         candidates=bins + width, floors=bins - width) - width
+        half = plan.factor * spread(centre, turn)
+        low, high = centre - half, centre + half
+    return Box(low, high, "private", standardise)
 
 
 def data_box(x: ArrayLike, *, standardise: bool = False) -> Box:

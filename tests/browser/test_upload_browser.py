@@ -46,7 +46,7 @@ def test_upload_step_warns_then_private_ranges_fit(page, server):
     """The issue's 500-row file: the default radius's warning before the figure; then a second
     500-row file with private ranges at ε = 1, where the page picks grid means and every
     private mean lands within 2 units of non-private EM's on the same rows (teaching seed from
-    ``SEEDS_500``: one of 47 in 80 that succeed with this file today)."""
+    ``SEEDS_500``: one of 29 in 80 that succeed with this file today)."""
     seed = SEEDS_500["private, second file"]
     page.goto(server + f"/gmm?gmm_source=csv&seed={seed}")
     page.wait_for_selector('[data-testid="stFileUploader"]')
