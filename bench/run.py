@@ -24,6 +24,10 @@ page defaults), the SBM page's (weak recovery at n = 1 000, one timed call each:
 n(n − 1)/2 Gaussian entries, far over a second on OpenDP) and raw draws of 10⁵ Gaussians and
 Laplaces.
 
+CoinPress's accuracy beside the paper's (``coinpress_*``) comes from ``bench/coinpress.py``, and
+private ranges' coverage and width against the step they replaced (``private_ranges_*``) from
+``bench/private_ranges.py``.
+
 The white-box audit entries (``white_box_audit_*``) and solve for ε at the /gmm defaults
 (``solve_gmm_page_defaults_seconds``) come from ``bench/audit.py``; the /gmm page's audit,
 compare, solve and card panels end to end (``gmm_panel_*_seconds``) from ``bench/panels.py``.
@@ -57,10 +61,12 @@ from threadpoolctl import threadpool_info, threadpool_limits  # noqa: E402
 import dpviz  # noqa: E402
 from bench.audit import bench_audit, bench_solve  # noqa: E402
 from bench.browser_timing import bench_browser  # noqa: E402
+from bench.coinpress import bench_coinpress  # noqa: E402
 from bench.covariance import bench_covariance  # noqa: E402
 from bench.gmm import bench_gmm  # noqa: E402
 from bench.gmm_refusals import bench_refusals  # noqa: E402
 from bench.panels import bench_panels  # noqa: E402
+from bench.private_ranges import bench_private_ranges  # noqa: E402
 from bench.protocol_load import bench_protocol_load  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
 from bench.sweep import bench_sweep  # noqa: E402
@@ -453,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
     bench_gmm(b, args.quick)
     bench_refusals(b)  # fresh processes: a ruled-out run's first call, each < 50 ms
     bench_covariance(b, args.quick)
+    bench_coinpress(b)  # CoinPress beside the paper's figures, about 5 s
+    bench_private_ranges(b)  # private ranges on 25 tables against the replaced step, about 15 s
     bench_sbm(b, args.quick)
     bench_sweep(b)
     bench_winner(b)
