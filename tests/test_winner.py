@@ -10,7 +10,7 @@ import pytest
 
 from dpviz import cli
 from dpviz.estimators.registry import TASKS
-from dpviz.lab.experiments import winner
+from dpviz.lab.experiments import winner, winner_claims
 from dpviz.lab.experiments.cache import read_cache
 from dpviz.viz.winner import answers_figure, winner_map_figure
 
@@ -228,3 +228,22 @@ def test_the_command_line_prints_and_writes_the_winner_summary(tmp_path, capsys)
     path.write_text(json.dumps({**spec, "grid": {"rho": [0.1]}}))
     assert cli.main(["sweep", str(path), "--winner", str(out)]) == 2
     assert "--winner needs a grid with two keys" in capsys.readouterr().err
+
+
+def test_a_saved_map_that_misses_an_estimator_or_the_page_defaults_is_caught():
+    complete = winner.map_spec("covariance", "epsilon", "data.n", [0.5, 2.0], [1000, 2000],
+                               repeats=1)
+    made = {"command": "python bench/winner.py --save --task covariance"}
+    assert winner_claims.map_problems(winner.SavedMap(complete, pd.DataFrame(), (), 0.0,
+                                                      made)) == []
+    missing = winner.map_spec("covariance", "epsilon", "data.n", [0.5, 2.0], [1000, 2000],
+                              repeats=1, estimators=["gauss", "separate"], data={"d": 200})
+    problems = winner_claims.map_problems(winner.SavedMap(missing, pd.DataFrame(), (), 0.0))
+    assert any(p.startswith("adaptive can run on the covariance map") for p in problems)
+    assert any("not the page's defaults" in p for p in problems)
+    assert any("does not record the command" in p for p in problems)
+
+
+def test_the_saved_maps_list_every_private_estimator_at_the_pages_defaults():
+    measured = winner_claims.claim_saved_maps_complete(fresh=False)
+    assert measured.ok, measured.text

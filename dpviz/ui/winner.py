@@ -185,12 +185,15 @@ def winner_section(task: str, scenario: Scenario | None = None, *,
     saved = _saved(task)
     if saved is not None and [k for k, _ in saved.spec.grid] == [x, y] \
             and saved.spec.metrics[0] == metric:
-        st.markdown("**Saved map at the page's default settings**")
+        (_, xs), (_, ys) = saved.spec.grid
+        defaults, yours = (engine.map_spec(task, x, y, xs, ys, data=d, fixed=f,
+                                           repeats=saved.spec.repeats, metric=metric)
+                           for d, f in (engine.map_settings(task), (data, fixed)))
+        st.markdown("**Saved map at the page's default settings**"
+                    if engine.same_settings(saved.spec, defaults) else
+                    f"**Saved map at {escape_markdown(settings_text(saved.spec))}**")
         draw_map(saved.spec, saved.table, saved.lines, key=f"{key}_saved")
         st.caption("Saved map: " + _about(saved.spec, saved.seconds))
-        (_, xs), (_, ys) = saved.spec.grid
-        yours = engine.map_spec(task, x, y, xs, ys, data=data, fixed=fixed,
-                                repeats=saved.spec.repeats, metric=metric)
         if not engine.same_settings(saved.spec, yours):
             st.caption(f"Your settings differ ({escape_markdown(settings_text(yours))}): the "
                        "coarse map below is at yours.")

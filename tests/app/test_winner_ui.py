@@ -21,13 +21,28 @@ def test_the_saved_map_opens_with_its_grid_and_readable_names(cache_dir):
     assert not at.exception, at.exception
     figure = charts(at)["covariance_winner_saved_figure"]
     names = {t["name"] for t in figure["data"] if t["type"] == "heatmap"}
-    assert names and names <= {"GaussCov", "SeparateCov", "AdaptiveCov", "EMCov", "Zero matrix"}
+    assert names and names <= {"GaussCov", "SeparateCov", "AdaptiveCov", "EMCov", "Zero matrix",
+                               "tie", "no answer"}
     assert figure["layout"]["xaxis"]["title"]["text"] == "ε (privacy budget)"
     saved = winner.load_map("covariance")
     (_, xs), (_, ys) = saved.spec.grid
     assert any(f"{len(xs)} × {len(ys)} grid, {saved.spec.repeats} repeats" in c.value
                for c in at.caption)
     assert not list(cache_dir.glob("*.jsonl"))  # drawn from the saved runs: nothing ran
+    assert any("cells name a winner" in c.value for c in at.caption)  # and how many are ties
+    # made at the page's defaults: its heading says so and no caption says yours differ
+    assert not any("Your settings differ" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(("page", "task", "key"), [("gmm", "gmm", "gmm_winner_open"),
+                                                  ("sbm", "sbm", "sbm_winner_open")])
+def test_each_saved_map_is_at_its_page_s_default_settings(cache_dir, page, task, key):
+    if winner.load_map(task) is None:
+        pytest.skip(f"no saved {task} map")
+    at = open_section(open_page(page), key)
+    assert not at.exception, at.exception
+    assert f"{task}_winner_saved_figure" in charts(at)
+    assert not any("Your settings differ" in c.value for c in at.caption)
 
 
 def test_the_live_map_runs_at_the_pages_settings(cache_dir):

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz.estimators.metrics import metric_label
-from dpviz.estimators.registry import TASKS
+from dpviz.estimators.registry import TASKS, common_param
 from dpviz.estimators.registry import estimator as lookup
 from dpviz.estimators.result import to_json_value
 from dpviz.lab.experiments.cache import from_json_value
@@ -210,8 +210,6 @@ def same_settings(a: SweepSpec, b: SweepSpec) -> bool:
 
 
 def _settings(spec: SweepSpec) -> dict[str, Any]:
-    from dpviz.estimators.registry import common_param
-
     swept = {key for key, _ in spec.grid}
     data = {k: v for k, v in resolved_data(spec).items()
             if f"data.{k}" not in swept and k != "seed"}
