@@ -17,7 +17,7 @@ ALL_ESTIMATORS = [(task, name) for task, ests in registry.TASKS.items() for name
 
 
 def test_the_mean_task_is_registered():
-    assert set(registry.TASKS["mean"]) == {"laplace", "gaussian"}
+    assert set(registry.TASKS["mean"]) == {"laplace", "gaussian", "coinpress"}
 
 
 @pytest.mark.parametrize(("task", "name"), ALL_ESTIMATORS)
@@ -142,7 +142,7 @@ def test_unknown_estimator_lists_the_estimators():
     with pytest.raises(ValueError) as err:
         registry.estimator("mean", "median")
     assert str(err.value) == ("unknown estimator 'median' for task 'mean'; choose one of: "
-                              "laplace, gaussian")
+                              "laplace, gaussian, coinpress")
 
 
 def test_unknown_parameter_lists_the_parameters():

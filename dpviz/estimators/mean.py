@@ -142,7 +142,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "coinpress": Estimator(
         task="mean", name="coinpress", function=coinpress_mean.coinpress_mean,
         relation=REPLACE_ONE,
-        cost=CostModel(None, bytes_per_unit=26.0),
+        cost=CostModel(3.2e-07, bytes_per_unit=34.0),
         neighbours=coinpress_mean.coinpress_pair,
         label="CoinPress mean (prior ball shrunk in private steps)",
         paper="Biswas, Dong, Kamath & Ullman 2020, CoinPress (NeurIPS), Algorithms 1-2",

@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from dpviz.core.entry import Param
 from dpviz.data import as_matrix
 from dpviz.estimators.coinpress_mean import MAX_STEPS, PAIR_PRIOR, shares, tail_radius
+from dpviz.estimators.covariance.bounds import wigner_frobenius_bound
 from dpviz.estimators.covariance.common import (
     CovarianceData,
     CovarianceDiagnostics,
@@ -152,7 +153,9 @@ def coinpress_covariance(data: ArrayLike | CovarianceData, budget: Budget, *,
     -------
     Result
         The covariance contract of :mod:`dpviz.estimators.covariance`; ``rows_clipped`` counts
-        the whitened rows the last step projected.
+        the whitened rows the last step projected, and ``error_bound`` bounds the last noise's
+        Frobenius norm in data units w.p. ≥ 1 − β, ``‖A⁻¹‖²·ω(d, β)·σ_t`` (clipping and
+        sampling error not included), from released values only.
 
     Raises
     ------
@@ -188,9 +191,12 @@ def coinpress_covariance(data: ArrayLike | CovarianceData, budget: Budget, *,
             a_inverse = a_inverse @ (step.vectors * root) @ step.vectors.T
     scaled = a_inverse @ step.vectors * np.sqrt(step.values)
     covariance = scaled @ scaled.T
+    last_sigma = step_sigma(n, d, privacy.amount * shares(t)[-1], beta)
     diagnostics = {"true_covariance": second_moment(x),
                    "eigenvalues": np.linalg.eigvalsh(covariance)[::-1],
-                   "rows_clipped": step.clipped}
+                   "rows_clipped": step.clipped,
+                   "error_bound": np.linalg.norm(a_inverse, 2) ** 2
+                   * wigner_frobenius_bound(d, beta) * last_sigma}
     source = "read from the data — not private" if ball.not_private else "public"
     return Result(
         estimate={"covariance": covariance}, ledger=ledger, not_private=ball.not_private,
