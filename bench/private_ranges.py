@@ -1,12 +1,14 @@
 """Private ranges on generated and real tables (issue 30 item 4, issue 32 item 2).
 
 :func:`bench_private_ranges` (``make bench``) draws the ranges of
-:func:`dpviz.privacy.bounds.private_box` :data:`DRAWS` times on each table of :func:`tables`
-at 20 % of ε = 1 (the pages' share) and reports, per table, the share of draws whose ranges
-lose more than 5 % of the rows and the ranges' width (the box radius over the rows' own 1–99 %
-half-widths, median). Beside it, the same for the step it replaced (:func:`replaced_box`: each
-column's 5 %/95 % quantiles widened by 25 % from about 9 700 rows at d = 2, else medians ± a
-factor times a private quantile of the rows' largest gap; before 2026-11-29), as a baseline.
+:func:`dpviz.privacy.bounds.private_box` :data:`DRAWS` times on each table of
+:func:`dpviz.lab.coinpress_claims.range_tables` at 20 % of ε = 1 (the pages' share) and reports,
+per table, the share of draws whose ranges lose more than 5 % of the rows and the ranges' width
+(the box radius over the rows' own 1–99 % half-widths, median;
+:func:`dpviz.lab.coinpress_claims.range_draws`). Beside it, the same for the step it replaced
+(:func:`replaced_box`: each column's 5 %/95 % quantiles widened by 25 % from about 9 700 rows
+at d = 2, else medians ± a factor times a private quantile of the rows' largest gap; before
+2026-11-29), as a baseline.
 
 Entries: ``private_ranges_wine_draws_losing_rows`` (the issue's 178-row table in units of 10,
 10 and 1 000; target under 10 %, i.e. ≥ 18 of 20 draws keep 95 %), and
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dpviz.data import load_dataset  # noqa: E402
-from dpviz.lab.coinpress_claims import WINE_COLUMNS  # noqa: E402
-from dpviz.privacy import Budget, Ledger  # noqa: E402
-from dpviz.privacy.bounds import Box, bound_plan, private_box, private_quantile  # noqa: E402
+from dpviz.lab.coinpress_claims import range_draws, range_tables  # noqa: E402
+from dpviz.privacy import Ledger  # noqa: E402
+from dpviz.privacy.bounds import Box, private_quantile  # noqa: E402
 
 DRAWS = 100
-SHARE, EPSILON = 0.2, 1.0
+SHARE = 0.2
 #: The replaced step's grid (0 and ±10^e, e = −3 … 6) and its gap quantiles' factors.
 OLD_GRID = np.concatenate([-(10.0 ** np.arange(6.0, -3.005, -0.01)), [0.0],
                            10.0 ** np.arange(-3.0, 6.005, 0.01)])
@@ -47,9 +47,9 @@ def _old_found(n: int, q: float, epsilon: float) -> bool:
 
 
 def replaced_box(x: np.ndarray, rng: np.random.Generator) -> Box:
-    """The private ranges before issue 32, at :data:`SHARE` of ε = :data:`EPSILON`."""
+    """The private ranges before issue 32, at :data:`SHARE` of ε = 1."""
     n, d = x.shape
-    ledger, share = Ledger(), SHARE * EPSILON
+    ledger, share = Ledger(), SHARE
 
     def quantile(values: np.ndarray, q: float, epsilon: float, grid: np.ndarray) -> float:
         return private_quantile(values, q, epsilon=epsilon, rng=rng, ledger=ledger, name="old",
@@ -69,49 +69,13 @@ def replaced_box(x: np.ndarray, rng: np.random.Generator) -> Box:
     return Box(centre - OLD_GAPS[q] * gap, centre + OLD_GAPS[q] * gap, "private")
 
 
-def tables() -> Iterator[tuple[str, np.ndarray]]:
-    """The tables: wine's 3 and 13 columns, clusters, columns far from 0, normal, lognormal,
-    Student t₃, and mixed units, at several sizes (fixed data seeds)."""
-    wine = load_dataset("wine")
-    yield "wine, 3 columns (units 10, 10, 1 000)", wine.data[:, [wine.names.index(c)
-                                                                   for c in WINE_COLUMNS]]
-    yield "wine, 13 columns", wine.data
-    rng = np.random.default_rng(1)
-    centres = np.array([[20.0, 30.0], [50.0, 70.0], [80.0, 20.0]])
-    for n in (500, 2_000, 10_000):
-        yield f"3 clusters in 0…100, n = {n:,}", (centres[rng.integers(0, 3, n)]
-                                                  + rng.normal(0, 5, (n, 2)))
-    for n in (200, 1_000, 5_000, 20_000):
-        yield f"1 000 ± 10 (3 columns), n = {n:,}", 1000 + rng.normal(0, 10, (n, 3))
-        yield f"normal, n = {n:,}", rng.normal(0, 1, (n, 2))
-        yield f"lognormal (σ = 1), n = {n:,}", rng.lognormal(3, 1, (n, 2))
-        yield f"Student t₃ × 50, n = {n:,}", rng.standard_t(3, (n, 2)) * 50
-        yield f"12 ± 1, 5 ± 3, 800 ± 300, n = {n:,}", np.column_stack(
-            [rng.normal(12, 1, n), rng.normal(5, 3, n), rng.normal(800, 300, n)])
-
-
-def measure(x: np.ndarray, new: bool, draws: int = DRAWS, seed: int = 0) -> tuple[float, float]:
-    """(share of draws losing > 5 % of the rows, median width over the rows' own)."""
-    rng = np.random.default_rng(seed)
-    n, d = x.shape
-    own = float(np.linalg.norm((np.percentile(x, 99, axis=0) - np.percentile(x, 1, axis=0)) / 2))
-    losing, widths = 0, []
-    for _ in range(draws):
-        if new:
-            box = private_box(x, plan=bound_plan(n, d, Budget(epsilon=EPSILON), SHARE), rng=rng,
-                              ledger=Ledger())
-        else:
-            box = replaced_box(x, rng)
-        losing += box.clipped_rows(x) > 0.05 * n
-        widths.append(box.radius / own)
-    return losing / draws, float(np.median(widths))
-
-
 def bench_private_ranges(b: Any) -> None:
     """The private-ranges entries (see the module docstring)."""
     rows = {}
-    for name, x in tables():
-        (lost, width), (old_lost, old_width) = measure(x, True), measure(x, False)
+    for name, x in range_tables():
+        draws = list(range(DRAWS))
+        (lost, width), (old_lost, old_width) = (range_draws(x, draws),
+                                                range_draws(x, draws, replaced_box))
         rows[name] = {"losing": lost, "width": width, "replaced_losing": old_lost,
                       "replaced_width": old_width}
         print(f"{name:42s} loses >5 %: {lost:6.1%} (replaced {old_lost:6.1%});  width "

@@ -1,15 +1,17 @@
 """Checks of what issue 32 states about CoinPress and private ranges (:mod:`dpviz.lab.claims`).
 
-The measurements are here once: ``bench/coinpress.py`` prints them beside the paper's figures
-(Biswas et al. 2020's released result files, 100 trials, trimmed means), and each claim
-re-measures one statement with fixed seeds, or with seeds from OS entropy when ``fresh``.
+The measurements are here once: ``bench/coinpress.py`` prints CoinPress's beside the paper's
+figures (Biswas et al. 2020's released result files, 100 trials, trimmed means),
+``bench/private_ranges.py`` the ranges' on :func:`range_tables`, and each claim re-measures
+one statement with fixed seeds, or with seeds from OS entropy when ``fresh``.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +30,12 @@ RUNS = 50
 #: proline 278–1 680), the bound's share of ε = 1 as the pages use it, and the draws.
 WINE_COLUMNS = ("alcohol", "color_intensity", "proline")
 WINE_SHARE, WINE_DRAWS, WINE_KEPT, WINE_NEEDED = 0.2, 20, 0.95, 18
+#: The loose-ranges note's statement (dpviz.ui.upload.loose_ranges_note): about 0, ranges 1.5
+#: to 25 times as wide as the rows' 1–99 % range (tolerance: medians in 1.2 … 30; columns far
+#: from 0 and lognormal ones apart, the note names both), and at most one draw in 20 per table
+#: losing more than 5 % of the rows.
+LOOSE_WIDTHS = (1.2, 30.0)
+LOOSE_LOSING = 0.05
 
 
 def mean_errors(n: int, run_seeds: Sequence[int], *, d: int = 50, rho: float = 0.5,
@@ -96,6 +104,61 @@ def wine_kept(run_seeds: Sequence[int]) -> list[float]:
     return out
 
 
+def range_tables() -> Iterator[tuple[str, Any]]:
+    """The tables private ranges are measured on (fixed data).
+
+    Wine's 3 and 13 columns, clusters, columns far from 0, normal, lognormal, Student t₃ and
+    mixed units, at several sizes.
+    """
+    from dpviz.data import load_dataset
+
+    wine = load_dataset("wine")
+    yield "wine, 3 columns (units 10, 10, 1 000)", wine.data[:, [wine.names.index(c)
+                                                                   for c in WINE_COLUMNS]]
+    yield "wine, 13 columns", wine.data
+    rng = np.random.default_rng(1)
+    centres = np.array([[20.0, 30.0], [50.0, 70.0], [80.0, 20.0]])
+    for n in (500, 2_000, 10_000):
+        yield f"3 clusters in 0…100, n = {n:,}", (centres[rng.integers(0, 3, n)]
+                                                  + rng.normal(0, 5, (n, 2)))
+    for n in (200, 1_000, 5_000, 20_000):
+        yield f"1 000 ± 10 (3 columns), n = {n:,}", 1000 + rng.normal(0, 10, (n, 3))
+        yield f"normal, n = {n:,}", rng.normal(0, 1, (n, 2))
+        yield f"lognormal (σ = 1), n = {n:,}", rng.lognormal(3, 1, (n, 2))
+        yield f"Student t₃ × 50, n = {n:,}", rng.standard_t(3, (n, 2)) * 50
+        yield f"12 ± 1, 5 ± 3, 800 ± 300, n = {n:,}", np.column_stack(
+            [rng.normal(12, 1, n), rng.normal(5, 3, n), rng.normal(800, 300, n)])
+
+
+def range_draws(x: Any, run_seeds: Sequence[int],
+                make_box: Callable[[Any, np.random.Generator], Any] | None = None
+                ) -> tuple[float, float]:
+    """(share of draws losing > 5 % of the rows, median width over the rows' own 1–99 %).
+
+    ``make_box(x, rng)`` draws the ranges (default: :func:`dpviz.privacy.bounds.private_box`
+    at the pages' share of ε = 1); the width is the box radius over the norm of the rows'
+    1–99 % half-ranges.
+    """
+    from dpviz.privacy import Budget, Ledger
+    from dpviz.privacy.bounds import bound_plan, private_box
+
+    n, d = x.shape
+
+    def pages(rows: Any, rng: np.random.Generator) -> Any:
+        return private_box(rows, plan=bound_plan(n, d, Budget(epsilon=1.0), WINE_SHARE),
+                           rng=rng, ledger=Ledger())
+
+    draw = make_box or pages
+    own = float(np.linalg.norm((np.percentile(x, 99, axis=0) - np.percentile(x, 1, axis=0))
+                               / 2))
+    losing, widths = 0, []
+    for seed in run_seeds:
+        box = draw(x, np.random.default_rng(seed))
+        losing += box.clipped_rows(x) > 0.05 * n
+        widths.append(box.radius / own)
+    return losing / len(run_seeds), float(np.median(widths))
+
+
 def _mean_claim(n: int, fresh: bool) -> Measured:
     private, plain = mean_errors(n, seeds(fresh, RUNS, salt=n))
     ratio, target = private / plain, MEAN_TARGETS[n]
@@ -129,3 +192,29 @@ def claim_private_ranges_hold_on_wine(fresh: bool) -> Measured:
     held = sum(k >= WINE_KEPT for k in kept)
     return Measured(held >= WINE_NEEDED, f"{held} of {WINE_DRAWS} draws kept ≥ "
                     f"{WINE_KEPT:.0%} of the rows (least kept: {min(kept):.1%}; 20 % of ε = 1)")
+
+
+def claim_loose_ranges(fresh: bool) -> Measured:
+    """Ranges about 0 (few rows) are 1.5 to 25 times as wide as the rows and keep them.
+
+    On every table of :func:`range_tables` whose ranges are about 0 at the pages' share, but
+    the columns far from 0 and the lognormal ones (the note names both), 20 draws each.
+    """
+    from dpviz.privacy import Budget
+    from dpviz.privacy.bounds import bound_plan
+
+    widths, lossy = {}, []
+    for name, x in range_tables():
+        n, d = x.shape
+        if (bound_plan(n, d, Budget(epsilon=1.0), WINE_SHARE).centred
+                or name.startswith(("1 000 ± 10", "lognormal"))):
+            continue
+        losing, widths[name] = range_draws(x, seeds(fresh, 20, salt=n * d))
+        if losing > LOOSE_LOSING:
+            lossy.append(name)
+    low, high = LOOSE_WIDTHS
+    ok = not lossy and all(low <= w <= high for w in widths.values())
+    return Measured(ok, f"{len(widths)} tables about 0: widths ×{min(widths.values()):.1f} to "
+                    f"×{max(widths.values()):.1f} of the rows' (tolerance {low:g}–{high:g}); "
+                    f"tables with more than one draw in 20 losing > 5 % of the rows: "
+                    f"{', '.join(lossy) or 'none'}")
