@@ -26,7 +26,7 @@ from dpviz.lab.feasibility import table_default
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.work import check_work
 from dpviz.privacy import METHOD_LABELS, METHODS, Budget, Ledger, compose_runs
-from dpviz.privacy.bounds import bound_plan
+from dpviz.privacy.bounds import bound_plan, parse_bounds
 from dpviz.ui import cached, runs, upload, widgets
 from dpviz.ui.risk import spend_text
 from dpviz.ui.shell import PageContext
@@ -50,6 +50,9 @@ BOUNDS = ("a radius I give", "read from the data (not private)")
 ERRORS = (("mean_error", "mean error"), ("weight_error", "weight error"),
           ("covariance_error", "covariance error"))
 DASH = "—"
+#: A table with at most this many columns also gets the error of the means in each column,
+#: in that column's own units (the mean error's distance mixes a file's units).
+COLUMN_ERRORS = 12
 #: The estimator box's default: for generated data and bundled sets, and for an upload that no
 #: estimator suits better (:func:`dpviz.lab.feasibility.table_default`).
 FALLBACK = "dp_em"
@@ -391,14 +394,42 @@ def _cell(value: float) -> str:
 
 
 def error_table(rows: Sequence[tuple[str, Result]], truth: Truth) -> pd.DataFrame:
-    """One row per result: the errors after matching components (— where none applies)."""
+    """One row per result: the errors after matching components (— where none applies).
+
+    A run on a table (its ``choices`` name the columns, at most :data:`COLUMN_ERRORS`) also
+    gets each column's error of the means, in that column's units (:func:`column_errors`).
+    """
     out = []
     for label, result in rows:
         row: dict[str, str] = {"estimator": label}
         for name, title in ERRORS:
             row[title] = _cell(float(METRICS["gmm"][name](result, truth)))
+        columns = result.choices.get("columns") or ()
+        means = result.estimate.get("means")
+        if 0 < len(columns) <= COLUMN_ERRORS and truth.means is not None:
+            errors = (column_errors(truth.means, means) if means is not None and
+                      not result.failed else np.full(len(columns), math.nan))
+            row.update({f"mean error, {name}": _cell(float(e))
+                        for name, e in zip(columns, errors, strict=True)})
         out.append(row)
     return pd.DataFrame(out)
+
+
+def column_errors(true_means: Any, means: Any) -> NDArray[np.float64]:
+    """The error of the means in each column: ``|μ_j − μ̃_j|`` averaged over matched components.
+
+    Components are matched as for the mean error (Hungarian algorithm on the means); each
+    column's error is in that column's units.
+
+    Examples
+    --------
+    >>> column_errors([[10.0, 500.0], [14.0, 900.0]], [[14.5, 880.0], [9.0, 530.0]]).tolist()
+    [0.75, 25.0]
+    """
+    truth, found = np.asarray(true_means, dtype=float), np.asarray(means, dtype=float)
+    order = match_components(truth, found)
+    kept = order >= 0
+    return np.abs(found[order[kept]] - truth[kept]).mean(axis=0)
 
 
 def _format(value: Any) -> str:
@@ -553,11 +584,17 @@ def truth_scenario(scenario: Scenario, result: Result | None = None) -> Scenario
     :data:`CSV_EM_ITERATIONS` iterations, the best of :data:`CSV_EM_STARTS` starts; the same
     radius, or the same ranges — private ones
     as ``result`` released them): "non-private EM on your data", a reference, never released.
+    On ranges, each column is scaled by its own range inside (the same clipped rows): EM's
+    start and its covariance floor are set in the unit ball's units, so without it a column
+    in thousands set them for a column in tens (1σ ellipses ±30 wide on a column of spread
+    0.5); its answer comes back in the table's units.
     """
+    data = (upload.reference_block(scenario.data, result) if result is not None else
+            dict(scenario.data))
+    if data.get("bounds") is not None:  # each column scaled by its own range inside
+        data["bounds"] = {**(parse_bounds(data["bounds"]) or {}), "standardise": True}
     return Scenario.from_dict({
-        "task": "gmm", "estimator": "em",
-        "data": upload.reference_block(scenario.data, result) if result is not None else
-        dict(scenario.data),
+        "task": "gmm", "estimator": "em", "data": data,
         "params": {**_em_params(scenario), "iterations": CSV_EM_ITERATIONS,
                    "starts": CSV_EM_STARTS},
         "seed": CSV_SEED})

@@ -27,6 +27,12 @@ DRAW_ROWS = 1500
 #: The multiples of the standard deviation drawn as ellipses, with their dash styles.
 SIGMAS: tuple[tuple[int, str], ...] = ((1, "solid"), (2, "dot"))
 ELLIPSE_POINTS = 73
+#: When the private means would stretch an axis to more than this many times the rows' own
+#: span (noise far larger than the data's spread), the axis keeps the rows' span in their own
+#: units and the means beyond it are drawn at its edge, their coordinates in the hover.
+FAR = 3.0
+#: The margin about the rows' span (a share of it).
+MARGIN = 0.08
 
 
 def ellipse(mean: ArrayLike, covariance: ArrayLike, n_sigma: float = 1.0,
@@ -130,7 +136,10 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
     plotly.graph_objects.Figure
         ``Scatter`` traces in order: the rows; the true 1σ and 2σ ellipses (with
         covariances); the private ones (with covariances); the cloud (if given); the true
-        means; the private means. Coordinates are the data's own units.
+        means; the private means; those beyond a kept axis at its edge (if any). Coordinates
+        are the data's own units: an axis the private means would stretch past :data:`FAR`
+        times the rows' span keeps the rows' span; with a ``reference`` (a user's file, whose
+        columns may have different units) the axes are not drawn to one scale.
     """
     rows = _project(data, axes)
     mu = _project(true_means, axes)
@@ -160,6 +169,7 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
                     "symbol": "circle"},
             hovertemplate="a run's private mean (%{x:.3g}, %{y:.3g})<extra></extra>"))
     labels = [str(j + 1) for j in range(len(mu))]
+    kept = axis_ranges(np.vstack([rows, mu]), est)
     for who, means, symbol in (("true", mu, "x"), ("private", est, "circle")):
         hover = (f"mean %{{text}} of {reference}" if who == "true" and reference else
                  f"{who} mean %{{text}}")
@@ -172,7 +182,61 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
                     "line": {"color": "white", "width": 1.5}},
             legendgroup=who,
             hovertemplate=f"{hover}: (%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
+    beyond = _beyond(est, kept)
+    if beyond.any():
+        edge = np.column_stack([np.clip(est[:, i], *(kept[i] or (-np.inf, np.inf)))
+                                for i in (0, 1)])
+        fig.add_trace(go.Scatter(
+            x=edge[beyond, 0], y=edge[beyond, 1], mode="markers+text",
+            name="private means beyond the view (at its edge)",
+            text=[labels[j] for j in np.flatnonzero(beyond)], textposition="top right",
+            textfont={"color": COLORS["private"], "size": 14},
+            customdata=est[beyond], legendgroup="private",
+            marker={"color": COLORS["private"], "size": 13, "symbol": "diamond-open",
+                    "line": {"width": 2}},
+            hovertemplate="private mean %{text}, beyond the view: (%{customdata[0]:.4g}, "
+                          "%{customdata[1]:.4g})<extra></extra>"))
     fig.update_layout(template=TEMPLATE, title=title, height=620)
-    fig.update_xaxes(title_text=plotly_text(names[axes[0]]))
-    fig.update_yaxes(title_text=plotly_text(names[axes[1]]), scaleanchor="x", scaleratio=1)
+    fig.update_xaxes(title_text=plotly_text(names[axes[0]]), range=kept[0])
+    fig.update_yaxes(title_text=plotly_text(names[axes[1]]), range=kept[1])
+    if reference is None:  # generated data: one unit, drawn to one scale
+        fig.update_yaxes(scaleanchor="x", scaleratio=1)
     return fig
+
+
+def axis_ranges(shown: ArrayLike, private: ArrayLike
+                ) -> tuple[list[float] | None, list[float] | None]:
+    """Each axis's range: ``None`` (Plotly's own) unless the private points stretch it.
+
+    An axis whose span with the ``private`` points would exceed :data:`FAR` times that of
+    the ``shown`` points (the rows, the true or reference means) keeps the latter's, with a
+    :data:`MARGIN`.
+
+    Examples
+    --------
+    >>> rows = np.array([[10.0, 0.0], [12.0, 1.0]])
+    >>> axis_ranges(rows, np.array([[11.0, 900.0]]))
+    (None, [-0.08, 1.08])
+    """
+    base = np.asarray(shown, dtype=float)
+    extra = np.asarray(private, dtype=float).reshape(-1, 2)
+    out: list[list[float] | None] = []
+    for i in (0, 1):
+        low, high = float(base[:, i].min()), float(base[:, i].max())
+        span = high - low or max(abs(high), 1.0)
+        every = np.concatenate([base[:, i], extra[:, i]])
+        if float(every.max() - every.min()) > FAR * span:
+            out.append([low - MARGIN * span, high + MARGIN * span])
+        else:
+            out.append(None)
+    return out[0], out[1]
+
+
+def _beyond(points: NDArray[np.float64],
+            kept: tuple[list[float] | None, list[float] | None]) -> NDArray[np.bool_]:
+    """Which points lie outside a kept axis range."""
+    outside = np.zeros(len(points), dtype=bool)
+    for i, span in enumerate(kept):
+        if span is not None:
+            outside |= (points[:, i] < span[0]) | (points[:, i] > span[1])
+    return outside
