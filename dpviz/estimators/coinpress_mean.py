@@ -15,7 +15,8 @@ and their mean to lie in the public prior ball ``B(c₀, r₀)``. Step i, in uni
 The budget goes ``LAST_SHARE`` to the last step and the rest equally to the earlier ones (in
 ρ; the paper's split); the noise multipliers ``zᵢ`` come from the budget solver, so every
 accounting method composes the t Gaussian releases. Without ``steps`` the number of steps is
-the one whose last step has the smallest noise (:func:`schedule`, public inputs only).
+the one whose last step has the smallest noise in the public schedule (:func:`best_steps`),
+so which releases run never depends on the data.
 
 Privacy (replace one row; n is public, §9 (c)). The radii ``rᵢ`` and ``τᵢ`` and the noise
 scales ``σᵢ`` are functions of n, d, β, r₀, s and the budget only, never of the data. The

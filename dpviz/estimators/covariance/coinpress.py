@@ -24,8 +24,10 @@ releases only, so with them fixed every whitened, projected row has ``‖y‖ �
 one row moves ``Σ yyᵀ/n`` by ``‖yyᵀ − y′y′ᵀ‖_F/n = √(‖y‖⁴ + ‖y′‖⁴ − 2(yᵀy′)²)/n ≤ √2γ²/n``
 (ALGORITHMS.md §1.1) — also bounding the upper triangle that receives the noise. Step i is
 the Gaussian mechanism at that sensitivity, ``ρwᵢ``-zCDP; the steps compose to ``ρΣwᵢ = ρ``;
-the PSD projections, the whitening and the estimate are post-processing. The prior, the
-floor and β affect accuracy only (a Σ larger than ``r²I`` clips rows, privately).
+the PSD projections, the whitening and the estimate are post-processing; t and every σᵢ come
+from public inputs (n, d, β, r, floor, ρ). The prior, the floor and β affect accuracy only
+(a Σ larger than ``r²I`` clips rows, privately); ``rows_clipped`` is a diagnostic, not a
+release.
 """
 
 from __future__ import annotations
