@@ -108,7 +108,7 @@ def _shown(d: int) -> str:
 
 
 def grid_figure(result: Result, *, rows: ArrayLike | None = None,
-                names: Sequence[str] | None = None) -> go.Figure:
+                names: Sequence[str] | None = None, one_scale: bool = True) -> go.Figure:
     """The released grid as a heatmap over its box, the k peaks marked, the rows drawn lightly.
 
     Parameters
@@ -119,6 +119,9 @@ def grid_figure(result: Result, *, rows: ArrayLike | None = None,
         The rows the run saw (n × d, the table's units), drawn lightly under the peaks.
     names : sequence of str, optional
         The columns' names (a CSV's header), for the axes.
+    one_scale : bool
+        Draw both axes to one scale (columns in one unit); a user's file's columns may have
+        different units, each then keeps its own.
 
     Returns
     -------
@@ -170,8 +173,9 @@ def grid_figure(result: Result, *, rows: ArrayLike | None = None,
                       margin={"t": 20})
     fig.update_xaxes(title_text=axes[0], range=[low[0], high[0]])
     if d > 1:
-        fig.update_yaxes(title_text=axes[1], range=[low[1], high[1]], scaleanchor="x",
-                         scaleratio=1)
+        fig.update_yaxes(title_text=axes[1], range=[low[1], high[1]])
+        if one_scale:
+            fig.update_yaxes(scaleanchor="x", scaleratio=1)
     else:
         fig.update_yaxes(range=[-0.5, 0.5], showticklabels=False, showgrid=False, ticks="")
         fig.update_layout(height=320)
@@ -207,7 +211,8 @@ def centres_path_figure(result: Result, *, rows: ArrayLike | None = None,
     true_means : array-like, optional
         k × d, drawn as crosses.
     reference : str, optional
-        What ``true_means`` are when the data have no truth (the legend names it).
+        What ``true_means`` are when the data have no truth (the legend names it); a user's
+        file, whose columns may have different units, so the axes keep their own scales.
 
     Returns
     -------
@@ -284,7 +289,9 @@ def centres_path_figure(result: Result, *, rows: ArrayLike | None = None,
                       margin={"t": 20})
     fig.update_xaxes(title_text=axes[0])
     if d > 1:
-        fig.update_yaxes(title_text=axes[1], scaleanchor="x", scaleratio=1)
+        fig.update_yaxes(title_text=axes[1])
+        if reference is None:  # generated data, one unit: one scale (a file's keep their own)
+            fig.update_yaxes(scaleanchor="x", scaleratio=1)
     else:
         after = [f"after step {s}" for s in range(1, steps + 1)]
         fig.update_yaxes(tickvals=[-0.7, *level.tolist()], ticktext=["rows", "peaks", *after])
@@ -295,7 +302,8 @@ def grid_means_story(result: Result, inputs: StoryInputs) -> StoryRows:
     """Grid means' story: the released grid and its peaks, then the local steps."""
     if "grid_counts" not in result.diagnostics:  # refused before reading the data
         return []
-    return [[StoryFigure(grid_figure(result, rows=inputs.rows, names=inputs.names),
+    return [[StoryFigure(grid_figure(result, rows=inputs.rows, names=inputs.names,
+                                     one_scale=inputs.reference is None),
                          "gmm_story_grid", "dpviz-grid-means-grid")],
             [StoryFigure(centres_path_figure(result, rows=inputs.rows, names=inputs.names,
                                              true_means=inputs.true_means,
