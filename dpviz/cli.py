@@ -231,9 +231,8 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     content = read_file(given, what="the CSV")
     scenario = _scenario(args, extra, given)
     out = run_scenario(scenario, load_data(scenario.data, content=content)).to_dict()
-    if scenario.data.get("bounds") is not None:  # the estimator's ball is the ranges'
-        out["choices"]["bound"] = _ranges_bound(scenario.data["bounds"], out["choices"])
-    elif args.data is not None and _default_ball(out["choices"]):
+    if scenario.data.get("bounds") is None and args.data is not None and _default_ball(
+            out["choices"]):
         warnings.warn(NO_BOUND, UserWarning, stacklevel=2)
     return out
 
@@ -253,25 +252,6 @@ def _default_ball(choices: dict[str, Any]) -> bool:
     from dpviz.privacy.bounds import Ball
 
     return str(choices.get("bound", "")).startswith(Ball(np.zeros(1), 1.0, "default").describe())
-
-
-def _ranges_bound(bounds: Any, choices: dict[str, Any]) -> str:
-    """The bound of a run on per-column ranges, labelled by how they were found.
-
-    The estimator saw the rows inside the ranges' ball and describes that ball as a radius it
-    was given; the ranges' own description says whether they were typed (public), estimated
-    privately (with their share of the budget) or read from the data (not private).
-    """
-    import numpy as np
-
-    from dpviz.privacy.bounds import BOUND_KINDS, Box, parse_bounds
-
-    block = parse_bounds(bounds)
-    assert block is not None
-    kind = next(k for k in BOUND_KINDS if k in block)
-    ranges = np.asarray(choices["ranges"], dtype=float)
-    box = Box(ranges[:, 0], ranges[:, 1], kind, bool(block["standardise"]))
-    return box.describe(share=block.get("private"))
 
 
 def _bounds_radius(text: str) -> float | None:

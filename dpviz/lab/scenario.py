@@ -701,7 +701,11 @@ def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
                  **{**params, "radius": box.radius})
     for release in result.ledger.releases:
         spent.record(release)
-    choices = {**result.choices, "bounds": box.describe(), "ranges": box.ranges(),
+    # the estimator saw the ranges' ball as a radius it was given: the bound is the ranges',
+    # labelled by how they were found (typed, private with its share, read from the data)
+    described = box.describe(share=bounds.get("private"))
+    choices = {**result.choices, "bound": described, "bounds": described,
+               "ranges": box.ranges(),
                "centre": box.center.tolist(),
                **_table_choices(loaded, box.clipped_rows(x))}
     reasons = "; ".join(r for r in (result.not_private, box.not_private) if r) or None

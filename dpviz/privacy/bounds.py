@@ -266,13 +266,14 @@ class Box:
         """Releases (or diagnostics) in the prepared units back in the table's units.
 
         Locations (``mean``, ``means``, ``true_mean``, ``start_centres``; grid means'
-        ``centres``, every step's, and its grid's box ``grid_low``, ``grid_high``) get
-        ``center + scale·m``; grid means' ``radii`` become per-column half-axes ``r·scale``
-        (steps × d: a radius's ball is an ellipse in the table's units); second moments
-        (``covariance``, ``covariances``) ``S·C·S`` (a covariance task's matrix is then the
-        second moment about :attr:`center`); ``loadings`` are scaled row-wise,
-        ``noise_variances`` by ``scale²``; a mixture's trajectory step by step. Other entries
-        are kept.
+        ``centres``, every step's, and its grid's box ``grid_low``, ``grid_high``; the
+        chunks' ``candidates``, ``chunk_means``, the stability learner's ``centroids`` and
+        KSSU's ``lifted_centres``) get ``center + scale·m``; grid means' ``radii`` become
+        per-column half-axes ``r·scale`` (steps × d: a radius's ball is an ellipse in the
+        table's units); second moments (``covariance``, ``covariances``,
+        ``chunk_covariances``) ``S·C·S`` (a covariance task's matrix is then the second
+        moment about :attr:`center`); ``loadings`` are scaled row-wise, ``noise_variances``
+        by ``scale²``; a mixture's trajectory step by step. Other entries are kept.
         """
         c, s = self.center, self.scale
         out: dict[str, Any] = {}
@@ -280,11 +281,12 @@ class Box:
             if value is None:
                 out[key] = value
             elif key in ("mean", "means", "true_mean", "start_centres", "centres", "grid_low",
-                         "grid_high"):
+                         "grid_high", "candidates", "chunk_means", "centroids",
+                         "lifted_centres"):
                 out[key] = c + s * np.asarray(value, dtype=float)
             elif key == "radii":
                 out[key] = np.multiply.outer(np.asarray(value, dtype=float), s)
-            elif key in ("covariance", "covariances", "true_covariance"):
+            elif key in ("covariance", "covariances", "true_covariance", "chunk_covariances"):
                 out[key] = np.asarray(value, dtype=float) * np.multiply.outer(s, s)
             elif key == "loadings":
                 out[key] = np.asarray(value, dtype=float) * s[:, None]
