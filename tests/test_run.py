@@ -246,7 +246,7 @@ def test_bad_input_is_a_sentence_shared_with_the_cli(kwargs, argv, message, pref
     ("gmmm", "laplace",
      "unknown task 'gmmm'; the tasks are: mean, gmm, factor_analysis, covariance, sbm"),
     ("mean", "median", "unknown estimator 'median' for task 'mean'; choose one of: laplace, "
-                       "gaussian"),
+                       "gaussian, coinpress"),
 ])
 def test_unknown_names_are_a_sentence_shared_with_the_cli(task, estimator, message, tmp_path,
                                                           capsys):
