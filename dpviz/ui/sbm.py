@@ -149,15 +149,13 @@ D_WAYS = {READ: "its mean degree, read from the graph (not private)",
 #: The upload's own n and d: a generated graph's are ``sbm_n`` and ``sbm_degree``, so its
 #: values never carry over (links made when the two shared them: :func:`read_old_upload_link`).
 UPLOAD_N, UPLOAD_DEGREE = "sbm_upload_n", "sbm_upload_degree"
-#: The file and ids the given n last started from (a new one starts it again).
-_COUNTED = "sbm_upload_counted"
 #: Runs left in which an old link's n and d are set again (:func:`read_old_upload_link`).
 _OLD_LINK = "sbm_old_link_runs"
-N_HELP = ("Edge privacy hides who is linked to whom; the vertices themselves are public, so n "
-          "starts from the file's vertex count (its largest id + 1, or its distinct ids when "
-          "renumbered). Check it against what you know of the network — a vertex with no edge "
-          "is missing from the file — and change it if needed. Counting the ids instead "
-          "marks the run not private.")
+N_HELP = ("Edge privacy hides who is linked to whom; the vertices themselves are public: type "
+          "how many the network has, from what you know of it. The file's ids are shown as a "
+          "hint only — they come from its edges (a vertex with no edge is missing, and one "
+          "edge can move the largest id), so taking them unchecked would make n depend on "
+          "the edges. Counting the ids instead marks the run not private.")
 D_HELP = ("The number of neighbours you expect a vertex to have in this kind of network, from "
           "what you know of it (a survey, a published figure, how it was built) — never from "
           "this file: the privacy proof needs d public, and the noise is scaled to it.")
@@ -235,17 +233,13 @@ def upload_controls() -> GraphChoice:
                     bind="query-params", help=N_HELP)
     n: int | None = None
     if n_way == GIVEN:
-        if block is not None and content is not None:
-            counted = attempt(vertex_count, block, content)
-            start = (block["sha256"], renumber)
-            if st.session_state.get(UPLOAD_N) is None or st.session_state.get(
-                    _COUNTED, start) != start:
-                st.session_state[UPLOAD_N] = counted  # a new file starts from its own count
-            st.session_state[_COUNTED] = start
+        # the file's count is a hint, never the value: it is read from the edges
+        hint = ("the vertices you know of" if block is None or content is None else
+                f"its ids suggest {attempt(vertex_count, block, content):,}")
         given_n = a.number_input("n (ids are 0 … n−1)", min_value=int(limits.SBM_VERTICES.low),
                                  max_value=int(limits.SBM_VERTICES.high), value=None, step=1,
                                  format="%d", key=UPLOAD_N, bind="query-params",
-                                 placeholder="the file's count", help=N_HELP)
+                                 placeholder=hint, help=N_HELP)
         n = None if given_n is None else int(given_n)
     d_way = b.radio("Average degree d", tuple(D_WAYS), format_func=D_WAYS.__getitem__,
                     index=int(UPLOAD_DEGREE in st.query_params
@@ -270,10 +264,8 @@ def upload_controls() -> GraphChoice:
     if missing is not None:
         return GraphChoice(None, missing=missing)
     block["n"] = n
-    if degree is not None:
-        vertices = n if n is not None else attempt(vertex_count, block, content)
-        return GraphChoice(block, content, {"degree": degree, "signal": signal},
-                           vertices=vertices)
+    if degree is not None:  # the outlook needs a public n: none when n is read off the ids
+        return GraphChoice(block, content, {"degree": degree, "signal": signal}, vertices=n)
     # d left out: the run reads it from the graph and is marked not private
     read = attempt(load_data, block, content=content).public["degree"]
     st.warning(f"Not private: d = {read:.3g} is read from the graph (its mean degree). "

@@ -139,7 +139,11 @@ def test_upload_waits_for_a_file_then_recovers_its_communities(sbm, ran):
     sbm.selectbox(key="sbm_estimator").set_value("spectral")
     _upload(sbm, content)
     assert not sbm.exception and not errors(sbm)
-    assert sbm.number_input(key="sbm_upload_n").value == 40  # the file's vertex count
+    # the file's count is a hint, never the value (it is read from the edges): no run yet
+    assert sbm.number_input(key="sbm_upload_n").value is None
+    assert sbm.number_input(key="sbm_upload_n").placeholder == "its ids suggest 40"
+    assert [i.value for i in sbm.info] == [sbm_ui.N_MISSING] and charts(sbm) == {}
+    sbm.number_input(key="sbm_upload_n").set_value(40).run()
     assert [i.value for i in sbm.info] == [sbm_ui.D_MISSING]  # d has no default: no run
     assert charts(sbm) == {}
     count = len(ran)
@@ -159,7 +163,7 @@ def test_the_issues_graph_says_recovery_cannot_be_expected(ran):
     """77 vertices, d = 6 given, ε_s = 0.5, ε = 2: a near-random split, said before the run."""
     at = open_sbm(sbm_source="upload", sbm_upload_n_way="given", sbm_upload_d_way="given")
     _upload(at, _two_communities(77, 0.1, 0.035, seed=3))
-    assert at.number_input(key="sbm_upload_n").value == 77
+    at.number_input(key="sbm_upload_n").set_value(77)
     at.number_input(key="sbm_upload_degree").set_value(6.0).run()
     assert not at.exception and not errors(at)
     (said,) = [w.value for w in at.warning if w.value.startswith("At n = 77")]
@@ -175,16 +179,18 @@ def test_the_issues_graph_says_recovery_cannot_be_expected(ran):
     assert "expect a split better than a coin flip, with many vertices wrong" in said
 
 
-def test_a_new_file_starts_n_from_its_own_count():
+def test_the_files_count_is_a_hint_not_a_value():
+    """n is public only when the user gives it: the ids (read from the edges) only suggest it."""
     at = open_sbm(sbm_source="upload", sbm_upload_n_way="given", sbm_upload_degree="5")
     _upload(at, _two_communities(40, 0.3, 0.05))
-    assert at.number_input(key="sbm_upload_n").value == 40
+    assert at.number_input(key="sbm_upload_n").value is None
+    assert at.number_input(key="sbm_upload_n").placeholder == "its ids suggest 40"
     at.number_input(key="sbm_upload_n").set_value(45).run()
     assert at.number_input(key="sbm_upload_n").value == 45  # the user's n is kept
     at.file_uploader(key="sbm_upload").set_value(
         ("other.csv", _two_communities(30, 0.3, 0.05), "text/csv")).run()
-    assert not at.exception and not errors(at)
-    assert at.number_input(key="sbm_upload_n").value == 30
+    assert not at.exception
+    assert at.number_input(key="sbm_upload_n").placeholder == "its ids suggest 30"
 
 
 @pytest.mark.parametrize("link", [
