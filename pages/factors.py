@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpviz import ui, viz
 from dpviz.ui import audit, factors, runs, upload
-from dpviz.ui.risk import risk_panel
+from dpviz.ui.risk import budget_title, risk_panel
 
 ctx = ui.page("Private factor analysis")
 st.markdown(factors.INTRO)
@@ -51,7 +51,8 @@ if not uploaded:
                "its own colour range, symmetric about 0. The data are not centred (their mean "
                "is not private).")
 if private.ledger.releases:
-    ui.show_chart(viz.ledger_bar(private.ledger), key="factors_ledger",
+    ui.show_chart(viz.ledger_bar(private.ledger, title=budget_title(
+        "Where the budget went", private.not_private)), key="factors_ledger",
                   filename="dpviz-factor-analysis-ledger")
     risk_panel(private.ledger, scenario, key="factors", not_private=private.not_private)
 ui.lazy_expander("Audit this estimator",

@@ -5,7 +5,7 @@ import streamlit as st
 from dpviz import ui, viz
 from dpviz.ui import audit, gmm, gmm_compare, predict, runs, upload, winner
 from dpviz.ui.card import card_panel
-from dpviz.ui.risk import risk_panel
+from dpviz.ui.risk import budget_title, risk_panel
 from dpviz.ui.solve import solve_expander
 
 ctx = ui.page("Gaussian mixtures")
@@ -107,9 +107,11 @@ with figures:
 
     charged = result.ledger if cloud is None else cloud.ledger  # what the figure drew
     if charged.releases:
-        if cloud is not None:
+        if cloud is not None and result.not_private is None:
             st.caption(gmm.cloud_charge(cloud, result.ledger))
-        ui.show_chart(viz.ledger_bar(charged, title=gmm.ledger_title(cloud)), key="gmm_ledger",
+        ui.show_chart(viz.ledger_bar(charged, title=budget_title(gmm.ledger_title(cloud),
+                                                                 result.not_private)),
+                      key="gmm_ledger",
                       filename="dpviz-gmm-ledger")
         risk_panel(charged, scenario, key="gmm", runs=1 if cloud is None else cloud.repeats + 1,
                    not_private=result.not_private)

@@ -34,7 +34,7 @@ from dpviz.privacy import compose_runs
 from dpviz.privacy.calibration import zcdp_epsilon
 from dpviz.ui import runs, upload, widgets
 from dpviz.ui.gmm import accept_option_names, choices_table, clamp_state
-from dpviz.ui.risk import risk_panel, spend_text
+from dpviz.ui.risk import budget_title, risk_panel, spend_text
 from dpviz.ui.widgets import (
     advanced,
     delta_input,
@@ -487,20 +487,22 @@ def ledger_panel(runs: Sequence[Run], chosen: Chosen) -> None:
     clamp_state("cov_ledger", tuple(labels))
     name = st.radio("Budget bar of", tuple(labels), format_func=labels.__getitem__,
                     horizontal=True, key="cov_ledger", bind="query-params")
+    unguaranteed = [f"{run.label}: {run.result.not_private}" for run in spending
+                    if run.result.not_private]
     if name == ALL_DRAWN:
         ledger, title = drawn, f"Where the budget of all {len(spending)} drawn runs went"
+        reason = "; ".join(unguaranteed) or None
     else:
         run = next(r for r in spending if r.name == name)
         ledger, title = run.result.ledger, f"Where {run.label}'s budget went"
-    show_chart(ledger_bar(ledger, title=title), key="cov_ledger_bar",
+        reason = run.result.not_private
+    show_chart(ledger_bar(ledger, title=budget_title(title, reason)), key="cov_ledger_bar",
                filename=f"dpviz-covariance-ledger-{name}")
-    if len(spending) > 1:
+    if len(spending) > 1 and not unguaranteed:
         st.caption(f"This page draws {len(spending)} private releases of the same data, one per "
                    f"estimator, each within the budget: together they spend "
                    f"{spend_text(drawn)}, and the risk panel charges them all. A real release "
                    "publishes one.")
-    unguaranteed = [f"{run.label}: {run.result.not_private}" for run in spending
-                    if run.result.not_private]
     risk_panel(drawn, chosen.scenarios[0], key="cov", runs=len(spending),
                stated_delta=chosen.stated_delta or None,
                not_private="; ".join(unguaranteed) or None)

@@ -110,6 +110,23 @@ def pair_text(epsilon: float, delta: float) -> str:
     return f"ε = {number(epsilon)}" + (f", δ = {delta:.2g}" if delta > 0 else "")
 
 
+#: What a budget bar's title adds for a run without a guarantee (no ε is stated for it).
+NO_GUARANTEE_TITLE = " — no privacy guarantee: the noise was drawn, no ε applies"
+
+
+def budget_title(title: str, not_private: str | None) -> str:
+    """A budget bar's title, saying so when the run has no guarantee (its ``not_private``).
+
+    Examples
+    --------
+    >>> budget_title("Where the budget went", None)
+    'Where the budget went'
+    >>> budget_title("Where the budget went", "d read from the graph")[-23:]
+    'was drawn, no ε applies'
+    """
+    return title if not_private is None else title + NO_GUARANTEE_TITLE
+
+
 def spend_text(ledger: Ledger) -> str:
     """A ledger's total in a few words (``ε = 1.2, δ = 1e-05`` or ``ρ = 0.4``)."""
     total = ledger.total()

@@ -33,7 +33,7 @@ from dpviz.lab.recovery import SPLIT, Outlook, recovery_outlook
 from dpviz.lab.scenario import LoadedData, Scenario, load_data
 from dpviz.ui import predict, widgets
 from dpviz.ui.gmm import accept_option_names, choices_table
-from dpviz.ui.risk import risk_panel
+from dpviz.ui.risk import budget_title, risk_panel
 from dpviz.ui.runs import canonical
 from dpviz.ui.shell import PageContext
 from dpviz.ui.upload import UPLOAD_NOTE
@@ -515,7 +515,9 @@ def result_panels(scenario: Scenario, data: LoadedData, result: Result, *,
         st.caption("The recovered communities (their ordering of the matrix, the coloured "
                    "graph) and the error: hidden until you reveal your guess.")
     if result.ledger.releases:
-        show_chart(ledger_bar(result.ledger), key="sbm_ledger", filename="dpviz-sbm-ledger")
+        show_chart(ledger_bar(result.ledger, title=budget_title(
+            "Where the budget went", result.not_private)), key="sbm_ledger",
+            filename="dpviz-sbm-ledger")
         risk_panel(result.ledger, scenario, key="sbm", not_private=result.not_private)
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")

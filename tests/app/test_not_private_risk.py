@@ -7,9 +7,12 @@ reason and no "Spent: ε" line; a private run shows its spending as before.
 
 from __future__ import annotations
 
+import pytest
+from test_bounds_upload import three_clusters
+
 from dpviz.ui import sbm as sbm_ui
 
-from .app_helpers import errors, open_page
+from .app_helpers import charts, errors, open_page
 
 
 def _spent(at) -> list[str]:  # type: ignore[no-untyped-def]
@@ -20,6 +23,10 @@ def _no_guarantee(at) -> list[str]:  # type: ignore[no-untyped-def]
     return [w.value for w in at.warning if "No privacy guarantee" in str(w.value)]
 
 
+def _bar_titles(at) -> list[str]:  # type: ignore[no-untyped-def]
+    return [str(c["layout"]["title"]["text"]) for k, c in charts(at).items() if "ledger" in k]
+
+
 def test_a_graph_whose_degree_is_read_states_no_epsilon() -> None:
     at = open_page("sbm")
     at.radio(key="sbm_source").set_value(sbm_ui.UPLOAD).run()
@@ -28,6 +35,21 @@ def test_a_graph_whose_degree_is_read_states_no_epsilon() -> None:
     at.file_uploader(key="sbm_upload").set_value(("graph.csv", content, "text/csv")).run()
     assert not at.exception and not errors(at), (at.exception, errors(at))
     assert not _spent(at) and _no_guarantee(at), (_spent(at), [w.value for w in at.warning])
+    assert all("no privacy guarantee" in t for t in _bar_titles(at)) and _bar_titles(at)
+
+
+@pytest.mark.parametrize("page", ["gmm", "covariance"])
+def test_a_table_whose_bound_is_read_from_the_data_states_no_epsilon(page: str) -> None:
+    at = open_page(page)
+    prefix = "gmm" if page == "gmm" else "cov"
+    at.selectbox(key=f"{prefix}_source").set_value("csv").run()
+    at.session_state[f"{prefix}_bound_way"] = "data"
+    at.file_uploader(key=f"{prefix}_upload").set_value(
+        ("clusters.csv", three_clusters(), "text/csv")).run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    assert not _spent(at) and _no_guarantee(at)
+    assert _bar_titles(at) and all("no privacy guarantee" in t for t in _bar_titles(at))
+    assert not any("together they spend" in c.value for c in at.caption)
 
 
 def test_the_metropolis_chain_states_no_epsilon_and_a_private_run_does() -> None:
