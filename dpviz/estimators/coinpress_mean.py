@@ -97,7 +97,13 @@ def shares(steps: int) -> list[float]:
     --------
     >>> shares(1), shares(3)
     ([1.0], [0.125, 0.125, 0.75])
+    >>> shares(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: steps must be at least 1, got 0
     """
+    if steps < 1:  # the shares must sum to one: a direct call may not skip the registry
+        raise ValueError(f"steps must be at least 1, got {steps}")
     if steps == 1:
         return [1.0]
     return [(1 - LAST_SHARE) / (steps - 1)] * (steps - 1) + [LAST_SHARE]
