@@ -39,6 +39,7 @@ with figures:
     st.caption(ui.escape_markdown(data.description))
     if "upload" in scenario.data:  # before the figure: a bound that clips most rows, or too wide
         upload.warn_bound(result, scenario, ui.attempt(runs.loaded, scenario, content))
+    gmm.expected_box(scenario, result, data.data.shape)
     if result.not_private:
         st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
                    "what the estimator does, but this run gives no privacy guarantee.",

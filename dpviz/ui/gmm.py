@@ -21,12 +21,12 @@ from dpviz.data import DATASETS, load_dataset, validate_mixture_data
 from dpviz.estimators.metrics import METRICS, Truth, match_components
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
-from dpviz.lab import experiments
+from dpviz.lab import expectation, experiments
 from dpviz.lab.feasibility import table_default
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.work import check_work
 from dpviz.privacy import METHOD_LABELS, METHODS, Budget, Ledger, compose_runs
-from dpviz.privacy.bounds import bound_plan, parse_bounds
+from dpviz.privacy.bounds import bound_plan
 from dpviz.ui import cached, runs, upload, widgets
 from dpviz.ui.risk import spend_text
 from dpviz.ui.shell import PageContext
@@ -255,6 +255,28 @@ def picked_sentence(estimator: str, n: int) -> str:
             "above.")
 
 
+def kept_sentence(table: tuple[int, int, int], epsilon: float, delta: float) -> str | None:
+    """Why the page keeps :data:`FALLBACK` for a table an estimator suits but cannot yet serve.
+
+    ``None`` when no estimator suits the table's public sizes (n, d, k).
+
+    Examples
+    --------
+    >>> kept_sentence((150, 2, 3), 1.0, 1e-5).startswith("For a table of 150 rows Grid means")
+    True
+    >>> kept_sentence((500, 8, 3), 1.0, 1e-5) is None
+    True
+    """
+    n, d, k = table
+    for entry in TASKS["gmm"].values():
+        if entry.suits is not None and entry.suits(n=n, d=d, k=k):
+            reason = entry.cannot_run(n=n, d=d, k=k, epsilon=epsilon, delta=delta)
+            return (f"For a table of {n:,} rows {entry.label} would suit, but it cannot run "
+                    f"at ε = {epsilon:g}: {reason}. The page keeps {_estimator_label(FALLBACK)}; "
+                    "its expected accuracy is stated above the picture.")
+    return None
+
+
 def estimator_controls(data: Mapping[str, Any],
                        table: tuple[int, int, int] | None = None) -> tuple[str, dict[str, Any]]:
     """Estimator (from the registry), its parameters, ε, δ, accounting and the bound.
@@ -273,6 +295,10 @@ def estimator_controls(data: Mapping[str, Any],
     entry: Estimator = TASKS["gmm"][estimator]
     if table is not None and estimator == automatic != FALLBACK:
         st.caption(picked_sentence(estimator, table[0]))
+    elif table is not None and estimator == automatic:
+        kept = kept_sentence(table, _coming("gmm_epsilon", 1.0), _coming("gmm_delta", 1e-5))
+        if kept is not None:
+            st.caption(kept)
     st.caption(entry.paper)
     shown = [p for p in entry.params if p.name != "k" and not p.choice]
     chosen = [p for p in entry.params if p.name != "k" and p.choice]
@@ -475,17 +501,6 @@ def csv_controls() -> DataChoice:
 STREAM = "gmm"
 #: At most this many rows are drawn in the scatter (:data:`dpviz.viz.mixtures.DRAW_ROWS`).
 DRAW_ROWS = viz.mixtures.DRAW_ROWS
-#: Seed of the non-private fit that stands for an uploaded file's "true" components.
-CSV_SEED = 0
-#: Iterations of that fit.
-CSV_EM_ITERATIONS = 100
-#: Its starts (the fit of the highest likelihood is kept): on the issue's 500-row, 3-cluster
-#: table with private ranges (noise seeds 0–39; about 2.6 times wider than the rows) one
-#: start merged two clusters inside 5 of the 37 ranges that held the rows; ten found all
-#: three inside every one.
-CSV_EM_STARTS = 10
-
-
 def run(scenario: Scenario, *, fresh: int, content: bytes | None = None) -> Result:
     """The page's run of ``scenario`` (:func:`dpviz.ui.runs.run` on the page's stream).
 
@@ -509,16 +524,8 @@ def reference_scenario(scenario: Scenario) -> Scenario:
     ('em', inf, 10.0, 2)
     """
     return Scenario.from_dict({**scenario.to_dict(), "estimator": "em",
-                               "params": {**_em_params(scenario), "accounting": "zcdp"}})
-
-
-def _em_params(scenario: Scenario) -> dict[str, Any]:
-    """Non-private EM's parameters from a scenario: no noise, its radius and its k."""
-    plain = scenario.without_noise().params
-    params = {name: plain.get(name) for name in ("epsilon", "delta", "radius")}
-    if plain.get("k") is not None:
-        params["k"] = plain["k"]
-    return params
+                               "params": {**expectation.em_params(scenario),
+                                          "accounting": "zcdp"}})
 
 
 #: The panel that shows an estimator's steps without noise (issue 21): no ε anywhere on it.
@@ -580,24 +587,13 @@ def saved_mechanics(estimator: str) -> tuple[Result, Scenario] | None:
 def truth_scenario(scenario: Scenario, result: Result | None = None) -> Scenario:
     """The fit that stands for an upload's "true" components (it has no labels).
 
-    Non-private EM on the same clipped data as the page's run (seed :data:`CSV_SEED`,
-    :data:`CSV_EM_ITERATIONS` iterations, the best of :data:`CSV_EM_STARTS` starts; the same
-    radius, or the same ranges — private ones
-    as ``result`` released them): "non-private EM on your data", a reference, never released.
-    On ranges, each column is scaled by its own range inside (the same clipped rows): EM's
-    start and its covariance floor are set in the unit ball's units, so without it a column
-    in thousands set them for a column in tens (1σ ellipses ±30 wide on a column of spread
-    0.5); its answer comes back in the table's units.
+    Non-private EM on the same clipped data as the page's run
+    (:func:`dpviz.lab.expectation.reference_of`; private ranges as ``result`` released them):
+    "non-private EM on your data", a reference, never released.
     """
     data = (upload.reference_block(scenario.data, result) if result is not None else
             dict(scenario.data))
-    if data.get("bounds") is not None:  # each column scaled by its own range inside
-        data["bounds"] = {**(parse_bounds(data["bounds"]) or {}), "standardise": True}
-    return Scenario.from_dict({
-        "task": "gmm", "estimator": "em", "data": data,
-        "params": {**_em_params(scenario), "iterations": CSV_EM_ITERATIONS,
-                   "starts": CSV_EM_STARTS},
-        "seed": CSV_SEED})
+    return expectation.reference_of(replace(scenario, data=data))
 
 
 #: What an upload's results are compared with: it has no ground truth.
@@ -661,7 +657,7 @@ def _drawn_and_names(block: str, n: int, d: int) -> tuple[NDArray[np.intp],
                                                          tuple[str, ...]]:
     """The rows the scatter draws (a subsample seeded by the data seed) and column names."""
     data = json.loads(block)
-    seed = int(data.get("seed", CSV_SEED))
+    seed = int(data.get("seed", expectation.REFERENCE_SEED))
     drawn = (np.arange(n) if n <= DRAW_ROWS else
              np.sort(np.random.default_rng(seed).choice(n, DRAW_ROWS, replace=False)))
     names = (tuple(load_dataset(data["dataset"]).names) if "dataset" in data else
@@ -692,10 +688,7 @@ def mixture_data(scenario: Scenario, content: bytes | None = None,
         if fit.failed is not None:
             raise ValueError(f"non-private EM found no components in the uploaded file "
                              f"{scenario.data['upload']}: {fit.failed}")
-        truth = Truth(weights=np.asarray(fit.estimate["weights"], dtype=float),
-                      means=np.asarray(fit.estimate["means"], dtype=float),
-                      covariances=np.asarray(fit.estimate["covariances"], dtype=float),
-                      data=rows)
+        truth = expectation.fitted_truth(fit, rows)
         bound = (result.choices.get("bounds") if result is not None else None) or \
             f"rows clipped to a ball of radius {scenario.params.get('radius')} about the origin"
         description = (description.rstrip(".") + f". Bound: {bound}. The black components are "
@@ -770,6 +763,37 @@ def cloud(scenario: Scenario, *, fresh: int, repeats: int,
     """
     return _cloud(runs.canonical(scenario.to_dict()), fresh if scenario.seed is None else 0,
                   int(repeats), content)
+
+
+# --- Expected accuracy, before the picture ------------------------------------------------
+
+def expected_box(scenario: Scenario, result: Result, sizes: tuple[int, int]) -> None:
+    """The run's predicted error with its spread, from public inputs only, above the figure.
+
+    :func:`dpviz.lab.expectation.expected` on the run's public shape (``sizes``: a table's
+    n and d; private ranges as ``result`` released them), with a progress bar while it is
+    simulated (kept per shape); a warning when it is large, with the n or ε that would do.
+    Nothing for a non-private run, a bundled set or a bound read from the data.
+    """
+    shape = expectation.public_shape(scenario, result.choices, sizes)
+    if shape is None or result.failed:
+        return
+    found = expectation.known(shape)
+    if found is None:
+        from dpviz.ui.progress import timed_bar
+
+        with timed_bar("Predicting the error from runs on generated data of this public shape",
+                       expectation.RUNS, at_most=True) as bar:
+            found = attempt(expectation.expected, shape,
+                            progress=lambda done, total: bar.step(done, unit="runs",
+                                                                  total=total))
+    what = "the means" if "upload" in scenario.data else "the private means"
+    said = found.sentence(what)
+    if found.large:
+        st.warning(said, icon=":material/speed:")
+    else:
+        st.caption(said + " Only public inputs go in: n, d, k, the bound, ε, δ and the "
+                   "estimator's parameters.")
 
 
 # --- Saved benchmarks: the DP-EM paper reproduced, DP-EM against its peers ----------------
