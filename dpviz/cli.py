@@ -230,10 +230,19 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     given = args.data if args.edges is None else args.edges
     content = read_file(given, what="the CSV")
     scenario = _scenario(args, extra, given)
-    out = run_scenario(scenario, load_data(scenario.data, content=content)).to_dict()
+    loaded = load_data(scenario.data, content=content)
+    result = run_scenario(scenario, loaded)
+    out = result.to_dict()
     if scenario.data.get("bounds") is None and args.data is not None and _default_ball(
             out["choices"]):
         warnings.warn(NO_BOUND, UserWarning, stacklevel=2)
+    if args.data is not None and not result.failed:  # the page's prediction, public inputs only
+        from dpviz.lab.expectation import expected, public_shape
+
+        shape = public_shape(scenario, result.choices, loaded.data.shape)
+        if shape is not None:
+            found = expected(shape)
+            out["expected"] = {**found.to_dict(), "sentence": found.sentence()}
     return out
 
 
