@@ -773,8 +773,12 @@ def expected_box(scenario: Scenario, result: Result, sizes: tuple[int, int]) -> 
     :func:`dpviz.lab.expectation.expected` on the run's public shape (``sizes``: a table's
     n and d; private ranges as ``result`` released them), with a progress bar while it is
     simulated (kept per shape); a warning when it is large, with the n or ε that would do.
-    Nothing for a non-private run, a bundled set or a bound read from the data.
+    Nothing for a non-private run, a bundled set or a bound read from the data; nor for
+    generated data, whose error the page measures against the true means on every run (16
+    more runs on each ε move would cost the page seconds and tell no more).
     """
+    if "upload" not in scenario.data:
+        return
     shape = expectation.public_shape(scenario, result.choices, sizes)
     if shape is None or result.failed:
         return
