@@ -282,9 +282,10 @@ def test_peers_section_reads_the_saved_errors(gmm):
     import re
 
     caption = json.loads((cached.RESULTS / "gmm_estimators_caption.json").read_text())["caption"]
-    cell = re.search(r"n = 10,000, ε = 1: [^;]+\)", caption).group(0)  # the saved table's cell
-    assert cell.startswith("n = 10,000, ε = 1: Grid means 0.0")
-    assert cell in accuracy
+    cell = re.search(r"n = 10,000, ε = 1: [^;]+", caption).group(0)  # the saved table's cell
+    # 0.00711 against 0.00714 over 20 paired repeats: no lead established (issue 29 item 4)
+    assert cell.startswith("n = 10,000, ε = 1: a tie between") and "Grid means 0.0" in cell
+    assert cell in accuracy and "a winner is named only where" in accuracy
     assert "Private Populous Estimator (PPE) (refused before spending)" in accuracy
 
 
