@@ -22,6 +22,7 @@ from dpviz.estimators.registry import TASKS
 from dpviz.lab.experiments import winner as engine
 from dpviz.lab.experiments.sweep import SweepSpec
 from dpviz.lab.scenario import Scenario
+from dpviz.privacy import METHOD_LABELS
 from dpviz.ui.progress import TimedBar
 from dpviz.ui.widgets import attempt, escape_markdown, show_chart
 from dpviz.viz.winner import answers_figure, format_value, winner_map_figure
@@ -59,7 +60,9 @@ def settings_text(spec: SweepSpec) -> str:
         name = axis.label.split(" (")[0] if axis is not None else PARAM_NAMES.get(key, key)
         parts.append(f"{name} = {format_value(value) if _number(value) else value}")
     for key, value in spec.fixed.items():
-        if key not in swept:
+        if key == "accounting":
+            parts.append(f"accounting: {METHOD_LABELS.get(str(value), value)}")
+        elif key not in swept:
             name = {"epsilon": "ε", "rho": "ρ", "delta": "δ"}.get(key, key)
             parts.append(f"{name} = {format_value(value) if _number(value) else value}")
     return ", ".join(parts)
