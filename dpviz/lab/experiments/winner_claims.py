@@ -252,11 +252,13 @@ def claim_accuracy_caption_holds(fresh: bool) -> Measured:
     private = [name for name in spec.estimators if name in private_estimators("gmm")]
     again = SweepSpec.from_dict({**spec.to_dict(), "seed": seed, "grid": grid,
                                  "estimators": private})
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory() as cache:
         table = run_map(again, jobs=2, cache_dir=cache).assign(n=spec.data["n"])
+    seconds = time.perf_counter() - started
     fresh_cells = winners(table, "n", "epsilon", "mean_error")
     after = verdicts(fresh_cells, "n", "epsilon")
     before = {cell: frozenset(n for n in names if n in private)
               for cell, names in caption_verdicts(saved["cells"]).items()}
-    found = compare(before, after)
+    found = compare(before, after, seconds)
     return Measured(found.share >= AGREEMENT, f"seed {seed}: {found.text()}")
