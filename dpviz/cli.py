@@ -516,10 +516,13 @@ def _winner(spec: Any, table: Any, path: str | None) -> None:
     x, y = summary["axes"]
     for cell in summary["cells"]:
         won = ("no estimator succeeds" if cell["winner"] is None else
+               f"a tie: {', '.join(cell['tied'])} (no lead established)" if cell["tied"] else
                f"{cell['winner']} (margin {cell['margin']:.2f})")
         failed = cell["failed"] + cell["not_run"]
         sys.stderr.write(f"dpviz: winner at {x} = {cell[x]}, {y} = {cell[y]}: {won}"
-                         + (f"; failed: {', '.join(failed)}" if failed else "") + "\n")
+                         + (f"; failed: {', '.join(failed)}" if failed else "")
+                         + (f"; not private, left out: {', '.join(cell['not_private'])}"
+                            if cell["not_private"] else "") + "\n")
     if path is not None:
         try:
             Path(path).write_text(json.dumps(summary, indent=1, allow_nan=False) + "\n")

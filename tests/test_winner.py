@@ -223,8 +223,10 @@ def test_the_command_line_prints_and_writes_the_winner_summary(tmp_path, capsys)
     assert summary["axes"] == ["rho", "data.n"] and len(summary["cells"]) == 4
     for cell in summary["cells"]:
         assert cell["winner"] in ("gauss", "zero") and 0 <= cell["margin"] <= 1
-        assert f"winner at rho = {cell['rho']}, data.n = {cell['data.n']}: " \
-               f"{cell['winner']}" in captured.err
+        said = (f"a tie: {', '.join(cell['tied'])} (no lead established)" if cell["tied"]
+                else cell["winner"])  # 2 repeats: no lead can be established
+        assert f"winner at rho = {cell['rho']}, data.n = {cell['data.n']}: {said}" \
+            in captured.err
     path.write_text(json.dumps({**spec, "grid": {"rho": [0.1]}}))
     assert cli.main(["sweep", str(path), "--winner", str(out)]) == 2
     assert "--winner needs a grid with two keys" in capsys.readouterr().err

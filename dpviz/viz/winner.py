@@ -127,7 +127,8 @@ def winner_map_figure(cells: pd.DataFrame, x: Axis, y: Axis, xs: Sequence[Any],
             labels[name]), marker={"symbol": "square", "size": 14, "color": colors[name]}))
     tie = owner == "tie"
     if tie.any():
-        _flat_layer(fig, tie, hover, TIE, "tie", "a tie (equal medians, e.g. both exact)")
+        _flat_layer(fig, tie, hover, TIE, "tie",
+                    "a tie: no lead established over the repeats (hover lists the tied)")
     nobody = np.array([[o is None for o in row] for row in owner])
     if nobody.any():
         _flat_layer(fig, nobody, hover, NO_WINNER, "no answer", None)
