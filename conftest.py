@@ -28,8 +28,10 @@ collect_ignore_glob = ["pages/*", "bench/*", ".venv/*"]
 GRACE = 5.0
 #: Threads meant to outlive a test, which Python or their library end at exit by themselves:
 #: joblib's reusable process pool (loky) keeps its manager thread for the next parallel call;
-#: an event loop's default executor (Playwright's) keeps its idle workers.
-KEPT = ("ExecutorManagerThread", "asyncio_")
+#: an event loop's default executor (Playwright's) keeps its idle workers; the compare view's
+#: two bounded pools are the server's, shared by every user for its lifetime
+#: (``st.cache_resource``; Python joins their idle workers at exit).
+KEPT = ("ExecutorManagerThread", "asyncio_", "dpviz-compare")
 
 
 #: Where the app keeps files between runs, given one temporary folder per test process (each

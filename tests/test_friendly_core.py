@@ -229,7 +229,7 @@ def test_certain_bottom_is_refused_before_spending_and_names_the_n_that_works():
     assert why is not None and "even if every chunk agrees" in why
     assert found.failed.startswith(REFUSED + why)
     assert found.ledger.releases == ()
-    needed = int(re.search(r"would succeed from about n = ([\d,]+) rows",
+    needed = int(re.search(r"preconditions hold from about n = ([\d,]+) rows",
                            found.failed).group(1).replace(",", ""))
     assert can_run(n=needed, d=2, k=2, epsilon=1.0, delta=1e-5) is None
     assert can_run(n=int(needed / 1.03), d=2, k=2, epsilon=1.0, delta=1e-5) is not None

@@ -101,7 +101,7 @@ def test_an_estimator_that_cannot_succeed_is_listed_and_run_only_when_asked(expl
     assert not at.exception and not errors(at)
     note = next(i.value for i in at.info if "before any run" in i.value)
     assert "Private PCA" in note and "cannot succeed anywhere on this grid" in note
-    assert "it would succeed from about n = " in note
+    assert "its preconditions hold from about n = " in note
     assert any(c.value.startswith("20 runs: 2 points × 10 repeats × 1 estimator,")
                for c in at.caption)
     at.checkbox(key="explorer_anyway").check().run()

@@ -191,7 +191,7 @@ def test_a_certain_bottom_is_refused_before_anything_is_spent():
                                         rng=np.random.default_rng(0), k=3, radius=mix.radius)
     assert result.failed.startswith(REFUSED)
     assert "t = n_Z/(2k) = 500 points, no more than GoodRadius's slack" in result.failed
-    needed = int(re.search(r"would succeed from about n = ([\d,]+) rows",
+    needed = int(re.search(r"preconditions hold from about n = ([\d,]+) rows",
                            result.failed).group(1).replace(",", ""))
     assert result.ledger.releases == () and result.estimate["means"] is None
 

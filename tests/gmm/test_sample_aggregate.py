@@ -143,7 +143,7 @@ def test_too_few_chunks_are_refused_before_anything_is_spent():
     automatic = sa.sample_aggregate(MIX.data, Budget(epsilon=1.0, delta=1e-5),
                                     rng=np.random.default_rng(0), k=2, radius=MIX.radius)
     needed = 379 * sa.CHUNK_ROWS  # t must exceed the bar, 378.x at epsilon = 1, k = 2
-    said = int(re.search(r"would succeed from about n = ([\d,]+) rows",
+    said = int(re.search(r"preconditions hold from about n = ([\d,]+) rows",
                          automatic.failed).group(1).replace(",", ""))
     assert needed <= said <= needed * 1.02
     assert sa.can_run(n=needed, d=2, k=2, epsilon=1.0, delta=1e-5) is None
