@@ -54,8 +54,8 @@ def test_compare_leaves_out_what_cannot_succeed_says_why_and_what_n_it_needs(cac
     note = next(i.value for i in at.info if "Left out" in i.value)
     assert "cannot succeed" in note and "PPE" in note and "DP-EM" not in note
     # sample-and-aggregate's chunks are too few at the page's n = 10 000: the view says how many
-    assert re.search(r"Sample-and-aggregate.*(preconditions hold|at least 90% of runs succeed) from about n = \d{2},\d{3} rows",
-                     note), note
+    assert re.search(r"Sample-and-aggregate.*(preconditions hold|at least 90% of runs "
+                     r"succeed) from about n = \d{2},\d{3} rows", note), note
     at.button(key="gmm_compare_run").click().run()
     assert not at.exception, at.exception
     bars = [t for t in charts(at)["gmm_compare_figure"]["data"] if t["type"] == "bar"]
