@@ -78,6 +78,9 @@ def _build_parser() -> _Parser:
     _add_run_arguments(run)
     run.add_argument("--card", help="replay an experiment card (instead of TASK ESTIMATOR "
                                     "and the data and budget flags)")
+    run.add_argument("--expected", action="store_true",
+                     help="with --data: add the expected accuracy the page states, predicted "
+                          "from public inputs by simulated runs on generated data (seconds)")
     run.add_argument("--bounds", help="the CSV's public bound: R (a ball of radius R about "
                                       "the origin, as --radius R), LOW:HIGH per column "
                                       "('0:100,0:100', from domain knowledge, not the data), "
@@ -236,13 +239,16 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     if scenario.data.get("bounds") is None and args.data is not None and _default_ball(
             out["choices"]):
         warnings.warn(NO_BOUND, UserWarning, stacklevel=2)
-    if args.data is not None and not result.failed:  # the page's prediction, public inputs only
+    if getattr(args, "expected", False) and args.data is not None and not result.failed:
+        # the page's prediction, public inputs only; asked for, since it simulates for seconds
+        # and the run's JSON must stay the same for the same seed
         from dpviz.lab.expectation import expected, public_shape
 
         shape = public_shape(scenario, result.choices, loaded.data.shape)
         if shape is not None:
             found = expected(shape)
-            out["expected"] = {**found.to_dict(), "sentence": found.sentence()}
+            out["expected"] = {key: value for key, value in found.to_dict().items()
+                               if key != "seconds"} | {"sentence": found.sentence()}
     return out
 
 

@@ -85,7 +85,7 @@ def test_the_command_line_json_carries_the_prediction(tmp_path):
     path.write_text("length (cm),width (cm)\n" + "\n".join(f"{a:g},{b:g}" for a, b in rows))
     done = subprocess.run(
         [sys.executable, "-m", "dpviz", "run", "gmm", "grid_means", "--data", str(path),
-         "--bounds", "10", "--epsilon", "5", "--delta", "1e-5", "--k", "3"],
+         "--bounds", "10", "--epsilon", "5", "--delta", "1e-5", "--k", "3", "--expected"],
         capture_output=True, text=True, check=True,
         env={"DPVIZ_CACHE_DIR": str(tmp_path), "PATH": "", "OPENBLAS_NUM_THREADS": "1"})
     said = json.loads(done.stdout)["expected"]

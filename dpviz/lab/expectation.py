@@ -56,7 +56,7 @@ LARGE = 0.1
 #: The search doubles n (or ε) at most this many times.
 DOUBLINGS = 8
 #: ... and stops when the next point is estimated to pass this many seconds in all.
-SEARCH_SECONDS = 20.0
+SEARCH_SECONDS = 5.0
 #: How far apart the generated mixtures' means are (in standard deviations) and how much of
 #: each column's range their rows span about its centre: a user's groups may overlap or not,
 #: fill the bound or a part of it, which is not public, so the runs take these in turn and the
