@@ -72,6 +72,7 @@ def test_gmm_probes_are_refused_with_a_sentence(params, words):
     assert_sentence(open_with("gmm", **params), *words)
 
 
+@pytest.mark.slow  # 23 s beside the other quick tests
 def test_a_big_graph_is_refused_before_any_work():
     at = open_with("sbm", sbm_n="3000", sbm_degree="1000")
     assert_sentence(at, "n = 3,000 vertices", "too much work on a page")

@@ -167,6 +167,7 @@ def test_500_rows_at_epsilon_1_give_means_within_2_units_of_em_on_your_data(way,
     assert np.linalg.norm(private[order] - reference, axis=1).max() < 2.0
 
 
+@pytest.mark.slow  # several uploads, each with its expected accuracy simulated: 26 s
 def test_the_estimator_box_follows_the_table_until_the_user_picks():
     """Synthetic data: DP-EM. An upload of 500 rows: grid means (DP-EM's noise would swamp
     it); of 10 000 rows: DP-EM again. Once the user picks an estimator, a new file keeps it."""
