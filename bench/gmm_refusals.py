@@ -20,7 +20,9 @@ linear composition. Every case runs in a fresh process, so the first call is rea
 Cold figures are medians (and minima) over ``--processes`` fresh processes, each also as CPU
 time (``*_cpu_ms``): on a shared machine the wall clock of one first call moved ×10 with the
 load, its CPU time much less; the load average is recorded. Each answer's ledger must be empty
-and its ``failed`` sentence a refusal. Writes ``assets/results/gmm_refusals.json``.
+and its ``failed`` sentence a refusal (whose n is where the preconditions hold, not where runs
+succeed: ``bench/succeeds_from.py`` measures that). Writes ``assets/results/gmm_refusals.json``
+with its provenance (:func:`dpviz.lab.provenance.stamp`).
 ``python bench/gmm_refusals.py [--repeats 20] [--processes 5]``.
 """
 
@@ -154,7 +156,11 @@ def main() -> None:
                                  pld_first=not args.pld_lazy)))
         return
     runs = cases(args.processes, args.repeats)
-    OUT.write_text(json.dumps({"n": 10_000, "d": 2, "k": 3, "delta": 1e-5,
+    sys.path.insert(0, str(ROOT))
+    from dpviz.lab.provenance import stamp
+
+    OUT.write_text(json.dumps({"made_by": stamp("python bench/gmm_refusals.py", "gmm"),
+                               "n": 10_000, "d": 2, "k": 3, "delta": 1e-5,
                                "target_ms": TARGET_MS, "processes": args.processes,
                                "load_average": [round(v, 2) for v in os.getloadavg()],
                                "cpus": os.cpu_count(), "runs": runs}, indent=1,

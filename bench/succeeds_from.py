@@ -61,7 +61,7 @@ def merge(row: dict[str, Any], path: Path = SAVED) -> None:
         rows = [r for r in read_saved(path)["rows"] if r["key"] != row["key"]] + [row]
         order = {shape.key(): i for i, shape in enumerate(SHAPES)}
         rows.sort(key=lambda r: order.get(r["key"], len(order)))
-        path.write_text(json.dumps({"provenance": stamp(COMMAND, "gmm"), "rows": rows},
+        path.write_text(json.dumps({"made_by": stamp(COMMAND, "gmm"), "rows": rows},
                                    indent=1, ensure_ascii=False) + "\n")
     finally:
         os.close(folder)
@@ -70,9 +70,10 @@ def merge(row: dict[str, Any], path: Path = SAVED) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=[], metavar="ESTIMATOR:EPSILON",
-                        help="only these shapes, e.g. friendly_core:1")
+                        help="only these shapes, in this order, e.g. friendly_core:1")
     args = parser.parse_args()
-    chosen = [s for s in SHAPES if not args.only or f"{s.estimator}:{s.epsilon:g}" in args.only]
+    named = {f"{s.estimator}:{s.epsilon:g}": s for s in SHAPES}
+    chosen = [named[name] for name in args.only] if args.only else list(SHAPES)
     for shape in chosen:
         row = measure(shape)
         merge(row)

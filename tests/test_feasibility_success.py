@@ -119,7 +119,7 @@ def test_kept_results_are_read_back_and_a_stale_saved_table_is_not(tmp_path):
     row = {"key": SHAPE.key(), "found": found_at(40_000).to_dict(), "held_out": None}
     for stamp, expected in ((provenance.stamp("test", "gmm"), 40_000),
                             ({"registry_version": "older"}, None)):
-        saved.write_text(json.dumps({"provenance": stamp, "rows": [row]}))
+        saved.write_text(json.dumps({"made_by": stamp, "rows": [row]}))
         got = success.known(SHAPE, cache_dir=tmp_path / "empty", saved=saved)
         assert (got and got.n) == expected
 
@@ -144,7 +144,7 @@ def test_the_fast_claim_checks_the_saved_table_against_the_registry(tmp_path, mo
     saved = tmp_path / "saved.json"
 
     def write(*found: SuccessFrom) -> None:
-        saved.write_text(json.dumps({"provenance": provenance.stamp("test", "gmm"), "rows": [
+        saved.write_text(json.dumps({"made_by": provenance.stamp("test", "gmm"), "rows": [
             {"key": f.shape.key(), "found": f.to_dict(), "held_out": None} for f in found]}))
 
     write(good)

@@ -380,7 +380,7 @@ def remember(found: SuccessFrom, cache_dir: str | os.PathLike[str] | None = None
 
 
 def read_saved(path: Path | None = None) -> dict[str, Any]:
-    """The saved table (``{"provenance", "rows"}``; default :data:`SAVED`), or no rows."""
+    """The saved table (``{"made_by", "rows"}``; default :data:`SAVED`), or no rows."""
     path = SAVED if path is None else path
     return json.loads(path.read_text()) if path.is_file() else {"rows": []}
 
@@ -397,7 +397,7 @@ def known(shape: Shape, *, runs: int = RUNS, probability: float = PROBABILITY,
     if path.is_file():
         return SuccessFrom.from_dict(json.loads(path.read_text()))
     table = read_saved(saved)
-    if stale(table.get("provenance", {}), shape.task) is not None:
+    if stale(table.get("made_by", {}), shape.task) is not None:
         return None
     key = shape.key(runs, probability)
     for row in table["rows"]:
@@ -459,7 +459,7 @@ def claim_saved_table_consistent(fresh: bool, saved: Path | None = None) -> Meas
     """
     table = read_saved(saved)
     problems = [] if table["rows"] else ["the table is empty"]
-    old = stale(table.get("provenance", {}), "gmm")
+    old = stale(table.get("made_by", {}), "gmm")
     if old is not None:
         problems.append(old)
     for row in table["rows"]:
