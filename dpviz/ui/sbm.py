@@ -31,6 +31,7 @@ from dpviz.estimators.sbm import kesten_stigum
 from dpviz.estimators.sbm.projection import TOLERANCE_FRACTION
 from dpviz.lab.recovery import SPLIT, Outlook, recovery_outlook
 from dpviz.lab.scenario import LoadedData, Scenario, load_data
+from dpviz.lab.work import INTERACTIVE, check_scenario
 from dpviz.ui import predict, widgets
 from dpviz.ui.gmm import accept_option_names, choices_table
 from dpviz.ui.risk import budget_title, risk_panel
@@ -349,8 +350,14 @@ def outlook_note(scenario: Scenario, n: int) -> None:
     """Whether the paper's recovery condition holds at the public n, d, ε_s and ε, in words.
 
     From :func:`dpviz.lab.recovery.recovery_outlook` (public inputs only): a warning when the
-    communities cannot be expected back, else a note.
+    communities cannot be expected back, else a note. Nothing for a run the page will refuse
+    as too much work (the outlook generates graphs of its size): the refusal says why.
     """
+    try:
+        check_scenario(scenario.task, scenario.estimator, scenario.data, scenario.params,
+                       INTERACTIVE)
+    except ValueError:
+        return
     params = {**scenario.data, **scenario.params}
     out = attempt(_outlook, scenario.estimator, int(n), float(params["degree"]),
                   float(params["signal"]), float(params["epsilon"]),
