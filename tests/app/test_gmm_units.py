@@ -8,6 +8,9 @@ import pytest
 
 from .app_helpers import charts, errors, open_page, values
 
+#: A mixed-units upload and its expected accuracy: 12 s to set up, 6 s a test (make test).
+pytestmark = pytest.mark.slow
+
 #: Three columns in units of about 10, 10 and 1 000 (the issue's mixed-unit table).
 rng = np.random.default_rng(7)
 GROUPS = rng.integers(0, 3, 300)

@@ -208,6 +208,7 @@ def upload_after_link(**link: str) -> AppTest:
 
 @pytest.mark.parametrize("link", [{"gmm_epsilon": "0.2"}, {"gmm_accounting": "linear"},
                                   {"gmm_accounting": "Advanced composition"}])
+@pytest.mark.slow  # each link an upload with its expected accuracy simulated: 6 s
 def test_a_link_where_grid_means_would_refuse_gets_dp_em(link):
     """At ε = 0.2, or under linear or advanced composition (by name or label), from the link
     before its box is drawn, grid means cannot find 3 clusters in 500 rows: the page picks
@@ -222,6 +223,7 @@ def test_a_link_where_grid_means_would_refuse_gets_dp_em(link):
 
 
 @pytest.mark.parametrize("named", ["dplloyd", "DP-EM"])
+@pytest.mark.slow  # an upload with its expected accuracy simulated: 6 s
 def test_a_link_naming_the_estimator_wins_over_the_pick(named):
     """/gmm?gmm_source=csv&gmm_estimator=…: the link's estimator (by name or label, the
     default's label too) stays after a 500-row upload, for which the page would pick grid
