@@ -268,3 +268,80 @@ def test_the_database_folder_and_file_are_the_owners_only(tmp_path):
     for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         if extra.exists():
             assert extra.stat().st_mode & 0o077 == 0
+
+
+def test_a_seat_sits_a_reloaded_browser_down_in_the_same_row_with_its_answers(store):
+    """Issue 34: a reload keeps the student's place; joining again takes none."""
+    opened = store.open_class()
+    seat = classroom.new_seat()
+    ann = store.join(opened.code, "Ann", seat=seat)
+    assert ann.student_id == classroom.seat_id(seat)
+    store.submit(ann, "lens", "How wide?", {"guess": 1.0}, {"answer": 2.0})
+    back = store.rejoin(opened.code.lower(), seat)
+    assert back == ann and store.own(back) == {"lens": {"guess": 1.0}}
+    assert store.join(opened.code, "Ann L", seat=seat).student_id == ann.student_id
+    assert store.students(opened.code) == 1 and store.row_count(opened.code) == 1
+    with pytest.raises(ValueError, match="not in class"):
+        store.rejoin(opened.code, classroom.new_seat())
+    raw = "".join(str(r) for r in sqlite3.connect(store.path).execute("SELECT * FROM students"))
+    assert seat not in raw  # only the seat's hash is stored
+    assert store.is_member(ann)
+    assert not store.is_member(classroom.Student(opened.code, "x" * 32, "Nobody"))
+
+
+def test_a_lecturer_seat_opens_the_class_as_its_key_does_and_nothing_else(store, clock,
+                                                                             monkeypatch):
+    opened, other = store.open_class(), store.open_class()
+    seat = store.lecturer_seat(opened.code, opened.token)
+    assert seat != opened.token and store.is_lecturer(opened.code, seat)
+    assert not store.is_lecturer(other.code, seat)
+    with pytest.raises(ValueError, match="Only the lecturer"):
+        store.lecturer_seat(opened.code, "guess")
+    ann = store.join(opened.code, "Ann")
+    store.submit(ann, "sbm", "q", {"guess": 0.2}, {"answer": 0.1})
+    store.reveal(opened.code, seat, "sbm")
+    assert [p.name for p in store.predictions(opened.code, seat, "sbm")] == ["Ann"]
+    assert store.open_class((opened.code, seat)).code == opened.code  # "Open your class"
+    raw = "".join(str(r) for r in sqlite3.connect(store.path).execute(
+        "SELECT * FROM lecturer_seats"))
+    assert seat not in raw
+    monkeypatch.setattr(classroom, "MAX_LECTURER_SEATS", 2)
+    seats = [store.lecturer_seat(opened.code, opened.token) for _ in range(3)]
+    assert [store.is_lecturer(opened.code, s) for s in seats] == [False, True, True]
+    clock.now += classroom.CLASS_HOURS * 3600 + 1
+    assert not store.is_lecturer(opened.code, seats[-1]) and not store.is_lecturer(
+        opened.code, opened.token)
+    store.purge()
+    count = sqlite3.connect(store.path).execute("SELECT COUNT(*) FROM lecturer_seats")
+    assert count.fetchone()[0] == 0  # purged with their class
+
+
+def test_a_seat_in_a_closed_class_or_dropped_from_a_full_one_is_refused(store, clock,
+                                                                         monkeypatch):
+    opened = store.open_class()
+    seat = classroom.new_seat()
+    store.join(opened.code, "Ann", seat=seat)
+    monkeypatch.setattr(classroom, "MAX_STUDENTS", 1)
+    clock.now += classroom.EMPTY_HOURS * 3600 + 1
+    store.join(opened.code, "Bob")  # full: Ann, idle without a prediction, is dropped
+    with pytest.raises(ValueError, match="not in class"):
+        store.rejoin(opened.code, seat)
+    clock.now += classroom.CLASS_HOURS * 3600
+    with pytest.raises(ValueError, match="No open class"):
+        store.rejoin(opened.code, seat)
+
+
+def test_a_version_1_database_gains_the_seats_and_keeps_its_classes(tmp_path, clock):
+    path = tmp_path / "old.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(classroom._SCHEMA.split("CREATE TABLE IF NOT EXISTS lecturer_seats")[0]
+                      + "PRAGMA user_version = 1;")
+    old.execute("INSERT INTO classes VALUES ('ABCDEF', ?, ?, ?)",
+                (classroom._hash("key"), clock.now, clock.now + 3600))
+    old.commit()
+    old.close()
+    store = ClassStore(path, clock=clock)
+    seat = store.lecturer_seat("ABCDEF", "key")
+    assert store.is_lecturer("ABCDEF", seat)
+    version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
+    assert version == classroom.SCHEMA_VERSION

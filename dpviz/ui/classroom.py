@@ -23,6 +23,14 @@ class first drops students idle for :data:`EMPTY_HOURS` without a prediction) an
 classes are open at once; names and values have size limits; and a student keeps one
 prediction per step (a new one replaces it). The database's folder is created readable by
 its owner only (0700), and the file too (0600).
+
+A reload starts a new browser session, so a membership is also a *seat*: a random token the
+page keeps in that browser's own address (issue 34). A student's seat stands for their row (the
+row's id is the seat's hash, :func:`seat_id`), so the same browser sits down again in the same
+place with the answers it gave (:meth:`ClassStore.rejoin`); a lecturer's seat is a second key
+to their class, made for the address of the browser that opened it
+(:meth:`ClassStore.lecturer_seat`), so the lecturer's key is never in a link. Only hashes of
+seats are stored.
 """
 
 from __future__ import annotations
@@ -65,7 +73,9 @@ FORMULA_NAME = ("name must not start with =, +, - or @ (a spreadsheet would read
 #: Bytes of one prediction's or one truth's JSON.
 MAX_VALUES_BYTES = 4096
 BUSY_TIMEOUT_S = 30.0
-SCHEMA_VERSION = 1
+#: Lecturer seats a class keeps (the oldest is dropped past it): one per browser.
+MAX_LECTURER_SEATS = 20
+SCHEMA_VERSION = 2
 
 Value = float | bool | Sequence[float] | None
 
@@ -99,6 +109,11 @@ CREATE TABLE IF NOT EXISTS reveals (
     revealed REAL NOT NULL,
     PRIMARY KEY (class_code, step)
 );
+CREATE TABLE IF NOT EXISTS lecturer_seats (
+    seat_hash TEXT PRIMARY KEY,
+    class_code TEXT NOT NULL REFERENCES classes(code) ON DELETE CASCADE,
+    created REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS classes_expires ON classes(expires);
 """
 
@@ -123,7 +138,7 @@ class OpenedClass:
 
 @dataclass(frozen=True)
 class Student:
-    """A student in a class: the class code, a random id (per browser session) and a name."""
+    """A student in a class: the class code, an id (their seat's hash, :func:`seat_id`), a name."""
 
     code: str
     student_id: str
@@ -203,6 +218,22 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def new_seat() -> str:
+    """A random seat token (128 bits, URL-safe): a membership a browser keeps in its address."""
+    return secrets.token_urlsafe(16)
+
+
+def seat_id(seat: str) -> str:
+    """The student id a seat stands for: its hash, so the stored id never gives the seat away.
+
+    Examples
+    --------
+    >>> len(seat_id("abc")), seat_id("abc") == seat_id("abc") != seat_id("abd")
+    (32, True)
+    """
+    return hashlib.sha256(f"seat:{seat}".encode()).hexdigest()[:32]
+
+
 class ClassStore:
     """The live classes in one SQLite file; every method opens and closes its own connection.
 
@@ -261,10 +292,15 @@ class ClassStore:
         return str(row[0])
 
     def _lecturer(self, conn: sqlite3.Connection, code: str, token: str) -> str:
+        """The class's code when ``token`` is its key or one of its lecturer seats."""
         row = self._live(conn, code)
-        if row is None or not secrets.compare_digest(str(row[1]), _hash(token)):
-            raise ValueError("Only the lecturer who opened this class can do that.")
-        return str(row[0])
+        if row is not None and secrets.compare_digest(str(row[1]), _hash(token)):
+            return str(row[0])
+        if row is not None and conn.execute(
+                "SELECT 1 FROM lecturer_seats WHERE class_code = ? AND seat_hash = ?",
+                (row[0], _hash(f"lecturer:{token}"))).fetchone():
+            return str(row[0])
+        raise ValueError("Only the lecturer who opened this class can do that.")
 
     def _purge(self, conn: sqlite3.Connection) -> int:
         now = self.clock()
@@ -332,16 +368,36 @@ class ClassStore:
             return False
         return True
 
-    def join(self, code: str, name: str, student_id: str | None = None) -> Student:
-        """Join class ``code`` as ``name`` (joining again with the same id renames).
+    def lecturer_seat(self, code: str, token: str) -> str:
+        """A new lecturer seat of class ``code`` for one browser's address (key or seat only).
 
-        ``student_id`` is the id this browser session had in the class before (it takes no
-        new place). A full class first drops the students who joined over
+        The seat opens the class as its key does, until the class closes; a class keeps its
+        newest :data:`MAX_LECTURER_SEATS`. Raises ``ValueError`` without the class's key.
+        """
+        seat = new_seat()
+        with self._connect(write=True) as conn:
+            code = self._lecturer(conn, code, token)
+            conn.execute("INSERT INTO lecturer_seats VALUES (?, ?, ?)",
+                         (_hash(f"lecturer:{seat}"), code, self.clock()))
+            conn.execute("DELETE FROM lecturer_seats WHERE class_code = ? AND seat_hash NOT IN "
+                         "(SELECT seat_hash FROM lecturer_seats WHERE class_code = ? "
+                         "ORDER BY created DESC, rowid DESC LIMIT ?)",
+                         (code, code, MAX_LECTURER_SEATS))
+        return seat
+
+    def join(self, code: str, name: str, student_id: str | None = None, *,
+             seat: str | None = None) -> Student:
+        """Join class ``code`` as ``name`` (joining again with the same id or seat renames).
+
+        ``seat`` is the token this browser keeps in its address (:func:`new_seat`): the
+        student's id is its hash, so :meth:`rejoin` finds the same row after a reload.
+        ``student_id`` is an id given as is (no seat). Either takes no new place when the
+        class has it already. A full class first drops the students who joined over
         :data:`EMPTY_HOURS` ago and never predicted. Raises ``ValueError`` for an unknown or
         expired code, a bad name, or a full class.
         """
         name = check_name(name)
-        sid = student_id or secrets.token_hex(8)
+        sid = seat_id(seat) if seat else student_id or secrets.token_hex(8)
         with self._connect(write=True) as conn:
             code = self._require(conn, code)
             known = conn.execute("SELECT 1 FROM students WHERE class_code = ? AND student_id = ?",
@@ -358,6 +414,28 @@ class ClassStore:
                          "(class_code, student_id) DO UPDATE SET name = excluded.name",
                          (code, sid, name, self.clock()))
         return Student(code, sid, name)
+
+    def rejoin(self, code: str, seat: str) -> Student:
+        """The student whose seat in class ``code`` is ``seat``: the same row, name and answers.
+
+        Raises ``ValueError`` when the class is closed or has no such student (never joined,
+        or dropped from a full class).
+        """
+        with self._connect() as conn:
+            code = self._require(conn, code)
+            row = conn.execute("SELECT name FROM students WHERE class_code = ? AND "
+                               "student_id = ?", (code, seat_id(seat))).fetchone()
+        if row is None:
+            raise ValueError(f"You are not in class {code} any more: join it again.")
+        return Student(code, seat_id(seat), str(row[0]))
+
+    def is_member(self, student: Student) -> bool:
+        """Whether ``student`` is still in their class, and the class still open."""
+        with self._connect() as conn:
+            code = normalise_code(student.code)
+            return self._live(conn, code) is not None and conn.execute(
+                "SELECT 1 FROM students WHERE class_code = ? AND student_id = ?",
+                (code, student.student_id)).fetchone() is not None
 
     def submit(self, student: Student, step: str, question: str,
                prediction: Mapping[str, object], truth: Mapping[str, object]) -> None:

@@ -2,15 +2,22 @@
 
 :func:`show` draws the page (a lecturer's class with its code, link, QR code and steps; a
 student's membership; or the forms to join or open a class), :func:`share` is what the
-predict-then-reveal gates call on Reveal, and :func:`banner` is the line every page shows
-under its title while the session is in a class.
+predict-then-reveal gates call on Reveal, :func:`reveal_note` what they show under Reveal
+(where the prediction goes), and :func:`banner` is the line every page shows under its title
+while the session is in a class.
 
 The shared state is :mod:`dpviz.ui.classroom`'s; this module keeps a session's part of it in
-``st.session_state``: a student's membership under :data:`MEMBER` (code, random id, name),
-the ids it had in each class under :data:`STUDENT_IDS` (so joining again takes no new place),
-a lecturer's class under :data:`LECTURE` (code and token — the token never goes in a link) and
-the class this session opened under :data:`OPENED` (opening again gives it back: one open class
-a session).
+``st.session_state``: a student's membership under :data:`MEMBER` (code, id, name, seat), the
+seat it had in each class under :data:`SEATS` (so joining again takes no new place), a
+lecturer's class under :data:`LECTURE` (code, token and seat — the token never goes in a link)
+and the class this session opened under :data:`OPENED` (opening again gives it back: one open
+class a session).
+
+A reload starts a new session with none of that, so each membership is also a seat in the
+browser's own address: ``seat=CODE.token`` for a student (:data:`SEAT_PARAM`),
+``teach=CODE.token`` for the lecturer (:data:`TEACH_PARAM`), written by :func:`banner` on every
+page and read back by it after a reload (:func:`restore`). A seat is only in that browser's
+address bar: no page shows it, and no link the app builds carries it.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import html
 import io
 import json
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import urlencode, urlsplit
 
@@ -32,19 +40,25 @@ from dpviz.ui.classroom import (
     ClassStore,
     Prediction,
     Student,
+    new_seat,
     normalise_code,
 )
 from dpviz.ui.widgets import escape_markdown, show_chart
 from dpviz.viz import live as viz_live
 
-#: session_state key of a student's membership: {"code", "student_id", "name"}.
+#: session_state key of a student's membership: {"code", "student_id", "name", "seat"}.
 MEMBER = "_live_member"
-#: session_state key of a lecturer's class: {"code", "token"}.
+#: session_state key of a lecturer's class: {"code", "token", "seat"}.
 LECTURE = "_live_lecture"
 #: session_state key of the class this session opened (kept when it stops teaching it).
 OPENED = "_live_opened"
-#: session_state key of this session's student id in each class it joined: {code: id}.
-STUDENT_IDS = "_live_student_ids"
+#: session_state key of this session's seat in each class it joined: {code: seat}.
+SEATS = "_live_seats"
+#: session_state key of the class this session's student left, or found closed: {"code", "why"}.
+GONE = "_live_gone"
+#: URL parameters of a student's and a lecturer's seat (``CODE.token``, this browser's only).
+SEAT_PARAM = "seat"
+TEACH_PARAM = "teach"
 #: session_state key of the last prediction shared, so a rerun does not write it again.
 _LAST_SHARED = "_live_last_shared"
 #: session_state key of the sidebar's "Predict, then reveal" toggle (on once a student joins).
@@ -56,8 +70,6 @@ STEP_PAGES = {"lens": ("pages/lens.py", "Privacy lens"),
               "budget": ("pages/budget.py", "Privacy budget"),
               "covariance": ("pages/covariance.py", "Covariance"),
               "sbm": ("pages/sbm.py", "Stochastic block model")}
-#: Longest figure title (a question is cut there).
-TITLE_CHARS = 90
 #: Seconds between refreshes of the lecturer's counts.
 REFRESH_S = 4
 #: The question stored in place of one asked on a student's own data (with no truth).
@@ -67,8 +79,16 @@ OWN_DATA = ("Asked on the student's own data: only the prediction is shared; the
 UNREACHABLE = "The class could not be reached. Try again."
 JOIN_HELP = ("Six letters and digits, shown by your lecturer. Your name is shown only to the "
              "lecturer, and only after they reveal a step.")
-KEY_HELP = ("Keep this key to come back to the class after a reload or on another computer. "
-            "Never show it: whoever has it can reveal the class's predictions.")
+KEY_HELP = ("This browser comes back to the class by itself after a reload. Keep this key to "
+            "come back on another computer; never show it: whoever has it can reveal the "
+            "class's predictions.")
+#: What a student's page says, where the Reveal is, when the class will not get the prediction.
+LEFT_NOTE = "You left class **{code}**: Reveal shows the answer on this screen only."
+CLOSED_NOTE = ("Class **{code}** is closed or no longer has you: Reveal shows the answer on this "
+               "screen only. Join a class again on the Live class page.")
+ALONE_NOTE = "Not in a class: your prediction stays on this screen."
+#: What the class store raises: a sentence (``ValueError``) or a database it cannot reach.
+STORE_ERRORS = (ValueError, sqlite3.Error, OSError)
 
 
 def store() -> ClassStore:
@@ -84,30 +104,138 @@ def member() -> Student | None:
     return Student(str(joined["code"]), str(joined["student_id"]), str(joined["name"]))
 
 
-def remember(student: Student) -> None:
-    """Keep ``student``'s membership, and their id in that class, in this session."""
+def _address(code: str, seat: str) -> str:
+    return f"{code}.{seat}"
+
+
+def _parse_seat(value: str) -> tuple[str, str] | None:
+    """``(code, seat)`` from a ``CODE.token`` URL value, or ``None`` for anything else."""
+    code, dot, seat = str(value).strip().partition(".")
+    if not dot or not 1 <= len(code) <= 12 or not 8 <= len(seat) <= 64:
+        return None
+    return normalise_code(code), seat
+
+
+def remember(student: Student, seat: str | None = None) -> None:
+    """Keep ``student``'s membership (and seat, also in the address) in this session."""
     st.session_state[MEMBER] = {"code": student.code, "student_id": student.student_id,
-                                "name": student.name}
-    ids = dict(st.session_state.get(STUDENT_IDS) or {})
-    ids[student.code] = student.student_id
-    st.session_state[STUDENT_IDS] = ids
+                                "name": student.name, "seat": seat}
+    st.session_state.pop(GONE, None)
+    if seat is not None:
+        seats = dict(st.session_state.get(SEATS) or {})
+        seats[student.code] = seat
+        st.session_state[SEATS] = seats
+        st.query_params[SEAT_PARAM] = _address(student.code, seat)
 
 
 def join(code: str, name: str) -> Student:
-    """Join class ``code`` as ``name`` with this session's earlier id there, if it had one.
+    """Join class ``code`` as ``name`` in this session's seat there, if it had one.
 
-    Raises ``ValueError`` as :meth:`ClassStore.join` does.
+    A new seat otherwise; either way the seat goes in the browser's address, so a reload
+    finds the same place. Raises ``ValueError`` as :meth:`ClassStore.join` does.
     """
-    known = (st.session_state.get(STUDENT_IDS) or {}).get(normalise_code(code))
-    student = store().join(code, name, student_id=known)
-    remember(student)
+    code = normalise_code(code)
+    seat = (st.session_state.get(SEATS) or {}).get(code)
+    address = _parse_seat(st.query_params.get(SEAT_PARAM, ""))
+    if seat is None and address is not None and address[0] == code:
+        seat = address[1]  # this browser's seat, whose class it had left or lost
+    seat = seat or new_seat()
+    student = store().join(code, name, seat=seat)
+    remember(student, seat)
     return student
 
 
 def leave() -> None:
-    """Forget this session's class."""
-    st.session_state.pop(MEMBER, None)
+    """Forget this session's class, and its seat in the address (the answers stay stored)."""
+    left = st.session_state.pop(MEMBER, None)
     st.session_state.pop(_LAST_SHARED, None)
+    if left:
+        st.session_state[GONE] = {"code": str(left["code"]), "why": "left"}
+    if SEAT_PARAM in st.query_params:
+        del st.query_params[SEAT_PARAM]
+
+
+def teach(code: str, token: str, seat: str | None = None) -> None:
+    """Keep lecturer ``token``'s class ``code`` in this session, and a seat in the address.
+
+    Raises ``ValueError`` (or a store error) when the token does not open the class.
+    """
+    seat = seat or store().lecturer_seat(code, token)
+    st.session_state[LECTURE] = st.session_state[OPENED] = {
+        "code": code, "token": token, "seat": seat}
+    st.query_params[TEACH_PARAM] = _address(code, seat)
+
+
+def stop_teaching() -> None:
+    """Stop showing the class in this session (it stays open; its seat leaves the address)."""
+    st.session_state.pop(LECTURE, None)
+    if TEACH_PARAM in st.query_params:
+        del st.query_params[TEACH_PARAM]
+
+
+def restore() -> None:
+    """After a reload: sit this session down again in the seats its address holds.
+
+    A student's seat gives back their row (name and answers); one whose class closed or
+    dropped them is remembered as gone (:func:`reveal_note` says so) and leaves the address.
+    A lecturer's seat gives back the class. A session that already holds a seat writes it
+    into the address again (a page opened by a link has a fresh address).
+    """
+    classes = store()
+    joined = st.session_state.get(MEMBER)
+    if joined and joined.get("seat"):
+        if st.query_params.get(SEAT_PARAM) != _address(joined["code"], joined["seat"]):
+            st.query_params[SEAT_PARAM] = _address(joined["code"], joined["seat"])
+    elif not joined and GONE not in st.session_state and SEAT_PARAM in st.query_params:
+        address = _parse_seat(st.query_params.get(SEAT_PARAM, ""))
+        try:
+            if address is None:
+                raise ValueError("not a seat")
+            remember(classes.rejoin(*address), address[1])
+        except STORE_ERRORS:
+            st.session_state[GONE] = {"code": address[0] if address else "?", "why": "closed"}
+            del st.query_params[SEAT_PARAM]
+    lecture = st.session_state.get(LECTURE)
+    if lecture and lecture.get("seat"):
+        if st.query_params.get(TEACH_PARAM) != _address(lecture["code"], lecture["seat"]):
+            st.query_params[TEACH_PARAM] = _address(lecture["code"], lecture["seat"])
+    elif not lecture and TEACH_PARAM in st.query_params:
+        address = _parse_seat(st.query_params.get(TEACH_PARAM, ""))
+        try:
+            if address is None or not classes.is_lecturer(*address):
+                raise ValueError("not a seat")
+            teach(address[0], address[1], seat=address[1])
+        except STORE_ERRORS:
+            del st.query_params[TEACH_PARAM]
+
+
+def standing() -> tuple[str, str]:
+    """Where this session stands: ``("in" | "closed" | "left" | "none", code)``."""
+    student = member()
+    if student is not None:
+        try:
+            inside = store().is_member(student)
+        except (sqlite3.Error, OSError):
+            inside = True  # unreachable for now: sharing will say so if it stays that way
+        return ("in" if inside else "closed"), student.code
+    gone = st.session_state.get(GONE)
+    if gone:
+        return str(gone["why"]), str(gone["code"])
+    return "none", ""
+
+
+def reveal_note() -> None:
+    """Under a Reveal button: where the prediction goes — the class, or nowhere and why."""
+    where, code = standing()
+    shown = escape_markdown(code)
+    if where == "in":
+        st.caption(f":material/groups: Reveal also sends your prediction to class **{shown}**.")
+    elif where == "left":
+        st.warning(LEFT_NOTE.format(code=shown), icon=":material/group_off:")
+    elif where == "closed":
+        st.warning(CLOSED_NOTE.format(code=shown), icon=":material/group_off:")
+    else:
+        st.caption(ALONE_NOTE)
 
 
 def share(step: str, question: str, prediction: Mapping[str, float | bool],
@@ -150,9 +278,17 @@ def share(step: str, question: str, prediction: Mapping[str, float | bool],
 
 
 def banner() -> None:
-    """A one-line note of the class this session is in (nothing when it is in none)."""
+    """Restore this session's seats (:func:`restore`), then a one-line note of its class.
+
+    Nothing when the session is in no class; a warning when its class closed or dropped it.
+    """
+    restore()
     student = member()
     if student is None:
+        return
+    if standing()[0] == "closed":
+        st.warning(CLOSED_NOTE.format(code=escape_markdown(student.code)),
+                   icon=":material/group_off:")
         return
     st.caption(f":material/groups: Class **{student.code}** as {escape_markdown(student.name)}"
                " — your predictions are sent to your lecturer.")
@@ -174,10 +310,6 @@ def qr_png(text: str) -> bytes:
     out = io.BytesIO()
     segno.make(text, error="m").save(out, kind="png", scale=8, border=2)
     return out.getvalue()
-
-
-#: What the class store raises: a sentence (``ValueError``) or a database it cannot reach.
-STORE_ERRORS = (ValueError, sqlite3.Error, OSError)
 
 
 def _problem(err: Exception) -> str:
@@ -220,11 +352,11 @@ def _open_form() -> None:
         mine = (str(before["code"]), str(before["token"])) if before else None
         try:
             opened = store().open_class(mine)
+            kept = before.get("seat") if before and opened.code == before["code"] else None
+            teach(opened.code, opened.token, seat=kept)
         except STORE_ERRORS as err:
             st.error(_problem(err))
         else:
-            st.session_state[LECTURE] = st.session_state[OPENED] = {
-                "code": opened.code, "token": opened.token}
             st.rerun()
     with st.expander("Come back to a class you opened"):
         with st.form("live_resume"):
@@ -233,9 +365,14 @@ def _open_form() -> None:
                                 key="live_resume_key")
             if st.form_submit_button("Come back"):
                 code = normalise_code(code)
-                if store().is_lecturer(code, key.strip()):
-                    st.session_state[LECTURE] = st.session_state[OPENED] = {
-                        "code": code, "token": key.strip()}
+                try:
+                    back = store().is_lecturer(code, key.strip())
+                    if back:
+                        teach(code, key.strip())
+                except STORE_ERRORS as err:
+                    st.error(_problem(err))
+                    return
+                if back:
                     st.rerun()
                 st.error("No open class has that code and key.")
 
@@ -246,9 +383,15 @@ def _student_panel(student: Student) -> None:
     try:
         own = classes.own(student)
         revealed = classes.revealed(student.code)
-    except ValueError as err:
-        st.warning(escape_markdown(str(err)))
-        if st.button("Leave"):
+    except STORE_ERRORS as err:
+        st.warning(_problem(err))
+        if st.button("Leave", key="live_leave_closed"):
+            leave()
+            st.rerun()
+        return
+    if not classes.is_member(student):
+        st.warning(CLOSED_NOTE.format(code=escape_markdown(student.code)))
+        if st.button("Leave", key="live_leave_dropped"):
             leave()
             st.rerun()
         return
@@ -284,49 +427,65 @@ def _flat(values: Iterable[object]) -> list[object]:
     return [v for v in out if v is not None]
 
 
+def class_question(step: str, answers: Sequence[Prediction]) -> str:
+    """The question the class answered on ``step``, whole: the one most students were asked.
+
+    Students who moved a slider were asked with other numbers; the line then says how many.
+    """
+    if not answers:
+        return STEP_PAGES[step][1]
+    asked = Counter(a.question for a in answers)
+    question, count = asked.most_common(1)[0]
+    others = len(answers) - count
+    return question + (f" ({others} of {len(answers)} students were asked it with other "
+                       "numbers.)" if others else "")
+
+
 def class_figures(step: str, answers: Sequence[Prediction]) -> list[go.Figure]:
     """The class's predictions on ``step`` against the truth: one figure a predicted quantity.
 
-    A prediction with ``x`` and ``y`` is a point (its truth: ``truth["x"]``, ``truth["y"]``,
-    numbers or lists of the private means' coordinates); any other key is a number or a yes/no
-    judged against ``truth`` under the same key, else under ``"answer"`` (the predict gates
-    send ``{"guess": …}`` against ``{"answer": …}``).
+    Anonymous (the figures are projected): the distribution of the predictions, and the
+    truth. A prediction with ``x`` and ``y`` is a point (its truth: ``truth["x"]``,
+    ``truth["y"]``, numbers or lists of the private means' coordinates); any other key is a
+    number or a yes/no judged against ``truth`` under the same key, else under ``"answer"``
+    (the predict gates send ``{"guess": …}`` against ``{"answer": …}``). Each title is the
+    step and the number of predictions; the question is shown whole above them
+    (:func:`class_question`).
     """
     label = STEP_PAGES[step][1]
-    names = [a.name for a in answers]
-    question = answers[0].question if answers else label
-    if len(question) > TITLE_CHARS:
-        question = question[:TITLE_CHARS - 1].rstrip() + "…"
     figures: list[go.Figure] = []
     keys = list(dict.fromkeys(k for a in answers for k in a.prediction))
     if "x" in keys and "y" in keys:
         keys = [k for k in keys if k not in ("x", "y")]
-        pairs = [(n, (a.prediction["x"], a.prediction["y"])) for n, a in zip(names, answers,
-                                                                             strict=True)
-                 if "x" in a.prediction and "y" in a.prediction]
+        points = [(float(a.prediction["x"]), float(a.prediction["y"]))  # type: ignore[arg-type]
+                  for a in answers if "x" in a.prediction and "y" in a.prediction]
         truth: list[tuple[float, float]] = []
         for a in answers:
             tx, ty = _flat([a.truth.get("x")]), _flat([a.truth.get("y")])
             truth.extend((float(x), float(y)) for x, y in zip(tx, ty, strict=False))  # type: ignore[arg-type]
-        figures.append(viz_live.class_points([n for n, _ in pairs],
-                                             [p for _, p in pairs], truth,  # type: ignore[misc]
-                                             title=question))
+        figures.append(viz_live.class_points(points, truth,
+                                             title=f"{label}: {len(points)} predictions"))
     for key in keys:
-        said = [(a.name, a.prediction[key]) for a in answers if key in a.prediction]
+        said = [a.prediction[key] for a in answers if key in a.prediction]
         truths = _flat(a.truth.get(key, a.truth.get("answer")) for a in answers)
-        if all(isinstance(v, bool) for _, v in said):
-            figures.append(viz_live.class_yes_no([bool(v) for _, v in said],
-                                                 [bool(t) for t in truths], title=question))
+        title = f"{label}: {len(said)} predictions"
+        if all(isinstance(v, bool) for v in said):
+            figures.append(viz_live.class_yes_no([bool(v) for v in said],
+                                                 [bool(t) for t in truths], title=title))
         else:
             figures.append(viz_live.class_numbers(
-                [n for n, _ in said], [float(v) for _, v in said],  # type: ignore[arg-type]
+                [float(v) for v in said],  # type: ignore[arg-type]
                 [float(t) for t in truths if not isinstance(t, bool)],  # type: ignore[arg-type]
-                title=question, label="prediction" if key == "guess" else key))
+                title=title, label="prediction" if key == "guess" else key))
     return figures
 
 
 def _step_view(code: str, token: str, step: str, answered: int, revealed: bool) -> None:
-    """One step of the lecturer's view: the count before the reveal, everything after."""
+    """One step of the lecturer's view: the count before the reveal, everything after.
+
+    After it, the question whole, the anonymous figures, and the names only in a collapsed
+    table (the lecturer's own: it stays closed on the projector unless opened).
+    """
     label = STEP_PAGES[step][1]
     st.markdown(f"**{label}** — {answered} answered")
     try:
@@ -343,9 +502,11 @@ def _step_view(code: str, token: str, step: str, answered: int, revealed: bool) 
     if not answers:
         st.caption("Revealed: nobody has answered yet.")
         return
+    st.markdown(escape_markdown(class_question(step, answers)))
     for i, fig in enumerate(class_figures(step, answers)):
         show_chart(fig, key=f"live_{step}_{i}", filename=f"dpviz-class-{step}-{i}")
-    st.dataframe(_values_table(answers), hide_index=True)
+    with st.expander("Who predicted what (names: do not project)", expanded=False):
+        st.dataframe(_values_table(answers), hide_index=True, key=f"live_names_{step}")
 
 
 @st.fragment(run_every=REFRESH_S)
@@ -379,7 +540,7 @@ def _lecturer_panel(code: str, token: str) -> None:
             st.caption(KEY_HELP)
             st.code(token, language=None)
         if st.button("Stop teaching this class here", type="tertiary"):
-            st.session_state.pop(LECTURE, None)
+            stop_teaching()
             st.rerun()
     with right:
         st.image(qr_png(link), width=260, alt=f"QR code of the join link {link}")
@@ -392,10 +553,17 @@ def _lecturer_panel(code: str, token: str) -> None:
 def show() -> None:
     """The Live class page: a lecturer's class, or a student's membership, or the two forms."""
     lecture = st.session_state.get(LECTURE)
-    if lecture and store().is_lecturer(lecture["code"], lecture["token"]):
+    try:
+        teaching = lecture is not None and store().is_lecturer(lecture["code"],
+                                                               lecture["token"])
+    except (sqlite3.Error, OSError):
+        st.warning(UNREACHABLE)
+        return
+    if teaching and lecture is not None:
         _lecturer_panel(str(lecture["code"]), str(lecture["token"]))
         return
-    st.session_state.pop(LECTURE, None)
+    if lecture:
+        stop_teaching()  # its class closed
     student = member()
     if student is not None:
         _student_panel(student)

@@ -40,7 +40,7 @@ from dpviz.estimators.metrics import community_error
 from dpviz.lab.lens import LensView
 from dpviz.lab.scenario import USER_KINDS, Scenario
 from dpviz.privacy import METHOD_LABELS
-from dpviz.ui.live import share
+from dpviz.ui.live import reveal_note, share
 from dpviz.ui.runs import canonical
 from dpviz.ui.widgets import escape_markdown
 from dpviz.viz.predict import add_guess, guess_figure
@@ -228,12 +228,14 @@ def _again(key: str) -> None:
     _forget(key)
 
 
-def _reveal_button(where: Any, key: str, *, step: str, question: str,
-                   guesses: Mapping[str, str],
+def _reveal_button(key: str, *, step: str, question: str, guesses: Mapping[str, str],
                    truth: Mapping[str, float | Sequence[float]], public: bool) -> None:
-    where.button("Reveal", key=f"{key}_reveal", type="primary", on_click=_reveal,
-                 args=(key, step, question, guesses, truth, public),
-                 disabled=_guessed(guesses) is None, icon=":material/visibility:")
+    """Reveal, as wide as its label, then where the prediction goes (a class, or why not)."""
+    st.button("Reveal", key=f"{key}_reveal", type="primary", on_click=_reveal,
+              args=(key, step, question, guesses, truth, public),
+              disabled=_guessed(guesses) is None, icon=":material/visibility:",
+              width="content")
+    reveal_note()
 
 
 def _again_button(key: str) -> None:
@@ -280,10 +282,9 @@ def number_gate(question: Question | None, *, scenario: Hashable, key: str) -> b
     guesses = {"guess": f"{key}_guess"}
     _ask(question.prompt)
     if not state["revealed"]:
-        a, b = st.columns([3, 1], vertical_alignment="bottom")
-        a.number_input(question.label, min_value=0.0, max_value=question.high, value=None,
-                       format="%.4g", key=f"{key}_guess")
-        _reveal_button(b, key, step=question.step, question=question.prompt,
+        st.number_input(question.label, min_value=0.0, max_value=question.high, value=None,
+                        format="%.4g", key=f"{key}_guess")
+        _reveal_button(key, step=question.step, question=question.prompt,
                        guesses=guesses, truth={"answer": question.answer},
                        public=question.public)
         return False
@@ -363,7 +364,7 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
         state["click"] = click
         st.session_state[x_key], st.session_state[y_key] = click
         st.rerun()
-    a, b, c = st.columns([2, 2, 1], vertical_alignment="bottom")
+    a, b = st.columns(2, vertical_alignment="bottom")
     # a CSV header is the user's text: Streamlit renders Markdown (links, images) in labels
     a.number_input(f"Guess: {escape_markdown(names[axes[0]])}", value=None, format="%.4g",
                    key=x_key)
@@ -372,7 +373,7 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
     private = np.asarray(private_means, dtype=float)[:, list(axes)]
     # the private means are charged on the ledger, but on an upload the estimator may be a
     # non-private one, or its bounds read from the data: there the class gets the guess only
-    _reveal_button(c, key, step="gmm", question="Where will a private mean land?",
+    _reveal_button(key, step="gmm", question="Where will a private mean land?",
                    guesses=guesses, truth={"x": private[:, 0].tolist(),
                                            "y": private[:, 1].tolist()},
                    public=from_public_data(scenario))

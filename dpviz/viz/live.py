@@ -1,8 +1,9 @@
-"""Figures of a live class: every student's prediction against the truth, after the reveal.
+"""Figures of a live class: the distribution of the students' predictions against the truth.
 
-Student names are what students typed, and the question is what a student's page stored: both
-are escaped here (:func:`dpviz.viz.style.plotly_text`) before Plotly, whose hover text and
-titles render tags.
+The figures are made to be projected, so they carry no student's name: a point, a guess or a
+yes is nobody's in particular (the names are on the lecturer's own table only). The question
+is what a student's page stored and an axis name may be typed: both are escaped here
+(:func:`dpviz.viz.style.plotly_text`) before Plotly, whose hover text and titles render tags.
 """
 
 from __future__ import annotations
@@ -17,34 +18,32 @@ from dpviz.viz.style import COLORS, TEMPLATE, plotly_text
 PREDICTION_COLOR = "#1f6feb"
 
 
-def _names(names: Sequence[str]) -> list[str]:
-    return [plotly_text(n) for n in names]
-
-
-def class_points(names: Sequence[str], points: Sequence[tuple[float, float]],
-                 truth: Sequence[tuple[float, float]], *, title: str,
-                 axis_names: tuple[str, str] = ("x", "y")) -> go.Figure:
-    """The students' predicted points and the true points (e.g. where private means landed).
+def class_points(points: Sequence[tuple[float, float]], truth: Sequence[tuple[float, float]],
+                 *, title: str, axis_names: tuple[str, str] = ("x", "y")) -> go.Figure:
+    """The students' predicted points, anonymous, and the true points (where means landed).
 
     Parameters
     ----------
-    names : sequence of str
-        Each student's name, in the order of ``points``.
     points : sequence of (float, float)
-        Each student's predicted point.
+        Each student's predicted point (in no particular order: nothing says whose).
     truth : sequence of (float, float)
         The points the predictions are judged against (duplicates drawn once).
     title : str
         The figure's title.
     axis_names : (str, str)
         The axes' titles.
+
+    Examples
+    --------
+    >>> fig = class_points([(1.0, 2.0), (3.0, 4.0)], [(0.5, 1.5)], title="Where?")
+    >>> [t.name for t in fig.data], fig.data[0].text
+    (['predictions', 'truth'], None)
     """
     fig = go.Figure(layout={"template": TEMPLATE})
     xy = np.asarray(points, dtype=float).reshape(-1, 2)
-    fig.add_scatter(x=xy[:, 0], y=xy[:, 1], mode="markers", name="the class's predictions",
-                    text=_names(names), marker={"color": PREDICTION_COLOR, "size": 11,
-                                                "opacity": 0.75},
-                    hovertemplate="%{text}: (%{x:.3g}, %{y:.3g})<extra></extra>")
+    fig.add_scatter(x=xy[:, 0], y=xy[:, 1], mode="markers", name="predictions",
+                    marker={"color": PREDICTION_COLOR, "size": 11, "opacity": 0.6},
+                    hovertemplate="a prediction: (%{x:.3g}, %{y:.3g})<extra></extra>")
     unique = sorted({(float(a), float(b)) for a, b in truth})
     if unique:
         tx, ty = zip(*unique, strict=True)
@@ -57,24 +56,27 @@ def class_points(names: Sequence[str], points: Sequence[tuple[float, float]],
     return fig
 
 
-def class_numbers(names: Sequence[str], values: Sequence[float], truth: Sequence[float], *,
-                  title: str, label: str) -> go.Figure:
-    """A strip of the students' predicted numbers, with a line at each true value.
+def class_numbers(values: Sequence[float], truth: Sequence[float], *, title: str,
+                  label: str) -> go.Figure:
+    """A histogram of the students' predicted numbers, with a line at each true value.
 
-    Students are spread vertically by their order of answering (the height means nothing).
+    Examples
+    --------
+    >>> fig = class_numbers([0.2, 0.9, 2.0], [1.0, 1.0], title="ε?", label="ε")
+    >>> fig.data[0].type, sorted(fig.data[0].x), [s.x0 for s in fig.layout.shapes]
+    ('histogram', [0.2, 0.9, 2.0], [1.0])
     """
     fig = go.Figure(layout={"template": TEMPLATE})
     x = np.asarray(values, dtype=float)
-    rows = np.arange(x.size, dtype=float)
-    fig.add_scatter(x=x, y=rows, mode="markers", name="the class's predictions",
-                    text=_names(names), marker={"color": PREDICTION_COLOR, "size": 11,
-                                                "opacity": 0.75},
-                    hovertemplate="%{text}: %{x:.3g}<extra></extra>")
+    fig.add_histogram(x=x, name="predictions", marker={"color": PREDICTION_COLOR},
+                      opacity=0.8, nbinsx=max(5, min(30, x.size)),
+                      hovertemplate="%{x}: %{y} predictions<extra></extra>")
     for value in sorted({float(t) for t in truth}):
         fig.add_vline(x=value, line={"color": COLORS["private"], "width": 3},
                       annotation_text=f"truth {value:.3g}", annotation_position="top")
-    fig.update_layout(title=plotly_text(title), height=360, xaxis={"title": plotly_text(label)},
-                      yaxis={"title": "students", "showticklabels": False, "zeroline": False})
+    fig.update_layout(title=plotly_text(title), height=360, bargap=0.05,
+                      xaxis={"title": plotly_text(label)},
+                      yaxis={"title": "predictions", "rangemode": "tozero"})
     return fig
 
 

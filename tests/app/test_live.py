@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
 
 from dpviz.ui import live
-from dpviz.ui.classroom import DB_ENV, FORMULA_NAME, ClassStore
+from dpviz.ui.classroom import DB_ENV, FORMULA_NAME, ClassStore, Student
 from dpviz.ui.widgets import escape_markdown
 
 from .app_helpers import charts, open_page, values
@@ -50,13 +51,17 @@ def test_lecturer_opens_a_class_and_sees_only_counts_before_the_reveal(db):
     assert not at.exception, at.exception
     strip = charts(at)["live_budget_0"]
     assert sorted(values(strip["data"][0]["x"]).tolist()) == [2.0, 5.0]
-    assert "&lt;img" in strip["data"][0]["text"][1]  # a typed name is escaped in hover text
+    assert "text" not in strip["data"][0]  # projected: the distribution, no names
+    assert "Ann" not in json.dumps(charts(at)) and "img" not in json.dumps(charts(at))
     assert any("truth 3.1" in str(a.get("text")) for a in strip["layout"]["annotations"])
+    names = next(e for e in at.expander if "names" in e.label)
+    assert not names.proto.expanded  # the names stay folded on the projector
+    assert names.dataframe[0].value["student"].tolist() == ["Ann", EVIL]
     assert db.revealed(code) == frozenset({"budget"})
     assert "live_gmm_0" not in charts(at)  # each step is revealed on its own
     next(b for b in at.button if b.key == "live_reveal_gmm").click().run()
     points = charts(at)["live_gmm_0"]["data"]
-    assert [t["name"] for t in points] == ["the class's predictions", "truth"]
+    assert [t["name"] for t in points] == ["predictions", "truth"]
     assert sorted(values(points[1]["x"]).tolist()) == [0.5, 4.0]
 
 
@@ -209,3 +214,117 @@ def test_the_class_code_is_escaped_in_its_html(db, monkeypatch):
     at.run()
     bodies = " ".join(h.proto.body for h in at.get("html"))
     assert "&lt;i&gt;X&lt;/i&gt;" in bodies and "<i>" not in bodies
+
+
+# Issue 34: a live class survives a reload, and predict mode always says where Reveal goes.
+
+def reload(at, page: str | None = None):
+    """The same browser reloading: a new session opened on the address ``at`` left."""
+    from streamlit.testing.v1 import AppTest
+
+    from .app_helpers import ROOT, TIMEOUT
+
+    again = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    again.query_params.update(at.query_params)
+    again.run()
+    assert not again.exception, again.exception
+    if page is not None:
+        # A browser opens the page itself; AppTest opens Home, then the page, whose first run
+        # does not see a URL-bound toggle (predict) yet — AppTest's alone: the second run does.
+        again.switch_page(f"pages/{page}.py").run().run()
+        assert not again.exception, again.exception
+    return again
+
+
+def shown_text(at) -> str:
+    return " ".join([m.value for m in at.markdown] + [c.value for c in at.caption]
+                    + [s.value for s in at.success] + [w.value for w in at.warning])
+
+
+def test_a_student_who_reloads_is_back_in_the_same_place_with_the_answers_given(db):
+    opened = db.open_class()
+    at = join_as(open_page("live"), opened.code, "Ann")
+    seat = at.query_params[live.SEAT_PARAM]
+    assert seat.startswith(f"{opened.code}.") and seat.split(".")[1] not in shown_text(at)
+    me = at.session_state[live.MEMBER]
+    db.submit(Student(me["code"], me["student_id"], me["name"]), "budget", "ε after T rounds?",
+              {"guess": 2.0}, {"answer": 3.1})
+    back = reload(at, "live")
+    assert back.session_state[live.MEMBER]["student_id"] == me["student_id"]
+    assert "You are in class" in back.success[0].value
+    links = [link.proto.label for link in back.get("page_link")]
+    assert "Privacy budget — your prediction is in" in links
+    assert not back.get("form_submit_button")  # nothing to rejoin: no second student
+    assert db.students(opened.code) == 1
+
+
+def test_a_reloaded_student_predicts_into_the_class_and_a_left_one_is_told_where_reveal_is(db):
+    opened = db.open_class()
+    at = join_as(open_page("live"), opened.code, "Ann")
+    at.query_params["predict"] = "true"
+    budget = reload(at, "budget")
+    assert budget.session_state["predict"] and live.MEMBER in budget.session_state
+    assert f"Class **{opened.code}** as Ann" in shown_text(budget)  # the banner is back
+    assert f"sends your prediction to class **{opened.code}**" in shown_text(budget)
+    budget.number_input(key="budget_guess").set_value(4.0).run()
+    next(b for b in budget.button if b.key == "budget_reveal").click().run()
+    assert not budget.exception, budget.exception
+    assert db.row_count(opened.code) == 1 and db.students(opened.code) == 1
+    next(b for b in budget.button if b.key == "budget_again").click().run()
+    budget.switch_page("pages/live.py").run()
+    next(b for b in budget.button if b.label == "Leave the class").click().run()
+    assert live.SEAT_PARAM not in budget.query_params
+    budget.switch_page("pages/budget.py").run()
+    assert budget.session_state["predict"]
+    assert any("You left class" in w.value for w in budget.warning)  # where the Reveal is
+    assert not any("sends your prediction" in c.value for c in budget.caption)
+
+
+def test_a_student_whose_class_closed_is_told_so_after_a_reload(db, monkeypatch):
+    opened = db.open_class()
+    at = join_as(open_page("live"), opened.code, "Ann")
+    at.query_params["predict"] = "true"
+    sqlite3.connect(db.path).execute("PRAGMA foreign_keys = ON").execute(
+        "DELETE FROM classes").connection.commit()
+    budget = reload(at, "budget")
+    warned = [w.value for w in budget.warning]
+    assert any(f"Class **{opened.code}** is closed" in w for w in warned), warned
+    assert live.SEAT_PARAM not in budget.query_params and budget.session_state["predict"]
+    alone = open_page("budget")
+    alone.toggle(key="predict").set_value(True).run()
+    assert live.ALONE_NOTE in [c.value for c in alone.caption]  # solo: no class, said plainly
+
+
+def test_a_lecturer_who_reloads_gets_the_class_back_without_the_key_on_screen(db):
+    at, lecture = lecturer_opens()
+    teach = at.query_params[live.TEACH_PARAM]
+    code, seat = teach.split(".")
+    assert code == lecture["code"] and seat != lecture["token"]
+    assert db.is_lecturer(code, seat)
+    ann = db.join(code, "Ann")
+    db.submit(ann, "lens", "How wide will the noise be?", {"guess": 1.0}, {"answer": 2.0})
+    back = reload(at, "live")
+    assert back.session_state[live.LECTURE]["code"] == code
+    assert any(code in h.proto.body for h in back.get("html"))  # the same class, not a new one
+    assert "**Privacy lens** — 1 answered" in shown_text(back)
+    page = shown_text(back) + " ".join(h.proto.body for h in back.get("html"))
+    assert seat not in page and lecture["token"] not in page
+    next(b for b in back.button if b.label == "Stop teaching this class here").click().run()
+    assert live.TEACH_PARAM not in back.query_params
+    assert db.is_open(code)  # the class goes on; this browser just stopped showing it
+
+
+def test_the_reveal_shows_the_question_whole(db):
+    at, lecture = lecturer_opens()
+    question = ("One round of this plan costs ε₁ = 0.5 (δ = 1e-06, Gaussian). What is ε after "
+                "T = 40 rounds at the same noise? " + "More words. " * 8).strip()
+    for name in ("Ann", "Bob", "Cy"):
+        student = db.join(lecture["code"], name)
+        db.submit(student, "budget", question if name != "Cy" else "Other numbers?",
+                  {"guess": 3.0}, {"answer": 4.0})
+    db.reveal(lecture["code"], lecture["token"], "budget")
+    at.run()
+    assert any(m.value == escape_markdown(question) + " (1 of 3 students were asked it with "
+               "other numbers.)" for m in at.markdown)
+    assert charts(at)["live_budget_0"]["layout"]["title"]["text"] == (
+        "Privacy budget: 3 predictions")

@@ -1,6 +1,9 @@
-"""Figures of a live class's predictions against the truth (issue 19, part 2)."""
+"""Figures of a live class's predictions against the truth (issue 19, part 2; issue 34: they
+are projected, so they carry no names)."""
 
 from __future__ import annotations
+
+import json
 
 from dpviz.viz.live import PREDICTION_COLOR, class_numbers, class_points, class_yes_no
 from dpviz.viz.style import COLORS
@@ -14,25 +17,35 @@ def test_yes_no_counts_each_answer_and_colours_the_true_one():
     assert fig.layout.title.text.endswith("(truth: no)")
 
 
-def test_points_draw_each_true_point_once_and_escape_names():
-    fig = class_points(["<b>Ann</b>", "Bob"], [(1.0, 2.0), (3.0, 4.0)],
-                       [(0.5, 1.5), (0.5, 1.5), (4.0, 0.0)], title="Where?")
+def test_points_draw_each_true_point_once_and_name_nobody():
+    fig = class_points([(1.0, 2.0), (3.0, 4.0)], [(0.5, 1.5), (0.5, 1.5), (4.0, 0.0)],
+                       title="Where?")
     said, truth = fig.data
-    assert list(said.text) == ["&lt;b&gt;Ann&lt;/b&gt;", "Bob"]
+    assert said.text is None and "text" not in said.hovertemplate
     assert sorted(zip(truth.x, truth.y, strict=True)) == [(0.5, 1.5), (4.0, 0.0)]
 
 
-def test_numbers_draw_one_line_per_distinct_truth():
-    fig = class_numbers(["Ann", "Bob", "Cy"], [0.2, 0.9, 2.0], [1.0, 1.0, 1.5], title="ε?",
-                        label="ε")
-    assert sorted(fig.data[0].x) == [0.2, 0.9, 2.0]
+def test_numbers_are_a_histogram_with_one_line_per_distinct_truth():
+    fig = class_numbers([0.2, 0.9, 2.0], [1.0, 1.0, 1.5], title="ε?", label="ε")
+    (bars,) = fig.data
+    assert bars.type == "histogram" and sorted(bars.x) == [0.2, 0.9, 2.0]
     assert sorted(shape.x0 for shape in fig.layout.shapes) == [1.0, 1.5]
+    assert fig.layout.yaxis.title.text == "predictions"
+
+
+def test_no_figure_carries_a_name_anywhere_in_its_json():
+    figures = [class_points([(1.0, 2.0)], [(0.0, 0.0)], title="t"),
+               class_numbers([0.2, 0.4], [0.3], title="t", label="v"),
+               class_yes_no([True], [True], title="t")]
+    for fig in figures:
+        for trace in json.loads(fig.to_json())["data"]:
+            assert "text" not in trace or trace["type"] == "bar"  # a bar's text is its count
 
 
 def test_a_stored_question_is_escaped_in_every_title():
     question = "<a href='x'>How wide?</a>"
-    figures = [class_points(["Ann"], [(1.0, 2.0)], [], title=question),
-               class_numbers(["Ann"], [0.2], [], title=question, label="<b>v</b>"),
+    figures = [class_points([(1.0, 2.0)], [], title=question),
+               class_numbers([0.2], [], title=question, label="<b>v</b>"),
                class_yes_no([True], [True], title=question)]
     for fig in figures:
         assert fig.layout.title.text.startswith("&lt;a href='x'&gt;How wide?")

@@ -68,10 +68,9 @@ FACTORIES = {
     "ellipses": lambda: covariance.ellipses_figure(
         np.eye(3), [("gauss", "Gauss", np.eye(3))], axes=(0, 1), axis_names=NAMES,
         title=f"The matrices on {HOSTILE} and b"),
-    "class points": lambda: live.class_points([HOSTILE], [(1.0, 2.0)], [], title=HOSTILE,
+    "class points": lambda: live.class_points([(1.0, 2.0)], [], title=HOSTILE,
                                               axis_names=(HOSTILE, "y")),
-    "class numbers": lambda: live.class_numbers([HOSTILE], [0.2], [1.0], title=HOSTILE,
-                                                label=HOSTILE),
+    "class numbers": lambda: live.class_numbers([0.2], [1.0], title=HOSTILE, label=HOSTILE),
     "class yes/no": lambda: live.class_yes_no([True], [False], title=HOSTILE),
 }
 
