@@ -239,6 +239,11 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     if scenario.data.get("bounds") is None and args.data is not None and _default_ball(
             out["choices"]):
         warnings.warn(NO_BOUND, UserWarning, stacklevel=2)
+    # post-processing of the released values and public inputs: nothing more is charged
+    from dpviz.lab.intervals import intervals
+
+    rows = int(loaded.data.shape[0]) if getattr(loaded.data, "ndim", 0) == 2 else 0
+    out["intervals"] = intervals(scenario, result, rows).to_dict()
     if getattr(args, "expected", False) and args.data is not None and not result.failed:
         # the page's prediction, public inputs only; asked for, since it simulates for seconds
         # and the run's JSON must stay the same for the same seed

@@ -200,6 +200,17 @@ TERMS: tuple[Term, ...] = (
          (r"\frac{1}{k}\sum_j \lVert \mu_j - \tilde\mu_{\pi(j)} \rVert_2,\qquad "
           r"\lVert \tilde\Sigma - \Sigma \rVert_F = "
           r"\Big(\sum_{ab} (\tilde\Sigma_{ab} - \Sigma_{ab})^2\Big)^{1/2}",)),
+    Term("interval", "Interval of a private estimate (“5.31 ± 0.42 (90 %)”)",
+         "A range the page expects to hold the value being estimated in 90 runs of 100. It "
+         "is worked out from the released numbers and the known amount of noise only, so it "
+         "costs no extra privacy. It covers the noise and, for the mixtures, the luck of the "
+         "draw of the rows; it does **not** cover the bias a tight bound adds by clipping "
+         "rows, and a run that found the wrong clusters or gave no answer (⊥) can miss. The "
+         "page shows one only where simulations measured that at least 88 of 100 such "
+         "intervals held; elsewhere it says “no interval: coverage not established”.",
+         (r"\tilde\theta \pm z_{0.95}\,\sigma,\qquad z_{0.95} \approx 1.645",),
+         "Ferrando, Wang & Sheldon, AISTATS 2022 (parametric bootstrap for private "
+         "intervals); Karwa & Vadhan, ITCS 2018."),
     Term("no-answer", "⊥ (no answer)",
          "Some estimators may refuse to answer (their noisy checks fail). The refusal is "
          "itself private: it depends on the data only through noisy releases, so seeing it "
