@@ -79,6 +79,13 @@ with figures:
                              private_covariances=shown.covariances,
                              cloud=None if cloud is None else cloud.means, axes=axes,
                              axis_names=data.names, reference=reference, title=title)
+    # intervals belong to the released (last) step; post-processing, nothing charged
+    found = gmm.intervals_of(scenario, result, len(data.data)) if (
+        iteration is None or iteration == steps) else None
+    order = gmm.interval_order(data.truth, result)
+    if found is not None and found.ellipses:
+        viz.with_interval_ellipses(fig, found.ellipses["centres"], found.ellipses["shapes"],
+                                   axes=axes, order=order)
     revealed = predict.mixture_gate(fig, scenario=scenario, rows=data.data[data.drawn],
                                     private_means=shown.means, true_means=data.truth.means,
                                     axes=axes, names=data.names, reference=reference)
@@ -105,6 +112,8 @@ with figures:
         gmm_compare.story(result, data, scenario=scenario, fresh=ctx.seed)
     else:
         st.caption(f"The errors and how the estimator got its answer: {predict.HIDDEN}")
+    if revealed and found is not None:  # the intervals give the private means away
+        gmm.interval_section(found, order, data.names)
 
     charged = result.ledger if cloud is None else cloud.ledger  # what the figure drew
     if charged.releases:
