@@ -31,6 +31,7 @@ with live:
         drawn, seconds = ui.attempt(cov.run_all, chosen, ctx.seed if ctx.secure else None)
         if "upload" in scenarios[0].data:  # before the figures: most rows clipped, too wide
             upload.warn_bound(drawn[0].result, scenarios[0], data)
+            cov.expected_panel(drawn, scenarios, data.data.shape)
         for run in drawn:
             if run.result.not_private:
                 st.warning(f"{run.label} is not private: "

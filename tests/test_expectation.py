@@ -14,6 +14,7 @@ import pytest
 
 from dpviz.lab import expectation
 from dpviz.lab.expectation import Expected, Table, expected, public_shape, table_scenario
+from dpviz.lab.scenario import Scenario
 
 
 def test_the_shape_reads_public_inputs_only():
@@ -35,7 +36,7 @@ def test_private_ranges_predict_from_the_released_box_and_the_estimators_share()
     private = table_scenario("dp_em", k=3, epsilon=1.0, bounds={"private": 0.2})
     assert public_shape(private, {}, (150, 2)) is None  # not released yet
     shape = public_shape(private, {"ranges": [[-5, 9], [-3, 4]]}, (150, 2))
-    assert shape.ranges == ((-5.0, 9.0), (-3.0, 4.0)) and shape.budget()[0] < 1.0
+    assert shape.ranges == ((-5.0, 9.0), (-3.0, 4.0)) and shape.budget()["epsilon"] < 1.0
 
 
 def test_a_prediction_is_kept_per_shape_and_round_trips(tmp_path):
@@ -90,3 +91,57 @@ def test_the_command_line_json_carries_the_prediction(tmp_path):
         env={"DPVIZ_CACHE_DIR": str(tmp_path), "PATH": "", "OPENBLAS_NUM_THREADS": "1"})
     said = json.loads(done.stdout)["expected"]
     assert said["median"] < 0.1 * said["size"] and said["sentence"].startswith("At this n")
+
+
+# --- covariance uploads ---------------------------------------------------------------------
+
+def test_a_covariance_shape_reads_rho_the_bound_and_the_released_ranges():
+    typed = table_scenario("separate", rho=0.1, task="covariance",
+                           bounds={"ranges": [[0, 8], [0, 3]], "standardise": False})
+    shape = public_shape(typed, {}, (150, 2))
+    assert (shape.task, shape.budget_name, shape.amount) == ("covariance", "ρ", 0.1)
+    assert shape.size() == pytest.approx(4.0**2 + 1.5**2)  # the box's squared half-diagonal
+    private = table_scenario("gauss", epsilon=1.0, task="covariance", bounds={"private": 0.2})
+    assert public_shape(private, {}, (150, 2)) is None  # not released yet
+    released = public_shape(private, {"ranges": [[-9, 9], [-9, 9]]}, (150, 2))
+    assert released.budget()["epsilon"] == pytest.approx(0.8)
+    generated = Scenario.from_dict({"task": "covariance", "estimator": "gauss", "data": {
+        "generator": "zipf", "n": 1000, "d": 5}, "params": {"rho": 0.1}})
+    assert public_shape(generated, {}, (1000, 5)) is None  # measured against the true Σ
+
+
+def test_a_covariance_prediction_is_in_squared_units_and_searches_rho(tmp_path):
+    shape = Table("gauss", 150, 2, 1, math.nan, radius=1.0, task="covariance", rho=0.001)
+    found = expected(shape, runs=4, cache_dir=tmp_path)
+    assert found.large and found.budget_name == "ρ" and found.task == "covariance"
+    said = found.sentence()
+    assert said.startswith("At this n and ρ expect the matrix about")
+    assert "meaningful from about" in said and "ρ = " in said
+
+
+#: The covariance page's defaults (radius 1, ρ = 0.1) and its advice (private ranges, 20 %),
+#: for the estimators it ticks; 20 draws each (bench/expected_accuracy.py walks the rest).
+#: Not the 150-row table's private ranges: at 150 rows and ε = 0.2 the spread's quantile is
+#: below what :func:`dpviz.privacy.bounds.quantile_rows` asks (171), and one draw in 10 to 20
+#: releases ranges far too wide or narrow, so 2 of 20 draws passed 3× their prediction.
+COVARIANCE_CASES = [
+    expectation.Case(f"{table} {estimator} {label}", *expectation.issue_tables()[table],
+                     table_scenario(estimator, rho=0.1, task="covariance", **bound))
+    for table in ("petals", "wines") for estimator in ("gauss", "separate", "adaptive")
+    for label, bound in (("radius 1", {"radius": 1.0}),
+                         ("private ranges", {"bounds": {"private": 0.2}}))
+    if (table, label) != ("petals", "private ranges")]
+
+
+#: AdaptiveCov's error on wine's private ranges is bimodal (its sparse vector picks the
+#: clip radius and branch from the trace's release): 5 of 20 draws passed 3× the median
+#: predicted, the prediction's own quartiles spanning 1.6e5–3.3e6.
+BIMODAL = "wines adaptive private ranges"
+
+
+@pytest.mark.parametrize("case", [  # about a second each
+    pytest.param(c, id=c.name, marks=[pytest.mark.xfail(reason=BIMODAL)]
+                 if c.name == BIMODAL else []) for c in COVARIANCE_CASES])
+def test_covariance_predictions_hold_against_the_issues_tables(case):
+    walked = expectation.walk(case)
+    assert walked.holds, walked.line()

@@ -11,14 +11,17 @@ a user's rows:
   the page scores it;
 - a table: a Gaussian mixture of k components laid inside the bound's box
   (:func:`box_rows`), clipped and run exactly as the page runs the table, each run scored
-  against non-private EM on the same generated rows (:func:`reference_of`), as the page scores
-  an upload.
+  against the non-private answer on the same clipped rows (:func:`scored`): for a mixture
+  non-private EM (:func:`reference_of`), for a covariance matrix the estimator's own answer
+  without noise (:func:`covariance_reference`), as the pages score an upload.
 
-The error is the matched mean error (data units); the prediction is the runs' median and
-quartiles (:class:`Expected`). When the median is large against the bound's size (more than
-:data:`LARGE` of it, :func:`bound_size`), :func:`meaningful_from` finds, by the same
-prediction, the n (at this ε) and the ε (at this n) from which it is not. Results are kept on
-disk per public shape (:func:`expected`).
+The error is the matched mean error (a mixture's, in data units) or the Frobenius distance
+between matrices (a covariance's, in the columns' squared units); the prediction is the runs'
+median and quartiles (:class:`Expected`). When the median is large against the bound's size
+(more than :data:`LARGE` of it, :meth:`Table.size`: the bound's diameter for means, the
+largest second moment it allows for a matrix), :func:`meaningful_from` finds, by the same
+prediction, the n (at this budget) and the ε or ρ (at this n) from which it is not. Results
+are kept on disk per public shape (:func:`expected`).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from numpy.typing import NDArray
 
 from dpviz.core import limits
 from dpviz.data.mixtures import gaussian_mixture
-from dpviz.estimators.metrics import METRICS, Truth
+from dpviz.estimators.metrics import METRICS, Truth, frobenius_error
 from dpviz.lab.claims import Measured, seeds
 from dpviz.lab.experiments.cache import cache_directory
 from dpviz.lab.scenario import LoadedData, Scenario, budget_of, load_data, run_scenario
@@ -63,6 +66,18 @@ SEARCH_SECONDS = 5.0
 #: prediction's spread covers them.
 SEPARATIONS = (2.0, 3.0, 4.0, 6.0)
 SPANS = (0.8, 0.5)
+#: A covariance table's layouts, (span, offset): the matrix is the second moment about the
+#: bound's centre, so where the rows sit matters more than their groups — measured columns
+#: (lengths, counts) rarely sit at the centre of a ball about the origin. ``offset`` moves the
+#: rows' centre towards the box's corner by that share of its half-widths (1: on the corner,
+#: rows beyond the bound clipped). Against 20 draws on the issue's two tables inside a ball of
+#: radius 1 (every row clipped, as at the page's default), centred layouts predicted 2.5 to 20
+#: times too little for the eigenvalue-based estimators (EMCov: 0.014 against 0.15).
+COVARIANCE_LAYOUTS = ((0.8, 0.0), (0.5, 0.5), (0.25, 0.75), (0.5, 1.0))
+#: The tasks whose uploads get a prediction, and the top of each budget's search (the pages'
+#: ε slider's, the covariance page's ρ grid's).
+TASKS = ("gmm", "covariance")
+SEARCH_TOP = {"ε": limits.EPSILON_UI.high, "ρ": 10.0}
 #: Subfolder of the cache folder (:func:`dpviz.lab.experiments.cache.cache_directory`).
 CACHE_FOLDER = "expected"
 #: The reference fit for a table: non-private EM's seed, iterations and starts (the fit of
@@ -124,6 +139,42 @@ def fitted_truth(fit: Any, rows: NDArray[np.float64]) -> Truth:
                  covariances=np.asarray(fit.estimate["covariances"], dtype=float), data=rows)
 
 
+def covariance_reference(scenario: Scenario) -> Scenario:
+    """A matrix's reference: the same estimator without noise, on the same rows and bound.
+
+    For the estimators that clip to the bound, the clipped rows' own ``XᵀX/n`` (ranges: about
+    their centre, in the table's units); CoinPress, which takes the radius as a prior bound
+    on Σ rather than a clip, gives the rows' own. So the error is the noise's, not the bound's.
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"task": "covariance", "estimator": "separate", "data":
+    ...     {"dataset": "digits"}, "params": {"rho": 0.1, "radius": 1.0}})
+    >>> r = covariance_reference(s)
+    >>> r.estimator, r.params["epsilon"], "rho" in r.params
+    ('separate', inf, False)
+    """
+    return replace(scenario.without_noise(), seed=REFERENCE_SEED)
+
+
+def scored(scenario: Scenario, loaded: LoadedData, result: Any) -> float:
+    """A private run's error against the non-private answer on its clipped rows (NaN for ⊥).
+
+    A mixture: the matched mean error against non-private EM (:func:`reference_of`); a
+    covariance: ``‖Σ̃ − Σ‖_F`` against its answer without noise (:func:`covariance_reference`).
+    """
+    if result.failed:
+        return math.nan
+    if scenario.task == "covariance":
+        plain = _run(covariance_reference(scenario), loaded)
+        return float(frobenius_error(plain.estimate["covariance"],
+                                     result.estimate["covariance"]))
+    fit = _run(reference_of(scenario), loaded)
+    if fit.failed:
+        return math.nan
+    return float(METRICS["gmm"]["mean_error"](result, fitted_truth(fit, loaded.data)))
+
+
 # --- the public shapes ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -131,8 +182,10 @@ class Table:
     """The public shape of a run on a table: sizes, budget, bound, estimator and parameters.
 
     ``ranges``: the box (typed, or private ranges as released) with ``standardise``; else the
-    ball of ``radius`` about the origin. ``epsilon`` and ``delta`` are the run's whole budget;
-    ``share`` is the part private ranges spent on the box (the estimator gets the rest).
+    ball of ``radius`` about the origin. ``epsilon`` and ``delta`` are the run's whole budget,
+    or ``rho`` (zCDP, the covariance page's; ``epsilon`` then unused); ``share`` is the part
+    private ranges spent on the box (the estimator gets the rest). ``task``: ``"gmm"`` (k
+    clusters) or ``"covariance"`` (k unused).
     """
 
     estimator: str
@@ -147,6 +200,18 @@ class Table:
     standardise: bool = False
     share: float | None = None
     params: tuple[tuple[str, Any], ...] = ()
+    task: str = "gmm"
+    rho: float | None = None
+
+    @property
+    def amount(self) -> float:
+        """The budget the search moves: ρ when given, else ε."""
+        return self.epsilon if self.rho is None else self.rho
+
+    @property
+    def budget_name(self) -> str:
+        """``"ρ"`` or ``"ε"``: how the page states the budget."""
+        return "ε" if self.rho is None else "ρ"
 
     def box(self) -> NDArray[np.float64]:
         """Each column's (low, high): the ranges, or the largest cube inside the ball."""
@@ -156,40 +221,84 @@ class Table:
         return np.tile([-half, half], (self.d, 1))
 
     def size(self) -> float:
-        """The bound's size: the ball's diameter, or the box's diagonal (data units)."""
+        """The bound's size, what "large" is measured against (data units).
+
+        Means: the ball's diameter, or the box's diagonal. A covariance matrix: the largest
+        ``‖xxᵀ‖_F = ‖x‖²`` a clipped row can have — ``r²``, or the squared half-diagonal of the
+        box (the matrix is the second moment about its centre).
+
+        Examples
+        --------
+        >>> Table("gauss", 150, 2, 1, 1.0, radius=10.0, task="covariance").size()
+        100.0
+        >>> Table("dp_em", 150, 2, 3, 1.0, ranges=((0.0, 8.0), (0.0, 6.0))).size()
+        10.0
+        """
+        if self.task == "covariance":
+            if self.ranges is None:
+                return float(self.radius or 1.0) ** 2
+            return float(np.sum((np.diff(self.box(), axis=1) / 2) ** 2))
         if self.ranges is None:
             return 2.0 * float(self.radius or 1.0)
         return float(np.linalg.norm(np.diff(self.box(), axis=1)))
 
-    def budget(self) -> tuple[float, float]:
-        """The estimator's own ε and δ: the run's, less private ranges' share."""
+    def fill(self) -> float:
+        """How much of the bound the rows reach: private ranges' 1/factor, else 1 (public).
+
+        Private ranges are ``centre ± factor·s``, s a quantile of the rows' largest gap to the
+        centre (:func:`dpviz.privacy.bounds.private_box`), so their rows reach about
+        ``1/factor`` of each half-width — a fact of the public plan, not of the rows.
+
+        Examples
+        --------
+        >>> Table("gauss", 178, 3, 1, 1.0, ranges=((-1.0, 1.0),) * 3, share=0.2).fill()
+        0.25
+        """
         if self.share is None:
-            return self.epsilon, self.delta
-        rest = bound_plan(self.n, self.d, budget_of({"epsilon": self.epsilon,
-                                                     "delta": self.delta,
-                                                     "accounting": self.accounting}),
-                          self.share).rest
-        return float(rest.epsilon or self.epsilon), float(rest.delta)
+            return 1.0
+        given: dict[str, Any] = ({"epsilon": self.epsilon, "delta": self.delta} if
+                                 self.rho is None else {"rho": self.rho})
+        return 1.0 / bound_plan(self.n, self.d, budget_of(given), self.share).factor
+
+    def budget(self) -> dict[str, float]:
+        """The estimator's own budget parameters: the run's, less private ranges' share.
+
+        Examples
+        --------
+        >>> Table("gauss", 150, 2, 1, 1.0, rho=0.1, task="covariance").budget()
+        {'rho': 0.1, 'delta': 0.0}
+        """
+        given: dict[str, Any] = ({"epsilon": self.epsilon, "delta": self.delta,
+                                  "accounting": self.accounting} if self.rho is None
+                                 else {"rho": self.rho, "delta": 0.0})
+        if self.share is None:
+            return {key: value for key, value in given.items() if key != "accounting"}
+        rest = bound_plan(self.n, self.d, budget_of(given), self.share).rest
+        if self.rho is not None:
+            return {"rho": float(rest.rho or self.rho), "delta": 0.0}
+        return {"epsilon": float(rest.epsilon or self.epsilon), "delta": float(rest.delta)}
 
     def scenario(self, seed: int) -> Scenario:
         """The run on a generated table, the bound fixed as numbers."""
-        epsilon, delta = self.budget()
         data: dict[str, Any] = dict(_SIMULATED)
         if self.ranges is not None:
             data["bounds"] = {"ranges": [list(r) for r in self.ranges],
                               "standardise": self.standardise}
-        return Scenario.from_dict({
-            "task": "gmm", "estimator": self.estimator, "data": data,
-            "params": {"k": self.k, "epsilon": epsilon, "delta": delta,
-                       "accounting": self.accounting,
-                       "radius": None if self.ranges is not None else self.radius,
-                       **dict(self.params)},
-            "seed": seed})
+        params: dict[str, Any] = {**self.budget(),
+                                  "radius": None if self.ranges is not None else self.radius,
+                                  **dict(self.params)}
+        if self.task == "gmm":
+            params |= {"k": self.k, "accounting": self.accounting}
+        return Scenario.from_dict({"task": self.task, "estimator": self.estimator,
+                                   "data": data, "params": params, "seed": seed})
 
-    def at(self, *, n: int | None = None, epsilon: float | None = None) -> Table:
-        """The same shape at another n or ε."""
-        return replace(self, n=self.n if n is None else int(n),
-                       epsilon=self.epsilon if epsilon is None else float(epsilon))
+    def at(self, *, n: int | None = None, amount: float | None = None) -> Table:
+        """The same shape at another n, or another ε (ρ when the budget is one)."""
+        moved = replace(self, n=self.n if n is None else int(n))
+        if amount is None:
+            return moved
+        return (replace(moved, epsilon=float(amount)) if self.rho is None
+                else replace(moved, rho=float(amount)))
 
 
 @dataclass(frozen=True)
@@ -200,18 +309,26 @@ class Generated:
     n: int
     radius: float = 1.0
 
+    task = "gmm"
+    budget_name = "ε"
+
     @property
     def epsilon(self) -> float:
         """The run's ε."""
+        return self.shape.epsilon
+
+    @property
+    def amount(self) -> float:
+        """The budget the search moves: ε."""
         return self.shape.epsilon
 
     def size(self) -> float:
         """The bound's size: the generator's public ball's diameter."""
         return 2.0 * self.radius
 
-    def at(self, *, n: int | None = None, epsilon: float | None = None) -> Generated:
+    def at(self, *, n: int | None = None, amount: float | None = None) -> Generated:
         """The same shape at another n or ε."""
-        shape = self.shape if epsilon is None else replace(self.shape, epsilon=float(epsilon))
+        shape = self.shape if amount is None else replace(self.shape, epsilon=float(amount))
         return replace(self, shape=shape, n=self.n if n is None else int(n))
 
 
@@ -223,8 +340,10 @@ def public_shape(scenario: Scenario, released: Mapping[str, Any] | None = None,
     """The public shape of a page's run, or ``None`` when it has none to predict from.
 
     ``released``: the run's ``choices`` (private ranges' released box, public once released);
-    ``sizes``: a table's (n, d), public. ``None`` for a non-private estimator, a bundled set,
-    a bound read from the data (it is not public) and private ranges not yet released.
+    ``sizes``: a table's (n, d), public. ``None`` for a task other than :data:`TASKS`, a
+    non-private estimator, a bundled set, a covariance run on generated data (the page
+    measures it against the true matrix), a bound read from the data (it is not public) and
+    private ranges not yet released.
 
     Examples
     --------
@@ -232,15 +351,25 @@ def public_shape(scenario: Scenario, released: Mapping[str, Any] | None = None,
     ...     "gmm", "n": 5000, "seed": 3}, "params": {"epsilon": 1.0, "delta": 1e-5}})
     >>> public_shape(s).n
     5000
+    >>> c = Scenario.from_dict({"task": "covariance", "estimator": "gauss", "data": {"upload":
+    ...     "a.csv", "sha256": "0" * 64}, "params": {"rho": 0.1, "delta": 0.0, "radius": 5.0}})
+    >>> shape = public_shape(c, {}, (150, 2))
+    >>> shape.task, shape.budget_name, shape.amount, shape.size()
+    ('covariance', 'ρ', 0.1, 25.0)
     """
-    from dpviz.estimators.registry import TASKS
+    from dpviz.estimators.registry import TASKS as REGISTRY
 
-    entry = TASKS["gmm"].get(scenario.estimator)
-    epsilon = scenario.params.get("epsilon")
-    if (scenario.task != "gmm" or entry is None or entry.notion == "none" or epsilon is None
-            or not math.isfinite(epsilon)):
+    if scenario.task not in TASKS:
+        return None
+    entry = REGISTRY[scenario.task].get(scenario.estimator)
+    epsilon, rho = scenario.params.get("epsilon"), scenario.params.get("rho")
+    amount = rho if rho is not None else epsilon
+    if (entry is None or entry.notion == "none" or amount is None
+            or not math.isfinite(amount)):
         return None
     if "generator" in scenario.data:
+        if scenario.task != "gmm":
+            return None
         shape = shape_of(scenario, scenario.estimator)
         return None if shape is None else Generated(shape, int(scenario.data["n"]))
     if sizes is None or "dataset" in scenario.data:
@@ -264,20 +393,24 @@ def public_shape(scenario: Scenario, released: Mapping[str, Any] | None = None,
     params = tuple(sorted((key, value) for key, value in scenario.params.items()
                           if key in own and value is not None))
     return Table(scenario.estimator, int(n), int(d), int(scenario.params.get("k") or 1),
-                 float(epsilon), float(scenario.params.get("delta") or 0.0),
+                 float(epsilon if epsilon is not None else math.nan),
+                 float(scenario.params.get("delta") or 0.0),
                  str(scenario.params.get("accounting") or "zcdp"),
                  None if ranges is not None else float(radius or 1.0), ranges,
-                 bool(bounds and bounds.get("standardise")), share, params)
+                 bool(bounds and bounds.get("standardise")), share, params, scenario.task,
+                 None if rho is None else float(rho))
 
 
 # --- one simulated run ---------------------------------------------------------------------
 
 def box_rows(box: NDArray[np.float64], k: int, n: int, seed: int, *,
-             separation: float = SEPARATIONS[0], span: float = SPANS[0]) -> NDArray[np.float64]:
+             separation: float = SEPARATIONS[0], span: float = SPANS[0],
+             offset: float = 0.0) -> NDArray[np.float64]:
     """``n`` rows of a k-component Gaussian mixture laid inside ``box`` (d × 2).
 
     A mixture of that ``separation`` (:func:`dpviz.data.mixtures.gaussian_mixture`), scaled
-    so that its public radius spans ``span`` of each column's range about its centre.
+    so that its public radius spans ``span`` of each column's range about its centre, moved
+    by ``offset`` of each half-width towards the box's upper corner.
 
     Examples
     --------
@@ -289,7 +422,7 @@ def box_rows(box: NDArray[np.float64], k: int, n: int, seed: int, *,
     mixture = gaussian_mixture(k, d, n, separation=separation if k > 1 else 0.0, seed=seed)
     unit = (mixture.data - mixture.means.mean(axis=0)) / mixture.radius
     centre, half = box.mean(axis=1), np.diff(box, axis=1)[:, 0] / 2
-    return np.asarray(centre + span * half * unit, dtype=float)
+    return np.asarray(centre + offset * half + span * half * unit, dtype=float)
 
 
 def _run(scenario: Scenario, loaded: LoadedData) -> Any:
@@ -302,38 +435,41 @@ def run_error(shape: Public, data_seed: int, noise_seed: int, turn: int = 0) -> 
     """One simulated run's matched mean error (NaN for ⊥), scored as the page scores it.
 
     ``turn``: a table's run lays its mixture with the turn-th of :data:`SEPARATIONS` ×
-    :data:`SPANS`.
+    :data:`SPANS` (a covariance table's: × :data:`COVARIANCE_LAYOUTS`).
     """
-    metric = METRICS["gmm"]["mean_error"]
     if isinstance(shape, Generated):
+        metric = METRICS["gmm"]["mean_error"]
         scenario = shape.shape.scenario(shape.n, data_seed)
         loaded = load_data(scenario.data)
         result = _run(replace(scenario, seed=noise_seed), loaded)
         return math.nan if result.failed else float(metric(result, loaded.truth))
-    rows = box_rows(shape.box(), shape.k, shape.n, data_seed,
-                    separation=SEPARATIONS[turn % len(SEPARATIONS)],
-                    span=SPANS[turn // len(SEPARATIONS) % len(SPANS)])
+    # a covariance table's rows: a 3-component mixture too (its correlations and spread vary
+    # with the turn), the matrix does not need groups
+    separation = SEPARATIONS[turn % len(SEPARATIONS)]
+    if shape.task == "covariance":
+        span, offset = COVARIANCE_LAYOUTS[turn // len(SEPARATIONS) % len(COVARIANCE_LAYOUTS)]
+        fill = shape.fill()
+        rows = box_rows(shape.box(), 3, shape.n, data_seed, separation=separation,
+                        span=span * fill, offset=offset * fill)
+    else:
+        rows = box_rows(shape.box(), shape.k, shape.n, data_seed, separation=separation,
+                        span=SPANS[turn // len(SEPARATIONS) % len(SPANS)])
     loaded = LoadedData(rows, None, None, "a generated table")
     scenario = shape.scenario(noise_seed)
-    result = _run(scenario, loaded)
-    if result.failed:
-        return math.nan
-    fit = _run(reference_of(scenario), loaded)
-    if fit.failed:
-        return math.nan
-    return float(metric(result, fitted_truth(fit, rows)))
+    return scored(scenario, loaded, _run(scenario, loaded))
 
 
 # --- the prediction ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Expected:
-    """A predicted error: median and quartiles of simulated runs' matched mean errors.
+    """A predicted error: median and quartiles of simulated runs' errors.
 
     Attributes
     ----------
     median, low, high : float
-        The median and the quartiles of the runs that answered (data units; NaN: none did).
+        The median and the quartiles of the runs that answered (data units; NaN: none did):
+        matched mean errors, or a matrix's Frobenius errors (``task``).
     size : float
         The bound's size (:meth:`Table.size`), which "large" is measured against.
     runs, failed : int
@@ -345,6 +481,10 @@ class Expected:
         is within :data:`LARGE` of the size; ``None``: not found up to ``n_to`` / ``epsilon_to``.
     n_to, epsilon_to : int or float or None
         How far the search looked (``None``: it did not run).
+    task : str
+        ``"gmm"`` (means) or ``"covariance"`` (a matrix): how the sentence says it.
+    budget_name : str
+        ``"ε"``, or ``"ρ"`` when the budget is zCDP's (``epsilon_from`` is then a ρ).
     """
 
     median: float
@@ -358,6 +498,8 @@ class Expected:
     epsilon_from: float | None = None
     n_to: int | None = None
     epsilon_to: float | None = None
+    task: str = "gmm"
+    budget_name: str = "ε"
 
     @property
     def large(self) -> bool:
@@ -371,10 +513,14 @@ class Expected:
         --------
         >>> Expected(0.31, 0.2, 0.52, 20.0, 16, 0, 1.0).typical()
         'about 0.31 units off (typical runs: 0.2–0.52)'
+        >>> Expected(0.31, 0.2, 0.52, 20.0, 16, 0, 1.0, task="covariance").typical()[:47]
+        'about 0.31 off in Frobenius norm, in the column'
         """
         if not math.isfinite(self.median):
             return "no answer: most simulated runs gave none"
-        return (f"about {self.median:.2g} units off (typical runs: {self.low:.2g}–"
+        off = ("off in Frobenius norm, in the columns' squared units" if self.task ==
+               "covariance" else "units off")
+        return (f"about {self.median:.2g} {off} (typical runs: {self.low:.2g}–"
                 f"{self.high:.2g})")
 
     def remedy(self) -> str:
@@ -387,34 +533,54 @@ class Expected:
         >>> Expected(5.0, 4.0, 7.0, 20.0, 16, 0, 1.0, None, None, 9600, 16.0).remedy()
         'not meaningful up to n = 9,600 rows at this ε nor up to ε = 16 at this n'
         """
+        b = self.budget_name
         ways = []
         if self.n_from is not None:
-            ways.append(f"n = {self.n_from:,} rows at this ε")
+            ways.append(f"n = {self.n_from:,} rows at this {b}")
         if self.epsilon_from is not None:
-            ways.append(f"ε = {self.epsilon_from:.3g} at this n")
+            ways.append(f"{b} = {self.epsilon_from:.3g} at this n")
         if ways:
             return "meaningful from about " + ", or ".join(ways)
         looked = []
         if self.n_to is not None:
-            looked.append(f"up to n = {self.n_to:,} rows at this ε")
+            looked.append(f"up to n = {self.n_to:,} rows at this {b}")
         if self.epsilon_to is not None:
-            looked.append(f"up to ε = {self.epsilon_to:.3g} at this n")
+            looked.append(f"up to {b} = {self.epsilon_to:.3g} at this n")
         return "not meaningful " + " nor ".join(looked or ["at any size searched"])
 
-    def sentence(self, what: str = "the means") -> str:
-        """The page's and the command line's sentence.
+    def sentence(self, what: str | None = None) -> str:
+        """The page's and the command line's sentence (``what``: default by the task).
 
         Examples
         --------
         >>> Expected(0.3, 0.2, 0.5, 20.0, 16, 0, 1.0).sentence()[:44]
         'At this n and ε expect the means about 0.3 u'
+        >>> Expected(9.0, 7.0, 12.0, 25.0, 16, 0, 1.0, None, 0.8, None, 0.8, "covariance",
+        ...          "ρ").sentence()[:64]
+        'At this n and ρ expect the matrix about 9 off in Frobenius norm,'
+        >>> Expected(9.0, 7.0, 12.0, 25.0, 16, 0, 1.0, None, 0.8, None, 0.8, "covariance",
+        ...          "ρ").remedy()
+        'meaningful from about ρ = 0.8 at this n'
+
         """
-        said = f"At this n and ε expect {what} {self.typical()}"
+        if self.task == "covariance":
+            what = what or "the matrix"
+            scale = "the largest second moment the bound allows"
+            spans = [span for span, _ in COVARIANCE_LAYOUTS]
+            assumes = (f"rows spread over {min(spans):.0%}–{max(spans):.0%} of the bound, "
+                       "about its centre or towards its edge; measured against the "
+                       "estimator's own answer without noise, so the bias of rows the bound "
+                       "clips comes on top")
+        else:
+            what = what or "the means"
+            scale = "the bound's size"
+            assumes = (f"groups {SEPARATIONS[0]:g}–{SEPARATIONS[-1]:g} standard deviations "
+                       "apart: groups that overlap more can land further off")
+        said = f"At this n and {self.budget_name} expect {what} {self.typical()}"
         if self.large:
-            said += f" — over {LARGE:.0%} of the bound's size ({self.size:.3g}); {self.remedy()}"
+            said += f" — over {LARGE:.0%} of {scale} ({self.size:.3g}); {self.remedy()}"
         return said + (f" (predicted from {self.runs} runs on generated data of the same "
-                       f"public shape, groups {SEPARATIONS[0]:g}–{SEPARATIONS[-1]:g} standard "
-                       "deviations apart: groups that overlap more can land further off).")
+                       f"public shape, {assumes}).")
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (NaN as ``None``), which :meth:`from_dict` reads back."""
@@ -435,6 +601,10 @@ def _key(shape: Public, runs: int) -> str:
         text: Any = {"generated": shape.shape.to_dict(), "n": shape.n, "radius": shape.radius}
     else:
         text = {**asdict(shape), "params": dict(shape.params)}
+        if shape.task == "gmm" and shape.rho is None:  # the keys made before covariance's
+            del text["task"], text["rho"]
+        else:
+            text["layouts"] = (COVARIANCE_LAYOUTS, "private ranges filled 1/factor")
     raw = json.dumps({**text, "runs": runs, "separations": SEPARATIONS, "spans": SPANS},
                      sort_keys=True, default=str)
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
@@ -442,7 +612,7 @@ def _key(shape: Public, runs: int) -> str:
 
 def _seeds(shape: Public, runs: int, salt: int = 0) -> tuple[tuple[int, int], ...]:
     """The runs' (data seed, noise seed): fixed per shape, the same at every n and ε searched."""
-    anchor = int(_key(shape.at(n=1, epsilon=1.0), runs), 16) % 2**32
+    anchor = int(_key(shape.at(n=1, amount=1.0), runs), 16) % 2**32
     state = np.random.SeedSequence([_SALT, anchor, salt]).generate_state(2 * runs)
     return tuple((int(state[2 * i]), int(state[2 * i + 1])) for i in range(runs))
 
@@ -467,17 +637,18 @@ def simulate(shape: Public, runs: int = RUNS, *, progress: Progress | None = Non
     else:
         low, median, high = (float(q) for q in np.quantile(answered, [0.25, 0.5, 0.75]))
     return Expected(median, low, high, shape.size(), len(values), failed,
-                    time.perf_counter() - started)
+                    time.perf_counter() - started, task=shape.task,
+                    budget_name=shape.budget_name)
 
 
 def meaningful_from(shape: Public, size: float, *, runs: int = SEARCH_RUNS,
                     seconds: float = SEARCH_SECONDS,
                     progress: Progress | None = None) -> tuple[int | None, int, float | None,
                                                                 float]:
-    """The n (at this ε) and the ε (at this n) from which the predicted median is not large.
+    """The n (at this budget) and the ε or ρ (at this n) from which the median is not large.
 
-    Doubling n, then ε (up to :data:`DOUBLINGS` times each, n up to
-    :data:`dpviz.core.limits.MAX_ROWS`, ε up to the pages' slider's top), each point
+    Doubling n, then ε or ρ (up to :data:`DOUBLINGS` times each, n up to
+    :data:`dpviz.core.limits.MAX_ROWS`, the budget up to :data:`SEARCH_TOP`), each point
     :func:`simulate`'d with ``runs`` runs; a point whose cost, estimated from the last one
     (linear in n), would pass ``seconds`` in all ends that search. Returns ``(n, n searched
     to, ε, ε searched to)``; ``None`` where not found.
@@ -509,11 +680,11 @@ def meaningful_from(shape: Public, size: float, *, runs: int = SEARCH_RUNS,
     n_from = None if found is None else found.n
     n_to = shape.n if reached is None else reached.n
     done[0] = DOUBLINGS * runs
-    top = limits.EPSILON_UI.high
-    es = [e for e in (shape.epsilon * 2 ** i for i in range(1, DOUBLINGS + 1)) if e <= top]
-    found, reached = first([shape.at(epsilon=e) for e in es], False)
-    epsilon_from = None if found is None else found.epsilon
-    epsilon_to = shape.epsilon if reached is None else reached.epsilon
+    top = SEARCH_TOP[shape.budget_name]
+    es = [e for e in (shape.amount * 2 ** i for i in range(1, DOUBLINGS + 1)) if e <= top]
+    found, reached = first([shape.at(amount=e) for e in es], False)
+    epsilon_from = None if found is None else found.amount
+    epsilon_to = shape.amount if reached is None else reached.amount
     return n_from, n_to, epsilon_from, epsilon_to
 
 
@@ -589,18 +760,28 @@ class Case:
     scenario: Scenario
 
 
-def table_scenario(estimator: str, *, k: int, epsilon: float, radius: float | None = None,
+def table_scenario(estimator: str, *, k: int | None = None, epsilon: float | None = None,
+                   rho: float | None = None, radius: float | None = None,
                    bounds: Mapping[str, Any] | None = None, delta: float = 1e-5,
-                   seed: int = 0) -> Scenario:
-    """A page's run on a table (its data block a placeholder: the rows are passed loaded)."""
+                   seed: int = 0, task: str = "gmm") -> Scenario:
+    """A page's run on a table (its data block a placeholder: the rows are passed loaded).
+
+    ``rho`` instead of ``epsilon``: a zCDP budget (δ = 0); ``k`` for a mixture only.
+
+    Examples
+    --------
+    >>> table_scenario("gauss", rho=0.1, radius=1.0, task="covariance").params["rho"]
+    0.1
+    """
     data = {**_SIMULATED, **({} if bounds is None else {"bounds": dict(bounds)})}
-    return Scenario.from_dict({"task": "gmm", "estimator": estimator, "data": data,
-                               "params": {"k": k, "epsilon": epsilon, "delta": delta,
+    budget = {"epsilon": epsilon, "delta": delta} if rho is None else {"rho": rho, "delta": 0.0}
+    return Scenario.from_dict({"task": task, "estimator": estimator, "data": data,
+                               "params": {**({"k": k} if k is not None else {}), **budget,
                                           "radius": radius}, "seed": seed})
 
 
-def walk_cases() -> tuple[Case, ...]:
-    """The issue's tables, at the page's defaults and after its advice.
+def issue_tables() -> dict[str, tuple[NDArray[np.float64], tuple[str, ...]]]:
+    """The issue's two tables and their columns' names.
 
     150 rows of 2 measurements in cm with 3 groups (iris' petals, 1–7 cm and 0.1–2.5 cm),
     178 rows of 3 columns in units of about 10, 10 and 1 000 (wine's alcohol, colour
@@ -609,23 +790,28 @@ def walk_cases() -> tuple[Case, ...]:
     from dpviz.data import load_dataset
 
     iris, wine = load_dataset("iris"), load_dataset("wine")
-    petals, wines = iris.data[:, 2:4], wine.data[:, [0, 9, 12]]
-    p_names = tuple(iris.names[2:4])
-    w_names = tuple(wine.names[j] for j in (0, 9, 12))
+    return {"petals": (iris.data[:, 2:4], tuple(iris.names[2:4])),
+            "wines": (wine.data[:, [0, 9, 12]], tuple(wine.names[j] for j in (0, 9, 12)))}
+
+
+def walk_cases() -> tuple[Case, ...]:
+    """The issue's tables on /gmm, at the page's defaults and after its advice."""
+    tables = issue_tables()
+    petals, wines = tables["petals"], tables["wines"]
     typed = {"ranges": [[8, 16], [0, 15], [0, 2000]], "standardise": False}
     return (
-        Case("150 petals, DP-EM, radius 10, ε = 1 (the page's default)", petals, p_names,
+        Case("150 petals, DP-EM, radius 10, ε = 1 (the page's default)", *petals,
              table_scenario("dp_em", k=3, epsilon=1.0, radius=10.0)),
-        Case("150 petals, grid means, radius 10, ε = 5", petals, p_names,
+        Case("150 petals, grid means, radius 10, ε = 5", *petals,
              table_scenario("grid_means", k=3, epsilon=5.0, radius=10.0)),
-        Case("150 petals, DP-EM, ranges 0:8, 0:3, ε = 1", petals, p_names,
+        Case("150 petals, DP-EM, ranges 0:8, 0:3, ε = 1", *petals,
              table_scenario("dp_em", k=3, epsilon=1.0,
                             bounds={"ranges": [[0, 8], [0, 3]], "standardise": False})),
-        Case("178 wines, DP-EM, typed ranges, ε = 1", wines, w_names,
+        Case("178 wines, DP-EM, typed ranges, ε = 1", *wines,
              table_scenario("dp_em", k=3, epsilon=1.0, bounds=typed)),
-        Case("178 wines, DP-EM, typed ranges standardised, ε = 1", wines, w_names,
+        Case("178 wines, DP-EM, typed ranges standardised, ε = 1", *wines,
              table_scenario("dp_em", k=3, epsilon=1.0, bounds={**typed, "standardise": True})),
-        Case("178 wines, grid means, typed ranges standardised, ε = 5", wines, w_names,
+        Case("178 wines, grid means, typed ranges standardised, ε = 5", *wines,
              table_scenario("grid_means", k=3, epsilon=5.0,
                             bounds={**typed, "standardise": True})),
     )
@@ -633,11 +819,21 @@ def walk_cases() -> tuple[Case, ...]:
 
 @dataclass(frozen=True)
 class Walked:
-    """A case's prediction and its measured errors over noise draws."""
+    """A case's predictions and its measured errors over noise draws.
+
+    ``predicted`` holds each draw's prediction (the same for a typed bound; private ranges'
+    follow each draw's released box, as the page states it beside that run).
+    """
 
     case: str
-    expected: Expected
+    predicted: tuple[Expected, ...]
     errors: tuple[float, ...]
+
+    @property
+    def expected(self) -> Expected:
+        """The draws' median prediction (the first draw's for a typed bound)."""
+        medians = [e.median if math.isfinite(e.median) else math.inf for e in self.predicted]
+        return self.predicted[int(np.argsort(medians)[(len(medians) - 1) // 2])]
 
     @property
     def measured(self) -> float:
@@ -646,9 +842,14 @@ class Walked:
 
     @property
     def over(self) -> int:
-        """Draws whose error passes :data:`OVER_FACTOR` × the predicted median (⊥ counts)."""
-        limit = OVER_FACTOR * self.expected.median
-        return sum(not e <= limit for e in self.errors)
+        """Draws whose error passes :data:`OVER_FACTOR` × its predicted median (⊥ counts)."""
+        return sum(not e <= OVER_FACTOR * p.median
+                   for e, p in zip(self.errors, self.predicted, strict=True))
+
+    @property
+    def large(self) -> int:
+        """Draws whose prediction is large (the page says what n or ε is needed)."""
+        return sum(p.large for p in self.predicted)
 
     @property
     def holds(self) -> bool:
@@ -660,33 +861,43 @@ class Walked:
     def line(self) -> str:
         """The figures in one line."""
         e = self.expected
-        said = "large, the page says what n or ε is needed" if e.large else "stated"
-        return (f"{self.case}: predicted {e.median:.3g} ({e.low:.3g}–{e.high:.3g}; {said}), "
-                f"measured median {self.measured:.3g} over {len(self.errors)} draws, "
-                f"{self.over} over {OVER_FACTOR:g}×")
+        said = (f"large, the page says what n or {e.budget_name} is needed: {e.remedy()}"
+                if e.large and e.n_to is not None else
+                "large, the page says what n or ε is needed" if e.large else "stated")
+        varied = "" if len({p.median for p in self.predicted}) == 1 else (
+            f"; per draw {min(p.median for p in self.predicted):.3g}–"
+            f"{max(p.median for p in self.predicted):.3g}, large in {self.large}")
+        return (f"{self.case}: predicted {e.median:.3g} ({e.low:.3g}–{e.high:.3g}; {said}"
+                f"{varied}), measured median {self.measured:.3g} over {len(self.errors)} "
+                f"draws (ratio {self.measured / e.median:.2g}), {self.over} over "
+                f"{OVER_FACTOR:g}×")
 
 
-def walk(case: Case, *, draws: int = DRAWS, fresh: bool = False, runs: int = RUNS) -> Walked:
+def walk(case: Case, *, draws: int = DRAWS, fresh: bool = False, runs: int = RUNS,
+         search: bool = False,
+         cache_dir: str | os.PathLike[str] | None = None) -> Walked:
     """``draws`` noise draws of ``case`` on its real rows, scored against the page's reference.
 
-    The prediction is made once from the public shape (private ranges' as each draw
-    released them would change it; the cases here type their bounds).
+    Each draw is scored by :func:`scored` (the non-private answer on the rows it clipped) and
+    gets the prediction of its public shape, made once per shape: ``search`` as the page
+    states it (:func:`expected`, kept in ``cache_dir``: with the n and ε that would do when
+    large), else :func:`simulate` alone.
     """
     n, d = case.rows.shape
     loaded = LoadedData(case.rows, None, None, case.name, names=case.names)
-    errors = []
-    shape = None
+    errors, predicted = [], []
+    made: dict[Public, Expected] = {}
     for seed in seeds(fresh, draws, salt=hash(case.name) % 2**16):
         scenario = replace(case.scenario, seed=seed)
         result = _run(scenario, loaded)
-        shape = shape or public_shape(scenario, result.choices, (n, d))
-        if result.failed:
-            errors.append(math.nan)
-            continue
-        fit = _run(reference_of(scenario), loaded)
-        errors.append(float(METRICS["gmm"]["mean_error"](result, fitted_truth(fit, case.rows))))
-    assert shape is not None
-    return Walked(case.name, simulate(shape, runs), tuple(errors))
+        shape = public_shape(scenario, result.choices, (n, d))
+        assert shape is not None, case.name
+        if shape not in made:
+            made[shape] = (expected(shape, runs=runs, cache_dir=cache_dir) if search
+                           else simulate(shape, runs))
+        predicted.append(made[shape])
+        errors.append(scored(scenario, loaded, result))
+    return Walked(case.name, tuple(predicted), tuple(errors))
 
 
 #: The case the prediction is known to miss (two of wine's three cultivars overlap more than

@@ -28,6 +28,7 @@ from dpviz.estimators.covariance.emcov import DELTA_FOR_RHO
 from dpviz.estimators.metrics import frobenius_error
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
+from dpviz.lab import expectation
 from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.lab.scenario import LoadedData, Scenario
 from dpviz.privacy import compose_runs
@@ -37,8 +38,10 @@ from dpviz.ui.gmm import accept_option_names, choices_table, clamp_state
 from dpviz.ui.risk import budget_title, risk_panel, spend_text
 from dpviz.ui.widgets import (
     advanced,
+    attempt,
     delta_input,
     epsilon_slider,
+    escape_markdown,
     show_chart,
 )
 from dpviz.viz import covariance as cov_viz
@@ -377,6 +380,47 @@ def error_table(runs: Sequence[Run]) -> pd.DataFrame:
                      "spent": spent,
                      CLIPPED: int(diagnostics.get("rows_clipped", 0))})
     return pd.DataFrame(rows)
+
+
+def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
+                   sizes: tuple[int, int]) -> None:
+    """Each private run's predicted error on an upload, from public inputs only, above the figures.
+
+    :func:`dpviz.lab.expectation.expected` on each run's public shape (``sizes``: the table's
+    n and d; private ranges as the run released them), with a progress bar while it is
+    simulated (kept per shape): a warning for each prediction that is large, with the n or the
+    budget that would do, and one caption for the others. Nothing for generated data or the
+    digits (the page measures every run against the true matrix), nor for a run that released
+    nothing, gave no answer or read its bound from the data.
+    """
+    if "upload" not in scenarios[0].data:
+        return
+    shapes = []
+    for run, scenario in zip(runs, scenarios, strict=True):
+        if run.result.failed or not run.result.ledger.releases:
+            continue
+        shape = expectation.public_shape(scenario, run.result.choices, sizes)
+        if shape is not None:
+            shapes.append((run.label, shape))
+    said: list[tuple[bool, str]] = []
+    for label, shape in shapes:
+        found = expectation.known(shape)
+        if found is None:
+            from dpviz.ui.progress import timed_bar
+
+            with timed_bar(f"Predicting {label}'s error from runs on generated data of this "
+                           "public shape", expectation.RUNS, at_most=True) as bar:
+                found = attempt(expectation.expected, shape,
+                                progress=lambda done, total: bar.step(done, unit="runs",
+                                                                      total=total))
+        said.append((found.large, found.sentence(f"{label}'s matrix")))
+    for large, sentence in said:
+        if large:
+            st.warning(escape_markdown(sentence), icon=":material/speed:")
+    fine = [sentence for large, sentence in said if not large]
+    if fine:
+        st.caption(escape_markdown(" ".join(fine)) + " Only public inputs go in: n, d, the "
+                   "bound, the budget and each estimator's parameters.")
 
 
 def heatmaps_panel(runs: Sequence[Run], names: Sequence[str]) -> None:
