@@ -26,12 +26,16 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 run: $(VENV)/.runtime
 	$(VENV)/bin/streamlit run app.py
 
-# N Streamlit processes behind nginx (apt-get install nginx) with sticky sessions, on PORT;
-# in the foreground, Ctrl-C stops them all (deploy/serve.py; README, "Serving a lecture hall").
+# N Streamlit processes behind nginx (apt-get install nginx libnginx-mod-http-js) with sticky
+# sessions, over HTTPS on PORT: a self-signed certificate unless CERT= and KEY= name a real one
+# (PEM files); HALL= students behind one address sizes the limits. In the foreground, Ctrl-C
+# stops them all (deploy/serve.py; README, "Serving a lecture hall").
 N ?= 4
 PORT ?= 8500
+HALL ?= 300
 serve: $(VENV)/.runtime
-	$(PY) deploy/serve.py --processes $(N) --port $(PORT)
+	$(PY) deploy/serve.py --processes $(N) --port $(PORT) --hall $(HALL) \
+		$(if $(CERT),--cert $(CERT)) $(if $(KEY),--key $(KEY))
 
 browser-deps:
 	@bash tests/browser/install_chromium.sh
