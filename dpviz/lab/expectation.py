@@ -847,6 +847,12 @@ class Walked:
                    for e, p in zip(self.errors, self.predicted, strict=True))
 
     @property
+    def over_high(self) -> int:
+        """Draws whose error passes :data:`OVER_FACTOR` × its stated upper quartile."""
+        return sum(not e <= OVER_FACTOR * p.high
+                   for e, p in zip(self.errors, self.predicted, strict=True))
+
+    @property
     def large(self) -> int:
         """Draws whose prediction is large (the page says what n or ε is needed)."""
         return sum(p.large for p in self.predicted)
@@ -870,7 +876,8 @@ class Walked:
         return (f"{self.case}: predicted {e.median:.3g} ({e.low:.3g}–{e.high:.3g}; {said}"
                 f"{varied}), measured median {self.measured:.3g} over {len(self.errors)} "
                 f"draws (ratio {self.measured / e.median:.2g}), {self.over} over "
-                f"{OVER_FACTOR:g}×")
+                f"{OVER_FACTOR:g}× the median stated ({self.over_high} over {OVER_FACTOR:g}× "
+                "the upper quartile stated)")
 
 
 def walk(case: Case, *, draws: int = DRAWS, fresh: bool = False, runs: int = RUNS,

@@ -388,13 +388,20 @@ def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
 
     :func:`dpviz.lab.expectation.expected` on each run's public shape (``sizes``: the table's
     n and d; private ranges as the run released them), with a progress bar while it is
-    simulated (kept per shape): a warning for each prediction that is large, with the n or the
+    simulated (kept per shape), after a warning when most rows were clipped (the prediction
+    leaves their bias out): a warning for each prediction that is large, with the n or the
     budget that would do, and one caption for the others. Nothing for generated data or the
     digits (the page measures every run against the true matrix), nor for a run that released
     nothing, gave no answer or read its bound from the data.
     """
     if "upload" not in scenarios[0].data:
         return
+    clipped = max(int(run.result.diagnostics.get("rows_clipped", 0)) for run in runs)
+    problems = upload.bound_problems({"clipped_rows": {"count": clipped, "of": sizes[0]}},
+                                     np.empty((0, sizes[1])), ("",) * sizes[1])
+    for problem in problems:  # the prediction leaves the clipping's bias out: say it first
+        st.warning(f"{escape_markdown(problem)} (A non-private teaching diagnostic.)",
+                   icon=":material/warning:")
     shapes = []
     for run, scenario in zip(runs, scenarios, strict=True):
         if run.result.failed or not run.result.ledger.releases:
