@@ -61,11 +61,16 @@ def _relations() -> str:
 
 TERMS: tuple[Term, ...] = (
     Term("what-epsilon-means", "What this ε means (the risk panel)",
-         "Beside every budget a panel says four things, in this order: the ε and δ the run "
-         "**spent** (the controls' values, or one sentence on why the number differs), the "
-         "**neighbours** it protects, the **odds** (how sure an attacker who was 50% sure can "
-         "become) and the **best attack** (the share of people it finds while accusing only "
-         "1% of the absent). Each is explained below."),
+         "Beside every budget a panel says, first and in plain words: the **ε you set**; "
+         "what it means as **odds** (one person's data changes the chance of any result by "
+         "at most a factor eᵋ, so someone 50% sure can become at most 73% sure at ε = 1); "
+         "the best attack **in frequencies** with a 10 × 10 icon array (an attacker who may "
+         "wrongly accuse 1 in 100 people not in the data picks out at most N in 100 of those "
+         "who are, N read off the releases' own curve at 1% and rounded up); and a "
+         "**risk level**. When a page drew several runs that together spend more than you "
+         "set, the summary says so. Everything else — the ε the releases really used (\"used "
+         "0.90 of your 1.00\"), δ, ρ, the relation's library names, the advantage and the "
+         "curves — is in its closed \"For experts\" section. Each term is explained below."),
     Term("epsilon-and-delta", "ε and δ (the privacy budget)",
          "A release is differentially private when changing one person's data barely changes "
          "what anyone can see: the probability of every possible output moves by at most a "
@@ -105,8 +110,9 @@ TERMS: tuple[Term, ...] = (
          (r"\varepsilon_{\text{linear}} = \sum_i \varepsilon_i",)),
     Term("rho-zcdp", "ρ (zero-concentrated DP, zCDP)",
          "Another currency for the budget, used by Gaussian noise: each release spends "
-         "ρ = Δ²/(2σ²), and the ρ's of several releases simply add up. That is why budget "
-         "bars are drawn in ρ. A total ρ is stated as an (ε, δ) guarantee by a conversion.",
+         "ρ = Δ²/(2σ²), and the ρ's of several releases simply add up. Budget bars are "
+         "drawn in ε for everyone; ρ is in the panels' expert details. A total ρ is stated "
+         "as an (ε, δ) guarantee by a conversion.",
          (r"\rho_{\text{total}} = \sum_i \rho_i,\qquad "
           r"\varepsilon = \rho + 2\sqrt{\rho \ln(1/\delta)}",),
          "Bun & Steinke 2016, Proposition 1.3 (the conversion); Canonne, Kamath & Steinke "
@@ -144,6 +150,16 @@ TERMS: tuple[Term, ...] = (
          (r"\text{posterior} \;\le\; \frac{p\,e^{\varepsilon}}{p\,e^{\varepsilon} + 1 - p}"
           r"\;\overset{p = 1/2}{=}\; \frac{e^{\varepsilon}}{1 + e^{\varepsilon}}",),
          "Nanayakkara et al., USENIX Security 2023 (odds-based explanations)."),
+    Term("risk-level", "Risk level: low, moderate, high",
+         "The panel's one word for a guarantee, by thresholds on its ε: **low** up to ε = 1, "
+         "**moderate** up to ε = 10, **high** above (or with no bound). Google's TensorFlow "
+         "Privacy guide says ε should usually be \"a small constant (less than 10, or for "
+         "more stringent privacy guarantees, less than 1)\"; Ponomareva et al. draw the same "
+         "two lines as tiers of guarantee. They are conventions, not laws: the frequency "
+         "beside them says what this release allows.",
+         (),
+         "TensorFlow Privacy, \"Measure privacy\" guide; Ponomareva et al., \"How to DP-fy "
+         "ML\", JAIR 2023, Section 5.2."),
     Term("trade-off-curve", "The f-DP trade-off curve (type I and type II errors)",
          "Every membership test errs two ways: it accuses an absent person (type I error α, "
          "the false-positive rate) or misses a present one (type II error β, one minus the "
