@@ -15,8 +15,8 @@ class a session).
 
 A reload starts a new session with none of that, so each membership is also a seat in the
 browser's own address: ``seat=CODE.token`` for a student (:data:`SEAT_PARAM`),
-``teach=CODE.token`` for the lecturer (:data:`TEACH_PARAM`), written by :func:`banner` on every
-page and read back by it after a reload (:func:`restore`). A seat is only in that browser's
+``teach=CODE.token`` for the lecturer (:data:`TEACH_PARAM`), written into the address by every
+page and read back from it after a reload (:func:`restore`). A seat is only in that browser's
 address bar: no page shows it, and no link the app builds carries it.
 """
 
@@ -176,16 +176,18 @@ def stop_teaching() -> None:
 def restore() -> None:
     """After a reload: sit this session down again in the seats its address holds.
 
-    A student's seat gives back their row (name and answers); one whose class closed or
-    dropped them is remembered as gone (:func:`reveal_note` says so) and leaves the address.
-    A lecturer's seat gives back the class. A session that already holds a seat writes it
-    into the address again (a page opened by a link has a fresh address).
+    Called by every page before its sidebar (:func:`dpviz.ui.page`): a student given back
+    their row (name and answers) predicts again, as on joining, so the predict toggle is set
+    before it is drawn. One whose class closed or dropped them is remembered as gone
+    (:func:`reveal_note` says so) and the seat leaves the address. A lecturer's seat gives
+    back the class. A session that holds a seat writes it into the address on every run:
+    a page opened by a link has a fresh address, and the server's copy of the address is not
+    kept up to date between pages, so a write is never skipped as already done.
     """
     classes = store()
     joined = st.session_state.get(MEMBER)
     if joined and joined.get("seat"):
-        if st.query_params.get(SEAT_PARAM) != _address(joined["code"], joined["seat"]):
-            st.query_params[SEAT_PARAM] = _address(joined["code"], joined["seat"])
+        st.query_params[SEAT_PARAM] = _address(joined["code"], joined["seat"])
     elif not joined and GONE not in st.session_state and SEAT_PARAM in st.query_params:
         address = _parse_seat(st.query_params.get(SEAT_PARAM, ""))
         try:
@@ -195,10 +197,11 @@ def restore() -> None:
         except STORE_ERRORS:
             st.session_state[GONE] = {"code": address[0] if address else "?", "why": "closed"}
             del st.query_params[SEAT_PARAM]
+        else:
+            st.session_state[PREDICT] = True  # a student in a class predicts before a reveal
     lecture = st.session_state.get(LECTURE)
     if lecture and lecture.get("seat"):
-        if st.query_params.get(TEACH_PARAM) != _address(lecture["code"], lecture["seat"]):
-            st.query_params[TEACH_PARAM] = _address(lecture["code"], lecture["seat"])
+        st.query_params[TEACH_PARAM] = _address(lecture["code"], lecture["seat"])
     elif not lecture and TEACH_PARAM in st.query_params:
         address = _parse_seat(st.query_params.get(TEACH_PARAM, ""))
         try:
@@ -278,11 +281,10 @@ def share(step: str, question: str, prediction: Mapping[str, float | bool],
 
 
 def banner() -> None:
-    """Restore this session's seats (:func:`restore`), then a one-line note of its class.
+    """A one-line note of the class this session is in (its seat restored by :func:`restore`).
 
     Nothing when the session is in no class; a warning when its class closed or dropped it.
     """
-    restore()
     student = member()
     if student is None:
         return

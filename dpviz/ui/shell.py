@@ -281,6 +281,7 @@ def page(title: str) -> PageContext:
                        page_icon=(ASSETS / "favicon.png").read_bytes(), layout="wide",
                        initial_sidebar_state="collapsed" if presenter_requested() else "auto")
     st.session_state[SHOWN_FIGURES] = {}  # this run's figures, for the experiment card
+    live.restore()  # a reloaded student's class (it sets the predict toggle: before it is drawn)
     with st.sidebar:
         st.markdown("## dpviz")
         navigation()
