@@ -45,10 +45,15 @@ class Release:
     components : tuple of Release
         For ``composite`` rows: the releases it covers, for display only.
     sampler : str or None
-        What drew the noise: ``"opendp"`` (OpenDP's float-safe samplers, secure randomness),
-        ``"opendp+float"`` (OpenDP's noise, then transformed and added in floating point: the
-        masking mechanism's means and covariances), ``"numpy"`` (numpy's floating-point
-        draws) or ``None`` (nothing drawn).
+        What drew the noise: ``"discrete"`` (secure randomness: exact discrete Laplace or
+        Gaussian noise on a grid, :mod:`dpviz.privacy.discrete_noise`), ``"discrete+float"``
+        (that noise, then transformed and added in floating point: the masking mechanism's
+        means and covariances), ``"opendp"`` (OpenDP's noisy max, a secure exponential
+        mechanism), ``"numpy"`` (numpy's floating-point draws) or ``None`` (nothing drawn).
+    relaxation : float
+        What rounding the value to the secure sampler's grid added to the sensitivity
+        (``n·g`` in L1, ``√n·g`` in L2 for n entries on the grid ``g``): the release is
+        charged at ``sensitivity + relaxation``. 0 for other samplers.
     """
 
     name: str
@@ -64,14 +69,15 @@ class Release:
     theorem: str | None = None
     components: tuple[Release, ...] = ()
     sampler: str | None = None
+    relaxation: float = 0.0
 
     def event(self) -> PrivacyEvent:
         """Describe the release in the accountants' vocabulary."""
         if self.mechanism in GAUSSIAN_MECHANISMS:
-            mu = math.inf if self.scale == 0 else self.sensitivity / self.scale
+            mu = math.inf if self.scale == 0 else self.charged / self.scale
             return PrivacyEvent("gaussian", mu=mu, count=self.count)
         if self.mechanism == "laplace":
-            eps = math.inf if self.scale == 0 else self.sensitivity / self.scale
+            eps = math.inf if self.scale == 0 else self.charged / self.scale
             return PrivacyEvent("laplace", epsilon=eps, count=self.count)
         if self.mechanism in PURE_MECHANISMS:
             return PrivacyEvent("pure", epsilon=float(self.epsilon or 0.0), count=self.count)
@@ -80,14 +86,21 @@ class Release:
                                 delta=float(self.delta or 0.0), count=self.count)
         raise BudgetError(f"unknown mechanism {self.mechanism!r} in the ledger")
 
+    @property
+    def charged(self) -> float:
+        """The sensitivity the release is charged at: its own plus the grid's relaxation."""
+        return self.sensitivity + self.relaxation
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (``inf`` written as the string ``"inf"``)."""
+        """JSON-ready form (``inf`` written as the string ``"inf"``; ``relaxation`` when set)."""
         out: dict[str, Any] = {
             "name": self.name, "mechanism": self.mechanism, "sensitivity": self.sensitivity,
             "norm": self.norm, "scale": self.scale, "epsilon": self.epsilon,
             "delta": self.delta, "rho": self.rho, "count": self.count, "part": self.part,
             "sampler": self.sampler,
         }
+        if self.relaxation:
+            out["relaxation"] = self.relaxation
         if self.theorem is not None:
             out["theorem"] = self.theorem
             out["components"] = [c.to_dict() for c in self.components]

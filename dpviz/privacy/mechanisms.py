@@ -6,18 +6,18 @@ caller's :class:`~dpviz.privacy.ledger.Ledger`. Nothing private leaves dpviz any
 Floating-point note. ``value + numpy_noise`` leaks through the low bits of its output: the
 set of floats it can produce depends on ``value`` (Mironov, CCS 2012). With a secure generator
 (:func:`~dpviz.privacy.randomness.is_secure`) every Laplace and Gaussian release — scalars,
-vectors, the symmetric matrix mechanisms, AboveThreshold, the stable histogram — and the
-exponential mechanism's selection are made by OpenDP's float-safe measurements at the same
-scale: OpenDP adds discrete Laplace or discrete Gaussian noise on the grid ``2^-1074`` to the
-exact value and rounds the exact sum once (Canonne, Kamath & Steinke 2020; OpenDP's proofs),
-so the *value* is handed to OpenDP, never noise added in numpy. Its privacy maps at that
-granularity are exactly ours (``ε = Δ₁/b``, ``ρ = Δ₂²/(2σ²)``). With a seeded generator the
-noise is numpy's, reproducible: teaching randomness. Each ledger row says which
-(``sampler``). Still on numpy floats in both modes: the truncated Laplace, the Bingham sampler
-and randomized response's flips (OpenDP has no float-safe version of them). The masking
-mechanism's weights are released by OpenDP; its means' and covariances' noise is OpenDP's
-(:func:`draw_noise`), but multiplied by a covariance root (and, for the covariances, squared)
-in floating point and then added in floating point: those rows say ``"opendp+float"``.
+vectors, the symmetric matrix mechanisms, AboveThreshold, the stable histogram — rounds the
+value to a power-of-two grid and adds exact discrete Laplace or discrete Gaussian noise drawn
+from cryptographic bits (Canonne, Kamath & Steinke 2020; :mod:`dpviz.privacy.discrete_noise`),
+so the output is a function of an integer; rounding costs a sensitivity relaxation (``n·g``
+in L1, ``√n·g`` in L2), recorded on the ledger row (``relaxation``) and charged. The
+exponential mechanism's selection is OpenDP's float-safe noisy max. With a seeded generator
+the noise is numpy's, reproducible: teaching randomness. Each ledger row says which (``sampler``).
+Still on numpy floats in both modes: the truncated Laplace, the Bingham sampler and randomized
+response's flips. The masking mechanism's weights are released on the grid; its means' and
+covariances' noise is the discrete sampler's (:func:`draw_noise`), but multiplied by a
+covariance root (and, for the covariances, squared) in floating point and then added in
+floating point: those rows say ``"discrete+float"``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import functools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextvars import ContextVar
-from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -40,29 +39,29 @@ from dpviz.privacy.solver import Allocation
 if TYPE_CHECKING:
     from opendp.mod import Domain, Metric
 
-#: The ledger's ``sampler`` of a release: OpenDP's float-safe one, OpenDP's noise transformed
-#: and added in floating point (not float-safe), or numpy's floats.
+#: The ledger's ``sampler`` of a release: the exact discrete sampler on a grid (secure), its
+#: noise transformed and added in floating point (not float-safe), OpenDP's noisy max (the
+#: secure exponential mechanism), or numpy's floats.
+DISCRETE = "discrete"
+DISCRETE_FLOAT = "discrete+float"
 OPENDP = "opendp"
-OPENDP_FLOAT = "opendp+float"
 NUMPY = "numpy"
 NOISES = ("laplace", "gaussian")
 
 
 @functools.cache
-def _opendp_space() -> tuple[Domain, Mapping[str, Metric]]:
-    """OpenDP's input space: vectors of non-NaN floats, and the three metrics used.
+def _opendp_space() -> tuple[Domain, Metric]:
+    """OpenDP's input space for the noisy max: vectors of non-NaN floats, in L∞ distance.
 
-    Built once per process, as building them costs more than a small release, and read-only
-    (shared by every session). OpenDP's contrib measurements are enabled with it.
+    Built once per process, as building them costs more than a small selection, and
+    read-only (shared by every session). OpenDP's contrib measurements are enabled with it.
     """
     from opendp import domains, metrics  # here: OpenDP costs Home's first run (seeded: numpy)
     from opendp.mod import enable_features
 
     enable_features("contrib")
     return (domains.vector_domain(domains.atom_domain(T=float, nan=False)),
-            MappingProxyType({"laplace": metrics.l1_distance(T=float),
-                              "gaussian": metrics.l2_distance(T=float),
-                              "select": metrics.linf_distance(T=float)}))
+            metrics.linf_distance(T=float))
 
 
 #: ``observer(row, value, noised, output) → output``: a white-box audit's view of a release.
@@ -102,13 +101,29 @@ def sampler_of(rng: np.random.Generator, scale: float, *,
 
     ``None`` when nothing is drawn (scale 0 or ∞: ε = ∞, the exact answer). ``transformed``:
     the noise (:func:`draw_noise`) is transformed and added in floating point, so a secure
-    generator's row says ``"opendp+float"``.
+    generator's row says ``"discrete+float"``.
     """
     if scale == 0 or math.isinf(scale):
         return None
     if not is_secure(rng):
         return NUMPY
-    return OPENDP_FLOAT if transformed else OPENDP
+    return DISCRETE_FLOAT if transformed else DISCRETE
+
+
+def grid_relaxation(mechanism: str, scale: float, rng: np.random.Generator, entries: int, *,
+                    integers: bool = False) -> float:
+    """What a secure release of ``entries`` values adds to its sensitivity; 0 otherwise.
+
+    A secure generator's noise is drawn on a grid (:func:`add_noise`); rounding ``entries``
+    values to it adds ``entries·g`` to an L1 sensitivity (Laplace) and ``√entries·g`` to an L2
+    one (Gaussian) — nothing for ``integers`` on a grid finer than 1
+    (:func:`dpviz.privacy.discrete_noise.relaxation`). Seeded noise is not rounded.
+    """
+    if scale == 0 or math.isinf(scale) or not is_secure(rng):
+        return 0.0
+    from dpviz.privacy.discrete_noise import relaxation  # here: numba costs a secure run only
+
+    return relaxation(mechanism, scale, entries, integers=integers)
 
 
 def _numpy_noise(mechanism: str, scale: float, rng: np.random.Generator,
@@ -119,29 +134,15 @@ def _numpy_noise(mechanism: str, scale: float, rng: np.random.Generator,
     return rng.normal(0.0, scale, size=shape)
 
 
-def _opendp_release(mechanism: str, values: NDArray[np.float64],
-                    scale: float) -> NDArray[np.float64]:
-    """``values`` (finite, 1-D) released by OpenDP's float-safe Laplace or Gaussian at ``scale``.
-
-    ``make_laplace`` / ``make_gaussian`` on a vector of floats at the default granularity
-    (``k = -1074``, every float on the grid): exact discrete noise, one rounding of the exact
-    sum. OpenDP draws its bits from the operating system's CSPRNG, not from ``rng``.
-    """
-    from opendp import measurements  # here: OpenDP costs Home's first run (seeded: numpy)
-
-    floats, metrics = _opendp_space()
-    make = measurements.make_laplace if mechanism == "laplace" else measurements.make_gaussian
-    measurement = make(floats, metrics[mechanism], scale=scale)
-    return np.asarray(measurement(values.tolist()), dtype=np.float64)
-
-
 def add_noise(mechanism: str, value: ArrayLike, scale: float,
               rng: np.random.Generator) -> NDArray[np.float64]:
     """``value`` plus independent Laplace (``b = scale``) or Gaussian (``σ = scale``) noise.
 
     The one place Laplace and Gaussian noise is added. From a secure generator the value is
-    released through OpenDP (:func:`_opendp_release`; non-finite entries stay as they are,
-    as ``inf + noise`` would); from a seeded one numpy's draw is added.
+    rounded to a grid and given exact discrete noise from cryptographic bits
+    (:func:`dpviz.privacy.discrete_noise.add_discrete_noise`, not drawn from ``rng``;
+    non-finite entries stay as they are, as ``inf + noise`` would), and the caller charges
+    :func:`grid_relaxation`; from a seeded one numpy's draw is added.
     """
     if mechanism not in NOISES:
         raise ValueError(f"noise is laplace or gaussian, got {mechanism!r}")
@@ -150,9 +151,11 @@ def add_noise(mechanism: str, value: ArrayLike, scale: float,
         return arr
     if not is_secure(rng):
         return arr + _numpy_noise(mechanism, scale, rng, arr.shape)
+    from dpviz.privacy import discrete_noise  # here: numba costs a secure run only
+
     finite = np.isfinite(arr)
     if finite.any():
-        arr[finite] = _opendp_release(mechanism, arr[finite], scale)
+        arr[finite] = discrete_noise.add_discrete_noise(mechanism, arr[finite], scale)
     return arr
 
 
@@ -161,8 +164,8 @@ def draw_noise(mechanism: str, scale: float, rng: np.random.Generator,
     """Independent Laplace (``b = scale``) or Gaussian (``σ = scale``) noise of a shape.
 
     Noise on its own, for a mechanism that transforms it before adding (the masking
-    mechanism) and for audits that simulate many runs; from a secure generator it is
-    OpenDP's release of zeros. A release of a value uses :func:`add_noise`.
+    mechanism) and for audits that simulate many runs; from a secure generator it is the
+    discrete sampler's release of zeros. A release of a value uses :func:`add_noise`.
     """
     return add_noise(mechanism, np.zeros(shape), scale, rng)
 
@@ -194,9 +197,11 @@ def laplace(value: ArrayLike, *, sensitivity: float, scale: float, rng: np.rando
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     scale = _check_scale(scale)
     noisy = add_noise("laplace", value, scale, rng)
-    eps = math.inf if scale == 0 else sensitivity / scale
+    relaxed = grid_relaxation("laplace", scale, rng, np.size(value))
+    eps = math.inf if scale == 0 else (sensitivity + relaxed) / scale
     row = Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
-                  rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale))
+                  rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale),
+                  relaxation=relaxed)
     ledger.record(row)
     noisy = _observed(row, value, noisy)
     return noisy if noisy.ndim else float(noisy)
@@ -213,9 +218,10 @@ def gaussian(value: ArrayLike, *, sensitivity: float, sigma: float, rng: np.rand
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     sigma = _check_scale(sigma)
     noisy = add_noise("gaussian", value, sigma, rng)
-    rho = math.inf if sigma == 0 else sensitivity**2 / (2 * sigma**2)
+    relaxed = grid_relaxation("gaussian", sigma, rng, np.size(value))
+    rho = math.inf if sigma == 0 else (sensitivity + relaxed)**2 / (2 * sigma**2)
     row = Release(name, "gaussian", sensitivity, "L2", sigma, epsilon=epsilon, delta=delta,
-                  rho=rho, part=part, sampler=sampler_of(rng, sigma))
+                  rho=rho, part=part, sampler=sampler_of(rng, sigma), relaxation=relaxed)
     ledger.record(row)
     noisy = _observed(row, value, noisy)
     return noisy if noisy.ndim else float(noisy)
@@ -233,7 +239,7 @@ def _mirrored(mechanism: str, matrix: NDArray[np.float64], scale: float,
     """Noise added to the entries ``i ≤ j`` (row by row, ``d(d + 1)/2`` draws), then mirrored.
 
     The upper triangle is released as one vector (:func:`add_noise`), so a secure run's
-    entries go through OpenDP with the matrix values, not as noise added afterwards. A
+    entries are rounded to the grid with the matrix values, not noise added afterwards. A
     boolean mask picks it in the order of ``numpy.triu_indices`` (row-major), cheaper than
     the index pairs; every entry of the output is written from the release.
     """
@@ -258,9 +264,11 @@ def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
     sigma = _check_scale(sigma)
     square = _square(matrix)
     noisy = _mirrored("gaussian", square, sigma, rng)
-    rho = math.inf if sigma == 0 else sensitivity**2 / (2 * sigma**2)
+    d = len(square)
+    relaxed = grid_relaxation("gaussian", sigma, rng, d * (d + 1) // 2)
+    rho = math.inf if sigma == 0 else (sensitivity + relaxed)**2 / (2 * sigma**2)
     row = Release(name, "symmetric_gaussian", sensitivity, "Frobenius", sigma, rho=rho,
-                  part=part, sampler=sampler_of(rng, sigma))
+                  part=part, sampler=sampler_of(rng, sigma), relaxation=relaxed)
     ledger.record(row)
     return _observed(row, square, noisy, triangle=True)
 
@@ -285,9 +293,12 @@ def symmetric_laplace(matrix: ArrayLike, *, sensitivity: float, scale: float,
     scale = _check_scale(scale)
     square = _square(matrix)
     noisy = _mirrored("laplace", square, scale, rng)
-    eps = math.inf if scale == 0 else sensitivity / scale
+    d = len(square)
+    relaxed = grid_relaxation("laplace", scale, rng, d * (d + 1) // 2)
+    eps = math.inf if scale == 0 else (sensitivity + relaxed) / scale
     row = Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
-                  rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale))
+                  rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale),
+                  relaxation=relaxed)
     ledger.record(row)
     return _observed(row, square, noisy, triangle=True)
 
@@ -382,9 +393,9 @@ def _opendp_select(utilities: NDArray[np.float64], scale: float) -> int:
     """
     from opendp import measurements, measures  # here: OpenDP costs Home's first run
 
-    floats, metrics = _opendp_space()
+    floats, distance = _opendp_space()
     measurement = measurements.make_noisy_max(
-        floats, metrics["select"], measures.zero_concentrated_divergence(), scale=scale)
+        floats, distance, measures.zero_concentrated_divergence(), scale=scale)
     return int(measurement(utilities.tolist()))
 
 
@@ -486,15 +497,19 @@ def above_threshold(queries: Sequence[float] | NDArray[np.float64], *, threshold
                     ledger: Ledger, name: str, part: str | None = None) -> int | None:
     """AboveThreshold (sparse vector): the first ``i`` with ``qᵢ + Lap(4Δ/ε) ≥ T + Lap(2Δ/ε)``.
 
-    Returns ``None`` (⊥) when no query passes. ε-DP however many queries are asked.
+    Returns ``None`` (⊥) when no query passes. ε-DP however many queries are asked. A secure
+    run rounds each query to its noise's grid ``g`` (the threshold's is ``g/2``): the
+    queries' sensitivity becomes ``Δ + g``, charged as ``ε·(Δ + g)/Δ``.
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     epsilon = limits.check_epsilon(epsilon)
     q = np.asarray(queries, dtype=float)
     scale = 2 * sensitivity / epsilon
+    relaxed = grid_relaxation("laplace", 2 * scale, rng, 1)
+    spent = epsilon * (sensitivity + relaxed) / sensitivity if relaxed else epsilon
     ledger.record(Release(name, "above_threshold", sensitivity, "utility", scale,
-                          epsilon=epsilon, delta=0.0, rho=epsilon**2 / 2, part=part,
-                          sampler=sampler_of(rng, scale)))
+                          epsilon=spent, delta=0.0, rho=spent**2 / 2, part=part,
+                          sampler=sampler_of(rng, scale), relaxation=relaxed))
     noisy_threshold = float(add_noise("laplace", threshold, scale, rng))
     noisy = add_noise("laplace", q, 2 * scale, rng)
     hits = np.flatnonzero(noisy >= noisy_threshold)
@@ -515,6 +530,9 @@ def stable_histogram(counts: Mapping[Hashable, int], *, epsilon: float, delta: f
     scale = 2 / epsilon
     noisy = add_noise("laplace", values, scale, rng)
     cut = 1 + 2 * math.log(2 / delta) / epsilon
-    ledger.record(Release(name, "stable_histogram", 2.0, "L1", scale, epsilon=epsilon,
-                          delta=delta, part=part, sampler=sampler_of(rng, scale)))
+    relaxed = grid_relaxation("laplace", scale, rng, 2, integers=True)  # counts: 0 unless g > 1
+    ledger.record(Release(name, "stable_histogram", 2.0, "L1", scale,
+                          epsilon=(2.0 + relaxed) / scale if relaxed else epsilon,
+                          delta=delta, part=part, sampler=sampler_of(rng, scale),
+                          relaxation=relaxed))
     return {k: float(v) for k, v in zip(keys, noisy, strict=True) if v >= cut}

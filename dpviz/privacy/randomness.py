@@ -2,14 +2,17 @@
 
 A fixed seed is *teaching randomness*: anyone who knows it redraws the noise. A
 :class:`SecureGenerator` is seeded from :mod:`secrets` (OS entropy) and is never shown; the
-mechanisms of :mod:`dpviz.privacy.mechanisms` draw its Laplace and Gaussian noise with
-OpenDP's float-safe samplers instead of numpy's floating-point ones (Mironov, CCS 2012).
+mechanisms of :mod:`dpviz.privacy.mechanisms` draw its Laplace and Gaussian noise with the
+exact discrete samplers of :mod:`dpviz.privacy.discrete_noise` on a grid, and its
+exponential-mechanism choices with OpenDP's noisy max, instead of numpy's floating-point
+draws (Mironov, CCS 2012).
 
 Its other draws (a random start, randomized response's flips, the exponential mechanism's
 proposals) come from numpy's Philox, a counter-based generator keyed with the 128 secret bits:
 unlike PCG64, whose state can be recovered from its outputs (Bouillaguet et al., 2020), no
 attack recovers its key from what a page shows — but it is not a proven cryptographic
-generator. OpenDP draws its own bits from the operating system's CSPRNG.
+generator. The discrete samplers draw their bits from OpenSSL's DRBG (``ssl.RAND_bytes``) and
+OpenDP from the operating system's CSPRNG, neither from the generator.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ def secure_generator(entropy: int | None = None) -> SecureGenerator:
     """A secure generator: ``Philox`` keyed from ``entropy``, fresh OS entropy by default.
 
     ``entropy`` exists so a test can build two identical secure generators; a caller that
-    passes it must keep it secret, as it recomputes every non-OpenDP draw.
+    passes it must keep it secret, as it recomputes every draw made from the generator.
 
     Examples
     --------
@@ -53,7 +56,7 @@ def secure_generator(entropy: int | None = None) -> SecureGenerator:
 
 
 def is_secure(rng: object) -> bool:
-    """Whether ``rng`` is a :class:`SecureGenerator` (its noise goes through OpenDP).
+    """Whether ``rng`` is a :class:`SecureGenerator` (its noise comes from cryptographic bits).
 
     Examples
     --------

@@ -6,9 +6,9 @@ Each statistical test runs its statistic twice: against the distribution the spe
 cannot fail by chance on a later run, and the rejections hold with p-values far below 1e-12.
 
 The Laplace and Gaussian tests run on both paths (``noise_rng``): a seeded generator (numpy's
-draws) and a secure one (OpenDP's float-safe samplers). OpenDP draws from OS entropy, so the
-secure path cannot be seeded: it passes at p > 1e-6 instead of 1e-3, on fewer draws (OpenDP
-costs 20–50 µs a draw), still rejecting every wrong scale below 1e-12.
+draws) and a secure one (exact discrete noise on a fine grid, dpviz.privacy.discrete_noise).
+The secure sampler draws from OpenSSL's DRBG, so that path cannot be seeded: it passes at
+p > 1e-6 instead of 1e-3, still rejecting every wrong scale below 1e-12.
 """
 
 import math
@@ -44,13 +44,14 @@ SQRT2 = math.sqrt(2)
 WRONG_FACTORS = (SQRT2, 1 / SQRT2, 2.0, 0.5)
 
 
-N_SECURE = 20_000
+N_SECURE = N  # the discrete sampler costs about 0.1 µs a draw
 PASS_SECURE = 1e-6  # unseeded: a correct sampler fails once in a million runs
 
 
 @pytest.fixture(params=["seeded", "secure"])
 def noise_rng(request, rng) -> np.random.Generator:
-    """Both paths: numpy's draws from the seeded generator, OpenDP's from a secure one."""
+    """Both paths: numpy's draws from the seeded generator, the discrete sampler's from a
+    secure one."""
     return rng if request.param == "seeded" else secure_generator()
 
 
@@ -102,7 +103,7 @@ def test_laplace_noise_has_scale_b(noise_rng):
     # the sample variance of Laplace noise has relative standard error √(5/n)
     assert np.var(noise) / (2 * 1.7**2) == pytest.approx(1.0, abs=6 * math.sqrt(5 / n))
     assert np.var(noise) / (2 * (1.7 * SQRT2) ** 2) < 0.6  # the statistic separates √2
-    assert ledger.releases[0].sampler == ("opendp" if is_secure(noise_rng) else "numpy")
+    assert ledger.releases[0].sampler == ("discrete" if is_secure(noise_rng) else "numpy")
 
 
 def test_laplace_scalar_in_scalar_out(noise_rng):
@@ -324,7 +325,7 @@ def test_stable_histogram_threshold(noise_rng):
     rng = noise_rng
     # 20 000 bins a level on both paths: at c = 16 the wrong scale 1/ε keeps 0.409 of the bins
     # against the true 0.452, which 8 000 bins reject at 1e-12 only about 3 times in 4 (20 000:
-    # all but once in 10⁷); 60 000 OpenDP draws take about a second
+    # all but once in 10⁷)
     eps, delta, per = 1.0, 1e-3, 20_000
     cut = stable_cut(eps, delta)  # 16.2
     levels = (10, 16, 20)

@@ -1,13 +1,14 @@
-"""Secure randomness draws every Laplace and Gaussian release through OpenDP (issue 23, item 5).
+"""Secure randomness draws every Laplace and Gaussian release with the exact discrete sampler
+(issues 23 and 33).
 
 Every registered private estimator runs its entry's example once on the checks' small data
-(:func:`dpviz.lab.check.run`) with ``rng=secure_generator()``:
-the OpenDP entry points of :mod:`dpviz.privacy.mechanisms` are spied on, numpy's noise draw
-and the secure generator's own Laplace and Gumbel samplers must never run, and every
-Laplace-or-Gaussian row of the ledger says ``sampler: opendp`` and matches a spied call at
-its scale, and so does every exponential-mechanism row (a spied selection) unless its entry
-says numpy draws its choices (:attr:`~dpviz.core.entry.Estimator.numpy_choice`). A seeded
-run of the same estimator makes no OpenDP call at all.
+(:func:`dpviz.lab.check.run`) with ``rng=secure_generator()``: the discrete sampler
+(:func:`dpviz.privacy.discrete_noise.add_discrete_noise`) and OpenDP's noisy max are spied on,
+numpy's noise draw and the secure generator's own Laplace and Gumbel samplers must never run,
+and every Laplace-or-Gaussian row of the ledger says ``sampler: discrete`` and matches a spied
+call at its scale, and so does every exponential-mechanism row (an OpenDP selection) unless
+its entry says numpy draws its choices (:attr:`~dpviz.core.entry.Estimator.numpy_choice`). A
+seeded run of the same estimator calls neither.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import dpviz
 from dpviz.core.entry import Estimator, always_runs
 from dpviz.estimators.registry import TASKS
 from dpviz.lab import check
-from dpviz.privacy import Release, mechanisms
+from dpviz.privacy import Release, discrete_noise, mechanisms
 from dpviz.privacy.randomness import SecureGenerator, is_secure, secure_generator
 
 PRIVATE = [pytest.param(entry, id=f"{entry.task}/{entry.name}") for ests in TASKS.values()
@@ -66,9 +67,10 @@ def _rows(releases: tuple[Release, ...]) -> list[Release]:
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Record OpenDP's releases and selections; fail on any numpy draw of noise."""
+    """Record the discrete sampler's releases and OpenDP's selections; fail on any numpy draw
+    of noise."""
     calls: list[tuple[str, float, int]] = []
-    release, select = mechanisms._opendp_release, mechanisms._opendp_select
+    release, select = discrete_noise.add_discrete_noise, mechanisms._opendp_select
 
     def spied_release(mechanism, values, scale):
         calls.append((mechanism, scale, len(values)))
@@ -86,7 +88,7 @@ def spy(monkeypatch):
     def forbidden(self, *args, **kwargs):
         raise AssertionError("a secure generator's own Laplace or Gumbel sampler ran")
 
-    monkeypatch.setattr(mechanisms, "_opendp_release", spied_release)
+    monkeypatch.setattr(discrete_noise, "add_discrete_noise", spied_release)
     monkeypatch.setattr(mechanisms, "_opendp_select", spied_select)
     monkeypatch.setattr(mechanisms, "_numpy_noise", numpy_noise)
     monkeypatch.setattr(SecureGenerator, "laplace", forbidden, raising=False)
@@ -95,19 +97,19 @@ def spy(monkeypatch):
 
 
 @pytest.mark.parametrize("entry", PRIVATE)
-def test_a_secure_run_draws_every_laplace_and_gaussian_through_opendp(spy, entry):
+def test_a_secure_run_draws_every_laplace_and_gaussian_with_the_discrete_sampler(spy, entry):
     result = _run(entry, rng=secure_generator())
     assert result.seed is None
     rows = _rows(result.ledger.releases)
     noisy = [r for r in rows if r.mechanism in NOISE_MECHANISMS and 0 < r.scale < math.inf]
     assert not [c for c in spy if c[0] == "numpy"]
     for r in noisy:
-        assert r.sampler == "opendp", r
+        assert r.sampler == "discrete", r
         # AboveThreshold records 2Δ/ε and draws the queries' noise at twice that
         assert any(math.isclose(scale, r.scale) for _, scale, _ in spy), r
     drawn = [r for r in rows if r.sampler is not None]
-    if drawn and all(r.sampler == "opendp" for r in drawn):
-        assert spy, "the ledger says OpenDP, but OpenDP was never called"
+    if drawn and all(r.sampler in ("discrete", "opendp") for r in drawn):
+        assert spy, "the ledger says secure samplers, but none was called"
     # OpenDP makes every exponential-mechanism choice at its scale, unless the entry says
     # which choices numpy draws (a sampler OpenDP lacks)
     for r in rows:
@@ -124,22 +126,17 @@ def test_a_secure_run_draws_every_laplace_and_gaussian_through_opendp(spy, entry
 
 
 @pytest.mark.parametrize("entry", PRIVATE)
-def test_a_seeded_run_never_calls_opendp(spy, entry):
+def test_a_seeded_run_never_calls_a_secure_sampler(spy, entry):
     result = _run(entry, seed=3)
     assert not [c for c in spy if c[0] != "numpy"]
     assert all(r.sampler in (None, "numpy") for r in _rows(result.ledger.releases))
 
 
-def test_opendp_charges_what_the_ledger_records():
-    """OpenDP's own privacy maps at our scales give the ledger's ε and ρ (k = -1074)."""
+def test_opendp_charges_what_the_noisy_max_row_records():
+    """OpenDP's own privacy map of the noisy max at our scales gives the ledger's ρ."""
     enable_features("contrib")
     floats = mechanisms._opendp_space()[0]
     for sensitivity, scale in ((1.0, 1.0), (0.3, 2.5), (2.0, 0.01)):
-        lap = measurements.make_laplace(floats, metrics.l1_distance(T=float), scale=scale)
-        assert lap.map(sensitivity) == pytest.approx(sensitivity / scale, rel=1e-12)
-        gau = measurements.make_gaussian(floats, metrics.l2_distance(T=float), scale=scale)
-        assert gau.map(sensitivity) == pytest.approx(sensitivity**2 / (2 * scale**2),
-                                                     rel=1e-12)
         # the exponential mechanism at scale 2Δ/ε is ε-DP, i.e. ε²/8-zCDP (bounded range)
         pick = measurements.make_noisy_max(floats, metrics.linf_distance(T=float),
                                            measures.zero_concentrated_divergence(),
@@ -149,7 +146,8 @@ def test_opendp_charges_what_the_ledger_records():
 
 
 def test_a_secure_release_is_a_float_safe_rounding_of_the_value():
-    """OpenDP releases the value: huge values keep their magnitude, NaN and ∞ pass through."""
+    """The value is released on the grid: huge values keep their magnitude, NaN and ∞ pass
+    through."""
     rng = secure_generator()
     out = mechanisms.add_noise("gaussian", [1e15, np.nan, np.inf, -2.0], 1.0, rng)
     assert abs(out[0] - 1e15) < 50 and np.isnan(out[1]) and out[2] == np.inf
