@@ -1,0 +1,169 @@
+"""The exact discrete samplers of secure mode (issue 33): distribution, grid, charge.
+
+The samplers draw from OpenSSL's DRBG, so nothing here is seeded: each goodness-of-fit test
+passes at p > 1e-6 (a correct sampler fails once in a million runs) and rejects a scale off by
+10 % below 1e-12. OpenDP's own privacy maps, on the same grid, check the ledger's charge.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import opendp.prelude as dp
+import pytest
+from scipy import stats
+
+from dpviz.privacy import Ledger, discrete_noise, gaussian, laplace, symmetric_laplace
+from dpviz.privacy.discrete_noise import (
+    add_discrete_noise,
+    discrete_gaussian,
+    discrete_laplace,
+    grid,
+    relaxation,
+)
+from dpviz.privacy.randomness import secure_generator
+
+DRAWS = 200_000
+PASS = 1e-6
+REJECT = 1e-12
+SCALES = [Fraction(1, 2), Fraction(3), Fraction(20)]
+
+
+def laplace_pmf(z: np.ndarray, b: Fraction) -> np.ndarray:
+    """``P(z) = (1 − q)/(1 + q)·q^|z|``, ``q = exp(−1/b)``: the discrete Laplace."""
+    q = math.exp(-1 / float(b))
+    return (1 - q) / (1 + q) * q ** np.abs(z)
+
+
+def gaussian_pmf(z: np.ndarray, sigma: Fraction) -> np.ndarray:
+    """``exp(−z²/(2σ²))`` normalised over the integers (the sum converges within ±40σ)."""
+    two_variance = 2 * float(sigma) ** 2
+    support = np.arange(-40 * math.ceil(sigma) - 40, 40 * math.ceil(sigma) + 41)
+    return np.exp(-z.astype(float) ** 2 / two_variance) / np.exp(
+        -support.astype(float) ** 2 / two_variance).sum()
+
+
+def chi2_p(draws: np.ndarray, pmf) -> float:
+    """Chi-square p-value of ``draws`` against ``pmf``: a cell per value expected ≥ 5 times,
+    the rest (tails, beyond the draws too) pooled into one cell."""
+    half = int(np.abs(draws).max())
+    expected = pmf(np.arange(-half, half + 1)) * draws.size
+    counts = np.bincount(draws + half, minlength=expected.size)
+    big = expected >= 5
+    observed = np.append(counts[big], counts[~big].sum())
+    expect = np.append(expected[big], draws.size - expected[big].sum())
+    return float(stats.chisquare(observed, expect).pvalue)
+
+
+@pytest.mark.parametrize("b", SCALES, ids=str)
+def test_discrete_laplace_matches_its_exact_pmf(b):
+    draws = discrete_laplace(b, DRAWS)
+    assert chi2_p(draws, lambda z: laplace_pmf(z, b)) > PASS
+    assert chi2_p(draws, lambda z: laplace_pmf(z, b * Fraction(11, 10))) < REJECT
+    assert chi2_p(draws, lambda z: laplace_pmf(z, b * Fraction(9, 10))) < REJECT
+
+
+@pytest.mark.parametrize("sigma", SCALES, ids=str)
+def test_discrete_gaussian_matches_its_exact_pmf(sigma):
+    draws = discrete_gaussian(sigma, DRAWS)
+    assert chi2_p(draws, lambda z: gaussian_pmf(z, sigma)) > PASS
+    assert chi2_p(draws, lambda z: gaussian_pmf(z, sigma * Fraction(11, 10))) < REJECT
+    assert chi2_p(draws, lambda z: gaussian_pmf(z, sigma * Fraction(9, 10))) < REJECT
+
+
+def test_a_half_sigma_gaussian_puts_the_exact_mass_on_zero():
+    """At σ = 1/2 the discrete Gaussian is far from the continuous one: P(0) = 0.7865…"""
+    sigma = Fraction(1, 2)
+    draws = discrete_gaussian(sigma, DRAWS)
+    p0 = float(gaussian_pmf(np.array([0]), sigma)[0])
+    assert p0 == pytest.approx(0.78657, abs=1e-5)
+    se = math.sqrt(p0 * (1 - p0) / DRAWS)
+    assert abs(np.mean(draws == 0) - p0) < 6 * se
+
+
+def test_samplers_refuse_what_they_cannot_draw_exactly():
+    with pytest.raises(ValueError, match="must be > 0"):
+        discrete_laplace(0, 3)
+    with pytest.raises(ValueError, match="2\\^60"):
+        discrete_laplace(2**61, 3)
+    with pytest.raises(ValueError, match="2\\^29"):
+        discrete_gaussian(Fraction(2**40 + 1, 3), 3)
+    with pytest.raises(ValueError, match="too small"):
+        grid("gaussian", 1e-300)
+
+
+def test_a_buffer_that_runs_out_mid_draw_restarts_that_draw(monkeypatch):
+    """A one-word-short buffer forces refills inside draws; the draws still fit the pmf."""
+    monkeypatch.setattr(discrete_noise, "WORDS_PER_DRAW", {"laplace": 0.0, "gaussian": 0.0})
+    monkeypatch.setattr(discrete_noise, "MIN_WORDS", 1)
+    draws = discrete_gaussian(3, 20_000)
+    assert chi2_p(draws, lambda z: gaussian_pmf(z, Fraction(3))) > PASS
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "gaussian"])
+def test_the_release_is_a_function_of_an_integer_on_the_grid(mechanism):
+    scale = 0.37
+    g = grid(mechanism, scale)
+    assert math.log2(g).is_integer()
+    assert 2.0 ** discrete_noise.GRID_BITS[mechanism] <= scale / g < 2.0 ** (
+        discrete_noise.GRID_BITS[mechanism] + 1)
+    values = np.array([0.1, -3.3, 1e12, 5e-300, -0.0])
+    out = add_discrete_noise(mechanism, values, scale)
+    assert np.array_equal(out / g, np.rint(out / g))  # every output is N·g, N an integer
+    noise = add_discrete_noise(mechanism, np.zeros(DRAWS), scale)
+    family = stats.laplace(scale=scale) if mechanism == "laplace" else stats.norm(scale=scale)
+    assert stats.kstest(noise, family.cdf).pvalue > PASS
+    wrong = stats.laplace(scale=1.1 * scale) if mechanism == "laplace" else stats.norm(
+        scale=1.1 * scale)
+    assert stats.kstest(noise, wrong.cdf).pvalue < REJECT
+
+
+@pytest.mark.parametrize("n", [1, 4, 7, 1000])
+@pytest.mark.parametrize("scale", [0.01, 1.0, 37.5])
+def test_opendp_charges_what_the_ledger_records_on_the_same_grid(n, scale):
+    """OpenDP's make_laplace / make_gaussian at granularity k = log2(g), on vectors of n floats,
+    charge exactly what the ledger's secure row does (the relaxation included)."""
+    dp.enable_features("contrib")
+    sensitivity = 0.8
+    floats = dp.vector_domain(dp.atom_domain(T=float, nan=False), size=n)
+    rng = secure_generator()
+    ledger = Ledger()
+    laplace(np.zeros(n), sensitivity=sensitivity, scale=scale, rng=rng, ledger=ledger, name="l")
+    gaussian(np.zeros(n), sensitivity=sensitivity, sigma=scale, rng=rng, ledger=ledger,
+             name="g")
+    lap_row, gau_row = ledger.releases
+    k_lap, k_gau = (int(math.log2(grid(m, scale))) for m in ("laplace", "gaussian"))
+    lap = dp.m.make_laplace(floats, dp.l1_distance(T=float), scale=scale, k=k_lap)
+    gau = dp.m.make_gaussian(floats, dp.l2_distance(T=float), scale=scale, k=k_gau)
+    assert lap.map(sensitivity) == pytest.approx(lap_row.epsilon, rel=1e-12)
+    assert lap.map(sensitivity) == pytest.approx(lap_row.event().epsilon, rel=1e-12)
+    assert gau.map(sensitivity) == pytest.approx(gau_row.rho, rel=1e-12)
+    assert gau.map(sensitivity) == pytest.approx(gau_row.event().mu ** 2 / 2, rel=1e-12)
+
+
+def test_the_ledger_records_the_relaxation_and_says_which_sampler():
+    rng, ledger = secure_generator(), Ledger()
+    laplace(np.zeros(10), sensitivity=1.0, scale=2.0, rng=rng, ledger=ledger, name="l")
+    gaussian(np.zeros(9), sensitivity=1.0, sigma=2.0, rng=rng, ledger=ledger, name="g")
+    symmetric_laplace(np.zeros((3, 3)), sensitivity=1.0, scale=2.0, rng=rng, ledger=ledger,
+                      name="m")
+    laplace(np.zeros(4), sensitivity=1.0, scale=2.0, rng=np.random.default_rng(0),
+            ledger=ledger, name="seeded")
+    lap, gau, sym, seeded = ledger.releases
+    assert lap.relaxation == 10 * 2.0**-39 and lap.sampler == "discrete"
+    assert gau.relaxation == 3 * 2.0**-27 and gau.sampler == "discrete"  # √9·g
+    assert sym.relaxation == 6 * 2.0**-39  # the 6 entries of the upper triangle
+    assert lap.epsilon == (1.0 + lap.relaxation) / 2.0 > 0.5
+    assert lap.to_dict()["relaxation"] == lap.relaxation
+    assert seeded.relaxation == 0.0 and "relaxation" not in seeded.to_dict()
+    assert seeded.sampler == "numpy" and seeded.epsilon == 0.5
+
+
+def test_relaxation_is_an_upper_bound_and_zero_for_integers_on_a_fine_grid():
+    g = grid("gaussian", 1.0)
+    assert relaxation("gaussian", 1.0, 2) >= math.sqrt(2) * g
+    assert relaxation("gaussian", 1.0, 2) == pytest.approx(math.sqrt(2) * g, rel=1e-15)
+    assert relaxation("laplace", 2.0, 2, integers=True) == 0.0
+    assert relaxation("laplace", 2.0**45, 2, integers=True) == 2 * grid("laplace", 2.0**45)
