@@ -56,10 +56,17 @@ RUNS = 16
 SEARCH_RUNS = 8
 #: A predicted median error above this share of the bound's size is "large".
 LARGE = 0.1
-#: The search doubles n (or ε) at most this many times.
+#: The search for n steps by this factor, then halves the last step once: the error does not
+#: fall as 1/n at small n (the noise pins the means anywhere in the bound), then drops fast —
+#: at the issue's 150-row table's shape (DP-EM, radius 10, ε = 1) the median was 7.6 at
+#: n = 150, 6.3 at 2 400 and 1.0 at 9 600 — so it steps, not extrapolates.
+N_STEP = 4
+#: The budget's search doubles it, at most this many times (up to :data:`SEARCH_TOP`).
 DOUBLINGS = 8
-#: ... and stops when the next point is estimated to pass this many seconds in all.
-SEARCH_SECONDS = 5.0
+#: Each search (n, then the budget) stops before a point estimated, from the last one's time
+#: (linear in n), to pass this many seconds; the sentence says how far it looked. Each has its
+#: own: one shared clock left the budget's search no time after a slow n search.
+SEARCH_SECONDS = 12.0
 #: How far apart the generated mixtures' means are (in standard deviations) and how much of
 #: each column's range their rows span about its centre: a user's groups may overlap or not,
 #: fill the bound or a part of it, which is not public, so the runs take these in turn and the
@@ -642,56 +649,86 @@ def simulate(shape: Public, runs: int = RUNS, *, progress: Progress | None = Non
 
 
 def meaningful_from(shape: Public, size: float, *, runs: int = SEARCH_RUNS,
-                    seconds: float = SEARCH_SECONDS,
+                    seconds: float = SEARCH_SECONDS, run_seconds: float | None = None,
                     progress: Progress | None = None) -> tuple[int | None, int, float | None,
                                                                 float]:
     """The n (at this budget) and the ε or ρ (at this n) from which the median is not large.
 
-    Doubling n, then ε or ρ (up to :data:`DOUBLINGS` times each, n up to
-    :data:`dpviz.core.limits.MAX_ROWS`, the budget up to :data:`SEARCH_TOP`), each point
-    :func:`simulate`'d with ``runs`` runs; a point whose cost, estimated from the last one
-    (linear in n), would pass ``seconds`` in all ends that search. Returns ``(n, n searched
-    to, ε, ε searched to)``; ``None`` where not found.
+    n steps up by :data:`N_STEP` (up to :data:`dpviz.core.limits.MAX_ROWS`); the first n
+    whose median is within :data:`LARGE` of the size is then tried at the geometric middle of
+    that step, and the smaller that holds is kept. The budget doubles (up to
+    :data:`DOUBLINGS` times, at most :data:`SEARCH_TOP`). Each point is :func:`simulate`'d
+    with ``runs`` runs. Each search stops before a point whose cost would pass ``seconds``
+    since it began: a run's time is taken as affine in n through the last two points
+    (``run_seconds``, a run's time at ``shape.n`` if known, is the first), the same at every
+    budget. Returns ``(n, n searched to, ε, ε searched to)``; ``None`` where not found.
     """
-    started = time.perf_counter()
-    total = 2 * DOUBLINGS * runs
+    total = _search_points(shape) * runs
     done = [0]
+    timed: list[tuple[int, float]] = [] if run_seconds is None else [(shape.n, run_seconds)]
 
     def tick(i: int, _: int) -> None:
         if progress is not None:
-            progress(done[0] + i, total)
+            progress(min(done[0] + i, total), total)
 
-    def first(points: list[Public], cost_grows: bool) -> tuple[Any, Any]:
-        found, last, reached = None, 0.0, None
+    def holds(point: Public) -> bool:
+        at = simulate(point, runs, progress=tick)
+        done[0] += runs
+        timed.append((point.n, at.seconds / runs))
+        return not at.large and not math.isnan(at.median) and at.median <= LARGE * size
+
+    def cost(n: int) -> float:
+        """Estimated seconds of ``runs`` runs at n, from the runs timed so far."""
+        if not timed:
+            return 0.0
+        (n0, t0), (n1, t1) = ((0, 0.0), timed[-1]) if len(timed) == 1 else timed[-2:]
+        slope = max(t1 - t0, 0.0) / (n1 - n0) if n1 != n0 else 0.0
+        return runs * max(t1 + slope * (n - n1), t1)
+
+    def first(points: list[Public]) -> tuple[Any, Any]:
+        started, found, reached = time.perf_counter(), None, None
         for point in points:
-            spent = time.perf_counter() - started
-            if reached is not None and spent + last * (2 if cost_grows else 1) > seconds:
+            if reached is not None and time.perf_counter() - started + cost(point.n) > seconds:
                 break
-            at = simulate(point, runs, progress=tick)
-            done[0] += runs
-            last, reached = at.seconds, point
-            if not at.large and not math.isnan(at.median) and at.median <= LARGE * size:
+            reached = point
+            if holds(point):
                 found = point
                 break
         return found, reached
 
-    ns = [shape.n * 2 ** i for i in range(1, DOUBLINGS + 1) if shape.n * 2 ** i <= limits.MAX_ROWS]
-    found, reached = first([shape.at(n=n) for n in ns], True)
+    ns = [shape.n * N_STEP ** i for i in range(1, 20) if shape.n * N_STEP ** i <= limits.MAX_ROWS]
+    found, reached = first([shape.at(n=n) for n in ns])
+    if found is not None:  # the geometric middle of the last step, above the n that failed
+        middle = shape.at(n=int(round(found.n / math.sqrt(N_STEP))))
+        if holds(middle):
+            found = middle
     n_from = None if found is None else found.n
     n_to = shape.n if reached is None else reached.n
-    done[0] = DOUBLINGS * runs
+    done[0] = (len(ns) + 1) * runs
+    if run_seconds is not None:
+        timed[:] = [(shape.n, run_seconds)]
     top = SEARCH_TOP[shape.budget_name]
     es = [e for e in (shape.amount * 2 ** i for i in range(1, DOUBLINGS + 1)) if e <= top]
-    found, reached = first([shape.at(amount=e) for e in es], False)
+    found, reached = first([shape.at(amount=e) for e in es])
     epsilon_from = None if found is None else found.amount
     epsilon_to = shape.amount if reached is None else reached.amount
     return n_from, n_to, epsilon_from, epsilon_to
 
 
+def _search_points(shape: Public) -> int:
+    """The most points :func:`meaningful_from` simulates (the progress bar's total)."""
+    steps = int(math.log(limits.MAX_ROWS / shape.n, N_STEP)) if shape.n < limits.MAX_ROWS else 0
+    return steps + 1 + DOUBLINGS
+
+
 def cache_path(shape: Public, runs: int = RUNS,
                cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    """Where a prediction for ``shape`` is kept: ``<cache folder>/expected/<key>.json``."""
-    return cache_directory(cache_dir) / CACHE_FOLDER / f"{_key(shape, runs)}.json"
+    """Where a prediction for ``shape`` is kept: ``<cache folder>/expected/<key>-<search>.json``.
+
+    ``<search>`` names the search's steps, so a prediction searched another way is not read.
+    """
+    search = f"n{N_STEP}-d{DOUBLINGS}-r{SEARCH_RUNS}"
+    return cache_directory(cache_dir) / CACHE_FOLDER / f"{_key(shape, runs)}-{search}.json"
 
 
 def known(shape: Public, runs: int = RUNS,
@@ -724,7 +761,7 @@ def expected(shape: Public, *, runs: int = RUNS, search: bool = True,
     found = known(shape, runs, cache_dir)
     if found is not None:
         return replace(found, seconds=0.0)
-    total = runs + (2 * DOUBLINGS * SEARCH_RUNS if search else 0)
+    total = runs + (_search_points(shape) * SEARCH_RUNS if search else 0)
 
     def step(offset: int) -> Progress:
         return lambda done, _: progress(offset + done, total) if progress else None
@@ -732,8 +769,8 @@ def expected(shape: Public, *, runs: int = RUNS, search: bool = True,
     started = time.perf_counter()
     found = simulate(shape, runs, progress=step(0))
     if search and found.large:
-        n_from, n_to, epsilon_from, epsilon_to = meaningful_from(shape, found.size,
-                                                                 progress=step(runs))
+        n_from, n_to, epsilon_from, epsilon_to = meaningful_from(
+            shape, found.size, run_seconds=found.seconds / runs, progress=step(runs))
         found = replace(found, n_from=n_from, n_to=n_to, epsilon_from=epsilon_from,
                         epsilon_to=epsilon_to, seconds=time.perf_counter() - started)
     path = cache_path(shape, runs, cache_dir)
