@@ -18,11 +18,9 @@ The covariance entries (``separate_cov_vs_eigh_time``, ``gauss_cov_vs_eigh_time`
 entries (``sbm_*``) come from ``bench/sbm.py``: speed measured here, accuracy read from the
 tables ``make figures`` saves, plus a small fresh rerun.
 
-The secure-randomness entries (``secure_*``) time OpenDP's float-safe samplers against numpy's
-seeded draws in the same process: a Gaussian mixtures page rerun's engine call (DP-EM at the
-page defaults), the SBM page's (weak recovery at n = 1 000, one timed call each: it releases
-n(n − 1)/2 Gaussian entries, far over a second on OpenDP) and raw draws of 10⁵ Gaussians and
-Laplaces.
+The secure-randomness entries (``secure_*``) come from ``bench/secure_noise.py``: the exact
+discrete sampler's draws against numpy's, and the /sbm, /covariance and /gmm engine calls
+secure against seeded, in the same process.
 
 CoinPress's accuracy beside the paper's (``coinpress_*``) comes from ``bench/coinpress.py``, and
 private ranges' coverage and width against the step they replaced (``private_ranges_*``) from
@@ -69,19 +67,16 @@ from bench.panels import bench_panels  # noqa: E402
 from bench.private_ranges import bench_private_ranges  # noqa: E402
 from bench.protocol_load import bench_protocol_load  # noqa: E402
 from bench.sbm import bench_sbm  # noqa: E402
+from bench.secure_noise import bench_secure_noise  # noqa: E402
 from bench.sweep import bench_sweep  # noqa: E402
 from bench.winner import bench_winner  # noqa: E402
-from dpviz.data import gaussian_mixture  # noqa: E402
-from dpviz.data.graphs import stochastic_block_model  # noqa: E402
 from dpviz.lab import lens  # noqa: E402
 from dpviz.privacy import (  # noqa: E402
     METHODS,
     Budget,
     PlannedRelease,
     PrivacyEvent,
-    add_noise,
     compose,
-    secure_generator,
     solve,
 )
 from dpviz.privacy.plans import (  # noqa: E402
@@ -341,71 +336,6 @@ def bench_mean(b: Bench, suffix: str = "") -> None:
               baseline_name="numpy x.mean(axis=0) of the same array",
               target=None,
               note="dpviz.run: validate, clip to B(0, 3), solve the budget (zCDP), add noise")
-
-
-# --- secure randomness: OpenDP's float-safe samplers against numpy's draws ---
-
-SECURE_PAGE_TARGET_MS = 1000.0
-RAW_DRAWS = 100_000
-
-
-def bench_secure_noise(b: Bench) -> None:
-    """Secure mode's cost: the same work with a secure generator and with a seeded one.
-
-    ``secure_gmm_page_engine``: the Gaussian mixtures page's engine call at its defaults
-    (DP-EM, n = 10 000, d = 2, k = 3, separation 6σ, ε = 1, δ = 1e-5, zCDP), each call on a
-    fresh secure generator, so every Laplace and Gaussian release goes through OpenDP; the
-    baseline is the seeded run (numpy's draws). ``secure_raw_*``: 10⁵ draws through
-    :func:`dpviz.privacy.add_noise`, baseline numpy's ``Generator.normal`` / ``laplace``.
-    One BLAS thread; OpenDP's samplers are single-threaded.
-    """
-    mix = gaussian_mixture(3, 2, 10_000, separation=6, seed=0)
-
-    def page(**randomness: Any) -> Callable[[], Any]:
-        def run() -> Any:
-            return dpviz.run("gmm", "dp_em", mix.data, k=3, epsilon=1.0, delta=1e-5,
-                             radius=mix.radius, **randomness)
-        return run
-
-    def secure_page() -> Any:
-        return page(rng=secure_generator())()
-
-    with threadpool_limits(limits=1):
-        baseline = b.time_ms(page(seed=0))
-        value = b.time_ms(secure_page)
-    releases = len(secure_page().ledger.releases)
-    b.add("secure_gmm_page_engine", value, "ms", baseline=baseline,
-          baseline_name="the same run, seeded (numpy's floating-point draws)",
-          target=f"value < {SECURE_PAGE_TARGET_MS:g} ms", meets=value < SECURE_PAGE_TARGET_MS,
-          note=f"dpviz.run DP-EM at the page defaults on a secure generator: {releases} "
-               "ledger releases through OpenDP; 1 BLAS thread")
-    graph = stochastic_block_model(1000, 100.0, 0.5, seed=0)  # the SBM page's defaults
-
-    def sbm_page(**randomness: Any) -> float:
-        start = time.perf_counter()
-        dpviz.run("sbm", "weak_recovery", graph, epsilon=2.0, delta=1e-6, degree=100.0,
-                  signal=0.5, **randomness)
-        return 1e3 * (time.perf_counter() - start)
-
-    with threadpool_limits(limits=1):
-        baseline, value = sbm_page(seed=0), sbm_page(rng=secure_generator())
-    b.add("secure_sbm_page_engine", value, "ms", baseline=baseline,
-          baseline_name="the same run, seeded (numpy's floating-point draws)",
-          target=f"value < {SECURE_PAGE_TARGET_MS:g} ms", meets=value < SECURE_PAGE_TARGET_MS,
-          note="weak recovery at the SBM page defaults (n = 1 000, d = 100, ε_s = 0.5, ε = 2) "
-               "on a secure generator, one call: its n(n − 1)/2 = 499 500 noisy entries cost "
-               "OpenDP's exact discrete Gaussian sampler tens of µs each, so this page is "
-               "not under a second in secure mode (the page says so); 1 BLAS thread")
-    zeros = np.zeros(RAW_DRAWS)
-    seeded = np.random.default_rng(0)
-    for mechanism, numpy_draw in (("gaussian", seeded.normal), ("laplace", seeded.laplace)):
-        baseline = b.time_ms(lambda draw=numpy_draw: draw(0.0, 1.0, RAW_DRAWS))
-        value = b.time_ms(lambda mechanism=mechanism: add_noise(
-            mechanism, zeros, 1.0, secure_generator()))
-        b.add(f"secure_raw_{mechanism}_1e5", value, "ms", baseline=baseline,
-              baseline_name=f"numpy Generator.{numpy_draw.__name__}, 10⁵ draws",
-              note=f"10⁵ {mechanism} draws through OpenDP's float-safe sampler "
-                   "(value + noise on the 2⁻¹⁰⁷⁴ grid, rounded once)")
 
 
 # --- main ---

@@ -55,10 +55,12 @@ DATA = "<data>"
 #: dearest estimator: that charged a toy O(nd) mixture estimator 5 s at n = 20 000.
 UNMEASURED_SECONDS = 3e-8
 
-#: Seconds per noise entry drawn by OpenDP's exact, float-safe samplers (secure randomness),
-#: rounded up from ``make bench``'s ``secure_raw_gaussian_1e5`` (50–70 µs an entry on the
-#: development machine; numpy's floating-point draw takes about 10 ns).
-SECURE_SECONDS_PER_DRAW = 7e-5
+#: Seconds per noise entry drawn by the exact discrete sampler (secure randomness,
+#: :mod:`dpviz.privacy.discrete_noise`), rounded up from ``make bench``'s
+#: ``secure_raw_gaussian_1e5`` and ``secure_sbm_page_engine``: 0.1 µs an entry on the idle
+#: development machine, 0.12–0.26 µs with the other core busy (numpy's floating-point draw
+#: takes about 10 ns; OpenDP's sampler, used before, 50–70 µs).
+SECURE_SECONDS_PER_DRAW = 3e-7
 #: DP-EM's default number of iterations, each releasing k weights, means and covariances.
 DP_EM_ITERATIONS = 20
 
@@ -209,7 +211,7 @@ def estimate(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
     """The estimated cost of ``repeats`` runs of ``task/estimator`` at these sizes.
 
     ``generate`` adds making the data once (the pages' generators); ``secure`` adds drawing
-    every noise entry with OpenDP's float-safe samplers (:func:`secure_draws`); the
+    every noise entry with the exact discrete sampler (:func:`secure_draws`); the
     coefficients are the entry's (:func:`cost_model`).
     """
     time_units, memory_units = units(task, estimator, n=n, d=d, k=k, degree=degree)
@@ -268,7 +270,7 @@ def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
     if cost.seconds > budget.seconds:
         draws = repeats * secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
         why = (f" with secure randomness, which draws each of its {draws:,.0f} noise entries "
-               f"with a float-safe sampler (about {SECURE_SECONDS_PER_DRAW * 1e6:.0f} µs an "
+               f"with a float-safe sampler (about {SECURE_SECONDS_PER_DRAW * 1e9:.0f} ns an "
                "entry)" if draws * SECURE_SECONDS_PER_DRAW > budget.seconds / 2 else "")
         lower = (" Lower the sizes, or turn secure randomness off to watch the picture "
                  "(teaching randomness)." if why else " Lower the sizes.")
