@@ -44,7 +44,8 @@ with rounds_panel:
     question = predict.rounds_question(rounds, by_rounds, held, target.delta)
     if predict.number_gate(question, scenario=question, key="budget"):
         ui.show_chart(fig, key="budget_rounds_chart", filename="dpviz-epsilon-by-rounds")
-    ui.show_chart(viz.allocation_bar(solutions[held], method=held), key="budget_bar",
+    ui.show_chart(viz.allocation_bar(solutions[held], method=held, delta=target.delta),
+                  key="budget_bar",
                   filename="dpviz-budget-bar")
     risk_panel_for(target.epsilon, target.delta, key="budget", plan=solutions[held])
 

@@ -45,8 +45,8 @@ sigma = float(private.diagnostics["noise_scale"])
 if not uploaded:
     st.caption(f"One release: the pixels' second-moment matrix (1,797 digits) with symmetric "
                f"Gaussian noise of σ = {sigma:.3g} per entry (Frobenius sensitivity √2/n, rows "
-               "in the unit ball), composed with zCDP; then the matrix is projected to "
-               "positive semi-definite and FA-EM runs on it. Columns are rotated to be "
+               "in the unit ball), its budget tightly accounted; then the matrix is projected "
+               "to positive semi-definite and FA-EM runs on it. Columns are rotated to be "
                "orthogonal and sorted by norm; a factor's sign is arbitrary. Each image has "
                "its own colour range, symmetric about 0. The data are not centred (their mean "
                "is not private).")

@@ -123,8 +123,15 @@ with figures:
                                                                  result.not_private)),
                       key="gmm_ledger",
                       filename="dpviz-gmm-ledger")
+        accuracy = {"Errors after matching components": table} if revealed and rows else {}
+        notes = [compared] if revealed else []
+        if revealed and found is not None:  # the stakeholder report's accuracy: the intervals
+            if found.shown:
+                accuracy["The private estimates, with their intervals"] = gmm.interval_table(
+                    found, order, data.names)
+            notes.append(found.sentence())
         risk_panel(charged, scenario, key="gmm", runs=1 if cloud is None else cloud.repeats + 1,
-                   not_private=result.not_private)
+                   not_private=result.not_private, accuracy=accuracy, notes=notes)
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
     ui.lazy_expander("Choices the paper leaves open",

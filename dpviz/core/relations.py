@@ -27,6 +27,11 @@ class Relation:
         What an attacker wants to know, as a clause ("you are in the data").
     members : str
         What an attack finds ("the people in the data").
+    unit : str
+        What one neighbour changes, as a subject ("one person's data").
+    absent, present : str
+        Whom an attack may wrongly accuse, and whom it picks out, as counted in a frequency
+        ("1 in 100 people who are not in the data", "N in 100 of those who are").
     """
 
     name: str
@@ -35,6 +40,9 @@ class Relation:
     dp_accounting: str
     member: str = "you are in the data"
     members: str = "the people in the data"
+    unit: str = "one person's data"
+    absent: str = "people who are not in the data"
+    present: str = "of those who are"
 
 
 REPLACE_ONE = Relation(
@@ -53,4 +61,5 @@ ONE_EDGE = Relation(
     "(edge privacy, the add-or-remove relation on the list of edges): any single link is "
     "hidden, not everything about one vertex",
     "SymmetricDistance", "ADD_OR_REMOVE_ONE",
-    "a given edge is in the graph", "the edges in the graph")
+    "a given edge is in the graph", "the edges in the graph", "one edge",
+    "pairs of vertices that are not linked", "of the edges that are there")

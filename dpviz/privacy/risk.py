@@ -28,6 +28,11 @@ advantages (the fixed point of ``max_i f_i`` is the largest of the ``f_i``'s fix
 The profile grid contains ε = 0, where ``δ(0)`` is the total variation: the envelope's
 advantage is then the exact total variation.
 
+The *frequency* format (Franzen et al. 2022, after medical risk communication): an attacker
+who may wrongly accuse 1 in 100 people not in the data picks out at most
+``⌈100·TPR(1 %)⌉`` in 100 of those who are (:func:`picked_out`); :class:`PlainRisk` states
+it beside the odds and a qualitative level (:func:`risk_level`).
+
 The *posterior* bound: an attacker with prior belief p that the person is in the data,
 after seeing an (ε, δ)-DP release, believes it with probability at most
 ``p e^ε/(p e^ε + 1 − p)`` — except on outputs of total probability δ (the likelihood ratio
@@ -43,6 +48,16 @@ References
    JASA 2010, Section 2.
 .. [4] T. Humphries et al., "Investigating membership inference attacks under data
    dependencies", CSF 2023 (advantage bounds ``(e^ε − 1 + 2δ)/(e^ε + 1)``).
+.. [5] D. Franzen, S. Nuñez von Voigt, P. Sörries, F. Tschorsch and C. Müller-Birn, "Am I
+   private and if so, how many? Communicating privacy guarantees of differential privacy
+   with risk communication formats", CCS 2022 (frequency formats).
+.. [6] P. Nanayakkara, M. A. Smart, R. Cummings, G. Kaptchuk and E. M. Redmiles, "What are
+   the chances? Explaining the epsilon parameter in differential privacy", USENIX Security
+   2023 (odds-based explanations).
+.. [7] TensorFlow Privacy, "Measure privacy" (tensorflow.org/responsible_ai/privacy/guide/
+   measure_privacy): ε "less than 10, or for more stringent privacy guarantees, less than
+   1"; N. Ponomareva et al., "How to DP-fy ML: a practical guide to machine learning with
+   differential privacy", JAIR 77, 2023, Section 5.2 (the same two thresholds as tiers).
 """
 
 from __future__ import annotations
@@ -77,6 +92,13 @@ CURVE_LOG_LOW = 1e-6
 #: The false-positive rate at which the panel quotes the best attack's true-positive rate: an
 #: attacker who may wrongly accuse 1 person in 100 (Carlini et al. 2022 read attacks there).
 LOW_FPR = 0.01
+#: The qualitative level of a guarantee's ε, by the thresholds of Google's TensorFlow Privacy
+#: guide and Ponomareva et al. 2023 (References [7]): up to 1 low risk (their "more stringent"
+#: guarantees), up to 10 moderate (their "small constant"), above 10 high.
+RISK_LEVELS: tuple[tuple[float, str], ...] = ((1.0, "low"), (10.0, "moderate"),
+                                              (math.inf, "high"))
+#: How many people a frequency counts among ("1 in 100").
+FREQUENCY_OF = 100
 #: δ at which a budget without one (a ρ budget) is stated as (ε, δ) when its releases need one.
 DEFAULT_DELTA = 1e-5
 #: Relative difference under which the spent ε counts as the allowed one (PLD discretisation).
@@ -567,7 +589,147 @@ def spending(parts: Parts, budget: Budget, stated_delta: float | None = None) ->
                     risk_of_epsilon(own.epsilon, spent_delta))
 
 
-__all__ = ["ADD_OR_REMOVE_ONE", "LOW_FPR", "ONE_EDGE", "REPLACE_ONE", "Relation", "Risk",
-           "Spending", "advantage_bound", "posterior_bound", "risk_of_epsilon", "risk_of_events",
-           "risk_of_gaussian", "risk_of_ledger", "risk_of_plan", "spending", "tighter",
-           "tradeoff_epsilon_delta", "tradeoff_gaussian"]
+def risk_level(epsilon: float) -> str:
+    """The guarantee's level in one word: ``"low"``, ``"moderate"`` or ``"high"`` risk.
+
+    ε ≤ 1 is low, 1 < ε ≤ 10 moderate, above 10 (or no bound) high (:data:`RISK_LEVELS`,
+    after TensorFlow Privacy's guide and Ponomareva et al. 2023, References [7]).
+
+    Examples
+    --------
+    >>> risk_level(1.0), risk_level(3.13), risk_level(math.inf)
+    ('low', 'moderate', 'high')
+    """
+    epsilon = _check_epsilon(epsilon)
+    return next(level for top, level in RISK_LEVELS if epsilon <= top)
+
+
+def picked_out(risk: Risk, fpr: float = LOW_FPR, of: int = FREQUENCY_OF) -> int:
+    """Of ``of`` people in the data, how many the best attack picks out at most.
+
+    The attack may wrongly accuse ``fpr·of`` of ``of`` people not in the data; its
+    true-positive rate there is the curve's ``TPR(fpr)``, rounded *up* (the sentence says
+    "at most"; 1e-9 absorbs the float error of a rate that is a whole number).
+
+    Examples
+    --------
+    >>> picked_out(risk_of_epsilon(1.0)), picked_out(risk_of_epsilon(0.0))
+    (3, 1)
+    """
+    return max(1, math.ceil(of * float(risk.tpr(fpr)) - 1e-9))
+
+
+def _plain_number(value: float) -> str:
+    return "∞" if math.isinf(value) else f"{value:.3g}"
+
+
+@dataclass(frozen=True)
+class PlainRisk:
+    """What a stakeholder reads first: the ε set, the odds, a frequency and a level.
+
+    The same sentences head every risk panel and the stakeholder report
+    (:func:`dpviz.lab.report.report_html`); they use no expert term.
+
+    Attributes
+    ----------
+    epsilon : float
+        The ε the user set (the headline): the slider's, or a ρ budget's stated ε.
+    guarantee : float
+        The ε the odds and the level describe: ``epsilon``, or the larger ε the page's
+        releases spent together (an overspend is never hidden).
+    delta : float
+        The chance the odds bound fails (0: pure DP, never mentioned).
+    picked : int
+        :func:`picked_out` of the releases' own curve.
+    relation : Relation
+        What is protected (its words: ``unit``, ``member``, ``absent``, ``present``).
+    overspent : str or None
+        One sentence when the releases spent more than ``epsilon``.
+    """
+
+    epsilon: float
+    guarantee: float
+    delta: float
+    picked: int
+    relation: Relation
+    overspent: str | None = None
+
+    @property
+    def level(self) -> str:
+        """:func:`risk_level` of the guarantee."""
+        return risk_level(self.guarantee)
+
+    def headline(self) -> str:
+        """``ε = 1``: the ε the user set."""
+        return f"ε = {_plain_number(self.epsilon)}"
+
+    def odds(self) -> str:
+        """The guarantee as odds, in one sentence (Nanayakkara et al. 2023)."""
+        if math.isinf(self.guarantee):
+            return (f"No bound: {self.relation.unit} can change what anyone learns about "
+                    "them without limit.")
+        factor = math.exp(self.guarantee)
+        unless = (f" (except with a chance of 1 in {1 / self.delta:,.0f})"
+                  if self.delta > 0 else "")
+        return (f"{self.relation.unit[0].upper()}{self.relation.unit[1:]} changes the chance "
+                f"of any result by at most a factor of {factor:.3g}{unless}, so the results "
+                f"can raise the odds of any guess about it at most {factor:.3g}-fold: someone "
+                f"50% sure that {self.relation.member} becomes at most "
+                f"{float(posterior_bound(0.5, self.guarantee)):.1%} sure.")
+
+    def frequency(self) -> str:
+        """The best attack as a frequency (Franzen et al. 2022), to follow "In frequencies:"."""
+        random = " — no better than accusing at random" if self.picked <= 1 else ""
+        return (f"an attacker who may wrongly accuse only 1 in {FREQUENCY_OF} "
+                f"{self.relation.absent} can correctly pick out at most {self.picked} in "
+                f"{FREQUENCY_OF} {self.relation.present}{random}.")
+
+    def level_sentence(self) -> str:
+        """The level and the thresholds it is read from."""
+        return (f"Risk: {self.level}. An ε up to 1 counts as low risk, up to 10 as moderate, "
+                "above 10 as high (Google's TensorFlow Privacy guide; Ponomareva et al. 2023).")
+
+
+def plain_risk(spent: Spending, relation: Relation, *, runs: int = 1,
+               own: Risk | None = None) -> PlainRisk:
+    """The plain summary of a run's :class:`Spending` (or a target's, ``own`` its plan).
+
+    Parameters
+    ----------
+    spent : Spending
+        What the releases spent against what the controls allowed.
+    relation : Relation
+        What is protected.
+    runs : int
+        How many runs of the allowed budget the releases hold.
+    own : Risk, optional
+        The curve the frequency reads (default: the releases' own, ``spent.own``).
+
+    Returns
+    -------
+    PlainRisk
+
+    Examples
+    --------
+    >>> three = {None: [PrivacyEvent("laplace", epsilon=1.0, count=3)]}
+    >>> p = plain_risk(spending(three, Budget(epsilon=1.0)), REPLACE_ONE, runs=3)
+    >>> p.headline(), p.guarantee, p.overspent[:33]
+    ('ε = 1', 3.0, 'This page drew 3 private runs on ')
+    """
+    allowed, used = spent.allowed_epsilon, spent.epsilon
+    if spent.change <= 0:
+        return PlainRisk(allowed, allowed, spent.delta, picked_out(own or spent.own), relation)
+    drawn = (f"This page drew {runs} private runs on the same data, each within your "
+             f"ε = {_plain_number(allowed)}: together they spent" if runs > 1 else
+             f"You set ε = {_plain_number(allowed)}; these releases together spent")
+    overspent = (f"{drawn} ε = {_plain_number(used)}, more than you set. Everything below "
+                 "is for all of them.")
+    return PlainRisk(allowed, used, spent.delta, picked_out(own or spent.own), relation,
+                     overspent)
+
+
+__all__ = ["ADD_OR_REMOVE_ONE", "LOW_FPR", "ONE_EDGE", "REPLACE_ONE", "PlainRisk", "Relation",
+           "Risk", "Spending", "advantage_bound", "picked_out", "plain_risk", "posterior_bound",
+           "risk_level", "risk_of_epsilon", "risk_of_events", "risk_of_gaussian",
+           "risk_of_ledger", "risk_of_plan", "spending", "tighter", "tradeoff_epsilon_delta",
+           "tradeoff_gaussian"]

@@ -34,7 +34,8 @@ READING = """
   every method certifies a different ε for the very same noise; the plan sits on the target.
 - *ε(δ)*: the same fixed noise gives a whole curve of (ε, δ) guarantees; the target is one
   point on the curve of the method that solved it.
-- *Budget bar*: how the plan's lines share the budget, in ρ (zCDP), which simply adds up.
+- *Budget bar*: how the plan's lines share the budget, in ε: the plan's ε as the method that
+  solved it composes the lines, each line its share.
 """
 
 

@@ -120,5 +120,5 @@ def fit_caption() -> str:
             f"{dp_em.INIT_ITERATIONS} private Lloyd steps ({dp_em.INIT_SHARE:.0%} of the "
             f"budget), then {dp_em.DEFAULT_ITERATIONS} EM steps — the non-private one with no "
             "noise (exactly EM); both clip rows to the unit ball, a public bound, true by "
-            "construction of this data set. DP-EM's budget is composed with zCDP. Distances "
-            "are in the data's units (the ball has radius 1).")
+            "construction of this data set. DP-EM adds up its releases' budgets with a tight "
+            "accountant. Distances are in the data's units (the ball has radius 1).")

@@ -1,21 +1,24 @@
-"""The "What this ε means" panel shown beside every budget: one vocabulary on every page.
+"""The risk panel shown beside every budget: the ε you set first, the details one click away.
 
-It reads the run's own ledger and the budget of the page's Scenario (one truth) and states, in
-this order: the ε and δ the run spent (equal to what the controls allowed, or one sentence
-why not), the neighbouring relation protected (named as OpenDP and dp-accounting name it),
-the risk as odds ("50 % sure becomes at most X % sure") and the best attack's true-positive
-rate at a 1 % false-positive rate. When the releases' own trade-off curve is tighter than the
-(ε, δ) worst case, both are given and one sentence says why. The f-DP trade-off curve is one
-click away. Pure DP never mentions δ. Numbers come from :mod:`dpviz.privacy.risk`, figures
-from :mod:`dpviz.viz.risk`.
+Every panel opens with the plain summary a stakeholder reads (issue 35), from
+:class:`dpviz.privacy.risk.PlainRisk`: the ε on the slider, one sentence in odds
+(Nanayakkara et al. 2023), an overspend said plainly when the page drew more than that, the
+best attack as a frequency with a 10 × 10 icon array (Franzen et al. 2022), and a level (low,
+moderate, high) by stated, cited thresholds. Then the stakeholder report's button. The
+accounted spend ("used 0.90 of your 1.00"), δ, the relation's OpenDP and dp-accounting
+names, the attack's advantage and its curves sit in a closed "For experts" section, drawn
+only when opened; presenter mode shows the summary alone. A run without a guarantee shows
+its reason and no ε. Numbers come from :mod:`dpviz.privacy.risk`, figures from
+:mod:`dpviz.viz.risk`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from dpviz.estimators.registry import estimator, relation_of
@@ -24,16 +27,21 @@ from dpviz.privacy import Allocation, Budget, Ledger, PrivacyEvent
 from dpviz.privacy.risk import (
     LOW_FPR,
     REPLACE_ONE,
+    PlainRisk,
     Relation,
     Risk,
     Spending,
+    picked_out,
+    plain_risk,
     risk_of_epsilon,
     risk_of_events,
     spending,
     tighter,
 )
-from dpviz.ui.widgets import escape_markdown, show_chart
-from dpviz.viz.risk import posterior_figure, tradeoff_figure
+from dpviz.ui.report import report_button
+from dpviz.ui.shell import PAGE_TITLE, PRESENTER
+from dpviz.ui.widgets import escape_markdown, lazy_expander, show_chart
+from dpviz.viz.risk import icon_array, posterior_figure, tradeoff_figure
 
 #: The glossary page, linked from every term of the panel.
 GLOSSARY = "pages/glossary.py"
@@ -56,6 +64,14 @@ def glossary(anchor: str, words: str = "In the glossary") -> str:
 
 
 HELP = {
+    "headline": "The privacy budget you set: ε bounds how much one person's data can change "
+                "what anyone learns about them. Smaller is more private. "
+                + glossary("what-epsilon-means", "What the panel says, in the glossary"),
+    "frequency": "The strongest attack on these releases, as counts of 100: it guesses who is "
+                 "in the data and may wrongly accuse 1 in 100 of those who are not. "
+                 + glossary("membership-inference"),
+    "level": "Thresholds on ε stated by Google's TensorFlow Privacy guide and Ponomareva et "
+             "al. 2023. " + glossary("risk-level"),
     "spent": "ε bounds how much one release can change the odds of anything; δ is the small "
              "chance that bound fails. Smaller is more private. "
              + glossary("epsilon-and-delta"),
@@ -184,16 +200,46 @@ def noise_words(key: EventKey) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]} noise"
 
 
-def _header(relation: Relation, risk: Risk, spent_line: str, why: str | None, *,
-            label: str = "Spent") -> None:
-    st.markdown("**What this ε means**",
-                help="The guarantee in four lines: what was spent, what is protected, how "
-                     "sure an attacker can become, and how well the best attack does. "
-                     + glossary("what-epsilon-means", "Every term in the glossary"))
-    st.markdown(f"**{label}:** {spent_line}" + (f" {why}" if why else ""), help=HELP["spent"])
-    st.markdown(f"**Protects:** neighbours that *{relation.name}*: {relation.sentence}.",
-                help=f"{HELP['relation']} OpenDP calls this distance {relation.opendp}; "
-                     f"Google's dp-accounting calls the relation {relation.dp_accounting}.")
+#: The closed section's label: plain words (what it holds is named inside).
+EXPERTS = "For experts: how ε was accounted, δ, and the best attack"
+
+
+def presenting() -> bool:
+    """Whether presenter mode is on (the panel then shows its summary alone)."""
+    return bool(st.session_state.get(PRESENTER))
+
+
+def _summary(plain: PlainRisk) -> None:
+    """The plain summary: the ε set, an overspend, the odds, the frequency, the level."""
+    st.markdown(f"**Privacy budget: {plain.headline()}** · {plain.level} risk",
+                help=HELP["headline"])
+    if plain.overspent:
+        st.warning(plain.overspent, icon=":material/warning:")
+    st.markdown(plain.odds(), help=HELP["odds"])
+    icons, words = st.columns([1, 2], vertical_alignment="center")
+    with icons:
+        st.html(icon_array(plain.picked))
+    with words:
+        st.markdown(f"**In frequencies:** {plain.frequency()}", help=HELP["frequency"])
+        st.caption(plain.level_sentence(), help=HELP["level"])
+
+
+def _close(plain: PlainRisk, *, key: str, accuracy: Mapping[str, pd.DataFrame] | None,
+           notes: Sequence[str], experts: Callable[[], None]) -> None:
+    """The report's button and the experts' section, both left out in presenter mode."""
+    if presenting():
+        return
+    report_button(plain, key=key, title=str(st.session_state.get(PAGE_TITLE, "dpviz")),
+                  accuracy=accuracy, notes=notes)
+    lazy_expander(EXPERTS, experts, key=f"{key}_risk_experts", icon=":material/functions:")
+
+
+def _pair_lines(relation: Relation, risk: Risk, spent_line: str, *, label: str) -> None:
+    """The exact pair, the relation's names, the odds with δ and the best attack."""
+    st.markdown(f"**{label}:** {spent_line}", help=HELP["spent"])
+    st.markdown(f"**Protects:** neighbours that *{relation.name}*: {relation.sentence}. "
+                f"OpenDP calls this distance {relation.opendp}; Google's dp-accounting calls "
+                f"the relation {relation.dp_accounting}.", help=HELP["relation"])
     if math.isinf(risk.epsilon):
         st.markdown("**Odds:** no finite ε: the odds are not bounded.", help=HELP["odds"])
     else:
@@ -201,9 +247,6 @@ def _header(relation: Relation, risk: Risk, spent_line: str, why: str | None, *,
                   if risk.delta > 0 else "")
         st.markdown(f"**Odds:** someone 50% sure {relation.member} can become at most "
                     f"**{risk.posterior_max:.1%}** sure{unless}.", help=HELP["odds"])
-
-
-def _attack_line(relation: Relation, risk: Risk) -> None:
     tpr = float(risk.tpr(LOW_FPR))
     st.markdown(f"**Best attack:** at a {LOW_FPR:.0%} false-positive rate it finds at most "
                 f"**{tpr:.1%}** of {relation.members}; its largest advantage (true-positive "
@@ -219,12 +262,7 @@ def _two_curves(own: Risk, worst: Risk, words: str, pair: str) -> str:
 
 
 def _curves(own: Risk, worst: Risk | None, *, key: str) -> None:
-    """The f-DP trade-off curve (and the looser one) and the posterior bound, on demand."""
-    # drawn on demand: two more figures on every page would slow each rerun
-    if not st.toggle("Show the f-DP trade-off curve (type I against type II error) and the "
-                     "odds from every prior", value=False, key=f"{key}_risk_curves",
-                     bind="query-params"):
-        return
+    """The f-DP trade-off curve (and the looser one) and the posterior bound."""
     fpr, tpr = own.curve()
     looser = worst.curve() if worst is not None else None
     pair = "" if worst is None else pair_text(worst.epsilon, worst.delta)
@@ -232,20 +270,35 @@ def _curves(own: Risk, worst: Risk | None, *, key: str) -> None:
                                worst=looser, worst_label=f"any mechanism meeting ({pair}) alone"),
                key=f"{key}_risk_tradeoff",
                filename=f"dpviz-{key}-attack-tradeoff")
-    st.caption("Every attack errs two ways: it accuses an absent person (type I error, the "
-               "false-positive rate) or misses a present one (type II error). No attack can "
-               "sit below the curve; random guessing sits on the diagonal. "
-               + glossary("trade-off-curve"))
+    st.caption("The f-DP trade-off curve: every attack errs two ways, it accuses an absent "
+               "person (type I error, the false-positive rate) or misses a present one (type "
+               "II error). No attack can sit below the curve; random guessing sits on the "
+               "diagonal. " + glossary("trade-off-curve"))
     if not math.isinf(own.epsilon):
         show_chart(posterior_figure(PRIORS, own.posterior(PRIORS), epsilon=own.epsilon,
                                     delta=own.delta),
                    key=f"{key}_risk_posterior", filename=f"dpviz-{key}-posterior")
 
 
+def used_text(spent: Spending) -> str:
+    """``Used 0.90 of your 1.00.``: the accounted ε against the ε set.
+
+    Examples
+    --------
+    >>> from dpviz.privacy.risk import risk_of_epsilon
+    >>> worst = risk_of_epsilon(0.9)
+    >>> used_text(Spending(0.9012, 1e-5, 1.0, None, worst, worst))
+    'Used 0.90 of your 1.00.'
+    """
+    return f"Used {spent.epsilon:.2f} of your {spent.allowed_epsilon:.2f}."
+
+
 def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, runs: int = 1,
                stated_delta: float | None = None, relation: Relation | None = None,
-               not_private: str | None = None) -> None:
-    """The panel for a run: what it spent, what it protects, the odds and the best attack.
+               not_private: str | None = None,
+               accuracy: Mapping[str, pd.DataFrame] | None = None,
+               notes: Sequence[str] = ()) -> None:
+    """The panel for a run: the ε set in plain words first, the accounting for experts.
 
     Parameters
     ----------
@@ -267,6 +320,10 @@ def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, ru
     not_private : str, optional
         Why the run has no guarantee (its result's ``not_private``): then no ε is stated,
         only that sentence — one rule for every page.
+    accuracy : mapping, optional
+        Caption → table of the page's accuracy, for the stakeholder report.
+    notes : sequence of str
+        Sentences the report prints under those tables.
     """
     if not_private is not None:
         st.warning(f"**No privacy guarantee:** {escape_markdown(not_private)}. The noise in "
@@ -285,15 +342,23 @@ def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, ru
                     if scenario is not None else REPLACE_ONE)
     events = events_key(ledger)
     spent = ledger_spending(events, _budget_key(budget), stated_delta)
-    with st.container(border=True, key=f"{key}-risk"):
+    plain = plain_risk(spent, relation, runs=runs)
+    shown: Relation = relation
+
+    def experts() -> None:
         pure = ", pure differential privacy" if spent.pure else ""
-        _header(relation, spent.own, f"{pair_text(spent.epsilon, spent.delta)}{pure}.",
-                why_different(spent, budget.method, runs))
-        _attack_line(relation, spent.own)
+        why = why_different(spent, budget.method, runs)
+        st.markdown(f"**{used_text(spent)}**" + (f" {why}" if why else ""))
+        _pair_lines(shown, spent.own, f"{pair_text(spent.epsilon, spent.delta)}{pure}.",
+                    label="Spent")
         if spent.tighter:
             st.caption(_two_curves(spent.own, spent.worst, noise_words(events),
                                    pair_text(spent.epsilon, spent.delta)))
         _curves(spent.own, spent.worst if spent.tighter else None, key=key)
+
+    with st.container(border=True, key=f"{key}-risk"):
+        _summary(plain)
+        _close(plain, key=key, accuracy=accuracy, notes=notes, experts=experts)
 
 
 def plan_events(allocations: Mapping[str, Allocation]) -> EventKey:
@@ -318,17 +383,18 @@ def risk_panel_for(epsilon: float, delta: float, *, key: str,
         Page prefix of the panel's element keys.
     plan : mapping, optional
         The solved plan (``line → Allocation``) whose own trade-off curve is set beside the
-        pair's worst case.
+        pair's worst case; the frequency reads it.
     relation : Relation
         The relation the plan's sensitivities are computed for.
     """
     worst = risk_of_epsilon(epsilon, delta)
     events = plan_events(plan) if plan else None
     own = plan_risk(events, delta) if events else None
-    with st.container(border=True, key=f"{key}-risk"):
-        _header(relation, worst, f"{pair_text(epsilon, delta)}, what every plan on this page "
-                                 "is solved to spend.", None, label="Target")
-        _attack_line(relation, worst)
+    plain = PlainRisk(epsilon, epsilon, delta, picked_out(own or worst), relation)
+
+    def experts() -> None:
+        _pair_lines(relation, worst, f"{pair_text(epsilon, delta)}, what every plan on this "
+                                     "page is solved to spend.", label="Target")
         if own is not None and events is not None and tighter(own, worst):
             st.caption(f"These numbers hold for any mechanism meeting the target. The plan "
                        f"drawn here, {noise_words(events)}, allows only {own.advantage:.1%} "
@@ -338,3 +404,7 @@ def risk_panel_for(epsilon: float, delta: float, *, key: str,
             _curves(own, worst, key=key)
         else:
             _curves(worst, None, key=key)
+
+    with st.container(border=True, key=f"{key}-risk"):
+        _summary(plain)
+        _close(plain, key=key, accuracy=None, notes=(), experts=experts)

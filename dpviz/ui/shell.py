@@ -54,6 +54,8 @@ SECURE_HELP = ("Draw the noise from OS entropy instead of the seed, Laplace and 
 KEPT_SEED = "_kept_seed"
 PRESENTER_HELP = ("For a projector: sidebar closed, larger text, the main chart first with ε "
                   "beside it, the introduction and advanced settings hidden.")
+#: Session key of the page's title (the stakeholder report's heading).
+PAGE_TITLE = "_page_title"
 #: Session key and URL parameter of presenter mode.
 PRESENTER = "presenter"
 #: Session key: per page (script hash), the URL parameters the page was opened with.
@@ -282,6 +284,7 @@ def page(title: str) -> PageContext:
                        initial_sidebar_state="collapsed" if presenter_requested() else "auto")
     st.session_state[SHOWN_FIGURES] = {}  # this run's figures, for the experiment card
     live.restore()  # a reloaded student's class (it sets the predict toggle: before it is drawn)
+    st.session_state[PAGE_TITLE] = title  # the stakeholder report's heading
     with st.sidebar:
         st.markdown("## dpviz")
         navigation()

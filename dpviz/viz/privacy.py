@@ -15,7 +15,15 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from dpviz.privacy import METHOD_LABELS, Allocation, Ledger
+from dpviz.privacy import (
+    METHOD_LABELS,
+    Allocation,
+    BudgetError,
+    Ledger,
+    PrivacyEvent,
+    compose_parts,
+)
+from dpviz.privacy.risk import DEFAULT_DELTA
 from dpviz.viz.style import (
     COLORS,
     METHOD_SHORT,
@@ -196,24 +204,44 @@ class _Spend:
     rho: float | None
 
 
-def _spend_bar(rows: Sequence[_Spend], title: str) -> go.Figure:
-    use_rho = bool(rows) and all(r.rho is not None and math.isfinite(r.rho) for r in rows)
+def _weights(rows: Sequence[_Spend], method: str) -> list[float]:
+    """Each row's part of the budget in a currency that adds up.
+
+    ε under linear composition, else ρ when every row has one (zCDP adds ρ's), else ε.
+    """
+    def known(values: Sequence[float | None]) -> bool:
+        return all(v is not None and math.isfinite(v) for v in values)
+
+    rho, epsilon = [r.rho for r in rows], [r.epsilon for r in rows]
+    use_rho = (method not in ("linear", "advanced") and known(rho)) or not known(epsilon)
+    return [((r.rho if use_rho else r.epsilon) or 0.0) * r.count for r in rows]
+
+
+def _spend_bar(rows: Sequence[_Spend], title: str, *, total: float | None,
+               method: str, delta: float | None = None) -> go.Figure:
+    """Stacked ε: each row's share of ``total`` (the run's ε as its accountant composes it).
+
+    Shares follow :func:`_weights`; without a finite total the rows' own ε's are added up.
+    """
+    weights = _weights(rows, method)
+    whole = sum(weights)
+    shared = total is not None and math.isfinite(total) and whole > 0
+    lengths = ([total * w / whole for w in weights] if shared and total is not None else
+               [(r.epsilon or 0.0) * r.count for r in rows])
     fig = go.Figure()
-    for i, r in enumerate(rows):
+    for i, (r, length) in enumerate(zip(rows, lengths, strict=True)):
         name = plotly_text(r.name)  # a release of private ranges is named by its column
-        each = r.rho if use_rho else (r.epsilon or 0.0)
         eps = "—" if r.epsilon is None else f"{r.epsilon:.4g}"
-        delta = "—" if r.delta is None else f"{r.delta:.3g}"
-        rho = "—" if r.rho is None else f"{r.rho:.4g}"
         fig.add_trace(go.Bar(
-            name=name, y=["budget"], x=[(each or 0.0) * r.count], orientation="h",
+            name=name, y=["budget"], x=[length], orientation="h",
             marker_color=series_color(i), showlegend=len(rows) <= _MAX_LEGEND_ROWS,
             hovertemplate=(f"{name} ({r.mechanism}) × {r.count}<br>noise scale "
                            f"{'varies' if math.isnan(r.scale) else f'{r.scale:.4g}'}"
-                           f"<br>each (average): ε {eps}, δ {delta}, ρ {rho}<br>"
-                           f"{'ρ' if use_rho else 'ε'} spent: %{{x:.4g}}<extra></extra>")))
-    axis = "ρ spent (zero-concentrated DP's budget: adds up across releases)" if use_rho else \
-        "ε spent (linear composition; adds up across releases)"
+                           f"<br>ε of each alone: {eps}<br>"
+                           "its share of the ε spent: %{x:.3g}<extra></extra>")))
+    at = f" at δ = {delta:.2g}" if delta else ""
+    axis = (f"ε spent{at}: {total:.3g} in all; each part its share" if shared and
+            total is not None else "ε spent (each release's own ε, added up)")
     legend = LEGEND_ROW * sum(1 for trace in fig.data if trace.showlegend is not False)
     # One entry a row under the axis title, in a margin of its own: as readable on a phone as
     # at 1280 px, and its height is known (a wrapping legend's depends on the screen).
@@ -230,18 +258,20 @@ def _spend_bar(rows: Sequence[_Spend], title: str) -> go.Figure:
 
 
 def allocation_bar(allocations: Mapping[str, Allocation], *, method: str | None = None,
-                   title: str = "Where the budget goes") -> go.Figure:
-    """The budget bar of a solved plan: one stacked segment per plan line.
+                   delta: float = 0.0, title: str = "Where the budget goes") -> go.Figure:
+    """The budget bar of a solved plan in ε: one stacked segment per plan line.
 
-    Each segment is the line's spend times its count: ρ (zCDP, additive) when every line has
-    one, otherwise ε under linear composition.
+    The bar is the plan's ε, composed by ``method`` at ``delta``; each line gets its share of
+    it (by ρ where the method adds ρ's, else by ε).
 
     Parameters
     ----------
     allocations : mapping
         ``line name → Allocation`` (one method's entry of ``solve_methods``).
     method : str, optional
-        The method that solved them, named in the title.
+        The method that solved them, named in the title (default: linear composition).
+    delta : float
+        The plan's δ.
     title : str
         The figure's title.
 
@@ -254,7 +284,19 @@ def allocation_bar(allocations: Mapping[str, Allocation], *, method: str | None 
                    a.rho) for name, a in allocations.items()]
     if method is not None:
         title = f"{title} ({METHOD_SHORT.get(method, method)} solution)"
-    return _spend_bar(rows, title)
+    how = method or "linear"
+    return _spend_bar(rows, title, total=_composed({None: [a.event() for a in
+                                                          allocations.values()]}, delta, how),
+                      method=how)
+
+
+def _composed(parts: Mapping[str | None, Sequence[PrivacyEvent]], delta: float,
+              method: str) -> float | None:
+    """The parts' ε at ``delta`` by ``method``, or ``None`` where it gives none."""
+    try:
+        return compose_parts({k: list(v) for k, v in parts.items()}, delta, method)
+    except (BudgetError, ValueError):
+        return None
 
 
 def release_group(name: str) -> str:
@@ -275,13 +317,15 @@ def _mean_or_none(values: Sequence[float | None], counts: Sequence[int]) -> floa
     return sum(v * c for v, c in zip(known, counts, strict=True)) / sum(counts)
 
 
-def ledger_bar(ledger: Ledger, *, title: str = "Where the budget went") -> go.Figure:
-    """The budget bar of a ledger: one stacked segment per kind of release.
+def ledger_bar(ledger: Ledger, *, title: str = "Where the budget went",
+               delta: float | None = None) -> go.Figure:
+    """The budget bar of a ledger in ε: one stacked segment per kind of release.
 
+    The bar is the run's ε as its own accountant composes every release (the ledger budget's
+    method); each group gets its share of it (by ρ where the method adds ρ's, else by ε).
     Releases are grouped by what they release (``"mean 2, iteration 5"`` → ``"mean"``), so
     DP-EM's J(2k + 1) releases draw as weights, means and covariances; past a dozen groups
-    they are grouped by mechanism so the legend stays readable. A segment's length is the
-    group's total spend.
+    they are grouped by mechanism so the legend stays readable.
 
     Parameters
     ----------
@@ -289,6 +333,9 @@ def ledger_bar(ledger: Ledger, *, title: str = "Where the budget went") -> go.Fi
         The releases an estimator made.
     title : str
         The figure's title.
+    delta : float, optional
+        The δ at which a ρ budget without one is stated as ε (default: the page-wide
+        :data:`dpviz.privacy.risk.DEFAULT_DELTA`, then named on the axis).
 
     Returns
     -------
@@ -311,4 +358,14 @@ def ledger_bar(ledger: Ledger, *, title: str = "Where the budget went") -> go.Fi
             _mean_or_none([m.epsilon for m in members], counts),
             _mean_or_none([m.delta for m in members], counts),
             _mean_or_none([m.rho for m in members], counts)))
-    return _spend_bar(rows, title)
+    budget = ledger.budget
+    method = budget.method if budget is not None else "linear"
+    stated = delta if delta is not None else (
+        DEFAULT_DELTA if budget is not None and budget.rho is not None and budget.delta == 0
+        else None)
+    try:  # the ledger's own accounting (a paper's conversion where the budget asks for it)
+        total = ledger.total(delta=stated).epsilon
+    except (BudgetError, ValueError):
+        total = None
+    return _spend_bar(rows, title, total=total, method=method,
+                      delta=stated if delta is None else None)

@@ -1,7 +1,9 @@
-"""Figures of "what ε means": the attack's trade-off curve and the posterior bound.
+"""Figures of "what ε means": the icon array, the attack's trade-off curve, the posterior.
 
-Factories only draw what :mod:`dpviz.privacy.risk` computed (the curve's points, the best
-attack, the posterior at each prior) and return a ``plotly.graph_objects.Figure``.
+Factories only draw what :mod:`dpviz.privacy.risk` computed (how many people an attack picks
+out, the curve's points, the best attack, the posterior at each prior). The curves are
+``plotly.graph_objects.Figure``; the icon array is a small SVG, shown the same way on a page
+and in the stakeholder report.
 """
 
 from __future__ import annotations
@@ -13,6 +15,57 @@ from numpy.typing import ArrayLike
 from dpviz.viz.style import BAND_COLOR, COLORS, SHADE_COLOR, TEMPLATE
 
 GUESSING = "random guessing (no information)"
+#: The icon array's cell (px) and the grey of the people an attack does not pick out.
+ICON_CELL, ICON_GREY = 22, "#ced4da"
+
+
+def icon_array(picked: int, *, total: int = 100, columns: int = 10) -> str:
+    """A 10 × 10 icon array: ``picked`` of ``total`` people in orange, the rest in grey.
+
+    The frequency format of medical risk communication (Franzen et al., CCS 2022): each
+    icon is one person in the data; the orange ones are those the best attack picks out.
+
+    Parameters
+    ----------
+    picked : int
+        How many icons are orange, ``0 … total``.
+    total : int
+        How many icons.
+    columns : int
+        Icons per row.
+
+    Returns
+    -------
+    str
+        An ``<svg>`` element with a ``<title>`` (its text alternative).
+
+    Raises
+    ------
+    ValueError
+        For ``picked`` outside ``0 … total``.
+
+    Examples
+    --------
+    >>> svg = icon_array(3)
+    >>> svg.count('fill="#e8590c"'), svg.count('fill="#ced4da"')
+    (6, 194)
+    """
+    if not 0 <= picked <= total:
+        raise ValueError(f"picked must be in [0, {total}], got {picked}")
+    rows = -(-total // columns)
+    width, height = columns * ICON_CELL, rows * ICON_CELL
+    icons = []
+    for i in range(total):
+        x, y = (i % columns) * ICON_CELL, (i // columns) * ICON_CELL
+        fill = COLORS["private"] if i < picked else ICON_GREY
+        icons.append(f'<circle cx="{x + 11}" cy="{y + 6}" r="4" fill="{fill}"/>'
+                     f'<rect x="{x + 5}" y="{y + 11}" width="12" height="9" rx="5" '
+                     f'fill="{fill}"/>')
+    title = f"{picked} of {total} people picked out"
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" '
+            f'height="{height}" viewBox="0 0 {width} {height}"><title>{title}</title>'
+            + "".join(icons) + "</svg>")
+
 
 
 def tradeoff_figure(fpr: ArrayLike, tpr: ArrayLike, *, best: tuple[float, float],

@@ -23,7 +23,8 @@ def test_budget_page_draws_everything(budget):
     assert budget.selectbox(key="budget_hold").value == "pld"
     assert list(charts(budget)) == CHARTS
     assert len(budget.dataframe) == 1
-    assert len(budget.get("download_button")) == len(CHARTS)
+    # one CSV per chart, and the risk panel's stakeholder report (issue 35)
+    assert len(budget.get("download_button")) == len(CHARTS) + 1
 
 
 def test_headline_states_the_ratio(budget):

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from dpviz.core import limits
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.experiments import covariance_figures as reproduction
+from dpviz.privacy.calibration import zcdp_epsilon
 from dpviz.ui import covariance as cov_ui
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, open_section, values
@@ -173,13 +174,14 @@ def test_a_link_cannot_smuggle_in_a_budget_outside_the_widgets():
     assert at.number_input(key="cov_epsilon").value >= limits.EPSILON_UI.low
 
 
-def _bar_rho(at) -> float:
+def _bar_epsilon(at) -> float:
     return sum(float(values(trace["x"]).sum()) for trace in charts(at)["cov_ledger_bar"]["data"])
 
 
 def _risk_epsilon(at) -> float:
-    text = next(m.value for m in at.markdown if m.value.startswith("**Spent:**"))
-    return float(re.search(r"ε = ([0-9.e+-]+)", text).group(1))
+    """The ε the risk panel's summary says the drawn runs spent together."""
+    text = next(w.value for w in at.warning if "together they spent" in w.value)
+    return float(re.search(r"together they spent ε = ([0-9]+(?:\.[0-9]+)?)", text).group(1))
 
 
 def test_the_ledger_charges_every_drawn_estimator_and_shows_each(cov):
@@ -187,7 +189,8 @@ def test_the_ledger_charges_every_drawn_estimator_and_shows_each(cov):
     assert title == "Where the budget of all 3 drawn runs went"
     assert cov.radio(key="cov_ledger").options == ["All 3 drawn", "GaussCov", "SeparateCov",
                                                    "AdaptiveCov"]
-    assert _bar_rho(cov) == pytest.approx(3 * 0.1, rel=1e-9)  # each spends ρ = 0.1
+    # in ε, as the run's zCDP accounting composes ρ = 3 × 0.1 (at the bar's stated δ)
+    assert _bar_epsilon(cov) == pytest.approx(zcdp_epsilon(0.3, 1e-5), rel=1e-9)
     note = next(c.value for c in cov.caption if "private releases of the same data" in c.value)
     assert "draws 3 private releases" in note and "ρ = 0.3" in note
     together = _risk_epsilon(cov)
@@ -196,11 +199,11 @@ def test_the_ledger_charges_every_drawn_estimator_and_shows_each(cov):
     fig = charts(cov)["cov_ledger_bar"]
     assert fig["layout"]["title"]["text"] == "Where AdaptiveCov's budget went"
     assert len(fig["data"]) >= 3  # trace bound, radius search, final release
-    assert _bar_rho(cov) == pytest.approx(0.1, rel=1e-9)
+    assert _bar_epsilon(cov) == pytest.approx(zcdp_epsilon(0.1, 1e-5), rel=1e-9)
     assert _risk_epsilon(cov) == together  # the risk panel charges everything drawn
     cov.multiselect(key="cov_estimators").set_value(["gauss"]).run()
     assert cov.radio(key="cov_ledger").options == ["GaussCov"]
-    assert _risk_epsilon(cov) < together
+    assert not any("together they spent" in w.value for w in cov.warning)  # one run: within
 
 
 def test_a_pure_dp_estimator_listed_first_is_charged_with_the_others():

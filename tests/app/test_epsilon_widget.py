@@ -25,14 +25,12 @@ def _text(at: AppTest) -> str:
 
 
 def _spent(at: AppTest, epsilon: float) -> bool:
-    """The risk panel's first line: ε spent, or the ε allowed when accounting spent less."""
-    line = next(x for x in _text(at).splitlines() if x.startswith("**Spent:**"))
-    return (line.startswith(f"**Spent:** ε = {epsilon:g},")
-            or f"of the {epsilon:.2f} you allowed" in line)
+    """The risk panel's headline: the ε set (issue 35)."""
+    return f"**Privacy budget: ε = {epsilon:.3g}**" in _text(at)
 
 
 def _target(at: AppTest, epsilon: float) -> bool:
-    return f"**Target:** ε = {epsilon:g}," in _text(at)
+    return f"**Privacy budget: ε = {epsilon:.3g}**" in _text(at)
 
 
 def _linked(page: str, key: str) -> Callable[[AppTest, float], bool]:

@@ -25,9 +25,11 @@ def bar_total(at: AppTest) -> tuple[float, str]:
 
 
 def risk_epsilon(at: AppTest) -> float:
-    """The ε the risk panel says was spent."""
-    text = next(m.value for m in at.markdown if m.value.startswith("**Spent:**"))
-    return float(re.search(r"ε = ([0-9.e+-]+)", text).group(1))
+    """The ε the risk panel's summary says the runs spent together (the ε set when within)."""
+    warning = [w.value for w in at.warning if "together they spent" in w.value]
+    text = warning[0] if warning else next(
+        m.value for m in at.markdown if m.value.startswith("**Privacy budget:"))
+    return float(re.findall(r"ε = ([0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)", text)[-1])
 
 
 @pytest.fixture
@@ -38,7 +40,8 @@ def gmm() -> AppTest:
 def test_the_ledger_beside_the_cloud_charges_every_run(gmm):
     assert gmm.selectbox(key="gmm_estimator").value == "dp_em"  # GGG: Gaussians only
     one, axis = bar_total(gmm)
-    assert axis.startswith("ρ spent")
+    assert axis.startswith("ε spent")
+    one_rho = calibration.zcdp_rho_for(one, DELTA)
     one_risk = risk_epsilon(gmm)
     assert not any("more private fits" in c.value for c in gmm.caption)
 
@@ -48,15 +51,16 @@ def test_the_ledger_beside_the_cloud_charges_every_run(gmm):
     assert any(t["name"] == "private means, repeated runs"
                for t in charts(gmm)["gmm_figure"]["data"])
 
-    # the bar: ρ of 1 + R runs (ρ adds up)
-    rho, _ = bar_total(gmm)
-    assert rho == pytest.approx((1 + REPEATS) * one, rel=1e-9)
+    # the bar: ε of 1 + R runs as the run's zCDP accounting composes them (ρ adds up)
+    total, _ = bar_total(gmm)
+    rho = (1 + REPEATS) * one_rho
+    assert total == pytest.approx(calibration.zcdp_epsilon(rho, DELTA), rel=1e-6)
     assert (charts(gmm)["gmm_ledger"]["layout"]["title"]["text"]
             == f"Where the budget went: this run and the cloud's {REPEATS} runs")
     # the sentence: the composed ε under the run's zCDP accounting, and one run's
     note = next(c.value for c in gmm.caption if "more private fits" in c.value)
     composed = calibration.zcdp_epsilon(rho, DELTA)
-    alone = calibration.zcdp_epsilon(one, DELTA)
+    alone = calibration.zcdp_epsilon(one_rho, DELTA)
     assert f"charge all {1 + REPEATS} runs: ε = {composed:.3g}, δ = 1e-05 in all" in note
     assert f"against ε = {alone:.3g}, δ = 1e-05 for the run drawn alone" in note
     # the risk panel: the same 1 + R runs composed by PLD (Gaussians: one with μ = √(2ρ);
@@ -67,3 +71,4 @@ def test_the_ledger_beside_the_cloud_charges_every_run(gmm):
 
     gmm.toggle(key="gmm_cloud").set_value(False).run()
     assert bar_total(gmm)[0] == pytest.approx(one, rel=1e-12)
+    assert risk_epsilon(gmm) == 1.0  # one run: the summary states the ε set

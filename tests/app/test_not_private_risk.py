@@ -2,7 +2,7 @@
 
 A run whose result is marked not private (d read off an uploaded graph; the exponential
 mechanism run as a Metropolis chain beyond the sizes its sampling is exact at) shows the
-reason and no "Spent: ε" line; a private run shows its spending as before.
+reason and no ε headline; a private run shows its ε as before.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .app_helpers import charts, errors, open_page
 
 
 def _spent(at) -> list[str]:  # type: ignore[no-untyped-def]
-    return [m.value for m in at.markdown if str(m.value).startswith("**Spent:**")]
+    return [m.value for m in at.markdown if str(m.value).startswith("**Privacy budget:")]
 
 
 def _no_guarantee(at) -> list[str]:  # type: ignore[no-untyped-def]

@@ -1,4 +1,4 @@
-"""Predict, then reveal (issue 9, part 4) and the "What this ε means" panel (part 2)."""
+"""Predict, then reveal (issue 9, part 4) and the risk panel (part 2; issue 35)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from dpviz.ui.predict import click_grid, score_mean_guess
 
-from .app_helpers import charts, open_page
+from .app_helpers import charts, open_page, open_section
 
 TRUE_MEANS = "true means"
 
@@ -109,6 +109,11 @@ def test_budget_page_guess_epsilon_after_t_rounds():
 
 def test_risk_panel_beside_the_gmm_budget():
     at = open_page("gmm")
+    frequency = next(m.value for m in at.markdown if m.value.startswith("**In frequencies:**"))
+    assert "pick out at most 2 in 100" in frequency  # DP-EM at ε = 1, δ = 1e-5, by PLD
+    assert "becomes at most 73.1% sure" in " ".join(m.value for m in at.markdown)
+    at = open_section(at, "gmm_risk_experts")
+    assert not at.exception
     attack = next(m.value for m in at.markdown if m.value.startswith("**Best attack:**"))
     odds = next(m.value for m in at.markdown if m.value.startswith("**Odds:**"))
     advantage = float(attack.split("**")[5].rstrip("%")) / 100
@@ -116,8 +121,6 @@ def test_risk_panel_beside_the_gmm_budget():
     assert 0.05 < advantage < 0.2  # DP-EM at ε = 1, δ = 1e-5, composed by PLD
     assert 0.5 < posterior < math.e / (1 + math.e) + 1e-3
     assert "50% sure" in odds
-    at.toggle(key="gmm_risk_curves").set_value(True).run()
-    assert not at.exception
     shown = charts(at)
     assert {"gmm_risk_tradeoff", "gmm_risk_posterior"} <= set(shown)
     names = trace_names(shown["gmm_risk_tradeoff"])
@@ -125,7 +128,7 @@ def test_risk_panel_beside_the_gmm_budget():
 
 
 def test_risk_panel_on_the_budget_page():
-    at = open_page("budget")
+    at = open_section(open_page("budget"), "budget_risk_experts")
     panel = " ".join(m.value for m in at.markdown if m.value.startswith(("**Odds", "**Best")))
     assert "**46.2%**" in panel and "**73.1%**" in panel  # ε = 1, δ = 1e-5
 

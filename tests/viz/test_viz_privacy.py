@@ -82,18 +82,21 @@ def test_epsilon_by_delta_chart(ggg):
     assert len(no_delta.data) == len(curves)
 
 
-def test_allocation_bar_stacks_rho_per_line(ggg):
+def test_allocation_bar_stacks_each_lines_share_of_the_plans_epsilon(ggg):
+    """Issue 35: the bar is in ε, the plan's ε as its method composes it (the target); each
+    line gets its share by ρ, the currency zCDP adds up. No ρ on the axis."""
     _, solutions = ggg
     allocations = solutions["zcdp"]
-    fig = viz.allocation_bar(allocations, method="zcdp")
+    fig = viz.allocation_bar(allocations, method="zcdp", delta=1e-5)
     assert fig.layout.barmode == "stack"
     assert [t.name for t in fig.data] == list(allocations)
+    rho = sum(a.rho * a.release.count for a in allocations.values())
+    total = sum(t.x[0] for t in fig.data)
+    assert total == pytest.approx(1.0, rel=1e-3)  # solved to meet ε = 1
     for trace, a in zip(fig.data, allocations.values(), strict=True):
         assert trace.type == "bar" and trace.orientation == "h"
-        assert trace.x[0] == pytest.approx(a.rho * a.release.count)
-    assert sum(t.x[0] for t in fig.data) == pytest.approx(
-        sum(a.rho * a.release.count for a in allocations.values()))
-    assert fig.layout.xaxis.title.text.startswith("ρ spent")
+        assert trace.x[0] == pytest.approx(total * a.rho * a.release.count / rho)
+    assert fig.layout.xaxis.title.text.startswith("ε spent") and "ρ" not in str(fig.to_dict())
     assert "zCDP solution" in fig.layout.title.text
 
 
@@ -107,9 +110,11 @@ def test_ledger_bar_from_releases():
     laplace(0.0, sensitivity=1.0, scale=4.0, rng=rng, ledger=ledger, name="count")
     fig = viz.ledger_bar(ledger)
     assert [t.name for t in fig.data] == ["mean", "count"]
-    assert fig.data[0].x[0] == pytest.approx(3 * ledger.releases[0].rho)
-    assert fig.data[1].x[0] == pytest.approx(0.25**2 / 2)
-    assert fig.layout.xaxis.title.text.startswith("ρ spent")
+    total = ledger.total().epsilon  # the run's own accountant (zCDP) on every release
+    assert sum(t.x[0] for t in fig.data) == pytest.approx(total)
+    rho = 3 * ledger.releases[0].rho
+    assert fig.data[0].x[0] / fig.data[1].x[0] == pytest.approx(rho / (0.25**2 / 2))
+    assert fig.layout.xaxis.title.text.startswith("ε spent")
 
 
 def test_ledger_bar_without_rho_uses_epsilon():
@@ -130,10 +135,10 @@ def test_ledger_bar_groups_releases_by_what_they_release():
         laplace(0.0, sensitivity=1.0, scale=10.0, rng=rng, ledger=ledger, name=f"mean {i}")
         laplace(0.0, sensitivity=1.0, scale=5.0 + i, rng=rng, ledger=ledger,
                 name=f"weights, iteration {i + 1}")
-    fig = viz.ledger_bar(ledger)
+    fig = viz.ledger_bar(ledger)  # no budget: linear composition, each part its own ε
     assert [t.name for t in fig.data] == ["mean", "weights"]
-    assert fig.data[0].x[0] == pytest.approx(20 * 0.1**2 / 2)
-    assert fig.data[1].x[0] == pytest.approx(sum((1 / (5.0 + i))**2 / 2 for i in range(20)))
+    assert fig.data[0].x[0] == pytest.approx(20 * 0.1)
+    assert fig.data[1].x[0] == pytest.approx(sum(1 / (5.0 + i) for i in range(20)))
 
 
 def test_ledger_bar_groups_many_kinds_by_mechanism():
@@ -143,7 +148,7 @@ def test_ledger_bar_groups_many_kinds_by_mechanism():
         laplace(0.0, sensitivity=1.0, scale=10.0, rng=rng, ledger=ledger, name=f"query {i}a")
     fig = viz.ledger_bar(ledger)
     (trace,) = fig.data
-    assert trace.name == "laplace" and trace.x[0] == pytest.approx(20 * 0.1**2 / 2)
+    assert trace.name == "laplace" and trace.x[0] == pytest.approx(20 * 0.1)
 
 
 def test_factories_never_draw_nan_as_zero(ggg):
