@@ -87,6 +87,8 @@ LEFT_NOTE = "You left class **{code}**: Reveal shows the answer on this screen o
 CLOSED_NOTE = ("Class **{code}** is closed or no longer has you: Reveal shows the answer on this "
                "screen only. Join a class again on the Live class page.")
 ALONE_NOTE = "Not in a class: your prediction stays on this screen."
+CLOSED_BANNER = ("Class **{code}** is closed or no longer has you: your predictions are not "
+                 "sent. Join a class again on the Live class page.")
 #: What the class store raises: a sentence (``ValueError``) or a database it cannot reach.
 STORE_ERRORS = (ValueError, sqlite3.Error, OSError)
 
@@ -186,6 +188,10 @@ def restore() -> None:
     """
     classes = store()
     joined = st.session_state.get(MEMBER)
+    if joined:
+        # Kept as a value of the session's own: a toggle whose value came from the address
+        # alone (a reload) is reset on the next page, whose address Streamlit left without it.
+        st.session_state[PREDICT] = bool(st.session_state.get(PREDICT, True))
     if joined and joined.get("seat"):
         st.query_params[SEAT_PARAM] = _address(joined["code"], joined["seat"])
     elif not joined and GONE not in st.session_state and SEAT_PARAM in st.query_params:
@@ -283,17 +289,17 @@ def share(step: str, question: str, prediction: Mapping[str, float | bool],
 def banner() -> None:
     """A one-line note of the class this session is in (its seat restored by :func:`restore`).
 
-    Nothing when the session is in no class; a warning when its class closed or dropped it.
+    Nothing when the session is in no class (or left one); a warning when its class closed
+    or dropped it, found in this session or on reloading.
     """
+    where, code = standing()
+    if where == "closed":
+        st.warning(CLOSED_BANNER.format(code=escape_markdown(code)), icon=":material/group_off:")
     student = member()
-    if student is None:
-        return
-    if standing()[0] == "closed":
-        st.warning(CLOSED_NOTE.format(code=escape_markdown(student.code)),
-                   icon=":material/group_off:")
-        return
-    st.caption(f":material/groups: Class **{student.code}** as {escape_markdown(student.name)}"
-               " — your predictions are sent to your lecturer.")
+    if where == "in" and student is not None:
+        st.caption(f":material/groups: Class **{student.code}** as "
+                   f"{escape_markdown(student.name)} — your predictions are sent to your "
+                   "lecturer.")
 
 
 def join_link(code: str) -> str:

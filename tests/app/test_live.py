@@ -288,7 +288,8 @@ def test_a_student_whose_class_closed_is_told_so_after_a_reload(db, monkeypatch)
         "DELETE FROM classes").connection.commit()
     budget = reload(at, "budget")
     warned = [w.value for w in budget.warning]
-    assert any(f"Class **{opened.code}** is closed" in w for w in warned), warned
+    assert live.CLOSED_BANNER.format(code=opened.code) in warned  # under the title
+    assert live.CLOSED_NOTE.format(code=opened.code) in warned  # and where the Reveal is
     assert live.SEAT_PARAM not in budget.query_params and budget.session_state["predict"]
     alone = open_page("budget")
     alone.toggle(key="predict").set_value(True).run()
