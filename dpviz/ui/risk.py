@@ -218,7 +218,7 @@ def _summary(plain: PlainRisk) -> None:
     st.markdown(plain.odds(), help=HELP["odds"])
     icons, words = st.columns([1, 2], vertical_alignment="center")
     with icons:
-        st.html(icon_array(plain.picked))
+        st.image(icon_array(plain.picked), caption=f"{plain.picked} in 100 picked out")
     with words:
         st.markdown(f"**In frequencies:** {plain.frequency()}", help=HELP["frequency"])
         st.caption(plain.level_sentence(), help=HELP["level"])
