@@ -57,10 +57,10 @@ SELF_SIGNED_DAYS = 90
 RENEW_SECONDS = 86_400
 #: How long a backend may take to answer its health check (a cold start under load).
 START_SECONDS = 180.0
-#: The engine's upload limit (dpviz.core.limits.MAX_UPLOAD_BYTES, 50 MiB; not imported: that
+#: The engine's upload limit (dpviz.core.limits.MAX_UPLOAD_BYTES, 50 MB; not imported: that
 #: would load numpy here) and 1 MiB for the multipart envelope, in bytes (tests/test_serve.py
 #: checks the two agree).
-MAX_BODY = str(50 * 2**20 + 2**20)
+MAX_BODY = str(50_000_000 + 2**20)
 #: dpviz.ui.classroom's variable and default (not imported: that would load Streamlit here).
 DB_ENV = "DPVIZ_CLASS_DB"
 DEFAULT_DB = "the default, ~/.cache/dpviz/classes.sqlite3"

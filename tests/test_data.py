@@ -104,15 +104,15 @@ def test_read_csv_a_directory_is_not_a_file(tmp_path):
         read_csv(tmp_path)
 
 
-TOO_BIG = r"^the CSV is SIZE bytes, over the 50 MB \(52,428,800 bytes\) that dpviz takes$"
+TOO_BIG = r"^the CSV is SIZE bytes, over the 50 MB \(50,000,000 bytes\) that dpviz takes$"
 
 
 def test_read_csv_refuses_a_file_over_50_mb_without_reading_it(tmp_path):
     path = tmp_path / "big.csv"
     with path.open("wb") as f:  # sparse: instant, no 50 MB written
         f.truncate(limits.MAX_UPLOAD_BYTES + 1)
-    with pytest.raises(ValueError, match=r"^cannot read the CSV .*big\.csv: it is 52,428,801 "
-                                         r"bytes, over the 50 MB \(52,428,800 bytes\)"):
+    with pytest.raises(ValueError, match=r"^cannot read the CSV .*big\.csv: it is 50,000,001 "
+                                         r"bytes, over the 50 MB \(50,000,000 bytes\)"):
         read_csv(path)
 
 

@@ -90,7 +90,7 @@ def test_a_file_over_the_cap_by_its_size_is_refused_without_reading(tmp_path, mo
     with big.open("wb") as handle:  # sparse: no 50 MB written
         handle.truncate(limits.MAX_UPLOAD_BYTES + 1)
     monkeypatch.setattr(files.os, "open", lambda *a, **k: pytest.fail("opened"))
-    with pytest.raises(ValueError, match="it is 52,428,801 bytes, over the 50 MB"):
+    with pytest.raises(ValueError, match="it is 50,000,001 bytes, over the 50 MB"):
         read_file(big)
 
 

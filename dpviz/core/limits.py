@@ -147,7 +147,11 @@ NOISE_SEED = Limit("seed", 0, 2**128 - 1)
 AUDIT_TRIALS = Limit("trials", 1_000, 2_000_000)
 
 # Data limits (shared with the data layer).
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+#: The browser's file uploader refuses more than ``server.maxUploadSize`` (50) × 10⁶ bytes
+#: (.streamlit/config.toml): the engine takes the same, so a file is refused by one sentence.
+MAX_UPLOAD_BYTES = 50_000_000
+#: Bytes in the megabyte the messages state (the browser's).
+MEGABYTE = 10**6
 #: Rows a page reads from one upload: a page's fits stay within INTERACTIVE_SECONDS at this n
 #: for small d (``dpviz.lab.work`` checks the rest); bigger files go through the command line.
 INTERACTIVE_ROWS = 200_000

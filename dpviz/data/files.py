@@ -50,12 +50,12 @@ def too_big(size: int, what: str = "the CSV") -> str:
 
     Examples
     --------
-    >>> too_big(52_428_801)
-    'the CSV is 52,428,801 bytes, over the 50 MB (52,428,800 bytes) that dpviz takes'
+    >>> too_big(50_000_001)
+    'the CSV is 50,000,001 bytes, over the 50 MB (50,000,000 bytes) that dpviz takes'
     """
     cap = limits.MAX_UPLOAD_BYTES
-    return (f"{what} is {size:,} bytes, over the {cap // 2**20} MB ({cap:,} bytes) that dpviz "
-            "takes")
+    return (f"{what} is {size:,} bytes, over the {cap // limits.MEGABYTE} MB ({cap:,} bytes) "
+            "that dpviz takes")
 
 
 def resolve(path: str | os.PathLike[str], *, base: str | os.PathLike[str] | None = None,
@@ -145,6 +145,6 @@ def read_file(path: str | os.PathLike[str], *, base: str | os.PathLike[str] | No
         except OSError as err:
             raise refuse(err.strerror or type(err).__name__) from None
     if len(content) > cap:
-        raise refuse(f"it yields more than the {cap // 2**20} MB ({cap:,} bytes) that dpviz "
-                     "takes")
+        raise refuse(f"it yields more than the {cap // limits.MEGABYTE} MB ({cap:,} bytes) "
+                     "that dpviz takes")
     return content

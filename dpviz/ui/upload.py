@@ -48,8 +48,9 @@ WAYS = {"radius": "a radius about the origin (public)",
 #: Shown beside every upload (tables here, the SBM page's edge list): the size the browser
 #: sends (a bigger file is refused there, shown only by a red mark on its name, and never
 #: reaches the page) and that links keep no file.
-UPLOAD_NOTE = (f"At most {limits.MAX_UPLOAD_BYTES // 2**20} MB: a bigger file is refused before "
-               "it is sent, and its name turns red. An uploaded file is not kept in the link: "
+UPLOAD_NOTE = (f"At most {limits.MAX_UPLOAD_BYTES // limits.MEGABYTE} MB: a bigger file is "
+               "refused before it is sent, and its name turns red. An uploaded file is not kept "
+               "in the link: "
                "a copied link reopens every setting but not the file — upload it again. The "
                "file stays in this browser session only.")
 #: The share of ε private ranges spend unless the user moves it.

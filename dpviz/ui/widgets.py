@@ -182,8 +182,9 @@ def upload_content(upload: Any) -> bytes:
         Naming the limit and where bigger files go.
     """
     if int(upload.size) > limits.MAX_UPLOAD_BYTES:
-        raise ValueError(f"the file has {int(upload.size) / 2**20:,.0f} MB; a page reads at "
-                         f"most {limits.MAX_UPLOAD_BYTES // 2**20} MB. {BIGGER_JOBS}.")
+        cap = limits.MAX_UPLOAD_BYTES // limits.MEGABYTE
+        raise ValueError(f"the file has {int(upload.size) / limits.MEGABYTE:,.0f} MB; a page "
+                         f"reads at most {cap} MB. {BIGGER_JOBS}.")
     content = bytes(upload.getvalue())
     lines = content.count(b"\n") + (not content.endswith(b"\n"))
     if lines > limits.INTERACTIVE_ROWS + 1:  # + 1: a header row
