@@ -449,6 +449,10 @@ def class_question(step: str, answers: Sequence[Prediction]) -> str:
                        "numbers.)" if others else "")
 
 
+def _counted(label: str, n: int) -> str:
+    return f"{label}: {n} prediction{'' if n == 1 else 's'}"
+
+
 def class_figures(step: str, answers: Sequence[Prediction]) -> list[go.Figure]:
     """The class's predictions on ``step`` against the truth: one figure a predicted quantity.
 
@@ -471,12 +475,11 @@ def class_figures(step: str, answers: Sequence[Prediction]) -> list[go.Figure]:
         for a in answers:
             tx, ty = _flat([a.truth.get("x")]), _flat([a.truth.get("y")])
             truth.extend((float(x), float(y)) for x, y in zip(tx, ty, strict=False))  # type: ignore[arg-type]
-        figures.append(viz_live.class_points(points, truth,
-                                             title=f"{label}: {len(points)} predictions"))
+        figures.append(viz_live.class_points(points, truth, title=_counted(label, len(points))))
     for key in keys:
         said = [a.prediction[key] for a in answers if key in a.prediction]
         truths = _flat(a.truth.get(key, a.truth.get("answer")) for a in answers)
-        title = f"{label}: {len(said)} predictions"
+        title = _counted(label, len(said))
         if all(isinstance(v, bool) for v in said):
             figures.append(viz_live.class_yes_no([bool(v) for v in said],
                                                  [bool(t) for t in truths], title=title))

@@ -1,4 +1,5 @@
-"""Live class mode end to end (issue 19, part 2): one lecturer, two students, a restart.
+"""Live class mode end to end (issue 19, part 2): one lecturer, two students, a restart;
+and (issue 34) a student and a lecturer reloading at 1280×720.
 
 The lecturer opens a class on /live; two students join it from the join link in their own
 browsers, one through a second server process on the same database file, and predict
@@ -132,3 +133,68 @@ def test_a_class_predicts_reveals_and_survives_a_restart(browser, db_env):
         other_lecturer.locator(".st-key-live_reveal_budget button").click()
         assert class_strip(other_lecturer) == [1.0]  # only its own student
         wait_for_text(back, r"Privacy budget — 2 answered")  # the first class unchanged
+
+
+PROJECTOR = {"width": 1280, "height": 720}
+
+
+def fits(locator) -> bool:
+    """Whether an element's text is whole: a label cut with an ellipsis is wider than its box."""
+    return locator.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+
+
+def test_a_reload_keeps_the_class_for_a_student_and_the_lecturer(browser, db_env):
+    """Issue 34: a student reloading mid-step and a lecturer reloading stay in their class;
+    the projected reveal names nobody and shows the question whole."""
+    from dpviz.ui.classroom import ClassStore
+
+    store = ClassStore(db_env["DPVIZ_CLASS_DB"])
+    with streamlit_server(db_env, log_name="live-reload.log") as url:
+        lecturer = browser.new_context(viewport=PROJECTOR).new_page()
+        lecturer.set_default_timeout(30_000)
+        lecturer.goto(f"{url}/live?presenter=true")
+        settle(lecturer)
+        lecturer.get_by_role("button", name="Open a new class").click()
+        code = lecturer.locator(".live-code").inner_text(timeout=30_000).strip()
+        student = browser.new_context(viewport=PROJECTOR).new_page()
+        student.set_default_timeout(30_000)
+        student.goto(f"{url}/live?join={code}")
+        settle(student)
+        student.locator(".st-key-live_join_name input").fill("Ann")
+        student.get_by_role("button", name="Join the class").click()
+        student.get_by_text(f"You are in class {code}").wait_for()
+        student.reload()  # on the class panel: the next page must still predict
+        settle(student)
+        student.get_by_role("link", name=re.compile("Privacy budget —")).click()
+        box = student.get_by_label(re.compile("Your guess: ε after"))
+        box.wait_for()
+        settle(student)
+        box.fill("3.5")
+        box.press("Enter")
+        settle(student)
+        student.reload()  # mid-step: the typed guess goes, the class stays
+        settle(student)
+        student.get_by_text(f"Class {code} as Ann").wait_for()
+        student.get_by_text(f"Reveal also sends your prediction to class {code}").wait_for()
+        reveal = student.locator(".st-key-budget_reveal button")
+        assert fits(reveal.locator("p").first), "the Reveal label is cut"
+        box.fill("3.5")
+        box.press("Enter")
+        settle(student)
+        reveal.click()
+        student.get_by_text(re.compile(r"Your guess .* was off by")).wait_for(timeout=60_000)
+        screenshot(student, "live-student-after-reload")
+        assert store.students(code) == 1 and store.row_count(code) == 1
+
+        lecturer.reload()  # the lecturer's browser: the same class, not a new one
+        settle(lecturer)
+        assert lecturer.locator(".live-code").inner_text().strip() == code
+        wait_for_text(lecturer, r"Privacy budget — 1 answered")
+        lecturer.locator(".st-key-live_reveal_budget button").click()
+        assert class_strip(lecturer) == [3.5]
+        body = lecturer.locator("body").inner_text()
+        assert "Ann" not in body  # the names stay in the folded table
+        assert "What is ε after T = 40 rounds at the same noise?" in body  # whole
+        assert "Ann" not in figure_data(lecturer, 0)
+        screenshot(lecturer, "live-reveal-anonymous")
+        assert not problems(lecturer) and not problems(student)
