@@ -126,6 +126,32 @@ def grid_relaxation(mechanism: str, scale: float, rng: np.random.Generator, entr
     return relaxation(mechanism, scale, entries, integers=integers)
 
 
+def widened(mechanism: str, sensitivity: float, scale: float, rng: np.random.Generator,
+            entries: int) -> tuple[float, float]:
+    """The scale a release of ``entries`` values draws at, and the grid's relaxation ``r``.
+
+    Seeded: ``(scale, 0)``. Secure: rounding to the sampler's grid adds ``r``
+    (:func:`grid_relaxation`) to the sensitivity ``Δ``, so the noise is widened by
+    ``(Δ + r)/Δ`` — a relative ``√n·2^-28`` or ``n·2^-40`` of ``scale/Δ`` — and the release
+    costs what its plan said: ``(Δ + r)/widened = Δ/scale`` (the smallest float for which
+    the ledger's quotient is at most the plan's). ``r`` is that of the widened scale's grid
+    (recomputed until the grid stops growing). At ``Δ = 0`` nothing can be widened and ``r``
+    is charged on top.
+    """
+    relaxed = grid_relaxation(mechanism, scale, rng, entries)
+    if not relaxed or sensitivity == 0:
+        return scale, relaxed
+    plan = sensitivity / scale
+    while True:
+        wider = scale * (sensitivity + relaxed) / sensitivity
+        while (sensitivity + relaxed) / wider > plan:
+            wider = math.nextafter(wider, math.inf)
+        again = grid_relaxation(mechanism, wider, rng, entries)
+        if again <= relaxed:
+            return wider, relaxed
+        relaxed = again
+
+
 def _numpy_noise(mechanism: str, scale: float, rng: np.random.Generator,
                  shape: int | tuple[int, ...]) -> NDArray[np.float64]:
     """The Laplace or Gaussian draw of numpy (seeded generators: teaching randomness)."""
@@ -185,6 +211,9 @@ def laplace(value: ArrayLike, *, sensitivity: float, scale: float, rng: np.rando
             ledger: Ledger, name: str, part: str | None = None) -> NDArray[np.float64] | float:
     """Add ``Lap(scale)`` to every coordinate; ε = ``sensitivity / scale`` (L1 sensitivity).
 
+    A secure generator draws on a grid at a scale widened by the grid's relaxation
+    (:func:`widened`), recorded on the row, so ε is unchanged.
+
     Examples
     --------
     >>> from dpviz.privacy import Ledger
@@ -195,9 +224,8 @@ def laplace(value: ArrayLike, *, sensitivity: float, scale: float, rng: np.rando
     1.0
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
-    scale = _check_scale(scale)
+    scale, relaxed = widened("laplace", sensitivity, _check_scale(scale), rng, np.size(value))
     noisy = add_noise("laplace", value, scale, rng)
-    relaxed = grid_relaxation("laplace", scale, rng, np.size(value))
     eps = math.inf if scale == 0 else (sensitivity + relaxed) / scale
     row = Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
                   rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale),
@@ -213,12 +241,12 @@ def gaussian(value: ArrayLike, *, sensitivity: float, sigma: float, rng: np.rand
     """Add ``N(0, σ²)`` to every coordinate; ρ = ``Δ₂²/(2σ²)`` (L2 sensitivity).
 
     ``epsilon`` and ``delta`` only label the release when the budget solver gave it an
-    (εᵢ, δᵢ); the accountants work from σ.
+    (εᵢ, δᵢ); the accountants work from σ. A secure generator widens σ by the grid's
+    relaxation (:func:`widened`), so ρ is unchanged.
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
-    sigma = _check_scale(sigma)
+    sigma, relaxed = widened("gaussian", sensitivity, _check_scale(sigma), rng, np.size(value))
     noisy = add_noise("gaussian", value, sigma, rng)
-    relaxed = grid_relaxation("gaussian", sigma, rng, np.size(value))
     rho = math.inf if sigma == 0 else (sensitivity + relaxed)**2 / (2 * sigma**2)
     row = Release(name, "gaussian", sensitivity, "L2", sigma, epsilon=epsilon, delta=delta,
                   rho=rho, part=part, sampler=sampler_of(rng, sigma), relaxation=relaxed)
@@ -261,11 +289,11 @@ def symmetric_gaussian(matrix: ArrayLike, *, sensitivity: float, sigma: float,
     its upper triangle (ALGORITHMS.md §1.1).
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
-    sigma = _check_scale(sigma)
     square = _square(matrix)
-    noisy = _mirrored("gaussian", square, sigma, rng)
     d = len(square)
-    relaxed = grid_relaxation("gaussian", sigma, rng, d * (d + 1) // 2)
+    sigma, relaxed = widened("gaussian", sensitivity, _check_scale(sigma), rng,
+                             d * (d + 1) // 2)
+    noisy = _mirrored("gaussian", square, sigma, rng)
     rho = math.inf if sigma == 0 else (sensitivity + relaxed)**2 / (2 * sigma**2)
     row = Release(name, "symmetric_gaussian", sensitivity, "Frobenius", sigma, rho=rho,
                   part=part, sampler=sampler_of(rng, sigma), relaxation=relaxed)
@@ -290,11 +318,11 @@ def symmetric_laplace(matrix: ArrayLike, *, sensitivity: float, scale: float,
     True
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
-    scale = _check_scale(scale)
     square = _square(matrix)
-    noisy = _mirrored("laplace", square, scale, rng)
     d = len(square)
-    relaxed = grid_relaxation("laplace", scale, rng, d * (d + 1) // 2)
+    scale, relaxed = widened("laplace", sensitivity, _check_scale(scale), rng,
+                             d * (d + 1) // 2)
+    noisy = _mirrored("laplace", square, scale, rng)
     eps = math.inf if scale == 0 else (sensitivity + relaxed) / scale
     row = Release(name, "laplace", sensitivity, "L1", scale, epsilon=eps, delta=0.0,
                   rho=eps * eps / 2, part=part, sampler=sampler_of(rng, scale),
@@ -499,19 +527,19 @@ def above_threshold(queries: Sequence[float] | NDArray[np.float64], *, threshold
 
     Returns ``None`` (⊥) when no query passes. ε-DP however many queries are asked. A secure
     run rounds each query to its noise's grid ``g`` (the threshold's is ``g/2``): the
-    queries' sensitivity becomes ``Δ + g``, charged as ``ε·(Δ + g)/Δ``.
+    queries' sensitivity becomes ``Δ + g``, and both noises are widened by ``(Δ + g)/Δ``
+    (:func:`widened`), so the release still costs ε.
     """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     epsilon = limits.check_epsilon(epsilon)
     q = np.asarray(queries, dtype=float)
-    scale = 2 * sensitivity / epsilon
-    relaxed = grid_relaxation("laplace", 2 * scale, rng, 1)
-    spent = epsilon * (sensitivity + relaxed) / sensitivity if relaxed else epsilon
+    query_scale, relaxed = widened("laplace", sensitivity, 4 * sensitivity / epsilon, rng, 1)
+    scale = query_scale / 2
     ledger.record(Release(name, "above_threshold", sensitivity, "utility", scale,
-                          epsilon=spent, delta=0.0, rho=spent**2 / 2, part=part,
+                          epsilon=epsilon, delta=0.0, rho=epsilon**2 / 2, part=part,
                           sampler=sampler_of(rng, scale), relaxation=relaxed))
     noisy_threshold = float(add_noise("laplace", threshold, scale, rng))
-    noisy = add_noise("laplace", q, 2 * scale, rng)
+    noisy = add_noise("laplace", q, query_scale, rng)
     hits = np.flatnonzero(noisy >= noisy_threshold)
     return int(hits[0]) if hits.size else None
 

@@ -168,29 +168,31 @@ def test_bad_inputs(kwargs, message):
                  beta=0.1, rng=np.random.default_rng(0), ledger=Ledger())
 
 
-def test_secure_masking_hands_the_weights_to_opendp_and_labels_the_float_steps(monkeypatch):
-    """Secure: OpenDP releases the weights themselves (not zeros added in numpy, the Mironov
-    pattern); the means' and covariances' OpenDP noise is transformed in floating point, and
-    their rows say so. Seeded: numpy's draws, every row ``"numpy"``."""
-    from dpviz.privacy import mechanisms
+def test_secure_masking_hands_the_weights_to_the_sampler_and_labels_the_float_steps(
+        monkeypatch):
+    """Secure: the discrete sampler releases the weights themselves (not zeros added in numpy,
+    the Mironov pattern); the means' and covariances' discrete noise is transformed in floating
+    point, and their rows say so. Seeded: numpy's draws, every row ``"numpy"``."""
+    from dpviz.privacy import discrete_noise
     from dpviz.privacy.randomness import secure_generator
 
     handed = []
-    release = mechanisms._opendp_release
+    release = discrete_noise.add_discrete_noise
 
     def spied(mechanism, values, scale):
         handed.append(np.array(values))
         return release(mechanism, values, scale)
 
-    monkeypatch.setattr(mechanisms, "_opendp_release", spied)
+    monkeypatch.setattr(discrete_noise, "add_discrete_noise", spied)
     weights = [0.2, 0.3, 0.5]
     means, covs = [[0.0], [4.0], [9.0]], [[[1.0]], [[2.0]], [[1.5]]]
     args = {"epsilon": 1.0, "delta": 1e-6, "alpha": 0.3, "beta": 0.1}
     ledger = Ledger()
     out = mask_gmm(weights, means, covs, rng=secure_generator(), ledger=ledger, **args)
     np.testing.assert_array_equal(handed[0], np.array(weights)[out.permutation])
-    assert [r.sampler for r in ledger.releases] == ["opendp", "opendp+float", "opendp+float"]
+    assert [r.sampler for r in ledger.releases] == ["discrete", "discrete+float",
+                                                    "discrete+float"]
     seeded = Ledger()
     mask_gmm(weights, means, covs, rng=np.random.default_rng(0), ledger=seeded, **args)
     assert [r.sampler for r in seeded.releases] == ["numpy"] * 3
-    assert len(handed) == 3  # the seeded run never called OpenDP
+    assert len(handed) == 3  # the seeded run never called the secure sampler

@@ -134,13 +134,18 @@ def test_opendp_charges_what_the_ledger_records_on_the_same_grid(n, scale):
     gaussian(np.zeros(n), sensitivity=sensitivity, sigma=scale, rng=rng, ledger=ledger,
              name="g")
     lap_row, gau_row = ledger.releases
-    k_lap, k_gau = (int(math.log2(grid(m, scale))) for m in ("laplace", "gaussian"))
-    lap = dp.m.make_laplace(floats, dp.l1_distance(T=float), scale=scale, k=k_lap)
-    gau = dp.m.make_gaussian(floats, dp.l2_distance(T=float), scale=scale, k=k_gau)
+    k_lap = int(math.log2(grid("laplace", lap_row.scale)))
+    k_gau = int(math.log2(grid("gaussian", gau_row.scale)))
+    lap = dp.m.make_laplace(floats, dp.l1_distance(T=float), scale=lap_row.scale, k=k_lap)
+    gau = dp.m.make_gaussian(floats, dp.l2_distance(T=float), scale=gau_row.scale, k=k_gau)
     assert lap.map(sensitivity) == pytest.approx(lap_row.epsilon, rel=1e-12)
     assert lap.map(sensitivity) == pytest.approx(lap_row.event().epsilon, rel=1e-12)
     assert gau.map(sensitivity) == pytest.approx(gau_row.rho, rel=1e-12)
     assert gau.map(sensitivity) == pytest.approx(gau_row.event().mu ** 2 / 2, rel=1e-12)
+    # the scale is widened so that the release costs what was planned at `scale`
+    assert lap_row.epsilon == pytest.approx(sensitivity / scale, rel=1e-14)
+    assert gau_row.rho == pytest.approx(sensitivity**2 / (2 * scale**2), rel=1e-14)
+    assert lap_row.scale > scale and gau_row.scale > scale
 
 
 def test_the_ledger_records_the_relaxation_and_says_which_sampler():
@@ -155,7 +160,9 @@ def test_the_ledger_records_the_relaxation_and_says_which_sampler():
     assert lap.relaxation == 10 * 2.0**-39 and lap.sampler == "discrete"
     assert gau.relaxation == 3 * 2.0**-27 and gau.sampler == "discrete"  # √9·g
     assert sym.relaxation == 6 * 2.0**-39  # the 6 entries of the upper triangle
-    assert lap.epsilon == (1.0 + lap.relaxation) / 2.0 > 0.5
+    assert lap.scale == pytest.approx(2.0 * (1 + lap.relaxation), rel=1e-15)
+    assert lap.epsilon == (1.0 + lap.relaxation) / lap.scale == pytest.approx(0.5, rel=1e-15)
+    assert lap.epsilon <= 0.5
     assert lap.to_dict()["relaxation"] == lap.relaxation
     assert seeded.relaxation == 0.0 and "relaxation" not in seeded.to_dict()
     assert seeded.sampler == "numpy" and seeded.epsilon == 0.5
