@@ -46,6 +46,7 @@ import math
 import os
 import random
 import shutil
+import ssl
 import statistics
 import subprocess
 import sys
@@ -72,8 +73,6 @@ TIMEOUT = 300.0
 #: Seconds between one student's moves (jittered ±50 %): a student reading the page between
 #: moves. ``--think 3`` is a stress test (a server saturates sooner, same CPU per move).
 THINK = 10.0
-#: The routing cookie the proxy's template hashes on (deploy/nginx.conf.template).
-ROUTE_COOKIE = "dpviz_route"
 
 
 @dataclass
@@ -221,6 +220,14 @@ def next_epsilon(element: Any, value: float) -> float:
     return float(low + step if new > high else new)
 
 
+def _unverified() -> ssl.SSLContext:
+    """TLS without checking the certificate: make serve's own is self-signed (a bench only)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
 async def student_session(url: str, student: Student, *, seconds: float, think: float,
                           loads: asyncio.Semaphore, started: asyncio.Event,
                           loaded: list[int]) -> None:
@@ -229,14 +236,16 @@ async def student_session(url: str, student: Student, *, seconds: float, think: 
 
     ws_url = url.replace("http", "ws", 1) + "/_stcore/stream"
     query = f"seed={student.seed}&student={student.index}"
-    headers = {"Cookie": f"{ROUTE_COOKIE}=student-{student.index}"}
+    # behind make serve: HTTPS with its self-signed certificate, and nginx picks the process
+    # (its routing cookie is signed; one websocket is one session, so none is sent)
+    tls = _unverified() if ws_url.startswith("wss") else None
     rng = random.Random(student.index)
     ws = None
     try:
         try:
             async with loads:  # the loads are not timed moves: a few at a time
                 ws = await websockets.connect(ws_url, subprotocols=["streamlit"],  # type: ignore[list-item]
-                                              additional_headers=headers, max_size=None,
+                                              ssl=tls, max_size=None,
                                               ping_interval=None, open_timeout=TIMEOUT)
                 client = Client(ws, query)
                 t0 = time.monotonic()
@@ -340,7 +349,7 @@ def fresh_server(serve: int) -> Iterator[Target]:
                    "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, preexec_fn=_unniced)
-        url = f"http://127.0.0.1:{port}"
+        url = f"{'https' if serve else 'http'}://127.0.0.1:{port}"
         try:
             wait_healthy(url, seconds=180, poll=0.5)  # behind nginx: once every process answers
             pids = [int(p) for p in pid_file.read_text().split()] if serve else [proc.pid]
