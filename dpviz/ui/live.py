@@ -243,7 +243,7 @@ def reveal_note() -> None:
         st.warning(LEFT_NOTE.format(code=shown), icon=":material/group_off:")
     elif where == "closed":
         st.warning(CLOSED_NOTE.format(code=shown), icon=":material/group_off:")
-    else:
+    elif not st.session_state.get(LECTURE):  # a lecturer trying the step on the projector
         st.caption(ALONE_NOTE)
 
 

@@ -310,6 +310,11 @@ def test_a_lecturer_who_reloads_gets_the_class_back_without_the_key_on_screen(db
     assert "**Privacy lens** — 1 answered" in shown_text(back)
     page = shown_text(back) + " ".join(h.proto.body for h in back.get("html"))
     assert seat not in page and lecture["token"] not in page
+    back.switch_page("pages/budget.py").run()
+    back.toggle(key="predict").set_value(True).run()  # trying a step on the projector
+    assert any(b.key == "budget_reveal" for b in back.button)
+    assert not any(c.value == live.ALONE_NOTE for c in back.caption)
+    back.switch_page("pages/live.py").run()
     next(b for b in back.button if b.label == "Stop teaching this class here").click().run()
     assert live.TEACH_PARAM not in back.query_params
     assert db.is_open(code)  # the class goes on; this browser just stopped showing it
