@@ -5,10 +5,29 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpviz.lab import expectation
 from dpviz.lab.scenario import Scenario
 from dpviz.ui import runs
 
 from .app_helpers import open_page
+
+
+@pytest.fixture(autouse=True)
+def _small_predictions(request, monkeypatch) -> None:
+    """Pages predict an upload's error from 2 runs with no search, unless the test is about it.
+
+    A full prediction (16 runs and a search for the n or ε that would do) costs an upload
+    10–25 s; the tests marked ``predictions`` and tests/test_expectation.py check it.
+    """
+    if request.node.get_closest_marker("predictions") is not None:
+        return
+    full = expectation.expected
+
+    def small(shape, **kwargs):
+        return full(shape, **{**kwargs, "runs": 2, "search": False})
+
+    monkeypatch.setattr(expectation, "expected", small)
+    monkeypatch.setattr(expectation, "RUNS", 2)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from dpviz.lab.experiments.cache import CACHE_ENV
 from .app_helpers import errors, open_page
 
 #: Uploads whose expected accuracy is simulated (6 s a test): make test, not make check.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.predictions]
 
 
 def petals() -> bytes:

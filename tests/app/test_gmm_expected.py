@@ -12,6 +12,9 @@ from dpviz.lab.experiments.cache import CACHE_ENV
 
 from .app_helpers import errors, open_page
 
+#: The prediction at full size: its search for the n or ε that would do is what is checked.
+pytestmark = pytest.mark.predictions
+
 
 def petals() -> bytes:
     rows = load_dataset("iris").data[:, 2:4]
