@@ -21,6 +21,7 @@ from playwright.sync_api import expect
 
 from .browser_helpers import figure_data, problems, screenshot, settle
 from .conftest import CHROMIUM, MISSING_CHROMIUM, VIEWPORT, streamlit_server
+from .test_projector_fit import CUT
 
 GUESSES = {"Ann": 2.5, "Bob <b>7</b>": 7.25}
 
@@ -184,6 +185,7 @@ def test_a_reload_keeps_the_class_for_a_student_and_the_lecturer(browser, db_env
         reveal.click()
         student.get_by_text(re.compile(r"Your guess .* was off by")).wait_for(timeout=60_000)
         screenshot(student, "live-student-after-reload")
+        assert student.evaluate(CUT) == []
         assert store.students(code) == 1 and store.row_count(code) == 1
 
         lecturer.reload()  # the lecturer's browser: the same class, not a new one
@@ -197,4 +199,5 @@ def test_a_reload_keeps_the_class_for_a_student_and_the_lecturer(browser, db_env
         assert "What is ε after T = 40 rounds at the same noise?" in body  # whole
         assert "Ann" not in figure_data(lecturer, 0)
         screenshot(lecturer, "live-reveal-anonymous")
+        assert lecturer.evaluate(CUT) == []
         assert not problems(lecturer) and not problems(student)
