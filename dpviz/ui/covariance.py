@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,12 +31,14 @@ from dpviz.estimators.result import Result
 from dpviz.lab import expectation
 from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.lab.scenario import LoadedData, Scenario
-from dpviz.privacy import compose_runs
+from dpviz.privacy import Budget, Ledger, compose_runs
 from dpviz.privacy.calibration import zcdp_epsilon
 from dpviz.ui import runs, upload, widgets
 from dpviz.ui.gmm import accept_option_names, choices_table, clamp_state
-from dpviz.ui.risk import budget_title, risk_panel, spend_text
+from dpviz.ui.risk import budget_title, risk_panel
 from dpviz.ui.widgets import (
+    _NAMED,
+    LINK_RUNS,
     advanced,
     attempt,
     delta_input,
@@ -54,12 +56,24 @@ SOURCE_LABELS = {SYNTHETIC: "Synthetic: Zipf-distributed norms (the paper's gene
                  CSV: "Upload a CSV file"}
 RHO, EPSILON = "rho", "epsilon"
 BUDGETS = (RHO, EPSILON)
-BUDGET_LABELS = {RHO: "ρ (zCDP, the paper's)", EPSILON: "ε, δ"}
+#: Plain words: the paper's budget is ρ (zCDP), named only in the experts' section.
+BUDGET_LABELS = {RHO: "As the paper sets it", EPSILON: "ε, δ"}
+#: The budget radio's labels in links written before issue 35 (a link carries the label).
+OLD_BUDGET_LABELS = {"ρ (zCDP, the paper's)": RHO}
 #: ρ on a log grid 1, 2, 5 × 10ᵏ: the paper's Figure 3d spans 1e-4 … 10.
 RHO_GRID: tuple[float, ...] = tuple(float(f"{m}e{e}") for e in range(-4, 1) for m in (1, 2, 5))
 RHO_GRID += (10.0,)
-#: The estimators ticked on a first visit (EMCov, O(d) eigendecompositions, on request).
+#: The estimator drawn on a first visit: the paper's own proposal (:data:`ESTIMATOR_WHY`).
+DEFAULT_ESTIMATOR = "adaptive"
+ESTIMATOR_WHY = ("AdaptiveCov by default: it is the paper's own proposal, and it needs no "
+                 "choice from you: it spends a small share of the budget choosing how far to "
+                 "clip the rows, then runs whichever of SeparateCov and GaussCov it predicts "
+                 "is more accurate on these data.")
+#: The estimators ticked when comparing (EMCov, O(d) eigendecompositions, on request).
 DEFAULT_ESTIMATORS = ("gauss", "separate", "adaptive", "zero")
+#: The one sentence that says what a comparison costs (issue 35 item 2).
+COMPARE_COST = ("Each estimator drawn is another private release of the same data: comparing "
+                "them spends one budget per estimator drawn.")
 #: Synthetic rows at most: the page caches n × d floats per data set.
 MAX_PAGE_ROWS = 100_000
 #: Heatmaps show at most the leading block of this size (six 100 × 100 panels stay light).
@@ -106,21 +120,46 @@ class Chosen:
         return float(self.scenarios[0].params.get("radius") or math.nan)
 
     def budget_text(self) -> str:
-        """The budget in words, with the (ε, δ) equivalent of ρ and how it was converted."""
+        """The budget in plain words: ε (with δ), a ρ budget as the ε it is stated as."""
         params = self.scenarios[0].params
-        rho, epsilon, delta = params.get("rho"), params.get("epsilon"), params.get("delta")
-        if rho is None:
+        epsilon, delta = params.get("epsilon"), params.get("delta")
+        if params.get("rho") is None:
             if not delta:
                 return f"ε = {epsilon:g}, δ = 0: pure ε-DP (the Laplace variants)"
             return f"(ε = {epsilon:g}, δ = {delta:g})-DP"
         eps = self.scenarios[0].budget.epsilon_at(self.stated_delta)
-        if math.isinf(eps):
-            return f"ρ = {rho:g}-zCDP"
-        tight = zcdp_epsilon(float(rho), self.stated_delta)
-        return (f"ρ = {rho:g}-zCDP, which implies (ε = {eps:.3g}, δ = {self.stated_delta:g})-DP "
-                "by ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke's conversion, the paper's); the "
-                f"tighter conversion that the ledger, the risk panel and the audit use gives "
-                f"ε = {tight:.3g} at the same δ")
+        return (f"ε = {eps:.3g} at δ = {self.stated_delta:g}, as the paper sets it (Gaussian "
+                "noise)")
+
+
+def rho_label(rho: float, delta: float) -> str:
+    """A ρ stop of the budget slider as the ε it is stated as at ``delta`` (what the page shows).
+
+    Bun & Steinke's ``ε = ρ + 2√(ρ ln(1/δ))``, the paper's conversion and the risk panel's
+    headline, so the slider and the headline say the same ε.
+
+    Examples
+    --------
+    >>> rho_label(0.1, 1e-10), rho_label(1.0, 1e-10)
+    ('3.13', '10.6')
+    """
+    return f"{Budget(rho=rho).epsilon_at(delta):.3g}"
+
+
+def rho_text(rho: float, delta: float) -> str:
+    """The paper's budget for experts: ρ, zCDP, both conversions to ε at ``delta``.
+
+    Examples
+    --------
+    >>> rho_text(0.1, 1e-10)[:60]
+    'The paper budgets in ρ, zero-concentrated DP (zCDP): here ρ '
+    """
+    return (f"The paper budgets in ρ, zero-concentrated DP (zCDP): here ρ = {rho:g}, stated "
+            f"as (ε = {rho_label(rho, delta)}, δ = {delta:g})-DP by ε = ρ + 2√(ρ ln(1/δ)) "
+            "(Bun & Steinke's conversion, the paper's, and the ε the slider shows). The "
+            "tighter conversion that the budget bar, the risk panel's details and the audit "
+            f"use gives ε = {zcdp_epsilon(rho, delta):.3g} at the same δ. ρ's add up across "
+            "releases. [ρ in the glossary](/glossary#rho-zcdp)")
 
 
 @dataclass(frozen=True)
@@ -203,28 +242,75 @@ def param_widget(estimator: str, param: Param) -> Any:
                                 f"{_label(estimator)}: {param.name.replace('_', ' ')}")
 
 
-def budget_controls() -> tuple[dict[str, float], float]:
-    """ρ, or ε and δ (one toggle), as scenario parameters, and the δ that states ρ as (ε, δ).
+def accept_link_values(key: str, given: Mapping[str, Any],
+                       label: Callable[[Any], str]) -> None:
+    """Let a link carry a bound widget's value as links wrote it before the label changed.
 
-    Under ρ the scenario's δ is 0 (zCDP spends none); the δ widget only converts ρ into an
-    (ε, δ) guarantee to show.
+    ``given`` maps what an older link carries (``?cov_rho=0.1``, the budget radio's old label)
+    to the widget's value; ``label`` is the widget's ``format_func``. As
+    :func:`dpviz.ui.widgets.accept_option_names` does for names: the value goes into the
+    session state before the widget is created, again on the next ``LINK_RUNS`` runs until
+    the link shows the label.
     """
-    accept_option_names("cov_budget", BUDGETS, BUDGET_LABELS.__getitem__)
+    pending = _NAMED + key
+    raw = st.query_params.get(key)
+    if pending in st.session_state:
+        if key not in st.session_state or raw == label(st.session_state[key]) or \
+                st.session_state[pending] >= LINK_RUNS:
+            del st.session_state[pending]
+        else:
+            st.session_state[pending] += 1
+            st.session_state[key] = st.session_state[key]  # Streamlit writes it to the link
+        return
+    if raw is not None and raw in given and key not in st.session_state:
+        st.session_state[key] = given[raw]
+        st.session_state[pending] = 0
+
+
+def budget_controls() -> tuple[dict[str, float], float]:
+    """The budget as scenario parameters, and the δ at which a ρ budget is stated as ε.
+
+    As the paper sets it, the page budgets in ρ (zCDP, δ = 0 in the scenario) and the slider
+    shows each ρ as the ε it is stated as at that δ; ρ, the δ and both conversions sit in a
+    closed section for experts. Or ε and δ (δ = 0: the pure-DP Laplace variants). Links that
+    carry ρ itself (``?cov_rho=0.1``) or the radio's old label open as they did.
+    """
+    shown = {label: name for name, label in BUDGET_LABELS.items()}
+    accept_link_values("cov_budget", {**{n: n for n in BUDGETS if n not in shown},
+                                      **OLD_BUDGET_LABELS}, BUDGET_LABELS.__getitem__)
     mode = st.radio("Budget as", BUDGETS, format_func=BUDGET_LABELS.__getitem__,
                     horizontal=True, key="cov_budget", bind="query-params",
-                    help="zCDP's ρ (the paper's curves) or an (ε, δ) target; δ = 0 with ε "
-                         "runs the pure-DP (Laplace) variants.")
-    if mode == RHO:
-        rho = st.select_slider("ρ", RHO_GRID, value=0.1, format_func=lambda v: f"{v:g}",
-                               key="cov_rho", bind="query-params",
-                               help="The zCDP budget: smaller ρ, more noise. ρ's add up "
-                                    "across releases. [ρ in the glossary](/glossary#rho-zcdp)")
+                    help="As the paper sets it: Gaussian noise, its budget stated as ε at a "
+                         "tiny δ. Or an (ε, δ) target of your own; δ = 0 with ε runs the "
+                         "pure-DP (Laplace) variants.")
+    if mode == EPSILON:
+        epsilon = epsilon_slider("cov_epsilon", label="ε")
+        delta = delta_input("cov_delta", label="δ (0: pure DP)")
+        return {"epsilon": epsilon, "delta": delta}, delta
+    slider = st.container()
+    experts = advanced("The paper's budget, for experts", "cov-budget")
+    with experts:
         stated = delta_input("cov_rho_delta", value=DELTA_FOR_RHO,
-                             label="δ (only to state ρ as (ε, δ))")
-        return {"rho": float(rho), "delta": 0.0}, stated
-    epsilon = epsilon_slider("cov_epsilon", label="ε")
-    delta = delta_input("cov_delta", label="δ (0: pure DP)")
-    return {"epsilon": epsilon, "delta": delta}, delta
+                             label="δ at which the paper's ρ is stated as ε")
+    delta = stated if 0 < stated < 1 else DELTA_FOR_RHO  # a bad δ is refused below
+
+    def label(rho: float) -> str:
+        return rho_label(rho, delta)
+
+    accept_link_values("cov_rho", {f"{r:g}": r for r in RHO_GRID
+                                   if f"{r:g}" not in set(map(label, RHO_GRID))}, label)
+    rho = slider.select_slider(
+        f"ε (stated at δ = {delta:g})", RHO_GRID, value=0.1, format_func=label,
+        key="cov_rho", bind="query-params",
+        help="The privacy budget: smaller ε, more noise and more privacy. The paper sets its "
+             "Gaussian noise by ρ (zero-concentrated DP); each stop is a ρ of its curves, "
+             "shown as the ε it gives at this δ. [ρ in the glossary](/glossary#rho-zcdp)")
+    with experts:
+        st.caption(rho_text(float(rho), delta))
+    if delta != stated:
+        raise ValueError(f"δ must be above 0 and below 1 to state the paper's budget as ε, "
+                         f"got {stated:g}")
+    return {"rho": float(rho), "delta": 0.0}, stated
 
 
 def radius_control(data: Mapping[str, Any]) -> float | None:
@@ -250,10 +336,60 @@ def accept_estimator_names(key: str, names: Sequence[str]) -> None:
         st.session_state[key] = list(dict.fromkeys(given))
 
 
-def controls(data_seed: int, seed: int | None) -> Chosen:
-    """The page's scenarios: data, estimators (a registry multiselect), parameters, budget, r.
+def accept_old_estimator_link(names: Sequence[str]) -> None:
+    """Open a link written when the page drew every ticked estimator (``?cov_estimators=…``).
 
+    Two or more estimators turn the comparison on (the multiselect then reads them); one
+    becomes the estimator drawn alone. Only a link without the comparison's own parameter.
+    """
+    given = st.query_params.get_all("cov_estimators")
+    if not given or "cov_compare" in st.session_state or "cov_compare" in st.query_params:
+        return
+    by_label = {_label(n): n for n in names}
+    keys = list(dict.fromkeys(by_label.get(g, g) for g in given))
+    if not set(keys) <= set(names):
+        return
+    if len(keys) > 1:
+        st.session_state["cov_compare"] = True
+    elif "cov_estimator" not in st.session_state and "cov_estimator" not in st.query_params:
+        st.session_state["cov_estimator"] = keys[0]
+
+
+def estimator_controls() -> list[str]:
+    """The estimators drawn: one (the paper's AdaptiveCov by default), or several to compare.
+
+    Comparing is an explicit choice whose caption says it spends one budget per estimator.
     Stops the page while no estimator is ticked.
+    """
+    names = tuple(TASKS["covariance"])
+    accept_old_estimator_link(names)
+    compare = st.toggle("Compare estimators", key="cov_compare", bind="query-params",
+                        help="Draw several estimators on the same data and overlay them.")
+    if not compare:
+        # the default first: a link's name in the session state meets no `index` then
+        alone = (DEFAULT_ESTIMATOR, *(n for n in names if n != DEFAULT_ESTIMATOR))
+        accept_option_names("cov_estimator", alone, _label)
+        name = st.selectbox("Estimator", alone, format_func=_label, key="cov_estimator",
+                            bind="query-params")
+        st.caption(ESTIMATOR_WHY)
+        return [str(name)]
+    st.caption(COMPARE_COST)
+    accept_estimator_names("cov_estimators", names)
+    chosen = st.multiselect("Estimators", names,
+                            default=[n for n in DEFAULT_ESTIMATORS if n in names],
+                            format_func=_label, key="cov_estimators", bind="query-params",
+                            help="Each runs on the same data with the whole budget; the "
+                                 "figures overlay them.")
+    if not chosen:
+        st.info("Pick at least one estimator.", icon=":material/checklist:")
+        st.stop()
+    return list(chosen)
+
+
+def controls(data_seed: int, seed: int | None) -> Chosen:
+    """The page's scenarios: data, the estimator(s) drawn, their parameters, budget, r.
+
+    One estimator unless the user compares several; stops the page while none is ticked.
 
     Parameters
     ----------
@@ -269,18 +405,9 @@ def controls(data_seed: int, seed: int | None) -> Chosen:
         A parameter out of its range, with the scenario's sentence.
     """
     data, content = data_controls(data_seed)
-    names = tuple(TASKS["covariance"])
-    accept_estimator_names("cov_estimators", names)
-    chosen = st.multiselect("Estimators", names,
-                            default=[n for n in DEFAULT_ESTIMATORS if n in names],
-                            format_func=_label, key="cov_estimators", bind="query-params",
-                            help="Each runs on the same data with the whole budget; the "
-                                 "figures overlay them.")
-    if not chosen:
-        st.info("Pick at least one estimator.", icon=":material/checklist:")
-        st.stop()
+    chosen = estimator_controls()
     entries: list[Estimator] = [TASKS["covariance"][n] for n in chosen]
-    st.caption(" · ".join(f"{e.label}: {e.paper} ({e.notion})" for e in entries))
+    st.caption(" · ".join(f"{e.label}: {e.paper}" for e in entries))
     budget, stated = budget_controls()
     radius = radius_control(data)
     params = {e.name: {p.name: param_widget(e.name, p) for p in e.params if not p.choice}
@@ -362,28 +489,41 @@ def clipped_note(clipped: int, radius: float) -> str:
             "exactly from the data and released with no noise.")
 
 
-def error_table(runs: Sequence[Run]) -> pd.DataFrame:
-    """One row per run: the error, its stated bound, the guarantee and rows clipped."""
+def spent_text(ledger: Ledger, stated_delta: float) -> str:
+    """What one run spent, in ε: a ρ budget's total at the page's δ, as the budget bar says."""
+    if not ledger.releases:
+        return "nothing released"
+    if ledger.budget is not None and ledger.budget.rho is not None and stated_delta > 0:
+        return f"ε = {ledger.total(delta=stated_delta).epsilon:.3g}, δ = {stated_delta:.3g}"
+    total = ledger.total()
+    return f"ε = {total.epsilon:.3g}, δ = {total.delta:.3g}"
+
+
+def error_table(runs: Sequence[Run], stated_delta: float = DELTA_FOR_RHO) -> pd.DataFrame:
+    """One row per run: the error, its stated bound, the ε spent and rows clipped.
+
+    ``stated_delta``: the δ at which a ρ budget's spend is stated as ε (the page's).
+    """
     rows = []
     for run in runs:
         diagnostics = run.result.diagnostics
-        ledger = run.result.ledger
-        total = ledger.total()
-        spent = ("nothing released" if not ledger.releases else
-                 f"ρ = {total.rho:.3g}" if ledger.budget is not None
-                 and ledger.budget.rho is not None and total.rho is not None else
-                 f"ε = {total.epsilon:.3g}, δ = {total.delta:.3g}")
         rows.append({"estimator": run.label,
                      "error ‖Σ̃ − Σ‖ (Frobenius)": _cell(run.error),
                      "theoretical bound": _cell(float(diagnostics.get("error_bound",
                                                                       math.nan))),
-                     "spent": spent,
+                     "spent": spent_text(run.result.ledger, stated_delta),
                      CLIPPED: int(diagnostics.get("rows_clipped", 0))})
     return pd.DataFrame(rows)
 
 
+#: The stakeholder report's sentence under the error table.
+ERRORS_NOTE = ("Error: the Frobenius distance between the private and the true matrix of the "
+               "unclipped rows, in the data's squared units; bound: the paper's "
+               "high-probability bound at this budget.")
+
+
 def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
-                   sizes: tuple[int, int]) -> None:
+                   sizes: tuple[int, int]) -> list[str]:
     """Each private run's predicted error on an upload, from public inputs only, above the figures.
 
     :func:`dpviz.lab.expectation.expected` on each run's public shape (``sizes``: the table's
@@ -392,10 +532,11 @@ def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
     leaves their bias out): a warning for each prediction that is large, with the n or the
     budget that would do, and one caption for the others. Nothing for generated data or the
     digits (the page measures every run against the true matrix), nor for a run that released
-    nothing, gave no answer or read its bound from the data.
+    nothing, gave no answer or read its bound from the data. Returns the sentences said (the
+    stakeholder report prints them).
     """
     if "upload" not in scenarios[0].data:
-        return
+        return []
     clipped = max(int(run.result.diagnostics.get("rows_clipped", 0)) for run in runs)
     problems = upload.bound_problems({"clipped_rows": {"count": clipped, "of": sizes[0]}},
                                      np.empty((0, sizes[1])), ("",) * sizes[1])
@@ -428,6 +569,7 @@ def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
     if fine:
         st.caption(escape_markdown(" ".join(fine)) + " Only public inputs go in: n, d, the "
                    "bound, the budget and each estimator's parameters.")
+    return [sentence for _, sentence in said]
 
 
 def heatmaps_panel(runs: Sequence[Run], names: Sequence[str]) -> None:
@@ -479,13 +621,13 @@ def ellipses_panel(runs: Sequence[Run], names: Sequence[str]) -> None:
                "block the noise made indefinite is drawn with its negative axis at 0.")
 
 
-def errors_panel(runs: Sequence[Run]) -> None:
+def errors_panel(runs: Sequence[Run], stated_delta: float = DELTA_FOR_RHO) -> None:
     """The Frobenius error of each estimator with its theoretical bound: bars and a table."""
     fig = cov_viz.error_chart([(run.name, run.label, run.error,
                                float(run.result.diagnostics.get("error_bound", math.nan)))
                               for run in runs])
     show_chart(fig, key="cov_errors", filename="dpviz-covariance-errors")
-    st.dataframe(error_table(runs), hide_index=True, key="cov_error_table")
+    st.dataframe(error_table(runs, stated_delta), hide_index=True, key="cov_error_table")
     st.caption("Error: the Frobenius distance $\\lVert\\tilde\\Sigma - \\Sigma\\rVert_F$ "
                "against Σ of the unclipped rows, in the data's squared units. Bound: the "
                "paper's high-probability bound for the estimator at this budget (— where it "
@@ -519,12 +661,15 @@ def adaptive_panel(run: Run) -> None:
 ALL_DRAWN = "all"
 
 
-def ledger_panel(runs: Sequence[Run], chosen: Chosen) -> None:
+def ledger_panel(runs: Sequence[Run], chosen: Chosen, *,
+                 accuracy: Mapping[str, pd.DataFrame] | None = None,
+                 notes: Sequence[str] = ()) -> None:
     """The budget bar of every drawn run together, or of one, and the risk of them all.
 
-    Each estimator is another private release of the same data, so what the page draws is
-    charged as all of them (:func:`dpviz.privacy.compose_runs`): the risk panel always reads
-    that composition, and one sentence says so.
+    Each estimator compared is another private release of the same data, so what the page
+    draws is charged as all of them (:func:`dpviz.privacy.compose_runs`): the risk panel
+    always reads that composition, and one sentence says so. Bars state a ρ budget as ε at
+    the page's δ. ``accuracy`` and ``notes`` go to the stakeholder report.
     """
     spending = [run for run in runs if run.result.ledger.releases]
     if not spending:
@@ -532,31 +677,31 @@ def ledger_panel(runs: Sequence[Run], chosen: Chosen) -> None:
         return
     drawn = (spending[0].result.ledger if len(spending) == 1 else
              compose_runs([run.result.ledger for run in spending]))
-    labels = {run.name: run.label for run in spending}
-    if len(spending) > 1:
-        labels = {ALL_DRAWN: f"All {len(spending)} drawn", **labels}
-    clamp_state("cov_ledger", tuple(labels))
-    name = st.radio("Budget bar of", tuple(labels), format_func=labels.__getitem__,
-                    horizontal=True, key="cov_ledger", bind="query-params")
     unguaranteed = [f"{run.label}: {run.result.not_private}" for run in spending
                     if run.result.not_private]
-    if name == ALL_DRAWN:
-        ledger, title = drawn, f"Where the budget of all {len(spending)} drawn runs went"
-        reason = "; ".join(unguaranteed) or None
-    else:
+    name, ledger = ALL_DRAWN, drawn
+    title, reason = f"Where {spending[0].label}'s budget went", "; ".join(unguaranteed) or None
+    if len(spending) > 1:
+        labels = {ALL_DRAWN: f"All {len(spending)} drawn",
+                  **{run.name: run.label for run in spending}}
+        clamp_state("cov_ledger", tuple(labels))
+        name = st.radio("Budget bar of", tuple(labels), format_func=labels.__getitem__,
+                        horizontal=True, key="cov_ledger", bind="query-params")
+        title = f"Where the budget of all {len(spending)} drawn runs went"
+    if name != ALL_DRAWN:
         run = next(r for r in spending if r.name == name)
         ledger, title = run.result.ledger, f"Where {run.label}'s budget went"
         reason = run.result.not_private
-    show_chart(ledger_bar(ledger, title=budget_title(title, reason)), key="cov_ledger_bar",
-               filename=f"dpviz-covariance-ledger-{name}")
+    show_chart(ledger_bar(ledger, title=budget_title(title, reason),
+                          delta=chosen.stated_delta or None),
+               key="cov_ledger_bar", filename=f"dpviz-covariance-ledger-{name}")
     if len(spending) > 1 and not unguaranteed:
         st.caption(f"This page draws {len(spending)} private releases of the same data, one per "
-                   f"estimator, each within the budget: together they spend "
-                   f"{spend_text(drawn)}, and the risk panel charges them all. A real release "
-                   "publishes one.")
+                   "estimator, each within the budget: the risk panel charges them all. A real "
+                   "release publishes one.")
     risk_panel(drawn, chosen.scenarios[0], key="cov", runs=len(spending),
                stated_delta=chosen.stated_delta or None,
-               not_private="; ".join(unguaranteed) or None)
+               not_private="; ".join(unguaranteed) or None, accuracy=accuracy, notes=notes)
 
 
 def choices_panel(runs: Sequence[Run]) -> None:

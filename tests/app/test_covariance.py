@@ -1,4 +1,4 @@
-"""Covariance page: widgets, figures that follow ρ, the estimators and the data, bad input."""
+"""Covariance page: widgets, figures that follow the budget, the estimators, the data, bad input."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ def table(at: AppTest):
 
 
 def test_page_draws_everything(cov):
+    """By default one estimator, the paper's AdaptiveCov, drawn and charged (issue 35)."""
     assert not cov.exception and not errors(cov)
     assert cov.title[0].value == "Covariance"
     assert cov.selectbox(key="cov_source").value == "synthetic"
@@ -46,27 +47,48 @@ def test_page_draws_everything(cov):
             cov.number_input(key="cov_buckets").value) == (10_000, 50, 4)
     assert cov.radio(key="cov_budget").value == "rho"
     assert cov.select_slider(key="cov_rho").value == pytest.approx(0.1)
-    chosen = [n for n in cov_ui.DEFAULT_ESTIMATORS if n in TASKS["covariance"]]
-    assert cov.multiselect(key="cov_estimators").value == chosen
-    assert cov.multiselect(key="cov_estimators").options == [
-        TASKS["covariance"][n].label for n in TASKS["covariance"]]
+    assert cov.toggle(key="cov_compare").value is False
+    assert cov.selectbox(key="cov_estimator").value == cov_ui.DEFAULT_ESTIMATOR == "adaptive"
+    assert set(cov.selectbox(key="cov_estimator").options) == {
+        TASKS["covariance"][n].label for n in TASKS["covariance"]}
+    assert cov_ui.ESTIMATOR_WHY in [c.value for c in cov.caption]
     assert live_charts(cov) == LIVE_CHARTS
     traces = charts(cov)["cov_heatmaps"]["data"]
-    labels = [cov_ui.short_label(n) for n in chosen]
-    assert labels[:3] == ["GaussCov", "SeparateCov", "AdaptiveCov"]
-    assert [t["name"] for t in traces] == ["true Σ = XᵀX/n", *labels]
+    assert [t["name"] for t in traces] == ["true Σ = XᵀX/n", "AdaptiveCov"]
     assert len({(t["zmin"], t["zmax"]) for t in traces}) == 1  # one shared colour scale
     assert heatmap(cov, "true Σ = XᵀX/n").shape == (50, 50)
-    assert list(table(cov)["estimator"]) == labels
+    assert list(table(cov)["estimator"]) == ["AdaptiveCov"]
     budget = next(c.value for c in cov.caption if "Budget:" in c.value)
-    assert "ρ = 0.1-zCDP, which implies (ε = 3.13, δ = 1e-10)-DP" in budget
-    assert "ε = ρ + 2√(ρ ln(1/δ))" in budget
+    assert "Budget: ε = 3.13 at δ = 1e-10, as the paper sets it" in budget
+    experts = next(c.value for c in cov.caption if c.value.startswith("The paper budgets in ρ"))
+    assert "ρ = 0.1, stated as (ε = 3.13, δ = 1e-10)-DP by ε = ρ + 2√(ρ ln(1/δ))" in experts
+    assert f"gives ε = {zcdp_epsilon(0.1, 1e-10):.3g} at the same δ" in experts
     adaptive = next(c.value for c in cov.caption if c.value.startswith("AdaptiveCov first"))
     assert "clipped the rows to τ̃ =" in adaptive
+    assert "cov_ledger" not in [r.key for r in cov.radio]  # one run: one bar, no picker
+
+
+def test_the_budget_slider_shows_epsilon_at_the_pages_delta(cov):
+    """Its stops are ρ's of the paper's curves, each shown as the ε the risk panel heads with."""
+    slider = cov.select_slider(key="cov_rho")
+    assert slider.label == "ε (stated at δ = 1e-10)"
+    assert list(slider.proto.options) == [cov_ui.rho_label(r, 1e-10) for r in cov_ui.RHO_GRID]
+    assert "3.13" in slider.proto.options and "0.1" not in slider.proto.options
+    assert any(m.value.startswith("**Privacy budget: ε = 3.13**") for m in cov.markdown)
+    cov.number_input(key="cov_rho_delta").set_value(1e-5).run()
+    assert not cov.exception and not errors(cov)
+    slider = cov.select_slider(key="cov_rho")
+    assert slider.value == pytest.approx(0.1) and slider.label == "ε (stated at δ = 1e-05)"
+    assert any(m.value.startswith(f"**Privacy budget: ε = {cov_ui.rho_label(0.1, 1e-5)}**")
+               for m in cov.markdown)
+    cov.number_input(key="cov_rho_delta").set_value(0.0).run()
+    assert not cov.exception
+    assert errors(cov) == ["δ must be above 0 and below 1 to state the paper's budget as ε, "
+                           "got 0"]
 
 
 def test_rho_moves_the_private_matrices_and_errors(cov):
-    label = cov_ui.short_label("gauss")
+    label = cov_ui.short_label(cov_ui.DEFAULT_ESTIMATOR)
     before, errors_before = heatmap(cov, label), table(cov)["error ‖Σ̃ − Σ‖ (Frobenius)"].tolist()
     truth = heatmap(cov, "true Σ = XᵀX/n")
     cov.select_slider(key="cov_rho").set_value(10.0).run()
@@ -75,11 +97,35 @@ def test_rho_moves_the_private_matrices_and_errors(cov):
     assert not np.array_equal(before, after)
     np.testing.assert_array_equal(heatmap(cov, "true Σ = XᵀX/n"), truth)
     assert table(cov)["error ‖Σ̃ − Σ‖ (Frobenius)"].tolist() != errors_before
-    # more budget, less noise: GaussCov's matrix moves towards the truth
+    # more budget, less noise: the matrix moves towards the truth
     assert np.linalg.norm(after - truth) < np.linalg.norm(before - truth)
 
 
+def compare(at: AppTest) -> AppTest:
+    at.toggle(key="cov_compare").set_value(True).run()
+    assert not at.exception and not errors(at)
+    return at
+
+
+def test_comparing_is_an_explicit_choice_that_says_its_cost(cov):
+    assert cov_ui.COMPARE_COST not in [c.value for c in cov.caption]
+    compare(cov)
+    assert cov_ui.COMPARE_COST in [c.value for c in cov.caption]
+    chosen = [n for n in cov_ui.DEFAULT_ESTIMATORS if n in TASKS["covariance"]]
+    assert cov.multiselect(key="cov_estimators").value == chosen
+    assert cov.multiselect(key="cov_estimators").options == [
+        TASKS["covariance"][n].label for n in TASKS["covariance"]]
+    labels = [cov_ui.short_label(n) for n in chosen]
+    assert labels[:3] == ["GaussCov", "SeparateCov", "AdaptiveCov"]
+    assert [t["name"] for t in charts(cov)["cov_heatmaps"]["data"]] == ["true Σ = XᵀX/n",
+                                                                        *labels]
+    assert list(table(cov)["estimator"]) == labels
+    cov.toggle(key="cov_compare").set_value(False).run()  # back to the one drawn
+    assert list(table(cov)["estimator"]) == ["AdaptiveCov"]
+
+
 def test_estimators_follow_the_multiselect(cov):
+    compare(cov)
     cov.multiselect(key="cov_estimators").set_value(["gauss", "zero"]).run()
     assert not cov.exception and not errors(cov)
     names = [t["name"] for t in charts(cov)["cov_heatmaps"]["data"]]
@@ -96,8 +142,9 @@ def test_pure_dp_budget_runs_the_laplace_variants(cov):
     cov.number_input(key="cov_delta").set_value(0.0).run()
     assert not cov.exception and not errors(cov)
     assert any("pure ε-DP" in c.value for c in cov.caption)
-    spent = table(cov)["spent"].tolist()
-    assert spent[0].startswith("ε = 1, δ = 0") and spent[-1] == "nothing released"
+    assert table(cov)["spent"].tolist()[0].startswith("ε = 1, δ = 0")
+    compare(cov)
+    assert table(cov)["spent"].tolist()[-1] == "nothing released"  # the zero matrix
 
 
 def test_digits_data(cov):
@@ -147,7 +194,8 @@ def _open_link(params: dict) -> AppTest:
 
 
 def test_a_copied_link_reopens_the_scenario(cov):
-    """A link as the browser writes it (options by label; see the browser test)."""
+    """A link as the browser wrote it before issue 35 (ρ itself; options by label)."""
+    compare(cov)
     cov.select_slider(key="cov_rho").set_value(1.0)
     cov.number_input(key="cov_d").set_value(20)
     cov.number_input(key="cov_buckets").set_value(1)
@@ -165,6 +213,25 @@ def test_a_copied_link_reopens_the_scenario(cov):
     assert any("trace of Σ = XᵀX/n: 1 " in c.value for c in at.caption)
     np.testing.assert_array_equal(heatmap(at, cov_ui.short_label("gauss")),
                                   heatmap(cov, cov_ui.short_label("gauss")))
+    assert at.toggle(key="cov_compare").value is True  # two estimators: the comparison
+    # as the browser writes it now: the stop's label, the ε it is stated as
+    at = _open_link({"cov_rho": cov_ui.rho_label(1.0, 1e-10), "cov_estimator": "GaussCov "
+                     "(LapCov for pure DP)", "cov_d": "20", "cov_buckets": "1"})
+    assert at.select_slider(key="cov_rho").value == pytest.approx(1.0)
+    assert at.selectbox(key="cov_estimator").value == "gauss"
+    assert at.toggle(key="cov_compare").value is False
+    np.testing.assert_array_equal(heatmap(at, cov_ui.short_label("gauss")),
+                                  heatmap(cov, cov_ui.short_label("gauss")))
+
+
+def test_an_old_link_with_one_estimator_draws_it_alone():
+    at = _open_link({"cov_estimators": "coinpress", "cov_budget": "ρ (zCDP, the paper's)"})
+    assert at.toggle(key="cov_compare").value is False
+    assert at.selectbox(key="cov_estimator").value == "coinpress"
+    assert at.radio(key="cov_budget").value == "rho"
+    at = _open_link({"cov_estimator": "gauss", "cov_budget": "ε, δ"})  # hand-written: a name
+    assert at.selectbox(key="cov_estimator").value == "gauss"
+    assert at.radio(key="cov_budget").value == "epsilon"
 
 
 def test_a_link_cannot_smuggle_in_a_budget_outside_the_widgets():
@@ -185,24 +252,28 @@ def _risk_epsilon(at) -> float:
 
 
 def test_the_ledger_charges_every_drawn_estimator_and_shows_each(cov):
+    single = _bar_epsilon(cov)  # one run: its own ρ = 0.1, in ε at the page's δ
+    assert single == pytest.approx(zcdp_epsilon(0.1, 1e-10), rel=1e-9)
+    assert not any("together they spent" in w.value for w in cov.warning)  # one run: within
+    compare(cov)
     title = charts(cov)["cov_ledger_bar"]["layout"]["title"]["text"]
     assert title == "Where the budget of all 3 drawn runs went"
     assert cov.radio(key="cov_ledger").options == ["All 3 drawn", "GaussCov", "SeparateCov",
                                                    "AdaptiveCov"]
-    # in ε, as the run's zCDP accounting composes ρ = 3 × 0.1 (at the bar's stated δ)
-    assert _bar_epsilon(cov) == pytest.approx(zcdp_epsilon(0.3, 1e-5), rel=1e-9)
+    # in ε, as the run's zCDP accounting composes ρ = 3 × 0.1, at the page's δ
+    assert _bar_epsilon(cov) == pytest.approx(zcdp_epsilon(0.3, 1e-10), rel=1e-9)
     note = next(c.value for c in cov.caption if "private releases of the same data" in c.value)
-    assert "draws 3 private releases" in note and "ρ = 0.3" in note
+    assert "draws 3 private releases" in note
     together = _risk_epsilon(cov)
     cov.radio(key="cov_ledger").set_value("adaptive").run()
     assert not cov.exception and not errors(cov)
     fig = charts(cov)["cov_ledger_bar"]
     assert fig["layout"]["title"]["text"] == "Where AdaptiveCov's budget went"
     assert len(fig["data"]) >= 3  # trace bound, radius search, final release
-    assert _bar_epsilon(cov) == pytest.approx(zcdp_epsilon(0.1, 1e-5), rel=1e-9)
+    assert _bar_epsilon(cov) == pytest.approx(zcdp_epsilon(0.1, 1e-10), rel=1e-9)
     assert _risk_epsilon(cov) == together  # the risk panel charges everything drawn
     cov.multiselect(key="cov_estimators").set_value(["gauss"]).run()
-    assert cov.radio(key="cov_ledger").options == ["GaussCov"]
+    assert "cov_ledger" not in [r.key for r in cov.radio]
     assert not any("together they spent" in w.value for w in cov.warning)  # one run: within
 
 
@@ -332,8 +403,7 @@ def test_a_labelled_choice_reaches_the_run(cov):
     open_section(cov, "cov_choices_open")
     assert not cov.exception and not errors(cov)
     choices = next(d.value for d in cov.dataframe if "choice" in d.value.columns)
-    assert not choices.empty and set(choices["estimator"]) == {
-        cov_ui.short_label(n) for n in cov_ui.DEFAULT_ESTIMATORS}
+    assert not choices.empty and set(choices["estimator"]) == {"AdaptiveCov"}
     adaptive = choices[choices["estimator"] == "AdaptiveCov"].set_index("choice")["value"]
     assert adaptive["compat_released_code"] == "True"
 
