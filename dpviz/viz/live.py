@@ -63,7 +63,7 @@ def class_numbers(values: Sequence[float], truth: Sequence[float], *, title: str
     Examples
     --------
     >>> fig = class_numbers([0.2, 0.9, 2.0], [1.0, 1.0], title="ε?", label="ε")
-    >>> fig.data[0].type, sorted(fig.data[0].x), [s.x0 for s in fig.layout.shapes]
+    >>> fig.data[0].type, fig.data[0].x.tolist(), [s.x0 for s in fig.layout.shapes]
     ('histogram', [0.2, 0.9, 2.0], [1.0])
     """
     fig = go.Figure(layout={"template": TEMPLATE})
