@@ -46,14 +46,23 @@ def cache(tmp_path_factory):
         os.environ[CACHE_ENV] = saved
 
 
-def test_every_drawn_private_estimator_gets_a_prediction_in_its_own_units():
+def test_the_estimator_drawn_gets_a_prediction_in_its_own_units():
+    """By default one estimator is drawn (issue 35): its prediction, and no other."""
     at = upload(open_page("covariance"))
     said = _said(at)
+    assert "At this n and ρ expect AdaptiveCov's matrix about" in said, said
+    assert "off in Frobenius norm, in the columns' squared units" in said
+    assert "GaussCov's matrix" not in said and "SeparateCov's matrix" not in said
+    assert "Only public inputs go in" in said
+
+
+def test_every_compared_private_estimator_gets_a_prediction():
+    at = open_page("covariance")
+    at.toggle(key="cov_compare").set_value(True).run()
+    said = _said(upload(at))
     for label in ("GaussCov", "SeparateCov", "AdaptiveCov"):
         assert f"At this n and ρ expect {label}'s matrix about" in said, said
-    assert "off in Frobenius norm, in the columns' squared units" in said
     assert "Zero" not in said.split("At this n")[1]  # it releases nothing: no prediction
-    assert "Only public inputs go in" in said
 
 
 def test_a_large_prediction_says_what_n_or_rho_would_do():
