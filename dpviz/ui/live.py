@@ -59,6 +59,8 @@ GONE = "_live_gone"
 #: URL parameters of a student's and a lecturer's seat (``CODE.token``, this browser's only).
 SEAT_PARAM = "seat"
 TEACH_PARAM = "teach"
+#: Both: a link the app builds from the address leaves them out (they are the browser's own).
+SEAT_PARAMS = frozenset({SEAT_PARAM, TEACH_PARAM})
 #: session_state key of the last prediction shared, so a rerun does not write it again.
 _LAST_SHARED = "_live_last_shared"
 #: session_state key of the sidebar's "Predict, then reveal" toggle (on once a student joins).

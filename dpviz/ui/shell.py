@@ -251,7 +251,7 @@ def reset_button(opening: dict[str, list[str]], *, presenter: bool) -> None:
     current = _current_page()
     if current is None:
         return
-    params = {k: v for k, v in opening.items() if k not in KEPT_ON_RESET}
+    params = {k: v for k, v in opening.items() if k not in KEPT_ON_RESET | live.SEAT_PARAMS}
     params.update({k: st.query_params.get_all(k) for k in KEPT_ON_RESET if k in st.query_params})
     where = st.container() if presenter else st.sidebar
     where.page_link(str(Path(current[1]).relative_to(ROOT)), label="Reset to scenario",

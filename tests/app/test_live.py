@@ -334,3 +334,14 @@ def test_the_reveal_shows_the_question_whole(db):
                "other numbers.)" for m in at.markdown)
     assert charts(at)["live_budget_0"]["layout"]["title"]["text"] == (
         "Privacy budget: 3 predictions")
+
+
+def test_no_link_the_app_builds_carries_a_seat(db):
+    at, lecture = lecturer_opens()
+    student = join_as(open_page("live"), db.open_class().code, "Ann")
+    for session in (at, student):
+        for page in ("budget", "lens"):
+            reopened = reload(session, page)  # its opening address holds the seat
+            links = [link.proto.query_string for link in reopened.get("page_link")]
+            assert any("reset=1" in q for q in links)  # "Reset to scenario"
+            assert not any("seat=" in q or "teach=" in q for q in links), links
