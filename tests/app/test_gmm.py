@@ -45,7 +45,7 @@ def test_page_draws_everything(gmm):
     names = [t["name"] for t in charts(gmm)["gmm_figure"]["data"]]
     assert names == ["data (rows drawn)", "true 1σ ellipses", "true 2σ ellipses",
                      "private 1σ ellipses", "private 2σ ellipses", "true means",
-                     "private means"]
+                     "private means", "90 % intervals of the private means"]
     table = gmm.dataframe[0].value
     assert list(table["estimator"]) == ["DP-EM", "EM, non-private (same start)"]
     assert list(table.columns)[1:] == ["mean error", "weight error", "covariance error"]
