@@ -1,4 +1,4 @@
-"""The Covariance page in real Chromium: loads clean, the ρ slider redraws the matrices."""
+"""The Covariance page in real Chromium: loads clean, the budget slider redraws the matrices."""
 
 from __future__ import annotations
 
@@ -25,19 +25,19 @@ def heatmaps_after_change(tab, before: str, timeout: float = 20.0) -> str:
     raise AssertionError("the heatmaps did not change")
 
 
-def test_covariance_rho_slider_redraws(page, server):
+def test_covariance_budget_slider_redraws(page, server):
     open_page(page, server + "/covariance")
     assert problems(page) == []
     before = page.evaluate(HEATMAPS)
     assert before
-    thumb = page.get_by_role("slider", name="ρ")
+    thumb = page.get_by_role("slider", name="ε (stated at δ = 1e-10)")
     thumb.focus()
-    thumb.press("ArrowRight")  # 0.1 → 0.2 on the 1, 2, 5 grid
+    thumb.press("ArrowRight")  # ρ = 0.1 → 0.2 on the 1, 2, 5 grid: ε = 3.13 → 4.49
     heatmaps_after_change(page, before)
     settle(page)
     assert problems(page) == []
-    assert "cov_rho=0.2" in page.url
-    assert page.get_by_text("ρ = 0.2-zCDP, which implies", exact=False).count() == 1
+    assert "cov_rho=4.49" in page.url  # the stop's label, the ε it is stated as
+    assert page.get_by_text("Budget: ε = 4.49 at δ = 1e-10", exact=False).count() == 1
     sidebar = page.locator('[data-testid="stSidebar"]')
     assert sidebar.get_by_role("link", name="Covariance").count() == 1
     screenshot(page, "covariance")
