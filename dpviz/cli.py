@@ -81,6 +81,11 @@ def _build_parser() -> _Parser:
     run.add_argument("--expected", action="store_true",
                      help="with --data: add the expected accuracy the page states, predicted "
                           "from public inputs by simulated runs on generated data (seconds)")
+    run.add_argument("--intervals", action="store_true",
+                     help="add 'intervals': 90 %% intervals on the released values, from them "
+                          "and the recorded noise only (nothing more charged); where their "
+                          "coverage was not measured >= 88 %% it says 'no interval: coverage "
+                          "not established'")
     run.add_argument("--bounds", help="the CSV's public bound: R (a ball of radius R about "
                                       "the origin, as --radius R), LOW:HIGH per column "
                                       "('0:100,0:100', from domain knowledge, not the data), "
@@ -239,11 +244,13 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     if scenario.data.get("bounds") is None and args.data is not None and _default_ball(
             out["choices"]):
         warnings.warn(NO_BOUND, UserWarning, stacklevel=2)
-    # post-processing of the released values and public inputs: nothing more is charged
-    from dpviz.lab.intervals import intervals
+    if getattr(args, "intervals", False):
+        # post-processing of the released values and public inputs: nothing more is charged;
+        # asked for, so a card's replay and the run it records print the same JSON
+        from dpviz.lab.intervals import intervals
 
-    rows = int(loaded.data.shape[0]) if getattr(loaded.data, "ndim", 0) == 2 else 0
-    out["intervals"] = intervals(scenario, result, rows).to_dict()
+        rows = int(loaded.data.shape[0]) if getattr(loaded.data, "ndim", 0) == 2 else 0
+        out["intervals"] = intervals(scenario, result, rows).to_dict()
     if getattr(args, "expected", False) and args.data is not None and not result.failed:
         # the page's prediction, public inputs only; asked for, since it simulates for seconds
         # and the run's JSON must stay the same for the same seed

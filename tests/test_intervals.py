@@ -172,7 +172,8 @@ def test_run_json_carries_intervals_and_keeps_its_keys(tmp_path):
     data.write_text("a,b\n" + "\n".join(f"{v:.3f},{w:.3f}" for v, w in rows(50) * 0.5))
     out = tmp_path / "out.json"
     assert main(["run", "mean", "gaussian", "--data", str(data), "--epsilon", "1",
-                 "--delta", "1e-5", "--seed", "1", "--bounds", "1", "--out", str(out)]) == 0
+                 "--delta", "1e-5", "--seed", "1", "--bounds", "1", "--intervals", "--out",
+                 str(out)]) == 0
     payload = json.loads(out.read_text())
     assert {"task", "estimator", "seed", "mean", "ledger", "choices", "not_private",
             "failed"} <= set(payload)
