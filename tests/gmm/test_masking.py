@@ -196,3 +196,39 @@ def test_secure_masking_hands_the_weights_to_the_sampler_and_labels_the_float_st
     mask_gmm(weights, means, covs, rng=np.random.default_rng(0), ledger=seeded, **args)
     assert [r.sampler for r in seeded.releases] == ["numpy"] * 3
     assert len(handed) == 3  # the seeded run never called the secure sampler
+
+
+def test_secure_masking_charges_the_weights_grid_relaxation():
+    """Secure: rounding each weight to the sampler's grid moves neighbours' weights up to
+    ``r + g`` apart; the weights row records ``g``, and its (ε′, δ′) covers ``r + g`` as it
+    stays within the lemma's ``γ_w`` at the planned η_w. Seeded: no rounding, no relaxation."""
+    from dpviz.privacy.discrete_noise import grid
+    from dpviz.privacy.randomness import secure_generator
+
+    args = {"epsilon": 1.0, "delta": 1e-6, "alpha": 0.3, "beta": 0.1, "compositions": ("basic",)}
+    mixture = ([0.4, 0.6], [[0.0], [4.0]], [[[1.0]], [[2.0]]])
+    p = masking_plan(1.0, 1e-6, k=2, d=1, alpha=0.3, beta=0.1, compositions=("basic",))
+    ledger = Ledger()
+    mask_gmm(*mixture, rng=secure_generator(), ledger=ledger, **args)
+    weights = ledger.releases[0]
+    assert weights.name == "mask: weights" and weights.sampler == "discrete"
+    assert weights.scale == p.eta_weight
+    assert weights.relaxation == grid("gaussian", p.eta_weight) > 0
+    assert weights.charged == p.radius + weights.relaxation <= p.gamma_weight
+    assert (weights.epsilon, weights.delta) == (p.epsilon_part, p.delta_part)
+    assert [r.relaxation for r in ledger.releases[1:]] == [0.0, 0.0]
+    seeded = Ledger()
+    mask_gmm(*mixture, rng=np.random.default_rng(0), ledger=seeded, **args)
+    assert seeded.releases[0].relaxation == 0
+
+
+def test_a_secure_mask_too_fine_for_the_grid_is_refused_before_drawing():
+    """At ε = 1e-8 one grid step of η_w is past γ_w (and widening η widens the grid): refused,
+    nothing recorded."""
+    from dpviz.privacy.randomness import secure_generator
+
+    ledger = Ledger()
+    with pytest.raises(ValueError, match="too small for secure randomness"):
+        mask_gmm([0.4, 0.6], [[0.0], [4.0]], [[[1.0]], [[2.0]]], epsilon=1e-8, delta=1e-6,
+                 alpha=0.3, beta=0.1, rng=secure_generator(), ledger=ledger)
+    assert not ledger.releases

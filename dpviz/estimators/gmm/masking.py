@@ -44,6 +44,22 @@ scale and a sensitivity, so it is recorded as a ``composite`` row naming its lem
 ``count = k`` (one per component), ``sensitivity = r`` (the dist_COMP radius it assumes) and
 ``scale = η``. Linear composition of the 3k rows is basic composition; the ledger's other
 (ε, δ) accountants compose the same rows at least as tightly as Lemma 6.1.1.
+
+**Secure randomness.** The weights are released by the exact discrete sampler: each weight
+is rounded to the grid ``g`` of ``η_w`` (:mod:`dpviz.privacy.discrete_noise`), so two weights
+``|w − w′| ≤ r`` become grid points at most ``r + g`` apart — the relaxation, one grid step
+per component (each component's weight is its own one-coordinate release; the row's
+``count = k`` composes them), recorded on the weights row. Lemma 5.1.1's guarantee depends on
+the shift only through ``shift/η``, and the discrete Gaussian is as private as the continuous
+one at the same ratio (Canonne, Kamath & Steinke 2020: the same zCDP, ``ratio²/2``, which at
+``γ_w/η_w = ε′/(2 ln(2/δ′))`` implies (ε′, δ′) by Bun & Steinke 2016, Proposition 1.3). So
+the row's (ε′, δ′) covers ``r + g`` whenever ``r + g ≤ γ_w``, and the noise is not widened.
+As ``r ≤ γ_μ < γ_w/8``, that fails only where ``g`` (about ``2^-28·η_w``) exceeds ``7r``, i.e.
+``γ_w/η_w = ε′/(2 ln(2/δ′)) < 2^-25`` or so; widening η would not help there (the grid grows
+with η), so such a secure mask is refused before anything is drawn.
+The means' and covariances' noise is the discrete sampler's draw of zeros (on the grid: no
+relaxation), but shaped by a covariance root and added in floating point, which no exact
+sampler does: those rows say ``"discrete+float"``, the named exception.
 """
 
 from __future__ import annotations
@@ -60,6 +76,7 @@ from scipy.optimize import brentq
 from dpviz.core import limits
 from dpviz.estimators.gmm.semimetric import Z, dist_cov_from_eigenvalues
 from dpviz.privacy import Ledger, Release, add_noise, draw_noise, sampler_of
+from dpviz.privacy.mechanisms import grid_relaxation
 
 ALPHA = limits.Limit("alpha", 0.0, 2 * Z, low_open=True)
 BETA = limits.Limit("beta", 0.0, 1.0, low_open=True, high_open=True)
@@ -417,7 +434,9 @@ def mask_gmm(weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, *, ep
 
     An ``(r, ε, δ)``-masking mechanism for ``(F_GMM, dist_PARAM)`` with r from
     :func:`masking_plan`, (α, β)-concentrated (ALGORITHMS.md §5). Records three ``composite``
-    rows in ``ledger`` (weights, means, covariances; count k each, ``(ε_c/3, δ_c/3)`` each).
+    rows in ``ledger`` (weights, means, covariances; count k each, ``(ε_c/3, δ_c/3)`` each);
+    from a secure generator the weights row records the grid's relaxation (module
+    docstring, *Secure randomness*).
 
     Parameters
     ----------
@@ -469,10 +488,17 @@ def mask_gmm(weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, *, ep
     noisy = not math.isinf(plan.epsilon)
     eta_w, eta_mu, eta_cov = ((plan.eta_weight, plan.eta_mean, plan.eta_cov) if noisy
                               else (0.0, 0.0, 0.0))
+    relaxed = grid_relaxation("gaussian", eta_w, rng, 1)
+    if plan.radius + relaxed > plan.gamma_weight:
+        raise ValueError(
+            f"the mask's epsilon per part, {plan.epsilon_part:.3g}, is too small for secure "
+            f"randomness: one step of the sampler's grid ({relaxed:.3g}) moves a weight past "
+            f"what Lemma 5.1.1 masks ({plan.gamma_weight:.3g}, with r = {plan.radius:.3g}); "
+            "use a larger epsilon")
     order = rng.permutation(k)
     w, mu, cov = w[order], mu[order], cov[order]
     roots = np.stack([_sqrt_psd(c) for c in cov])
-    raw = add_noise("gaussian", w, eta_w, rng)  # the weights themselves go to OpenDP
+    raw = add_noise("gaussian", w, eta_w, rng)  # the weights themselves go to the sampler
     mean_noise = draw_noise("gaussian", eta_mu, rng, (k, d))
     masked_means = mu + np.einsum("kij,kj->ki", roots, mean_noise)
     factor = np.eye(d) + draw_noise("gaussian", eta_cov, rng, (k, d, d))
@@ -487,5 +513,6 @@ def mask_gmm(weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, *, ep
             f"mask: {name}", "composite", plan.radius, "dist_COMP", eta,
             epsilon=plan.epsilon_part, delta=plan.delta_part, count=k, part=part,
             theorem=THEOREMS[name],
-            sampler=sampler_of(rng, eta, transformed=name != "weights")))
+            sampler=sampler_of(rng, eta, transformed=name != "weights"),
+            relaxation=relaxed if name == "weights" else 0.0))
     return MaskedMixture(masked_w, masked_means, masked_cov, order.astype(np.intp), raw, plan)
