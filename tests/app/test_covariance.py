@@ -444,3 +444,18 @@ def test_an_old_link_opens_the_same_scenarios(monkeypatch):
     assert _link_scenarios(monkeypatch, link) == [
         _expected(n, {"dataset": "digits"}, {"epsilon": 1.0, "delta": 1e-5})
         for n in ("separate", "zero")]
+
+
+def test_the_stakeholder_report_gets_the_pages_accuracy(monkeypatch):
+    """The risk panel's report button receives the error table of the estimator drawn."""
+    from dpviz.ui import risk
+
+    seen: dict = {}
+    monkeypatch.setattr(risk, "report_button", lambda plain, **kwargs: seen.update(kwargs))
+    at = open_page("covariance")
+    assert not at.exception and not errors(at)
+    (caption, frame), = seen["accuracy"].items()
+    assert caption == "Errors of the private matrices"
+    assert frame["estimator"].tolist() == ["AdaptiveCov"]
+    assert frame["spent"].tolist() == [f"ε = {zcdp_epsilon(0.1, 1e-10):.3g}, δ = 1e-10"]
+    assert seen["notes"] == [cov_ui.ERRORS_NOTE]
