@@ -25,12 +25,19 @@ def test_points_draw_each_true_point_once_and_name_nobody():
     assert sorted(zip(truth.x, truth.y, strict=True)) == [(0.5, 1.5), (4.0, 0.0)]
 
 
-def test_numbers_are_a_histogram_with_one_line_per_distinct_truth():
+def test_numbers_are_a_histogram_and_one_trace_of_a_line_per_distinct_truth():
     fig = class_numbers([0.2, 0.9, 2.0], [1.0, 1.0, 1.5], title="ε?", label="ε")
-    (bars,) = fig.data
+    bars, lines = fig.data
     assert bars.type == "histogram" and sorted(bars.x) == [0.2, 0.9, 2.0]
-    assert sorted(shape.x0 for shape in fig.layout.shapes) == [1.0, 1.5]
+    assert list(lines.x) == [1.0, 1.0, None, 1.5, 1.5, None] and lines.yaxis == "y2"
+    assert not fig.layout.shapes and fig.layout.annotations[0].text == "truth 1 to 1.5 (2 values)"
     assert fig.layout.yaxis.title.text == "predictions"
+
+
+def test_a_hundred_distinct_truths_still_make_two_traces_and_one_annotation():
+    fig = class_numbers([0.1 * i for i in range(100)], [1.0 + 0.01 * i for i in range(100)],
+                        title="t", label="v")
+    assert len(fig.data) == 2 and len(fig.layout.annotations) == 1 and not fig.layout.shapes
 
 
 def test_no_figure_carries_a_name_anywhere_in_its_json():
