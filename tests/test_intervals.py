@@ -11,6 +11,7 @@ from scipy.stats import norm
 
 from dpviz import run
 from dpviz.cli import main
+from dpviz.estimators.registry import TASKS
 from dpviz.lab import intervals as iv
 from dpviz.lab.scenario import Scenario, load_data, run_scenario
 from dpviz.viz.intervals import with_interval_ellipses
@@ -75,8 +76,8 @@ def test_an_unsupported_estimator_has_no_interval():
                             "data": {"generator": "gmm", "n": 600, "seed": 1},
                             "params": {"epsilon": 1.0}, "seed": 0})
     found = iv.intervals(s, run_scenario(s), 600, rows=[])
-    assert found.sentence() == "no interval: coverage not established (gmm / dplloyd: not " \
-                               "measured)"
+    label = TASKS["gmm"]["dplloyd"].label  # its name on the page, never the registry key
+    assert found.sentence() == f"no interval: coverage not established ({label} was not measured)"
 
 
 def test_the_grid_rule_needs_every_corner_measured_high_enough():

@@ -47,6 +47,7 @@ from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2, norm
 
+from dpviz.estimators.registry import estimator as registered
 from dpviz.estimators.result import Result, to_json_value
 from dpviz.lab.provenance import RESULTS
 from dpviz.lab.scenario import Scenario
@@ -432,7 +433,8 @@ def mixture_intervals(scenario: Scenario, result: Result, n: int,
                       epsilon=None if epsilon is None else float(epsilon), rows=rows)
              for part in ("means", "weights")]
     if any(c is None for c in found):
-        return none(f"{result.estimator} not measured at this shape, n and ε")
+        label = registered(scenario.task, scenario.estimator).label
+        return none(f"{label} was not measured at this shape, n and ε")
     coverage = min(c for c in found if c is not None)
     if coverage < THRESHOLD:
         return none(f"measured {percent(coverage)} of simulated releases covered here")
@@ -492,4 +494,4 @@ def intervals(scenario: Scenario, result: Result, n: int,
         return eigenvalue_intervals(result, rows)
     if scenario.task == "gmm" and scenario.estimator == "dp_em":
         return mixture_intervals(scenario, result, n, rows)
-    return none(f"{scenario.task} / {scenario.estimator}: not measured")
+    return none(f"{registered(scenario.task, scenario.estimator).label} was not measured")
