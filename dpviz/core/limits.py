@@ -161,11 +161,18 @@ INTERACTIVE_ROWS = 200_000
 INTERACTIVE_SECONDS = 4.0
 #: Peak memory one engine call on a page may add.
 INTERACTIVE_BYTES = 400 * 2**20
-#: Data one cached page entry may hold, and how many entries a page's data cache keeps: a
-#: cache of data stays under DATA_CACHE_ENTRIES × INTERACTIVE_DATA_BYTES ≈ 100 MB, since
-#: Streamlit bounds caches by entries only.
+#: Data one cached page entry may hold.
 INTERACTIVE_DATA_BYTES = 24 * 2**20
-DATA_CACHE_ENTRIES = 4
+#: Students whose data one process keeps ready: each student's seed makes its own data set,
+#: and with fewer entries than students every ε move loaded and prepared its data again
+#: (/sbm's 2.9 s projection from the 4th student on, issue 33).
+CLASS_SIZE = 60
+#: Entries a page's data cache keeps: a class's data sets, one each.
+DATA_CACHE_ENTRIES = CLASS_SIZE
+#: Pickled bytes a data cache keeps (Streamlit drops the least recently used beyond it), so
+#: a class of uploads cannot fill the memory: a class of graphs prepared at /sbm's default
+#: n = 1 000 is 60 × 8.4 MiB = 503 MiB; of /covariance's data 60 × 3.8 MiB (measured).
+DATA_CACHE_BYTES = 512 * 2**20
 #: Server seconds of a sweep started from the explorer page (a progress bar shows it).
 SWEEP_SECONDS = 120.0
 #: The on-disk cache of the SBM page's live curves keeps at most this many sweep files and

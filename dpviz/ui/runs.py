@@ -38,7 +38,8 @@ def canonical(value: Any) -> str:
     return json.dumps(to_json_value(value), sort_keys=True)
 
 
-@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, show_spinner=False)
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, max_size=limits.DATA_CACHE_BYTES,
+               show_spinner=False)
 def _loaded(block: str, _content: bytes | None = None) -> LoadedData:
     """The data block made concrete (an upload's bytes are keyed by their SHA-256 in ``block``)."""
     return load_data(json.loads(block), content=_content)
@@ -52,7 +53,8 @@ def loaded(scenario: Scenario, content: bytes | None = None) -> LoadedData:
     return _loaded(canonical(dict(scenario.data)), content)
 
 
-@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES - 1, show_spinner=False)
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES, max_size=limits.DATA_CACHE_BYTES,
+               show_spinner=False)
 def _prepared(block: str, task: str, estimator: str, values: str,
               _content: bytes | None = None) -> Any:
     """The data prepared with ``values`` by the estimator's hook (once per data and values)."""

@@ -393,7 +393,8 @@ class Layout:
     sampled: bool
 
 
-@st.cache_data(max_entries=4, show_spinner="Laying the graph out (once per graph)…")
+@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES,  # 0.04 MiB each: a class's graphs
+               show_spinner="Laying the graph out (once per graph)…")
 def _layout(block: str, seed: int, _graph: Graph) -> Layout:
     """:func:`layout` of the graph of the data block ``block`` (its JSON keys the cache)."""
     graph = _graph
