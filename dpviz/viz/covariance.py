@@ -8,6 +8,7 @@ keeps one colour on every figure (:func:`estimator_color`).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
@@ -18,7 +19,16 @@ from numpy.typing import ArrayLike, NDArray
 from plotly.subplots import make_subplots
 
 from dpviz.viz.mixtures import ellipse
-from dpviz.viz.style import COLORS, TEMPLATE, log_ticks, plotly_text, series_color
+from dpviz.viz.style import (
+    COLORS,
+    TEMPLATE,
+    Skeleton,
+    log_ticks,
+    plotly_text,
+    refill,
+    series_color,
+    skeleton,
+)
 
 #: Diverging: negative entries blue, positive red, zero white.
 MATRIX_COLORSCALE = "RdBu_r"
@@ -91,26 +101,33 @@ def matrix_heatmaps(panels: Sequence[tuple[str, ArrayLike]], *,
     top = max(float(np.max(np.abs(m))) for m in matrices) or 1.0
     names = ([plotly_text(name) for name in tick_labels] if tick_labels is not None else
              [str(i + 1) for i in range(size)])
-    cols = min(len(panels), HEATMAPS_PER_ROW)
-    rows = math.ceil(len(panels) / cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[label for label, _ in panels],
+    return refill(_heatmaps_shape(tuple(label for label, _ in panels), title),
+                  [{"z": m, "x": names, "y": names, "zmin": -top, "zmax": top}
+                   for m in matrices])
+
+
+@functools.lru_cache(maxsize=32)
+def _heatmaps_shape(labels: tuple[str, ...], title: str) -> Skeleton:
+    """:func:`matrix_heatmaps` without its matrices, validated once per set of panels."""
+    cols = min(len(labels), HEATMAPS_PER_ROW)
+    rows = math.ceil(len(labels) / cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=labels,
                         horizontal_spacing=0.05, vertical_spacing=0.12 / rows)
-    for index, ((label, _), matrix) in enumerate(zip(panels, matrices, strict=True)):
+    for index, label in enumerate(labels):
         fig.add_trace(go.Heatmap(
-            z=matrix, x=names, y=names, zmin=-top, zmax=top, zmid=0.0,
-            colorscale=MATRIX_COLORSCALE, showscale=index == len(panels) - 1,
+            zmid=0.0, colorscale=MATRIX_COLORSCALE, showscale=index == len(labels) - 1,
             colorbar={"title": {"text": "entry"}, "exponentformat": "e"}, name=label,
             hovertemplate=f"{label}<br>row %{{y}}, column %{{x}}: %{{z:.3g}}<extra></extra>"),
             row=index // cols + 1, col=index % cols + 1)
     fig.update_xaxes(showgrid=False, ticks="", constrain="domain", showticklabels=False)
     fig.update_yaxes(showgrid=False, ticks="", autorange="reversed", constrain="domain",
                      showticklabels=False)
-    for index in range(1, len(panels) + 1):
+    for index in range(1, len(labels) + 1):
         suffix = "" if index == 1 else str(index)
         fig.update_layout({f"yaxis{suffix}": {"scaleanchor": f"x{suffix}", "scaleratio": 1}})
     fig.update_layout(template=TEMPLATE, title=title, height=HEATMAP_ROW_HEIGHT * rows + 90,
                       margin={"l": 20, "r": 20, "t": 90, "b": 20})
-    return fig
+    return skeleton(fig)
 
 
 def spectra_figure(true_eigenvalues: ArrayLike,
