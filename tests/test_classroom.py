@@ -345,3 +345,132 @@ def test_a_version_1_database_gains_the_seats_and_keeps_its_classes(tmp_path, cl
     assert store.is_lecturer("ABCDEF", seat)
     version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
     assert version == classroom.SCHEMA_VERSION
+
+
+# Issue 36: a live class under abuse — per-client limits, lock and remove, unique names,
+# bounded guesses.
+
+def test_a_thousand_scripted_opens_from_one_client_open_a_handful_and_a_lecturer_still_opens(
+        store, clock):
+    opened, refusals = 0, set()
+    for _ in range(1000):
+        try:
+            store.open_class(client="ip:203.0.113.9")
+        except classroom.RateLimited as err:
+            refusals.add(str(err))
+        else:
+            opened += 1
+    assert opened == classroom.OPEN_LIMIT
+    assert refusals == {"Too many classes opened from here in the last hour: try again in 60 "
+                        "minutes."}
+    assert store.is_open(store.open_class(client="ip:198.51.100.7").code)  # another lecturer
+    clock.now += classroom.OPEN_WINDOW_S + 1
+    store.open_class(client="ip:203.0.113.9")  # an hour on, this client may open again
+    rows = sqlite3.connect(store.path).execute("SELECT COUNT(*) FROM attempts").fetchone()[0]
+    assert rows == 1  # refused attempts are not stored, and old ones are forgotten
+
+
+def test_reopening_a_sessions_own_class_is_not_a_new_class_for_the_limit(store):
+    mine = store.open_class(client="me")
+    for _ in range(3 * classroom.OPEN_LIMIT):
+        assert store.open_class((mine.code, mine.token), client="me").code == mine.code
+
+
+@pytest.mark.slow
+def test_a_hall_of_300_behind_one_address_joins_twice_over_within_the_limit(store):
+    """The join limit's sizing: 300 students behind one campus NAT each join twice at once."""
+    classes = [store.open_class().code for _ in range(3)]
+    for i in range(600):  # three classes of 100; every student joins again (a rename)
+        store.join(classes[i % 3], f"Student {i % 300}" + " B" * (i // 300),
+                   seat=f"seat-{i % 300}", client="ip:192.0.2.1")
+    assert [store.students(code) for code in classes] == [100, 100, 100]
+    with pytest.raises(classroom.RateLimited, match="Too many joins"):
+        store.join(store.open_class().code, "Script", client="ip:192.0.2.1")
+
+
+def test_joins_from_one_client_stop_at_the_limit_until_its_window_passes(store, clock,
+                                                                        monkeypatch):
+    monkeypatch.setattr(classroom, "JOIN_LIMIT", 3)
+    code = store.open_class().code
+    for i in range(3):
+        store.join(code, f"Script {i}", client="ip:192.0.2.2")
+    with pytest.raises(classroom.RateLimited, match="Too many joins from here in the last 10 "
+                                                    "minutes: try again in 10 minutes"):
+        store.join(code, "Script 3", client="ip:192.0.2.2")
+    assert store.join(code, "Ann", client="ip:192.0.2.3").name == "Ann"  # another address
+    clock.now += classroom.JOIN_WINDOW_S
+    assert store.join(code, "Script 3", client="ip:192.0.2.2").name == "Script 3"
+    assert store.students(code) == 5
+
+
+def test_wrong_codes_wait_longer_and_longer_after_a_halls_worth_of_typos(store, clock):
+    right = store.open_class().code
+    wrong = "ZZZZZZ" if right != "ZZZZZZ" else "YYYYYY"
+    for i in range(classroom.FREE_WRONG_CODES):
+        with pytest.raises(ValueError, match="No open class"):
+            store.join(wrong, f"Guess {i}", client="guesser")
+    with pytest.raises(classroom.RateLimited, match="Too many wrong class codes from here: "
+                                                    "check the code .* in 1 second"):
+        store.join(right, "Ann", client="guesser")  # even the right code waits: it would tell
+    assert store.join(right, "Bob", client="typist").code == right  # another client does not
+    waits = []
+    for i in range(12):
+        clock.now += classroom.wrong_code_wait(classroom.FREE_WRONG_CODES + i)
+        with pytest.raises(ValueError, match="No open class"):
+            store.join(wrong, "Guess", client="guesser")
+        with pytest.raises(classroom.RateLimited) as err:
+            store.join(wrong, "Guess", client="guesser")
+        waits.append(str(err.value).split("again ")[1])
+    assert waits[:3] == ["in 2 seconds.", "in 4 seconds.", "in 8 seconds."]
+    assert waits[-1] == "in 10 minutes."  # capped
+    clock.now += classroom.MAX_CODE_WAIT_S
+    assert store.join(right, "Ann", client="guesser").code == right
+
+
+def test_the_lecturer_removes_a_student_and_locks_the_class(store):
+    opened = store.open_class()
+    ann, troll = store.join(opened.code, "Ann"), store.join(opened.code, "Troll")
+    store.submit(troll, "lens", "q", {"guess": 3.0}, {"answer": 1.0})
+    assert [s.name for s in store.roster(opened.code, opened.token)] == ["Ann", "Troll"]
+    with pytest.raises(ValueError, match="Only the lecturer"):
+        store.remove(opened.code, "guess", troll.student_id)
+    with pytest.raises(ValueError, match="Only the lecturer"):
+        store.lock(opened.code, "guess")
+    with pytest.raises(ValueError, match="Only the lecturer"):
+        store.roster(opened.code, "guess")
+    store.remove(opened.code, opened.token, troll.student_id)
+    assert not store.is_member(troll) and store.counts(opened.code)["lens"] == 0
+    with pytest.raises(ValueError, match="not in this class any more"):
+        store.submit(troll, "lens", "q", {"guess": 3.0}, {})
+    store.lock(opened.code, opened.token)
+    assert store.is_locked(opened.code)
+    with pytest.raises(ValueError, match="This class is locked: your lecturer lets no one new"):
+        store.join(opened.code, "Troll again")
+    assert store.join(opened.code, "Ann B", ann.student_id).name == "Ann B"  # in: may rename
+    store.lock(opened.code, opened.token, locked=False)
+    assert not store.is_locked(opened.code) and store.join(opened.code, "Cy").name == "Cy"
+
+
+@pytest.mark.parametrize("taken", ["ann lee", "ANN LEE", "  Ann   Lee ", "AnnLee", "ＡＮＮ ＬＥＥ"])
+def test_names_are_unique_in_a_class_whatever_their_case_and_spaces(store, taken):
+    opened = store.open_class()
+    ann = store.join(opened.code, "Ann Lee")
+    with pytest.raises(ValueError, match="This class already has a student called"):
+        store.join(opened.code, taken)
+    assert store.join(opened.code, taken, ann.student_id).student_id == ann.student_id  # her own
+    assert store.join(store.open_class().code, taken).name  # another class: free
+    assert store.students(opened.code) == 1
+
+
+def test_a_guess_outside_its_questions_range_is_refused_and_never_stored(store):
+    opened = store.open_class()
+    ann = store.join(opened.code, "Ann")
+    with pytest.raises(ValueError, match="prediction must be between -1e[+]06 and 1e[+]06, "
+                                         "got 1e[+]300"):
+        store.submit(ann, "lens", "q", {"guess": 1e300}, {"answer": 1.0})
+    with pytest.raises(ValueError, match="prediction must be between 0 and 0.5, got 0.7"):
+        store.submit(ann, "sbm", "q", {"guess": 0.7}, {"answer": 0.1}, within=(0.0, 0.5))
+    with pytest.raises(ValueError, match="between 0 and 2, got -1"):
+        store.submit(ann, "gmm", "q", {"x": 1.0, "y": -1.0}, {}, within=(0.0, 2.0))
+    store.submit(ann, "sbm", "q", {"guess": 0.5}, {"answer": 1e300}, within=(0.0, 0.5))
+    assert store.row_count(opened.code) == 1  # a truth is the page's own: not bounded

@@ -24,6 +24,17 @@ classes are open at once; names and values have size limits; and a student keeps
 prediction per step (a new one replaces it). The database's folder is created readable by
 its owner only (0700), and the file too (0600).
 
+What one client may do is bounded too (issue 36: a script opened 997 classes, filled a class
+in 10 s and guessed codes at 28 a second). Every call that opens a class or joins one may name
+its ``client`` (the page passes the browser's address, :func:`dpviz.ui.live.client_key`); the
+store keeps that client's recent attempts and refuses, with a sentence saying when to come
+back, past :data:`OPEN_LIMIT` classes opened an hour, :data:`JOIN_LIMIT` joins in ten minutes,
+or once :data:`FREE_WRONG_CODES` wrong codes in an hour start an exponential wait
+(:func:`wrong_code_wait`). A lecturer may remove a student and lock the class against new
+joins; names are unique in a class (:func:`name_key`); a guess must lie within the range the
+page states for its question, and never past :data:`MAX_GUESS` in size, so one student cannot
+stretch the axis the class is shown on.
+
 A reload starts a new browser session, so a membership is also a *seat*: a random token the
 page keeps in that browser's own address (issue 34). A student's seat stands for their row (the
 row's id is the seat's hash, :func:`seat_id`), so the same browser sits down again in the same
@@ -42,7 +53,8 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +87,27 @@ MAX_VALUES_BYTES = 4096
 BUSY_TIMEOUT_S = 30.0
 #: Lecturer seats a class keeps (the oldest is dropped past it): one per browser.
 MAX_LECTURER_SEATS = 20
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+NO_CLASS = ("No open class has that code: check it with your lecturer (a class closes after "
+            f"{CLASS_HOURS:g} hours).")
+#: Classes one client may open in :data:`OPEN_WINDOW_S` (a lecturer opens one a lecture).
+OPEN_LIMIT = 5
+OPEN_WINDOW_S = 3600.0
+#: Joins one client may make in :data:`JOIN_WINDOW_S`. One client address may be a whole
+#: lecture hall behind a campus NAT: 300 students joining in a minute or two, each perhaps
+#: twice (a typo, another browser), is 600; a script from one address fills at most six
+#: classes in ten minutes, and their lecturers can lock them and remove its names.
+JOIN_LIMIT = 600
+JOIN_WINDOW_S = 600.0
+#: Wrong class codes one client may type in :data:`CODE_WINDOW_S` before waiting: a hall's
+#: typos. Past them each wrong code doubles the wait (:func:`wrong_code_wait`).
+FREE_WRONG_CODES = 20
+CODE_WINDOW_S = 3600.0
+MAX_CODE_WAIT_S = 600.0
+#: The largest size of any number predicted (a page states a tighter range per question).
+MAX_GUESS = 1e6
+#: Characters of a client key kept.
+MAX_CLIENT = 80
 
 Value = float | bool | Sequence[float] | None
 
@@ -114,7 +146,17 @@ CREATE TABLE IF NOT EXISTS lecturer_seats (
     class_code TEXT NOT NULL REFERENCES classes(code) ON DELETE CASCADE,
     created REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS locks (
+    class_code TEXT PRIMARY KEY REFERENCES classes(code) ON DELETE CASCADE
+);
+CREATE TABLE IF NOT EXISTS attempts (
+    client TEXT NOT NULL,
+    action TEXT NOT NULL,
+    at REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS classes_expires ON classes(expires);
+CREATE INDEX IF NOT EXISTS attempts_client ON attempts(client, action, at);
+CREATE INDEX IF NOT EXISTS attempts_at ON attempts(at);
 """
 
 
@@ -179,6 +221,52 @@ def check_name(name: str) -> str:
     return cleaned
 
 
+def name_key(name: str) -> str:
+    """What makes two names the same in one class: case, spaces and character forms aside.
+
+    Examples
+    --------
+    >>> name_key("Ann  Lee") == name_key("annlee") == name_key("ＡＮＮ LEE")
+    True
+    """
+    return "".join(unicodedata.normalize("NFKC", str(name)).split()).casefold()
+
+
+def wrong_code_wait(wrong: int) -> float:
+    """Seconds a client waits after its last wrong code, when it typed ``wrong`` in the window.
+
+    Nothing for the first :data:`FREE_WRONG_CODES` (a hall's typos), then 1 s doubling at
+    each wrong code, up to :data:`MAX_CODE_WAIT_S`: a script guessing codes gets a few dozen
+    tries an hour where it had 28 a second.
+
+    Examples
+    --------
+    >>> [wrong_code_wait(n) for n in (0, FREE_WRONG_CODES - 1, FREE_WRONG_CODES, 24, 40)]
+    [0.0, 0.0, 1.0, 16.0, 600.0]
+    """
+    if wrong < FREE_WRONG_CODES:
+        return 0.0
+    return float(min(MAX_CODE_WAIT_S, 2.0 ** min(wrong - FREE_WRONG_CODES, 30)))
+
+
+class RateLimited(ValueError):
+    """A client's limit is reached; the message says when to try again."""
+
+
+def _span(seconds: float) -> str:
+    """``"hour"``, ``"10 minutes"``: a window as the sentences name it."""
+    return "hour" if seconds == 3600 else f"{seconds / 60:g} minutes"
+
+
+def _later(seconds: float) -> str:
+    """``"in 3 minutes"``, ``"in 40 seconds"``: a wait as a person reads it (rounded up)."""
+    if seconds > 90:
+        minutes = math.ceil(seconds / 60)
+        return f"in {minutes} minutes"
+    whole = max(1, math.ceil(seconds))
+    return f"in {whole} second{'' if whole == 1 else 's'}"
+
+
 def _number(key: str, value: object, *, finite: bool) -> float | bool | None:
     if isinstance(value, bool):
         return value
@@ -192,11 +280,13 @@ def _number(key: str, value: object, *, finite: bool) -> float | bool | None:
     raise ValueError(f"{key} must be a number or a yes/no, got {type(value).__name__}")
 
 
-def encode_values(values: Mapping[str, object], *, what: str, finite: bool) -> str:
+def encode_values(values: Mapping[str, object], *, what: str, finite: bool,
+                  within: tuple[float, float] | None = None) -> str:
     """The JSON of a prediction (``finite=True``) or a truth: numbers, booleans, number lists.
 
-    Raises ``ValueError`` naming ``what`` for another type, a non-finite prediction, or JSON
-    over :data:`MAX_VALUES_BYTES` bytes.
+    Raises ``ValueError`` naming ``what`` for another type, a non-finite prediction, a number
+    outside ``within`` (``(low, high)``, when given), or JSON over :data:`MAX_VALUES_BYTES`
+    bytes.
     """
     clean: dict[str, Value] = {}
     for key, value in values.items():
@@ -207,11 +297,26 @@ def encode_values(values: Mapping[str, object], *, what: str, finite: bool) -> s
             clean[key] = [_number(label, v, finite=finite) for v in value]  # type: ignore[misc]
         else:
             clean[key] = _number(label, value, finite=finite)
+    if within is not None:
+        low, high = within
+        for number in _flat_numbers(clean.values()):
+            if not low <= number <= high:
+                raise ValueError(f"{what} must be between {low:g} and {high:g}, got {number:g}")
     text = json.dumps(clean, allow_nan=False, separators=(",", ":"))
     if len(text.encode()) > MAX_VALUES_BYTES:
         raise ValueError(f"{what} must be at most {MAX_VALUES_BYTES} bytes of values, "
                          f"got {len(text.encode())}")
     return text
+
+
+def _flat_numbers(values: Iterable[Value]) -> list[float]:
+    """The numbers among encoded values (lists opened; yes/no and unknowns left out)."""
+    out: list[float] = []
+    for value in values:
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, float):
+                out.append(v)
+    return out
 
 
 def _hash(token: str) -> str:
@@ -287,8 +392,7 @@ class ClassStore:
     def _require(self, conn: sqlite3.Connection, code: str) -> str:
         row = self._live(conn, code)
         if row is None:
-            raise ValueError("No open class has that code: check it with your lecturer "
-                             f"(a class closes after {CLASS_HOURS:g} hours).")
+            raise ValueError(NO_CLASS)
         return str(row[0])
 
     def _lecturer(self, conn: sqlite3.Connection, code: str, token: str) -> str:
@@ -309,6 +413,43 @@ class ClassStore:
             "(SELECT 1 FROM students s WHERE s.class_code = classes.code))",
             (now, now - EMPTY_HOURS * 3600)).rowcount
 
+    def _attempts(self, conn: sqlite3.Connection, client: str, action: str,
+                  window: float) -> list[float]:
+        """When ``client`` tried ``action`` in the last ``window`` seconds, oldest first."""
+        rows = conn.execute("SELECT at FROM attempts WHERE client = ? AND action = ? AND at > ? "
+                            "ORDER BY at", (client, action, self.clock() - window)).fetchall()
+        return [float(r[0]) for r in rows]
+
+    def _record(self, conn: sqlite3.Connection, client: str | None, action: str) -> None:
+        """Note one attempt (and forget every attempt older than the longest window)."""
+        if client is None:
+            return
+        now = self.clock()
+        conn.execute("DELETE FROM attempts WHERE at <= ?",
+                     (now - max(OPEN_WINDOW_S, JOIN_WINDOW_S, CODE_WINDOW_S),))
+        conn.execute("INSERT INTO attempts VALUES (?, ?, ?)", (client[:MAX_CLIENT], action, now))
+
+    def _throttle(self, conn: sqlite3.Connection, client: str | None, action: str, limit: int,
+                  window: float, what: str) -> None:
+        """Raise :class:`RateLimited` when ``client`` has tried ``action`` ``limit`` times."""
+        if client is None:
+            return
+        tries = self._attempts(conn, client[:MAX_CLIENT], action, window)
+        if len(tries) >= limit:
+            wait = tries[-limit] + window - self.clock()
+            raise RateLimited(f"Too many {what} from here in the last {_span(window)}: try "
+                              f"again {_later(wait)}.")
+
+    def _code_wait(self, conn: sqlite3.Connection, client: str | None) -> None:
+        """Raise :class:`RateLimited` while ``client`` waits after its wrong codes."""
+        if client is None:
+            return
+        wrong = self._attempts(conn, client[:MAX_CLIENT], "code", CODE_WINDOW_S)
+        wait = wrong[-1] + wrong_code_wait(len(wrong)) - self.clock() if wrong else 0.0
+        if wait > 0:
+            raise RateLimited("Too many wrong class codes from here: check the code with your "
+                              f"lecturer and try again {_later(wait)}.")
+
     def purge(self) -> int:
         """Delete expired classes with their students, predictions and reveals; their count.
 
@@ -318,7 +459,8 @@ class ClassStore:
         with self._connect(write=True) as conn:
             return self._purge(conn)
 
-    def open_class(self, mine: tuple[str, str] | None = None) -> OpenedClass:
+    def open_class(self, mine: tuple[str, str] | None = None, *,
+                   client: str | None = None) -> OpenedClass:
         """Open a class (after purging expired ones): its code and the lecturer's token.
 
         Parameters
@@ -326,15 +468,20 @@ class ClassStore:
         mine : (str, str), optional
             The code and token of the class this lecturer's session opened before: while
             it is open it is given back instead of a new one (one open class a session).
+        client : str, optional
+            Who asks (an address, :func:`dpviz.ui.live.client_key`): a new class counts
+            against their :data:`OPEN_LIMIT`. ``None`` (tests, load tests) counts nothing.
 
-        Raises ``ValueError`` when :data:`MAX_CLASSES` classes are open.
+        Raises ``ValueError`` when :data:`MAX_CLASSES` classes are open, and
+        :class:`RateLimited` when ``client`` opened :data:`OPEN_LIMIT` classes in the last
+        :data:`OPEN_WINDOW_S` seconds.
         """
         token = secrets.token_urlsafe(24)
         now = self.clock()
         expires = now + CLASS_HOURS * 3600
         with self._connect(write=True) as conn:
-            self._purge(conn)
             if mine is not None:
+                self._purge(conn)  # an empty class past its hour is not given back
                 try:
                     code = self._lecturer(conn, *mine)
                 except ValueError:
@@ -343,6 +490,9 @@ class ClassStore:
                     until = conn.execute("SELECT expires FROM classes WHERE code = ?",
                                          (code,)).fetchone()[0]
                     return OpenedClass(code, mine[1], float(until))
+            # before the purge: a refused request costs a read, not a rolled-back write
+            self._throttle(conn, client, "open", OPEN_LIMIT, OPEN_WINDOW_S, "classes opened")
+            self._purge(conn)
             if conn.execute("SELECT COUNT(*) FROM classes").fetchone()[0] >= MAX_CLASSES:
                 raise ValueError(f"This server has its {MAX_CLASSES} classes open: try again "
                                  "when one closes.")
@@ -352,6 +502,7 @@ class ClassStore:
                     continue
                 conn.execute("INSERT INTO classes VALUES (?, ?, ?, ?)",
                              (code, _hash(token), now, expires))
+                self._record(conn, client, "open")
                 return OpenedClass(code, token, expires)
 
     def is_open(self, code: str) -> bool:
@@ -386,34 +537,105 @@ class ClassStore:
         return seat
 
     def join(self, code: str, name: str, student_id: str | None = None, *,
-             seat: str | None = None) -> Student:
+             seat: str | None = None, client: str | None = None) -> Student:
         """Join class ``code`` as ``name`` (joining again with the same id or seat renames).
 
         ``seat`` is the token this browser keeps in its address (:func:`new_seat`): the
         student's id is its hash, so :meth:`rejoin` finds the same row after a reload.
         ``student_id`` is an id given as is (no seat). Either takes no new place when the
         class has it already. A full class first drops the students who joined over
-        :data:`EMPTY_HOURS` ago and never predicted. Raises ``ValueError`` for an unknown or
-        expired code, a bad name, or a full class.
+        :data:`EMPTY_HOURS` ago and never predicted. ``client`` (who asks, as for
+        :meth:`open_class`) counts the attempt against :data:`JOIN_LIMIT`, and a wrong code
+        against :data:`FREE_WRONG_CODES`.
+
+        Raises ``ValueError`` for an unknown or expired code, a bad name, a name someone in
+        the class has (:func:`name_key`), a locked class (for a newcomer) or a full one, and
+        :class:`RateLimited` past ``client``'s limits.
         """
         name = check_name(name)
         sid = seat_id(seat) if seat else student_id or secrets.token_hex(8)
+        refusal = ""
         with self._connect(write=True) as conn:
-            code = self._require(conn, code)
-            known = conn.execute("SELECT 1 FROM students WHERE class_code = ? AND student_id = ?",
-                                 (code, sid)).fetchone()
-            if not known and self._students(conn, code) >= MAX_STUDENTS:
-                conn.execute(
-                    "DELETE FROM students WHERE class_code = ? AND joined <= ? AND NOT EXISTS "
-                    "(SELECT 1 FROM predictions p WHERE p.class_code = students.class_code "
-                    "AND p.student_id = students.student_id)",
-                    (code, self.clock() - EMPTY_HOURS * 3600))
-                if self._students(conn, code) >= MAX_STUDENTS:
-                    raise ValueError(f"This class is full: it has its {MAX_STUDENTS} students.")
-            conn.execute("INSERT INTO students VALUES (?, ?, ?, ?) ON CONFLICT "
-                         "(class_code, student_id) DO UPDATE SET name = excluded.name",
-                         (code, sid, name, self.clock()))
-        return Student(code, sid, name)
+            self._code_wait(conn, client)
+            self._throttle(conn, client, "join", JOIN_LIMIT, JOIN_WINDOW_S, "joins")
+            self._record(conn, client, "join")
+            row = self._live(conn, code)
+            if row is None:
+                self._record(conn, client, "code")
+            else:
+                refusal = self._seat(conn, str(row[0]), name, sid)
+        if row is None:  # raised after the commit: the wrong code stays counted
+            raise ValueError(NO_CLASS)
+        if refusal:
+            raise ValueError(refusal)
+        return Student(str(row[0]), sid, name)
+
+    def _seat(self, conn: sqlite3.Connection, code: str, name: str, sid: str) -> str:
+        """Seat ``sid`` as ``name`` in open class ``code``: ``""``, or the sentence refusing it."""
+        known = conn.execute("SELECT 1 FROM students WHERE class_code = ? AND student_id = ?",
+                             (code, sid)).fetchone()
+        key = name_key(name)
+        for (other,) in conn.execute("SELECT name FROM students WHERE class_code = ? AND "
+                                     "student_id != ?", (code, sid)):
+            if name_key(other) == key:
+                return (f"This class already has a student called {name!r}: add an initial "
+                        "or your surname.")
+        if not known and self._locked(conn, code):
+            return "This class is locked: your lecturer lets no one new in."
+        if not known and self._students(conn, code) >= MAX_STUDENTS:
+            conn.execute(
+                "DELETE FROM students WHERE class_code = ? AND joined <= ? AND NOT EXISTS "
+                "(SELECT 1 FROM predictions p WHERE p.class_code = students.class_code "
+                "AND p.student_id = students.student_id)",
+                (code, self.clock() - EMPTY_HOURS * 3600))
+            if self._students(conn, code) >= MAX_STUDENTS:
+                return f"This class is full: it has its {MAX_STUDENTS} students."
+        conn.execute("INSERT INTO students VALUES (?, ?, ?, ?) ON CONFLICT "
+                     "(class_code, student_id) DO UPDATE SET name = excluded.name",
+                     (code, sid, name, self.clock()))
+        return ""
+
+    @staticmethod
+    def _locked(conn: sqlite3.Connection, code: str) -> bool:
+        return conn.execute("SELECT 1 FROM locks WHERE class_code = ?",
+                            (code,)).fetchone() is not None
+
+    def is_locked(self, code: str) -> bool:
+        """Whether open class ``code`` is locked against new students."""
+        with self._connect() as conn:
+            return self._locked(conn, self._require(conn, code))
+
+    def lock(self, code: str, token: str, locked: bool = True) -> None:
+        """Lock class ``code`` against new students, or open it again (the lecturer only).
+
+        Students already in it stay, and may rejoin or rename.
+        """
+        with self._connect(write=True) as conn:
+            code = self._lecturer(conn, code, token)
+            if locked:
+                conn.execute("INSERT OR IGNORE INTO locks VALUES (?)", (code,))
+            else:
+                conn.execute("DELETE FROM locks WHERE class_code = ?", (code,))
+
+    def roster(self, code: str, token: str) -> list[Student]:
+        """The students of class ``code`` by name (the lecturer only: names are never projected)."""
+        with self._connect() as conn:
+            code = self._lecturer(conn, code, token)
+            rows = conn.execute("SELECT student_id, name FROM students WHERE class_code = ? "
+                                "ORDER BY name COLLATE NOCASE, joined", (code,)).fetchall()
+        return [Student(code, str(sid), str(name)) for sid, name in rows]
+
+    def remove(self, code: str, token: str, student_id: str) -> None:
+        """Remove a student and their predictions from class ``code`` (the lecturer only).
+
+        Their page finds itself out of the class (:meth:`is_member`); they may join again
+        unless the class is locked.
+        """
+        with self._connect(write=True) as conn:
+            code = self._lecturer(conn, code, token)
+            for table in ("predictions", "students"):
+                conn.execute(f"DELETE FROM {table} WHERE class_code = ? AND student_id = ?",
+                             (code, student_id))
 
     def rejoin(self, code: str, seat: str) -> Student:
         """The student whose seat in class ``code`` is ``seat``: the same row, name and answers.
@@ -438,15 +660,21 @@ class ClassStore:
                 (code, student.student_id)).fetchone() is not None
 
     def submit(self, student: Student, step: str, question: str,
-               prediction: Mapping[str, object], truth: Mapping[str, object]) -> None:
+               prediction: Mapping[str, object], truth: Mapping[str, object], *,
+               within: tuple[float, float] = (-MAX_GUESS, MAX_GUESS)) -> None:
         """Store ``student``'s prediction on ``step`` (replacing their earlier one there).
 
+        ``within`` is the range the page states for its question's numbers (never wider
+        than :data:`MAX_GUESS` either way): the class's figures are drawn on the guesses.
         Raises ``ValueError`` for an unknown or expired class, a student not in it, a step
-        outside :data:`STEPS`, values over the limits, or a class at :data:`MAX_PREDICTIONS`.
+        outside :data:`STEPS`, a number outside ``within``, values over the limits, or a
+        class at :data:`MAX_PREDICTIONS`.
         """
         _check_step(step)
         question = " ".join(str(question).split())[:MAX_QUESTION]
-        said = encode_values(prediction, what="prediction", finite=True)
+        low, high = within
+        said = encode_values(prediction, what="prediction", finite=True,
+                             within=(max(low, -MAX_GUESS), min(high, MAX_GUESS)))
         true = encode_values(truth, what="truth", finite=False)
         with self._connect(write=True) as conn:
             code = self._require(conn, student.code)
