@@ -6,6 +6,7 @@ engine computed (``dpviz.privacy.plans``), and return a ``plotly.graph_objects.F
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -28,10 +29,13 @@ from dpviz.viz.style import (
     COLORS,
     METHOD_SHORT,
     TEMPLATE,
+    Skeleton,
     log_ticks,
     method_color,
     plotly_text,
+    refill,
     series_color,
+    skeleton,
     wrapped,
 )
 
@@ -228,21 +232,30 @@ def _spend_bar(rows: Sequence[_Spend], title: str, *, total: float | None,
     shared = total is not None and math.isfinite(total) and whole > 0
     lengths = ([total * w / whole for w in weights] if shared and total is not None else
                [(r.epsilon or 0.0) * r.count for r in rows])
-    fig = go.Figure()
-    for i, (r, length) in enumerate(zip(rows, lengths, strict=True)):
+    traces = []
+    for r, length in zip(rows, lengths, strict=True):
         name = plotly_text(r.name)  # a release of private ranges is named by its column
         eps = "—" if r.epsilon is None else f"{r.epsilon:.4g}"
-        fig.add_trace(go.Bar(
-            name=name, y=["budget"], x=[length], orientation="h",
-            marker_color=series_color(i), showlegend=len(rows) <= _MAX_LEGEND_ROWS,
-            hovertemplate=(f"{name} ({r.mechanism}) × {r.count}<br>noise scale "
-                           f"{'varies' if math.isnan(r.scale) else f'{r.scale:.4g}'}"
-                           f"<br>ε of each alone: {eps}<br>"
-                           "its share of the ε spent: %{x:.3g}<extra></extra>")))
+        traces.append({"name": name, "x": [length], "hovertemplate": (
+            f"{name} ({r.mechanism}) × {r.count}<br>noise scale "
+            f"{'varies' if math.isnan(r.scale) else f'{r.scale:.4g}'}"
+            f"<br>ε of each alone: {eps}<br>its share of the ε spent: %{{x:.3g}}<extra></extra>")})
     at = f" at δ = {delta:.2g}" if delta else ""
     axis = (f"ε spent{at}: {total:.3g} in all; each part its share" if shared and
             total is not None else "ε spent (each release's own ε, added up)")
-    legend = LEGEND_ROW * sum(1 for trace in fig.data if trace.showlegend is not False)
+    return refill(_spend_bar_shape(len(rows), title), traces,
+                  {"xaxis.title.text": wrapped(axis, 42)})
+
+
+@functools.lru_cache(maxsize=64)
+def _spend_bar_shape(rows: int, title: str) -> Skeleton:
+    """:func:`_spend_bar` without its numbers, validated once per number of rows and title."""
+    fig = go.Figure()
+    for i in range(rows):
+        fig.add_trace(go.Bar(y=["budget"], x=[0.0], orientation="h",
+                             marker_color=series_color(i),
+                             showlegend=rows <= _MAX_LEGEND_ROWS))
+    legend = LEGEND_ROW * (rows if rows <= _MAX_LEGEND_ROWS else 0)
     # One entry a row under the axis title, in a margin of its own: as readable on a phone as
     # at 1280 px, and its height is known (a wrapping legend's depends on the screen).
     fig.update_layout(template=TEMPLATE, title=title, barmode="stack",
@@ -252,9 +265,9 @@ def _spend_bar(rows: Sequence[_Spend], title: str, *, total: float | None,
                       title_yref="container", title_y=1, title_yanchor="top",
                       title_automargin=True, title_pad={"t": 10},
                       margin={"t": 10, "b": AXIS_HEIGHT + legend})
-    fig.update_xaxes(title_text=wrapped(axis, 42), rangemode="tozero")
+    fig.update_xaxes(title_text="ε spent", rangemode="tozero")
     fig.update_yaxes(showticklabels=False, showgrid=False)
-    return fig
+    return skeleton(fig)
 
 
 def allocation_bar(allocations: Mapping[str, Allocation], *, method: str | None = None,
