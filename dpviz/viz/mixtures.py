@@ -9,13 +9,15 @@ shown, and passes plain arrays in.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import ArrayLike, NDArray
 
-from dpviz.viz.style import COLORS, TEMPLATE, plotly_text
+from dpviz.viz.style import COLORS, TEMPLATE, Skeleton, plotly_text, refill, skeleton
 
 DATA_COLOR = "#9aa5b1"
 #: The legend name of the rows drawn under a figure (a sample of them on large tables).
@@ -59,19 +61,16 @@ def ellipse(mean: ArrayLike, covariance: ArrayLike, n_sigma: float = 1.0,
     return path[0], path[1]
 
 
-def _ellipse_trace(means: NDArray[np.float64], covariances: NDArray[np.float64],
-                   n_sigma: int, dash: str, who: str, reference: str | None) -> go.Scatter:
+def _ellipse_paths(means: NDArray[np.float64], covariances: NDArray[np.float64],
+                   n_sigma: int) -> dict[str, list[float | None]]:
+    """The ``n_sigma`` ellipses of every component as one path, broken by ``None``."""
     xs: list[float | None] = []
     ys: list[float | None] = []
     for mean, cov in zip(means, covariances, strict=True):
         x, y = ellipse(mean, cov, n_sigma)
         xs.extend([*x.tolist(), None])
         ys.extend([*y.tolist(), None])
-    return go.Scatter(x=xs, y=ys, mode="lines",
-                      name=legend_name(f"{n_sigma}σ ellipses", who, reference),
-                      line={"color": COLORS[who], "width": 2 if n_sigma == 1 else 1.3,
-                            "dash": dash},
-                      legendgroup=who, hoverinfo="skip", connectgaps=False)
+    return {"x": xs, "y": ys}
 
 
 def legend_name(what: str, who: str, reference: str | None) -> str:
@@ -147,61 +146,83 @@ def mixture_figure(data: ArrayLike, true_means: ArrayLike, private_means: ArrayL
     assert rows is not None and mu is not None and est is not None
     d = np.asarray(data).shape[1]
     names = list(axis_names) if axis_names is not None else [f"x{i + 1}" for i in range(d)]
-    fig = go.Figure()
-    # SVG, not WebGL: each ε move replots, and a Scattergl then makes new WebGL contexts (two
-    # a move, software-rendered in a GPU-less browser: 0.1 s more of the page's main thread)
-    fig.add_trace(go.Scatter(
-        x=rows[:, 0], y=rows[:, 1], mode="markers", name=ROWS_NAME,
-        marker={"color": DATA_COLOR, "size": 4, "opacity": 0.45},
-        hovertemplate="(%{x:.3g}, %{y:.3g})<extra>row</extra>"))
-    for who, means, covariances in (("true", mu, _project_cov(true_covariances, axes)),
-                                    ("private", est, _project_cov(private_covariances, axes))):
-        if covariances is None:
-            continue
-        for n_sigma, dash in SIGMAS:
-            fig.add_trace(_ellipse_trace(means, covariances, n_sigma, dash, who, reference))
+    traces: list[dict[str, Any]] = [{"x": rows[:, 0], "y": rows[:, 1]}]
+    ellipses = []
+    for means, covariances in ((mu, _project_cov(true_covariances, axes)),
+                               (est, _project_cov(private_covariances, axes))):
+        ellipses.append(covariances is not None)
+        if covariances is not None:
+            traces += [_ellipse_paths(means, covariances, n_sigma) for n_sigma, _ in SIGMAS]
     if cloud is not None:
         points = _project(cloud, axes)
         assert points is not None
-        fig.add_trace(go.Scatter(
-            x=points[:, 0], y=points[:, 1], mode="markers", name="private means, repeated runs",
-            marker={"color": COLORS["private"], "size": 6, "opacity": 0.35,
-                    "symbol": "circle"},
-            hovertemplate="a run's private mean (%{x:.3g}, %{y:.3g})<extra></extra>"))
+        traces.append({"x": points[:, 0], "y": points[:, 1]})
     labels = [str(j + 1) for j in range(len(mu))]
     kept = axis_ranges(np.vstack([rows, mu]), est)
-    for who, means, symbol in (("true", mu, "x"), ("private", est, "circle")):
-        hover = (f"mean %{{text}} of {reference}" if who == "true" and reference else
-                 f"{who} mean %{{text}}")
-        fig.add_trace(go.Scatter(
-            x=means[:, 0], y=means[:, 1], mode="markers+text",
-            name=legend_name("means", who, reference),
-            text=labels, textposition="top right",
-            textfont={"color": COLORS[who], "size": 14},
-            marker={"color": COLORS[who], "size": 13, "symbol": symbol,
-                    "line": {"color": "white", "width": 1.5}},
-            legendgroup=who,
-            hovertemplate=f"{hover}: (%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
+    traces += [{"x": means[:, 0], "y": means[:, 1], "text": labels} for means in (mu, est)]
     beyond = _beyond(est, kept)
     if beyond.any():
         edge = np.column_stack([np.clip(est[:, i], *(kept[i] or (-np.inf, np.inf)))
                                 for i in (0, 1)])
+        traces.append({"x": edge[beyond, 0], "y": edge[beyond, 1],
+                       "text": [labels[j] for j in np.flatnonzero(beyond)],
+                       "customdata": est[beyond]})
+    shape = _mixture_shape(ellipses[0], ellipses[1], cloud is not None, bool(beyond.any()),
+                           reference, title, plotly_text(names[axes[0]]),
+                           plotly_text(names[axes[1]]))
+    return refill(shape, traces, {f"{axis}.range": span for axis, span
+                                  in zip(("xaxis", "yaxis"), kept, strict=True)
+                                  if span is not None})
+
+
+@functools.lru_cache(maxsize=64)
+def _mixture_shape(true_ellipses: bool, private_ellipses: bool, cloud: bool, beyond: bool,
+                   reference: str | None, title: str, x_title: str, y_title: str) -> Skeleton:
+    """:func:`mixture_figure` without its points, validated once per set of traces."""
+    fig = go.Figure()
+    # SVG, not WebGL: each ε move replots, and a Scattergl then makes new WebGL contexts (two
+    # a move, software-rendered in a GPU-less browser: 0.1 s more of the page's main thread)
+    fig.add_trace(go.Scatter(
+        mode="markers", name=ROWS_NAME,
+        marker={"color": DATA_COLOR, "size": 4, "opacity": 0.45},
+        hovertemplate="(%{x:.3g}, %{y:.3g})<extra>row</extra>"))
+    for who, drawn in (("true", true_ellipses), ("private", private_ellipses)):
+        for n_sigma, dash in SIGMAS if drawn else ():
+            fig.add_trace(go.Scatter(
+                mode="lines", name=legend_name(f"{n_sigma}σ ellipses", who, reference),
+                line={"color": COLORS[who], "width": 2 if n_sigma == 1 else 1.3, "dash": dash},
+                legendgroup=who, hoverinfo="skip", connectgaps=False))
+    if cloud:
         fig.add_trace(go.Scatter(
-            x=edge[beyond, 0], y=edge[beyond, 1], mode="markers+text",
-            name="private means beyond the view (at its edge)",
-            text=[labels[j] for j in np.flatnonzero(beyond)], textposition="top right",
-            textfont={"color": COLORS["private"], "size": 14},
-            customdata=est[beyond], legendgroup="private",
+            mode="markers", name="private means, repeated runs",
+            marker={"color": COLORS["private"], "size": 6, "opacity": 0.35,
+                    "symbol": "circle"},
+            hovertemplate="a run's private mean (%{x:.3g}, %{y:.3g})<extra></extra>"))
+    for who, symbol in (("true", "x"), ("private", "circle")):
+        hover = (f"mean %{{text}} of {reference}" if who == "true" and reference else
+                 f"{who} mean %{{text}}")
+        fig.add_trace(go.Scatter(
+            mode="markers+text", name=legend_name("means", who, reference),
+            textposition="top right", textfont={"color": COLORS[who], "size": 14},
+            marker={"color": COLORS[who], "size": 13, "symbol": symbol,
+                    "line": {"color": "white", "width": 1.5}},
+            legendgroup=who,
+            hovertemplate=f"{hover}: (%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
+    if beyond:
+        fig.add_trace(go.Scatter(
+            mode="markers+text", name="private means beyond the view (at its edge)",
+            textposition="top right", textfont={"color": COLORS["private"], "size": 14},
+            legendgroup="private",
             marker={"color": COLORS["private"], "size": 13, "symbol": "diamond-open",
                     "line": {"width": 2}},
             hovertemplate="private mean %{text}, beyond the view: (%{customdata[0]:.4g}, "
                           "%{customdata[1]:.4g})<extra></extra>"))
     fig.update_layout(template=TEMPLATE, title=title, height=620)
-    fig.update_xaxes(title_text=plotly_text(names[axes[0]]), range=kept[0])
-    fig.update_yaxes(title_text=plotly_text(names[axes[1]]), range=kept[1])
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title)
     if reference is None:  # generated data: one unit, drawn to one scale
         fig.update_yaxes(scaleanchor="x", scaleratio=1)
-    return fig
+    return skeleton(fig)
 
 
 def axis_ranges(shown: ArrayLike, private: ArrayLike
