@@ -32,7 +32,8 @@ Privacy argument.
    sensitivity ``Δ'`` ``Δ'/b``-DP; discrete Gaussian noise at ``σ`` makes one of L2
    sensitivity ``Δ'`` ``Δ'²/(2σ²)``-zCDP (CKS 2020: every Rényi divergence is at most the
    continuous Gaussian's), the charges of the continuous mechanisms at ``Δ'``; the noise is
-   drawn at ``⌈scale/g⌉`` grid steps, at least the scale asked for. :func:`relaxation` is
+   drawn at ``⌈scale/g⌉`` grid steps, at least the scale asked for.
+   :func:`~dpviz.privacy.noise_grid.relaxation` is
    that ``n·g`` or ``√n·g``, what OpenDP's own maps add for the same grid, and the ledger
    charges ``Δ +`` it (``Release.relaxation``).
 3. *No floating-point leak.* ``g`` is a power of two, so ``x/g`` and the final ``·g`` are exact
@@ -40,6 +41,21 @@ Privacy argument.
    of two exact integers (``|Z| ≥ 2^53`` is summed in Python integers): the output is a
    function of the integer ``N = rint(x/g) + Z`` alone, post-processing of a DP release —
    unlike ``x + noise`` in floats, whose low bits depend on ``x`` (Mironov, CCS 2012).
+4. *The truncated Laplace* (:func:`add_truncated_discrete_laplace`): the same rounding, and
+   discrete Laplace noise conditioned on ``|Z| ≤ M`` by rejection (redrawn from fresh words,
+   so the kept draw has the truncated pmf exactly). On integers of L1 sensitivity ``D`` with
+   ``D/b ≤ ε`` it is (ε, δ)-DP once ``M`` is
+   :func:`~dpviz.privacy.noise_grid.truncation`'s (the proof is there) — the discrete form of
+   Geng, Ding, Guo & Kumar's truncated Laplace (AISTATS 2020), whose continuous argument
+   carries over term by term. The output lies within ``(M + 1/2)·g`` of the value
+   (:func:`~dpviz.privacy.noise_grid.truncated_support`), which callers subtract as a public
+   margin.
+5. *Randomized response's flips* (:func:`bernoulli_positions`): i.i.d. bits that are 1 with
+   probability ``1 − e^-γ`` for a rational γ, as the positions of the ones, whose gaps are
+   exact geometric draws (Algorithm 2 without its sign).
+   :func:`~dpviz.privacy.noise_grid.flip_ratio` picks γ so that the flip probability is at
+   least ``1/(1 + e^ε)`` with both likelihood ratios at most e^ε: the flips are ε-DP as
+   drawn, not up to a float's rounding.
 
 The grid is ``2^-28`` of the Gaussian's σ (``σ/g ∈ [2^28, 2^29)``, the largest that keeps the
 acceptance test's denominators within 60 bits) and ``2^-40`` of the Laplace's b, so the
@@ -53,6 +69,9 @@ References
 ----------
 C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for Differential Privacy",
 NeurIPS 2020 (arXiv:2004.00010), Algorithms 1, 2 and 3.
+Q. Geng, W. Ding, R. Guo and S. Kumar, "Tight Analysis of Privacy and Utility Tradeoff in
+Approximate Differential Privacy", AISTATS 2020 (the truncated Laplace).
+S. L. Warner, "Randomized Response", JASA 60 (1965).
 I. Mironov, "On Significance of the Least Significant Bits for Differential Privacy",
 CCS 2012.
 """
@@ -68,12 +87,13 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-#: Grid steps per noise scale, as a power of two: ``scale/g ∈ [2^bits, 2^(bits + 1))``.
-GRID_BITS = {"laplace": 40, "gaussian": 28}
+from dpviz.privacy.noise_grid import FLIP_DENOMINATOR, grid, truncation
+
 #: Words of the DRBG one draw uses on average at these grids, rounded up (measured: 7.04 for
-#: the discrete Laplace, 11.15 for the discrete Gaussian): buying what a call needs in one
-#: buffer, with a refill for the rare overrun, as unused words cost as much as used ones.
-WORDS_PER_DRAW = {"laplace": 7.1, "gaussian": 11.3}
+#: the discrete Laplace, 11.15 for the discrete Gaussian, 6.03 for a geometric gap at
+#: ``t = 2^40``): buying what a call needs in one buffer, with a refill for the rare overrun,
+#: as unused words cost as much as used ones.
+WORDS_PER_DRAW = {"laplace": 7.1, "gaussian": 11.3, "geometric": 6.1}
 #: Words bought beyond the expected need, at every purchase.
 MIN_WORDS = 64
 #: The largest bound a uniform draw takes (a 62-bit integer: products stay in int64).
@@ -211,14 +231,14 @@ def _bernoulli_exp(words: NDArray[np.uint64], state: NDArray[np.int64], num: int
 
 
 @_compiled
-def _discrete_laplace(words: NDArray[np.uint64], state: NDArray[np.int64], t: int, s: int,
-                      most: int) -> tuple[int, bool]:
-    """One draw of ``P(z) ∝ exp(−|z|·s/t)``: CKS Algorithm 2; ``(draw, False)`` out of words.
+def _geometric(words: NDArray[np.uint64], state: NDArray[np.int64], t: int, s: int,
+               most: int) -> tuple[int, bool]:
+    """One draw of ``P(y) ∝ exp(−y·s/t)``, ``y ≥ 0``: CKS Algorithm 2 up to its sign.
 
     ``U`` uniform below ``t`` kept with probability ``exp(−U/t)``, ``V`` geometric from
-    ``Bernoulli(exp(−1))``, ``X = U + t·V`` is geometric of ratio ``exp(−1/t)``; ``⌊X/s⌋`` with
-    a random sign, rejecting −0. ``most = ⌊(2^62 − t)/t⌋``, the largest V that cannot
-    overflow.
+    ``Bernoulli(exp(−1))``, ``X = U + t·V`` is geometric of ratio ``exp(−1/t)``, and ``⌊X/s⌋``
+    of ratio ``exp(−s/t)``. ``most = ⌊(2^62 − t)/t⌋``, the largest V that cannot overflow.
+    ``(draw, False)`` out of words.
     """
     while True:
         u = _uniform(words, state, t)
@@ -239,7 +259,20 @@ def _discrete_laplace(words: NDArray[np.uint64], state: NDArray[np.int64], t: in
             v += 1
         if v > most:
             raise OverflowError(_OVERFLOW)
-        y = u + t * v if s == 1 else (u + t * v) // s
+        return (u + t * v if s == 1 else (u + t * v) // s), True
+
+
+@_compiled
+def _discrete_laplace(words: NDArray[np.uint64], state: NDArray[np.int64], t: int, s: int,
+                      most: int) -> tuple[int, bool]:
+    """One draw of ``P(z) ∝ exp(−|z|·s/t)``: CKS Algorithm 2; ``(draw, False)`` out of words.
+
+    :func:`_geometric` with a random sign, rejecting −0 (and then starting again from U).
+    """
+    while True:
+        y, ok = _geometric(words, state, t, s, most)
+        if not ok:
+            return 0, False
         negative = _uniform(words, state, 2)
         if negative < 0:
             return 0, False
@@ -310,6 +343,20 @@ def _fill_laplace(out: NDArray[np.int64], start: int, words: NDArray[np.uint64],
         if not ok:
             return i, began
         out[i] = z
+    return out.size, state[0]
+
+
+@_compiled
+def _fill_geometric(out: NDArray[np.int64], start: int, words: NDArray[np.uint64],
+                    state: NDArray[np.int64], t: int, s: int, most: int) -> tuple[int, int]:
+    """Fill ``out[start:]`` with :func:`_geometric` draws; as :func:`_fill_laplace`."""
+    state[0] = 0
+    for i in range(start, out.size):
+        began = state[0]
+        y, ok = _geometric(words, state, t, s, most)
+        if not ok:
+            return i, began
+        out[i] = y
     return out.size, state[0]
 
 
@@ -404,50 +451,6 @@ def discrete_gaussian(sigma: Fraction | int, size: int) -> NDArray[np.int64]:
                  (MAX_BOUND - c.numerator) // c.denominator)
 
 
-def grid(mechanism: str, scale: float) -> float:
-    """The grid step ``g = 2^k`` of ``mechanism``'s noise at ``scale``.
-
-    ``scale/g ∈ [2^b, 2^(b+1))`` with ``b`` from :data:`GRID_BITS` (28 for the Gaussian, 40
-    for the Laplace).
-
-    Examples
-    --------
-    >>> grid("gaussian", 1.0) == 2.0**-28, grid("laplace", 3.0) == 2.0**-39
-    (True, True)
-    """
-    _, exponent = math.frexp(scale)  # scale = m·2^exponent, m ∈ [1/2, 1)
-    step = math.ldexp(1.0, exponent - 1 - GRID_BITS[mechanism])
-    if step < 2.0**-1022:
-        raise ValueError(f"the noise scale {scale:g} is too small for the secure sampler's "
-                         f"grid: it must be at least 2^{GRID_BITS[mechanism] - 1021}")
-    return step
-
-
-def relaxation(mechanism: str, scale: float, coordinates: int, *,
-               integers: bool = False) -> float:
-    """What rounding ``coordinates`` entries to the grid adds to the sensitivity.
-
-    ``n·g`` for the Laplace (L1), ``√n·g`` for the Gaussian (L2), ``g`` = :func:`grid`; 0 for
-    ``integers`` (integer values lie on any grid ``g ≤ 1``). OpenDP's ``make_laplace`` and
-    ``make_gaussian`` add the same for the same grid (``k = log2 g``).
-
-    Examples
-    --------
-    >>> relaxation("laplace", 1.0, 4) == 4 * 2.0**-40
-    True
-    >>> relaxation("laplace", 2.0, 3, integers=True)
-    0.0
-    """
-    step = grid(mechanism, scale)
-    if integers and step <= 1:
-        return 0.0
-    if mechanism == "laplace":
-        return coordinates * step
-    root = math.sqrt(coordinates)
-    return (root if math.isqrt(coordinates) ** 2 == coordinates
-            else math.nextafter(root, math.inf)) * step
-
-
 def add_discrete_noise(mechanism: str, values: NDArray[np.float64],
                        scale: float) -> NDArray[np.float64]:
     """``(rint(values/g) + Z)·g``: finite ``values`` with exact discrete noise of ``scale``.
@@ -455,7 +458,7 @@ def add_discrete_noise(mechanism: str, values: NDArray[np.float64],
     ``Z`` is discrete Laplace (``b = scale``) or discrete Gaussian (``σ = scale``) in grid
     units, drawn at ``⌈scale/g⌉`` steps; the output is a function of the integer vector
     ``rint(values/g) + Z`` (see the module's privacy argument), and the ledger charges the
-    sensitivity plus :func:`relaxation`.
+    sensitivity plus :func:`~dpviz.privacy.noise_grid.relaxation`.
 
     Examples
     --------
@@ -464,9 +467,13 @@ def add_discrete_noise(mechanism: str, values: NDArray[np.float64],
     True
     """
     step = grid(mechanism, scale)
-    units = math.ceil(scale / step)
     draw = discrete_laplace if mechanism == "laplace" else discrete_gaussian
-    noise = draw(units, values.size)
+    return _released(values, draw(math.ceil(scale / step), values.size), step)
+
+
+def _released(values: NDArray[np.float64], noise: NDArray[np.int64],
+              step: float) -> NDArray[np.float64]:
+    """``(rint(values/step) + noise)·step``, computed exactly (the module's point 3)."""
     rounded = np.rint(np.clip(values / step, -MAX_UNITS, MAX_UNITS))
     # exact while |noise| < 2^53: the correctly rounded sum of two integers
     total: NDArray[np.float64] = rounded + noise
@@ -474,3 +481,65 @@ def add_discrete_noise(mechanism: str, values: NDArray[np.float64],
     for i in far:
         total[i] = float(int(rounded[i]) + int(noise[i]))
     return np.multiply(total, step, out=total)
+
+
+def add_truncated_discrete_laplace(values: NDArray[np.float64], scale: float, epsilon: float,
+                                   delta: float) -> NDArray[np.float64]:
+    """``values`` on the Laplace grid plus discrete Laplace noise truncated at ``M`` steps.
+
+    The noise is drawn at ``⌈scale/g⌉`` grid steps and redrawn wherever it falls beyond
+    ``M`` steps (:func:`~dpviz.privacy.noise_grid.truncation`; rejection sampling: the kept
+    draws follow the truncated pmf exactly); the output is within
+    :func:`~dpviz.privacy.noise_grid.truncated_support` of each value. The caller widens
+    ``scale`` so that ``ε·⌈scale/g⌉`` is at least the rounded values' integer L1
+    sensitivity, ``Δ/g + n``.
+
+    Examples
+    --------
+    >>> out = add_truncated_discrete_laplace(np.zeros(1000), 1.0, 1.0, 1e-3)
+    >>> from dpviz.privacy.noise_grid import truncated_support
+    >>> bool(np.abs(out).max() <= truncated_support(1.0, 1.0, 1e-3))
+    True
+    """
+    step = grid("laplace", scale)
+    units = math.ceil(scale / step)
+    most = truncation(units, epsilon, delta)
+    noise = discrete_laplace(units, values.size)
+    outside = np.flatnonzero(np.abs(noise) > most)
+    while outside.size:
+        noise[outside] = discrete_laplace(units, outside.size)
+        outside = outside[np.abs(noise[outside]) > most]
+    return _released(values, noise, step)
+
+
+def bernoulli_positions(total: int, ratio: Fraction) -> NDArray[np.int64]:
+    """The sorted positions in ``range(total)`` of i.i.d. ``Bernoulli(1 − e^-ratio)`` bits.
+
+    Exact and O(expected ones): the gaps between ones are i.i.d. geometric,
+    ``P(gap = y + 1) = e^(-ratio·y)(1 − e^-ratio)``, drawn by :func:`_geometric` (CKS
+    Algorithm 2 without its sign) for ``ratio = s/t``, ``t ≤ 2^40``, and cumulated until
+    they pass ``total``.
+
+    Examples
+    --------
+    >>> from dpviz.privacy.noise_grid import flip_ratio
+    >>> bits = bernoulli_positions(10_000, flip_ratio(math.log(3)))
+    >>> bool(np.all(np.diff(bits) > 0)), 2_000 < bits.size < 3_000
+    (True, True)
+    """
+    if not (ratio > 0 and ratio.denominator <= FLIP_DENOMINATOR):
+        raise ValueError(f"the flips' ratio must be > 0 with a denominator <= 2^40, got {ratio}")
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    t, s = ratio.denominator, ratio.numerator
+    p = -math.expm1(-float(ratio))
+    size = int(total * p + 5 * math.sqrt(total * p) + 100)
+    chunks, last = [], -1
+    while last < total:
+        gaps = _draw(_fill_geometric, size, WORDS_PER_DRAW["geometric"], t, s,
+                     (MAX_BOUND - t) // t)
+        positions = last + np.cumsum(gaps + 1)
+        chunks.append(positions)
+        last = int(positions[-1])
+    drawn = np.concatenate(chunks)
+    return drawn[drawn < total]

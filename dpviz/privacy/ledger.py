@@ -45,11 +45,14 @@ class Release:
     components : tuple of Release
         For ``composite`` rows: the releases it covers, for display only.
     sampler : str or None
-        What drew the noise: ``"discrete"`` (secure randomness: exact discrete Laplace or
-        Gaussian noise on a grid, :mod:`dpviz.privacy.discrete_noise`), ``"discrete+float"``
-        (that noise, then transformed and added in floating point: the masking mechanism's
-        means and covariances), ``"opendp"`` (OpenDP's noisy max, a secure exponential
-        mechanism), ``"numpy"`` (numpy's floating-point draws) or ``None`` (nothing drawn).
+        What drew the noise: ``"discrete"`` (secure randomness: exact discrete Laplace,
+        Gaussian or truncated Laplace noise on a grid, or randomized response's exact flips,
+        :mod:`dpviz.privacy.discrete_noise`), ``"discrete+float"`` (that noise, then
+        transformed and added in floating point: the masking mechanism's means and
+        covariances), ``"opendp"`` (OpenDP's noisy max, a secure exponential mechanism),
+        ``"numpy"`` (numpy's floating-point draws: seeded), ``"numpy (Bingham sampler: no
+        float-safe sampler exists)"`` (the secure exponential mechanism on the sphere, the
+        named exception) or ``None`` (nothing drawn).
     relaxation : float
         What rounding the value to the secure sampler's grid added to the sensitivity
         (``n·g`` in L1, ``√n·g`` in L2 for n entries on the grid ``g``): the release is

@@ -6,18 +6,21 @@ caller's :class:`~dpviz.privacy.ledger.Ledger`. Nothing private leaves dpviz any
 Floating-point note. ``value + numpy_noise`` leaks through the low bits of its output: the
 set of floats it can produce depends on ``value`` (Mironov, CCS 2012). With a secure generator
 (:func:`~dpviz.privacy.randomness.is_secure`) every Laplace and Gaussian release — scalars,
-vectors, the symmetric matrix mechanisms, AboveThreshold, the stable histogram — rounds the
-value to a power-of-two grid and adds exact discrete Laplace or discrete Gaussian noise drawn
-from cryptographic bits (Canonne, Kamath & Steinke 2020; :mod:`dpviz.privacy.discrete_noise`),
-so the output is a function of an integer; rounding costs a sensitivity relaxation (``n·g``
-in L1, ``√n·g`` in L2), recorded on the ledger row (``relaxation``) and charged. The
+vectors, the symmetric matrix mechanisms, AboveThreshold, the stable histogram, the truncated
+Laplace — rounds the value to a power-of-two grid and adds exact discrete Laplace or discrete
+Gaussian noise drawn from cryptographic bits (Canonne, Kamath & Steinke 2020;
+:mod:`dpviz.privacy.discrete_noise`), so the output is a function of an integer; rounding
+costs a sensitivity relaxation (``n·g`` in L1, ``√n·g`` in L2), recorded on the ledger row
+(``relaxation``) and paid for by widening the noise, so each release costs what its plan
+said. Randomized response's flips are exact Bernoulli draws from the same bits, and the
 exponential mechanism's selection is OpenDP's float-safe noisy max. With a seeded generator
-the noise is numpy's, reproducible: teaching randomness. Each ledger row says which (``sampler``).
-Still on numpy floats in both modes: the truncated Laplace, the Bingham sampler and randomized
-response's flips. The masking mechanism's weights are released on the grid; its means' and
-covariances' noise is the discrete sampler's (:func:`draw_noise`), but multiplied by a
-covariance root (and, for the covariances, squared) in floating point and then added in
-floating point: those rows say ``"discrete+float"``.
+the noise is numpy's, reproducible: teaching randomness. Each ledger row says which
+(``sampler``). The exceptions, named on their rows: the Bingham sampler of the exponential
+mechanism on the sphere draws numpy floats in both modes (:data:`NUMPY_BINGHAM`: no
+float-safe sampler exists), and the masking mechanism's means' and covariances' noise is the
+discrete sampler's (:func:`draw_noise`) but multiplied by a covariance root (and, for the
+covariances, squared) and added in floating point (``"discrete+float"``); its weights are
+released on the grid.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpviz.core import limits
 from dpviz.privacy.ledger import Ledger, Release
+from dpviz.privacy.noise_grid import flip_ratio, relaxation, truncated_support
 from dpviz.privacy.randomness import is_secure
 from dpviz.privacy.solver import Allocation
 
@@ -41,11 +45,14 @@ if TYPE_CHECKING:
 
 #: The ledger's ``sampler`` of a release: the exact discrete sampler on a grid (secure), its
 #: noise transformed and added in floating point (not float-safe), OpenDP's noisy max (the
-#: secure exponential mechanism), or numpy's floats.
+#: secure exponential mechanism), or numpy's floats (seeded, and the Bingham sampler's named
+#: exception when secure).
 DISCRETE = "discrete"
 DISCRETE_FLOAT = "discrete+float"
 OPENDP = "opendp"
 NUMPY = "numpy"
+#: The secure exponential mechanism on the sphere: no float-safe sampler exists.
+NUMPY_BINGHAM = "numpy (Bingham sampler: no float-safe sampler exists)"
 NOISES = ("laplace", "gaussian")
 
 
@@ -117,12 +124,10 @@ def grid_relaxation(mechanism: str, scale: float, rng: np.random.Generator, entr
     A secure generator's noise is drawn on a grid (:func:`add_noise`); rounding ``entries``
     values to it adds ``entries·g`` to an L1 sensitivity (Laplace) and ``√entries·g`` to an L2
     one (Gaussian) — nothing for ``integers`` on a grid finer than 1
-    (:func:`dpviz.privacy.discrete_noise.relaxation`). Seeded noise is not rounded.
+    (:func:`dpviz.privacy.noise_grid.relaxation`). Seeded noise is not rounded.
     """
     if scale == 0 or math.isinf(scale) or not is_secure(rng):
         return 0.0
-    from dpviz.privacy.discrete_noise import relaxation  # here: numba costs a secure run only
-
     return relaxation(mechanism, scale, entries, integers=integers)
 
 
@@ -130,23 +135,42 @@ def widened(mechanism: str, sensitivity: float, scale: float, rng: np.random.Gen
             entries: int) -> tuple[float, float]:
     """The scale a release of ``entries`` values draws at, and the grid's relaxation ``r``.
 
-    Seeded: ``(scale, 0)``. Secure: rounding to the sampler's grid adds ``r``
-    (:func:`grid_relaxation`) to the sensitivity ``Δ``, so the noise is widened by
-    ``(Δ + r)/Δ`` — a relative ``√n·2^-28`` or ``n·2^-40`` of ``scale/Δ`` — and the release
-    costs what its plan said: ``(Δ + r)/widened = Δ/scale`` (the smallest float for which
-    the ledger's quotient is at most the plan's). ``r`` is that of the widened scale's grid
-    (recomputed until the grid stops growing). At ``Δ = 0`` nothing can be widened and ``r``
-    is charged on top.
+    Seeded: ``(scale, 0)``. Secure: :func:`secure_scale`.
     """
-    relaxed = grid_relaxation(mechanism, scale, rng, entries)
+    if not is_secure(rng):
+        return scale, 0.0
+    return secure_scale(mechanism, sensitivity, scale, entries)
+
+
+def secure_scale(mechanism: str, sensitivity: float, scale: float,
+                 entries: int) -> tuple[float, float]:
+    """The scale a secure release of ``entries`` values draws at, and the grid's relaxation.
+
+    Rounding to the sampler's grid adds ``r`` (:func:`grid_relaxation`) to the sensitivity
+    ``Δ``, so the noise is widened by ``(Δ + r)/Δ`` — a relative ``√n·2^-28`` or ``n·2^-40``
+    of ``scale/Δ`` — and the release costs what its plan said: ``(Δ + r)/widened = Δ/scale``
+    (the smallest float for which the ledger's quotient is at most the plan's). ``r`` is
+    that of the widened scale's grid (recomputed until the grid stops growing). At ``Δ = 0``
+    nothing can be widened and ``r`` is charged on top. Where ``r`` grows as fast as the
+    scale (``Δ/scale`` below about ``√n·2^-28`` or ``n·2^-40``) no widening fits:
+    ``ValueError``. A function of public numbers only.
+    """
+    if scale == 0 or math.isinf(scale):
+        return scale, 0.0
+    relaxed = relaxation(mechanism, scale, entries)
     if not relaxed or sensitivity == 0:
         return scale, relaxed
     plan = sensitivity / scale
     while True:
         wider = scale * (sensitivity + relaxed) / sensitivity
+        if math.isinf(wider):  # each grid step costs more than the noise allows: no scale fits
+            raise ValueError(
+                f"{mechanism} noise at sensitivity {sensitivity:g} and scale {scale:g} is too "
+                f"wide for secure randomness: rounding {entries} values to its grid would "
+                "cost more than the release's whole budget; use a larger epsilon")
         while (sensitivity + relaxed) / wider > plan:
             wider = math.nextafter(wider, math.inf)
-        again = grid_relaxation(mechanism, wider, rng, entries)
+        again = relaxation(mechanism, wider, entries)
         if again <= relaxed:
             return wider, relaxed
         relaxed = again
@@ -357,15 +381,44 @@ def release(value: ArrayLike, allocation: Allocation, *, rng: np.random.Generato
                      f"{allocation.epsilon}")
 
 
-def truncated_laplace_bound(sensitivity: float, epsilon: float, delta: float) -> float:
-    """The support ``A = (Δ/ε)·ln(1 + (e^ε − 1)/(2δ))`` of the truncated Laplace."""
-    return sensitivity / epsilon * math.log1p(math.expm1(epsilon) / (2 * delta))
+def truncated_laplace_bound(sensitivity: float, epsilon: float, delta: float,
+                            entries: int = 1) -> float:
+    """How far :func:`truncated_laplace` moves a value, from either generator: public.
+
+    Geng et al.'s support ``A = (Δ/ε)·ln(1 + (e^ε − 1)/(2δ))`` of the continuous noise
+    (seeded), or the secure sampler's ``(M + 1/2)·g`` at the widened scale for ``entries``
+    values (:func:`dpviz.privacy.noise_grid.truncated_support`), whichever is larger —
+    the secure one, by a relative ``2^-40`` or so. Callers subtract it as a one-sided margin,
+    so it must hold for the sampler a run uses, which they need not know.
+
+    Examples
+    --------
+    >>> a = truncated_laplace_bound(1.0, 1.0, 1e-6)
+    >>> 0 < a - math.log1p(math.expm1(1.0) / 2e-6) < 1e-9
+    True
+    """
+    continuous = sensitivity / epsilon * math.log1p(math.expm1(epsilon) / (2 * delta))
+    scale, _ = secure_scale("laplace", sensitivity, sensitivity / epsilon, entries)
+    return max(continuous, truncated_support(scale, epsilon, delta))
 
 
 def truncated_laplace(value: ArrayLike, *, sensitivity: float, epsilon: float, delta: float,
                       rng: np.random.Generator, ledger: Ledger, name: str,
                       part: str | None = None) -> NDArray[np.float64] | float:
-    """Add noise with density ∝ ``exp(−ε|z|/Δ)`` on ``[−A, A]`` (Geng et al.); (ε, δ)-DP."""
+    """Add noise with density ∝ ``exp(−ε|z|/Δ)`` on ``[−A, A]`` (Geng et al.); (ε, δ)-DP.
+
+    Each entry gets its own noise; ``Δ`` is the L1 sensitivity of all of them (the outputs
+    only one side can give are at most those of a single entry shifted by Δ). Every output
+    is within :func:`truncated_laplace_bound` of its value.
+
+    A seeded generator draws numpy's continuous noise by inversion. A secure one rounds the
+    value to the Laplace grid and adds exact discrete Laplace noise truncated at ``M`` grid
+    steps (:func:`dpviz.privacy.discrete_noise.add_truncated_discrete_laplace`): rounding
+    ``n`` entries adds ``n·g`` to the L1 sensitivity, so the scale is widened by
+    ``(Δ + n·g)/Δ`` (:func:`widened`) and ``M`` is set for (ε, δ) at that scale
+    (:func:`dpviz.privacy.noise_grid.truncation`): the release is (ε, δ)-DP as planned,
+    the row records the relaxation, and its output is a function of an integer.
+    """
     sensitivity = limits.SENSITIVITY.check(sensitivity)
     epsilon = limits.check_epsilon(epsilon)
     delta = limits.DELTA_POSITIVE.check(delta)
@@ -374,14 +427,22 @@ def truncated_laplace(value: ArrayLike, *, sensitivity: float, epsilon: float, d
         ledger.record(Release(name, "truncated_laplace", sensitivity, "L1", 0.0,
                               epsilon=epsilon, delta=delta, part=part))
         return arr.copy() if arr.ndim else float(arr)
-    b = sensitivity / epsilon
-    bound = truncated_laplace_bound(sensitivity, epsilon, delta)
-    u = rng.random(size=arr.shape)
-    magnitude = -b * np.log1p(-u * (-math.expm1(-bound / b)))
-    sign = np.where(rng.random(size=arr.shape) < 0.5, -1.0, 1.0)
-    noisy = arr + sign * magnitude
+    if is_secure(rng):
+        b, relaxed = widened("laplace", sensitivity, sensitivity / epsilon, rng, arr.size)
+        from dpviz.privacy import discrete_noise  # here: numba costs a secure run only
+
+        noisy = discrete_noise.add_truncated_discrete_laplace(arr.ravel(), b, epsilon,
+                                                              delta).reshape(arr.shape)
+    else:
+        b, relaxed = sensitivity / epsilon, 0.0
+        bound = sensitivity / epsilon * math.log1p(math.expm1(epsilon) / (2 * delta))
+        u = rng.random(size=arr.shape)
+        magnitude = -b * np.log1p(-u * (-math.expm1(-bound / b)))
+        sign = np.where(rng.random(size=arr.shape) < 0.5, -1.0, 1.0)
+        noisy = arr + sign * magnitude
     ledger.record(Release(name, "truncated_laplace", sensitivity, "L1", b, epsilon=epsilon,
-                          delta=delta, part=part, sampler=NUMPY))
+                          delta=delta, part=part, sampler=sampler_of(rng, b),
+                          relaxation=relaxed))
     return noisy if arr.ndim else float(noisy)
 
 
@@ -484,9 +545,19 @@ def exponential_on_sphere(matrix: ArrayLike, *, sensitivity: float, epsilon: flo
     ``u ∝ exp(ε·uᵀMu/(2Δᵤ))`` for a symmetric ``M`` whose quadratic form has sensitivity
     ``Δᵤ``, drawn exactly by :func:`sample_bingham` in M's eigenbasis (Amin et al. 2019).
     At ε = ∞ the top eigenvector.
+
+    Secure randomness's one exception: the draw is numpy's floats from either generator
+    (Philox keyed from OS entropy when secure), and its row says so
+    (:data:`NUMPY_BINGHAM`). A float-safe sampler would need the output to be a function of
+    an exactly sampled discrete object, but the Bingham density lives on the continuous
+    sphere, the proposal is a Gaussian shaped by data-dependent eigenvalues, and the
+    acceptance test compares floats; a grid on the sphere fine enough to matter has
+    exponentially many points in d (beyond a noisy max), and no exact Bingham sampler is
+    known.
     """
     values, vectors = np.linalg.eigh(_square(matrix))
-    scale = _record_exponential(sensitivity, epsilon, ledger, name, part, NUMPY)
+    scale = _record_exponential(sensitivity, epsilon, ledger, name, part,
+                                NUMPY_BINGHAM if is_secure(rng) else NUMPY)
     if math.isinf(scale):
         return np.asarray(vectors[:, -1], dtype=np.float64)
     w = sample_bingham((values[-1] - values) / scale, rng)
@@ -504,20 +575,61 @@ def flip_probability(epsilon: float) -> float:
     return 0.0 if math.isinf(epsilon) else 1 / (1 + math.exp(epsilon))
 
 
-def randomized_response(epsilon: float, *, ledger: Ledger, name: str,
-                        part: str | None = None) -> float:
-    """Record a randomized-response release (ε-DP); return its flip probability ``1/(1 + e^ε)``.
+def randomized_response(epsilon: float, *, bits: int, rng: np.random.Generator,
+                        ledger: Ledger, name: str,
+                        part: str | None = None) -> tuple[float, NDArray[np.int64]]:
+    """Randomized response on ``bits`` bits (ε-DP): record it, and draw which bits flip.
 
-    Each neighbour change moves one bit.
-    The caller flips with it (a sparse graph samples the flipped pairs instead of drawing a
-    coin per pair), so the flips themselves are drawn where the data's layout is known.
+    Each neighbour change moves one bit. Returns the flip probability and the sorted
+    positions in ``range(bits)`` of the bits to flip, so a caller whose bits are mostly zeros
+    (a sparse graph's vertex pairs) XORs them in without a coin per bit.
+
+    A seeded generator flips with probability ``1/(1 + e^ε)`` (:func:`flip_probability`),
+    drawing the gaps between flips from numpy's geometric sampler. A secure one flips with
+    an exact ``p̂ = 1 − e^-γ`` for a rational γ (:func:`dpviz.privacy.noise_grid.flip_ratio`:
+    ``p̂`` is at least ``1/(1 + e^ε)``, by at most ``2^-40``, and both likelihood ratios
+    ``(1 − p̂)/p̂`` and ``p̂/(1 − p̂)`` are at most e^ε), drawn from cryptographic bits
+    (:func:`dpviz.privacy.discrete_noise.bernoulli_positions`): ε-DP exactly (Warner 1965).
+    The returned probability is the one drawn with, for debiasing.
+
+    Examples
+    --------
+    >>> from dpviz.privacy import Ledger
+    >>> p, flips = randomized_response(math.log(3), bits=1000, rng=np.random.default_rng(0),
+    ...                                ledger=Ledger(), name="bits")
+    >>> round(p, 6), 150 < flips.size < 350
+    (0.25, True)
     """
     epsilon = limits.check_epsilon(epsilon)
-    p = flip_probability(epsilon)
+    secure = is_secure(rng) and not math.isinf(epsilon)
+    if secure:
+        from dpviz.privacy import discrete_noise  # here: numba costs a secure run only
+
+        ratio = flip_ratio(epsilon)
+        p = -math.expm1(-float(ratio))
+    else:
+        p = flip_probability(epsilon)
     ledger.record(Release(name, "randomized_response", 1.0, "bits", p, epsilon=epsilon,
                           delta=0.0, rho=epsilon * epsilon / 2, part=part,
-                          sampler=NUMPY if p > 0 else None))
-    return p
+                          sampler=(DISCRETE if secure else NUMPY) if p > 0 else None))
+    if secure:
+        return p, discrete_noise.bernoulli_positions(bits, ratio)
+    return p, _numpy_flips(bits, p, rng)
+
+
+def _numpy_flips(total: int, probability: float,
+                 rng: np.random.Generator) -> NDArray[np.int64]:
+    """A Bernoulli(p) subset of ``range(total)``, sorted, drawn by its Geometric gaps: O(pN)."""
+    if probability == 0 or total == 0:
+        return np.zeros(0, dtype=np.int64)
+    chunks, last = [], -1
+    size = int(total * probability + 5 * math.sqrt(total * probability) + 100)
+    while last < total:
+        positions = last + np.cumsum(rng.geometric(probability, size=size))
+        chunks.append(positions)
+        last = int(positions[-1])
+    drawn = np.concatenate(chunks)
+    return drawn[drawn < total]
 
 
 def above_threshold(queries: Sequence[float] | NDArray[np.float64], *, threshold: float,

@@ -2,17 +2,19 @@
 
 A fixed seed is *teaching randomness*: anyone who knows it redraws the noise. A
 :class:`SecureGenerator` is seeded from :mod:`secrets` (OS entropy) and is never shown; the
-mechanisms of :mod:`dpviz.privacy.mechanisms` draw its Laplace and Gaussian noise with the
-exact discrete samplers of :mod:`dpviz.privacy.discrete_noise` on a grid, and its
-exponential-mechanism choices with OpenDP's noisy max, instead of numpy's floating-point
-draws (Mironov, CCS 2012).
+mechanisms of :mod:`dpviz.privacy.mechanisms` draw its Laplace, Gaussian and truncated
+Laplace noise and randomized response's flips with the exact discrete samplers of
+:mod:`dpviz.privacy.discrete_noise` on a grid, and its exponential-mechanism choices with
+OpenDP's noisy max, instead of numpy's floating-point draws (Mironov, CCS 2012).
 
-Its other draws (a random start, randomized response's flips, the exponential mechanism's
-proposals) come from numpy's Philox, a counter-based generator keyed with the 128 secret bits:
-unlike PCG64, whose state can be recovered from its outputs (Bouillaguet et al., 2020), no
-attack recovers its key from what a page shows — but it is not a proven cryptographic
-generator. The discrete samplers draw their bits from OpenSSL's DRBG (``ssl.RAND_bytes``) and
-OpenDP from the operating system's CSPRNG, neither from the generator.
+Its other draws come from numpy's Philox, a counter-based generator keyed with the 128
+secret bits: data-independent choices (a random start, subsamples, a grid's random shift, an
+edge split, a permutation) and the one release without a float-safe sampler, the Bingham
+sampler of the exponential mechanism on the sphere (its ledger row names it). Unlike PCG64,
+whose state can be recovered from its outputs (Bouillaguet et al., 2020), no attack recovers
+Philox's key from what a page shows — but it is not a proven cryptographic generator. The
+discrete samplers draw their bits from OpenSSL's DRBG (``ssl.RAND_bytes``) and OpenDP from
+the operating system's CSPRNG, neither from the generator.
 """
 
 from __future__ import annotations

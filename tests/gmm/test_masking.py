@@ -202,7 +202,7 @@ def test_secure_masking_charges_the_weights_grid_relaxation():
     """Secure: rounding each weight to the sampler's grid moves neighbours' weights up to
     ``r + g`` apart; the weights row records ``g``, and its (ε′, δ′) covers ``r + g`` as it
     stays within the lemma's ``γ_w`` at the planned η_w. Seeded: no rounding, no relaxation."""
-    from dpviz.privacy.discrete_noise import grid
+    from dpviz.privacy.noise_grid import grid
     from dpviz.privacy.randomness import secure_generator
 
     args = {"epsilon": 1.0, "delta": 1e-6, "alpha": 0.3, "beta": 0.1, "compositions": ("basic",)}

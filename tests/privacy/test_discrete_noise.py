@@ -15,15 +15,10 @@ import opendp.prelude as dp
 import pytest
 from scipy import stats
 
-from dpviz.privacy import Ledger, discrete_noise, gaussian, laplace, symmetric_laplace
-from dpviz.privacy.discrete_noise import (
-    add_discrete_noise,
-    discrete_gaussian,
-    discrete_laplace,
-    grid,
-    relaxation,
-)
-from dpviz.privacy.randomness import secure_generator
+from dpviz.privacy import Ledger, discrete_noise, gaussian, laplace, noise_grid, symmetric_laplace
+from dpviz.privacy.discrete_noise import add_discrete_noise, discrete_gaussian, discrete_laplace
+from dpviz.privacy.noise_grid import GRID_BITS, grid, relaxation
+from dpviz.privacy.randomness import is_secure, secure_generator
 
 DRAWS = 200_000
 PASS = 1e-6
@@ -107,8 +102,8 @@ def test_the_release_is_a_function_of_an_integer_on_the_grid(mechanism):
     scale = 0.37
     g = grid(mechanism, scale)
     assert math.log2(g).is_integer()
-    assert 2.0 ** discrete_noise.GRID_BITS[mechanism] <= scale / g < 2.0 ** (
-        discrete_noise.GRID_BITS[mechanism] + 1)
+    assert 2.0 ** GRID_BITS[mechanism] <= scale / g < 2.0 ** (
+        GRID_BITS[mechanism] + 1)
     values = np.array([0.1, -3.3, 1e12, 5e-300, -0.0])
     out = add_discrete_noise(mechanism, values, scale)
     assert np.array_equal(out / g, np.rint(out / g))  # every output is N·g, N an integer
@@ -174,3 +169,131 @@ def test_relaxation_is_an_upper_bound_and_zero_for_integers_on_a_fine_grid():
     assert relaxation("gaussian", 1.0, 2) == pytest.approx(math.sqrt(2) * g, rel=1e-15)
     assert relaxation("laplace", 2.0, 2, integers=True) == 0.0
     assert relaxation("laplace", 2.0**45, 2, integers=True) == 2 * grid("laplace", 2.0**45)
+
+
+# ------------------------------------- the truncated Laplace and randomized response (issue 36)
+
+
+def truncated_delta(units: int, shift: int, most: int) -> float:
+    """The truncated discrete Laplace's δ at an integer shift: the mass of the outputs only
+    one side can give, summed term by term."""
+    q = math.exp(-1 / units)
+    total = 1 + 2 * sum(q**j for j in range(1, most + 1))
+    return sum(q**j for j in range(most - shift + 1, most + 1)) / total
+
+
+@pytest.mark.parametrize(("units", "epsilon", "delta"),
+                         [(3, 1.0, 1e-3), (20, 0.5, 1e-6), (1000, 0.2, 0.05)])
+def test_truncation_is_the_smallest_that_keeps_delta(units, epsilon, delta):
+    """Summed directly, ``M`` keeps the δ of a shift of ε·units within δ, and ``M − 1``
+    does not: the closed form is exact, its margin below a grid step."""
+    shift = round(epsilon * units)
+    most = noise_grid.truncation(units, epsilon, delta)
+    assert truncated_delta(units, shift, most) <= delta < truncated_delta(units, shift, most - 1)
+
+
+def test_the_truncated_discrete_laplace_matches_its_pmf(monkeypatch):
+    """On a coarse grid (8 steps per b, so the pmf can be counted) the noise is the discrete
+    Laplace conditioned on ``|z| ≤ M``: it reaches ±M, never beyond, with the exact pmf."""
+    monkeypatch.setitem(noise_grid.GRID_BITS, "laplace", 3)
+    epsilon, delta = 0.5, 0.05
+    g = grid("laplace", 1.0)
+    units = math.ceil(1.0 / g)
+    most = noise_grid.truncation(units, epsilon, delta)
+    z = np.rint(discrete_noise.add_truncated_discrete_laplace(np.zeros(DRAWS), 1.0, epsilon,
+                                                              delta) / g).astype(np.int64)
+    assert np.abs(z).max() == most and z.min() == -most
+    q = math.exp(-1 / units)
+    norm = 1 + 2 * sum(q**j for j in range(1, most + 1))
+
+    def pmf(values):
+        return np.where(np.abs(values) <= most, q ** np.abs(values) / norm, 0.0)
+
+    assert chi2_p(z, pmf) > PASS
+    assert chi2_p(z, lambda v: laplace_pmf(v, Fraction(units))) < REJECT  # not untruncated
+
+
+def test_flips_are_exact_bernoulli_bits():
+    """The positions' count is Binomial(N, p̂) and their gaps geometric of ratio 1 − p̂."""
+    ratio = noise_grid.flip_ratio(1.0)
+    p = -math.expm1(-float(ratio))
+    total = 2_000_000
+    ones = discrete_noise.bernoulli_positions(total, ratio)
+    assert np.all(np.diff(ones) > 0) and ones[0] >= 0 and ones[-1] < total
+    assert stats.binomtest(ones.size, total, p).pvalue > PASS
+    assert stats.binomtest(ones.size, total, p * 1.01).pvalue < REJECT
+    gaps = np.diff(ones) - 1
+    assert chi2_p(gaps, lambda y: np.where(y >= 0, p * (1 - p) ** np.abs(y), 0.0)) > PASS
+
+
+@pytest.mark.parametrize("epsilon", [2.0**-38, 1e-6, 0.1, 1.0, 5.0, 20.0, 40.0, 745.0, 1000.0])
+def test_the_flip_ratio_is_epsilon_dp_exactly(epsilon):
+    """In 60-digit arithmetic: ``p̂ = 1 − e^-γ ≥ 1/(1 + e^ε)`` (by at most 2^-40) and both
+    likelihood ratios of a flipped bit are at most e^ε."""
+    from decimal import Decimal, localcontext
+
+    ratio = noise_grid.flip_ratio(epsilon)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        eps = Decimal(epsilon)
+        kept = (-Decimal(ratio.numerator) / Decimal(ratio.denominator)).exp()  # 1 − p̂
+        p, flip = 1 / (1 + eps.exp()), 1 - kept
+        assert p <= flip <= p + Decimal(2) ** -39
+        assert (kept / flip).ln() <= eps and (flip / kept).ln() <= eps
+
+
+def test_the_flip_ratio_refuses_an_epsilon_it_cannot_bracket():
+    with pytest.raises(ValueError, match="2\\^-38"):
+        noise_grid.flip_ratio(2.0**-39)
+
+
+def test_each_secure_release_names_its_sampler():
+    """Secure: the truncated Laplace and randomized response are the discrete sampler's; the
+    truncated Laplace records its relaxation, is widened to cost its plan, stays within its
+    public bound and lands on the grid; the Bingham sampler names itself the exception.
+    Seeded: numpy, no relaxation."""
+    from dpviz.privacy import exponential_on_sphere, randomized_response, truncated_laplace
+    from dpviz.privacy.mechanisms import NUMPY_BINGHAM, truncated_laplace_bound
+
+    sensitivity, epsilon, delta, n = 2.0, 0.7, 0.1, 100_000
+    for rng in (secure_generator(), np.random.default_rng(0)):
+        secure = is_secure(rng)
+        ledger = Ledger()
+        z = truncated_laplace(np.zeros(n), sensitivity=sensitivity, epsilon=epsilon,
+                              delta=delta, rng=rng, ledger=ledger, name="t")
+        randomized_response(1.0, bits=1000, rng=rng, ledger=ledger, name="rr")
+        exponential_on_sphere(np.diag([3.0, 1.0]), sensitivity=1.0, epsilon=1.0, rng=rng,
+                              ledger=ledger, name="u")
+        trunc, rr, sphere = ledger.releases
+        assert np.abs(z).max() <= truncated_laplace_bound(sensitivity, epsilon, delta, n)
+        a = sensitivity / epsilon * math.log1p(math.expm1(epsilon) / (2 * delta))
+        assert stats.kstest(np.abs(z), stats.truncexpon(b=a / trunc.scale,
+                                                        scale=trunc.scale).cdf).pvalue > PASS
+        if secure:
+            assert [r.sampler for r in ledger.releases] == ["discrete", "discrete",
+                                                            NUMPY_BINGHAM]
+            g = grid("laplace", trunc.scale)
+            assert trunc.relaxation == n * g
+            assert trunc.charged / trunc.scale <= epsilon < trunc.charged / (trunc.scale * 0.999)
+            assert np.array_equal(z / g, np.rint(z / g))
+        else:
+            assert [r.sampler for r in ledger.releases] == ["numpy"] * 3
+            assert trunc.relaxation == 0 and trunc.scale == sensitivity / epsilon
+
+
+def test_the_truncated_laplace_bound_holds_for_either_sampler():
+    from dpviz.privacy.mechanisms import secure_scale, truncated_laplace_bound
+
+    for sensitivity, epsilon, delta in ((1.0, 1.0, 1e-6), (0.3, 0.05, 1e-9), (40.0, 8.0, 0.2)):
+        a = sensitivity / epsilon * math.log1p(math.expm1(epsilon) / (2 * delta))
+        scale, _ = secure_scale("laplace", sensitivity, sensitivity / epsilon, 1)
+        bound = truncated_laplace_bound(sensitivity, epsilon, delta)
+        assert bound >= max(a, noise_grid.truncated_support(scale, epsilon, delta))
+        assert bound <= a * (1 + 1e-9)
+
+
+def test_a_widening_that_cannot_fit_is_refused():
+    """Δ/σ below the grid's relative step: no widened σ pays for its own grid."""
+    with pytest.raises(ValueError, match="too wide for secure randomness"):
+        gaussian(0.0, sensitivity=1e-12, sigma=1.0, rng=secure_generator(), ledger=Ledger(),
+                 name="x")

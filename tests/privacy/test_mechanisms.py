@@ -531,17 +531,25 @@ def test_symmetric_laplace_is_symmetric_with_the_stated_scale():
     assert (release.mechanism, release.norm, release.epsilon) == ("laplace", "L1", 4.0)
 
 
-def test_randomized_response_records_its_epsilon_and_returns_the_flip_probability():
+def test_randomized_response_records_its_epsilon_and_returns_the_flip_probability(noise_rng):
     from dpviz.privacy import flip_probability, randomized_response
 
     ledger = Ledger()
-    p = randomized_response(math.log(3), ledger=ledger, name="bits")
-    assert p == pytest.approx(0.25) == pytest.approx(flip_probability(math.log(3)))
+    bits = 200_000
+    p, flips = randomized_response(math.log(3), bits=bits, rng=noise_rng, ledger=ledger,
+                                   name="bits")
+    assert p == pytest.approx(0.25, abs=2**-40) == pytest.approx(flip_probability(math.log(3)))
+    assert p >= 0.25 if is_secure(noise_rng) else p == 0.25
+    assert np.all(np.diff(flips) > 0) and 0 <= flips[0] and flips[-1] < bits
+    assert stats.binomtest(flips.size, bits, 0.25).pvalue > passing(noise_rng)
     (release,) = ledger.releases
-    assert release.mechanism == "randomized_response"
+    assert release.mechanism == "randomized_response" and release.scale == p
+    assert release.sampler == ("discrete" if is_secure(noise_rng) else "numpy")
     assert ledger.total().epsilon == pytest.approx(math.log(3))
     with pytest.raises(ValueError, match="epsilon must be"):
-        randomized_response(-1.0, ledger=ledger, name="bad")
+        randomized_response(-1.0, bits=3, rng=noise_rng, ledger=ledger, name="bad")
+    p, flips = randomized_response(math.inf, bits=3, rng=noise_rng, ledger=ledger, name="none")
+    assert p == 0 and flips.size == 0 and ledger.releases[-1].sampler is None
 
 
 def test_exponential_on_sphere_concentrates_on_the_top_eigenvector_and_is_recorded():

@@ -7,8 +7,9 @@ Every registered private estimator runs its entry's example once on the checks' 
 numpy's noise draw and the secure generator's own Laplace and Gumbel samplers must never run,
 and every Laplace-or-Gaussian row of the ledger says ``sampler: discrete`` and matches a spied
 call at its scale, and so does every exponential-mechanism row (an OpenDP selection) unless
-its entry says numpy draws its choices (:attr:`~dpviz.core.entry.Estimator.numpy_choice`). A
-seeded run of the same estimator calls neither.
+its entry says numpy draws its choices (:attr:`~dpviz.core.entry.Estimator.numpy_choice`), where
+the row names the exception. No secure row says plain ``numpy``. A seeded run of the same
+estimator calls neither.
 """
 
 from __future__ import annotations
@@ -67,14 +68,24 @@ def _rows(releases: tuple[Release, ...]) -> list[Release]:
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Record the discrete sampler's releases and OpenDP's selections; fail on any numpy draw
-    of noise."""
+    """Record the discrete sampler's releases (the truncated Laplace and randomized response's
+    flips too) and OpenDP's selections; fail on any numpy draw of noise or flips."""
     calls: list[tuple[str, float, int]] = []
     release, select = discrete_noise.add_discrete_noise, mechanisms._opendp_select
+    truncated, flips = (discrete_noise.add_truncated_discrete_laplace,
+                        discrete_noise.bernoulli_positions)
 
     def spied_release(mechanism, values, scale):
         calls.append((mechanism, scale, len(values)))
         return release(mechanism, values, scale)
+
+    def spied_truncated(values, scale, epsilon, delta):
+        calls.append(("truncated_laplace", scale, len(values)))
+        return truncated(values, scale, epsilon, delta)
+
+    def spied_flips(total, ratio):
+        calls.append(("flips", float(ratio), total))
+        return flips(total, ratio)
 
     def spied_select(utilities, scale):
         calls.append(("select", scale, len(utilities)))
@@ -86,13 +97,16 @@ def spy(monkeypatch):
         return np.zeros(shape)
 
     def forbidden(self, *args, **kwargs):
-        raise AssertionError("a secure generator's own Laplace or Gumbel sampler ran")
+        raise AssertionError("a secure generator's own Laplace, Gumbel or geometric sampler ran")
 
     monkeypatch.setattr(discrete_noise, "add_discrete_noise", spied_release)
+    monkeypatch.setattr(discrete_noise, "add_truncated_discrete_laplace", spied_truncated)
+    monkeypatch.setattr(discrete_noise, "bernoulli_positions", spied_flips)
     monkeypatch.setattr(mechanisms, "_opendp_select", spied_select)
     monkeypatch.setattr(mechanisms, "_numpy_noise", numpy_noise)
     monkeypatch.setattr(SecureGenerator, "laplace", forbidden, raising=False)
     monkeypatch.setattr(SecureGenerator, "gumbel", forbidden, raising=False)
+    monkeypatch.setattr(SecureGenerator, "geometric", forbidden, raising=False)
     return calls
 
 
@@ -112,10 +126,20 @@ def test_a_secure_run_draws_every_laplace_and_gaussian_with_the_discrete_sampler
         assert spy, "the ledger says secure samplers, but none was called"
     # OpenDP makes every exponential-mechanism choice at its scale, unless the entry says
     # which choices numpy draws (a sampler OpenDP lacks)
+    # no secure row is drawn by numpy unless it names why (the Bingham sampler); the truncated
+    # Laplace and randomized response are the discrete sampler's, at the row's scale
+    assert not [r for r in rows if r.sampler == "numpy"], rows
+    for r in rows:
+        if r.mechanism in ("truncated_laplace", "randomized_response") and r.sampler:
+            assert r.sampler == "discrete", r
+            kind = "truncated_laplace" if r.mechanism == "truncated_laplace" else "flips"
+            assert any(c[0] == kind for c in spy), r
+            if kind == "truncated_laplace":
+                assert any(math.isclose(c[1], r.scale) for c in spy if c[0] == kind), r
     for r in rows:
         if r.mechanism == "exponential" and 0 < r.scale < math.inf:
             if entry.numpy_choice is not None:
-                assert r.sampler == "numpy", r
+                assert r.sampler == mechanisms.NUMPY_BINGHAM, r
                 continue
             assert r.sampler == "opendp", r
             assert any(c[0] == "select" and math.isclose(c[1], r.scale) for c in spy), r

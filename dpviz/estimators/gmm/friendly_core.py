@@ -17,7 +17,11 @@ R) and of mixing weights; then
    ``Δ = (t − 4)/3``: 0 up to two thirds of the tuples, 1 when every other tuple is a friend.
 3. **Private core weight.** ``Ŵ = W + TLap`` for ``W = Σ w(X)`` (truncated Laplace, support
    ``[−A, A]``), and the certified lower bound ``W_low = Ŵ − A ≤ W``. ⊥ when
-   ``W_low < t/4`` (the core is too light to average).
+   ``W_low < t/4`` (the core is too light to average). ``A`` is
+   :func:`~dpviz.privacy.mechanisms.truncated_laplace_bound`, which holds for both samplers:
+   under secure randomness the discrete truncated Laplace on a grid, exact and from
+   cryptographic bits, moves W by at most its ``(M + 1/2)·g``, a relative 2^-40 or so past
+   Geng et al.'s A (the ledger row says ``sampler: discrete``).
 4. **Aggregation.** Each tuple of positive weight is matched to a reference tuple of the core
    (mean i ↔ the reference mean within 2r); the weighted average of each group of matched means
    and of the matched mixing weights is released with Gaussian noise; the k components are

@@ -5,14 +5,15 @@
   localise on hubs, which the page should say).
 - :func:`randomized_response`: flip every vertex pair with probability ``p = 1/(1 + e^ε)``
   (ε-edge-DP: each pair is one bit, and neighbouring graphs differ in one bit), debias
-  ``(Ã − p)/(1 − 2p)``, then the same spectral step. Post-processing costs nothing.
+  ``(Ã − p)/(1 − 2p)``, then the same spectral step. Post-processing costs nothing. Under
+  secure randomness the flips are exact Bernoulli draws from cryptographic bits at a ``p``
+  at most 2^-40 above (:func:`dpviz.privacy.randomized_response`), and the debiasing uses it.
 - :func:`gauss_adjacency`: Gaussian noise on the strict upper triangle of A, whose L2
   sensitivity is 1, then the spectral step: what the projection buys over plain noise.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -69,37 +70,28 @@ def _pair_offsets(n: int) -> IntArray:
     return i * n - i * (i + 1) // 2
 
 
-def _bernoulli_positions(total: int, probability: float,
-                         rng: np.random.Generator) -> IntArray:
-    """A Bernoulli(p) subset of ``range(total)``, sorted, drawn by its Geometric gaps: O(pN)."""
-    if probability == 0 or total == 0:
-        return np.zeros(0, dtype=np.int64)
-    chunks, last = [], -1
-    size = int(total * probability + 5 * math.sqrt(total * probability) + 100)
-    while last < total:
-        positions = last + np.cumsum(rng.geometric(probability, size=size))
-        chunks.append(positions)
-        last = int(positions[-1])
-    drawn = np.concatenate(chunks)
-    return drawn[drawn < total]
+def randomized_response_graph(graph: Graph, epsilon: float, rng: np.random.Generator,
+                              ledger: Ledger | None = None) -> tuple[float, sp.csr_matrix]:
+    """The flip probability and the noisy graph's strict upper triangle (CSR).
 
-
-def randomized_response_graph(graph: Graph, epsilon: float,
-                              rng: np.random.Generator) -> sp.csr_matrix:
-    """The noisy graph (its strict upper triangle, CSR): every pair flipped w.p. ``1/(1+e^ε)``.
+    Every pair is flipped with probability ``1/(1 + e^ε)`` (secure: at most 2^-40 more).
 
     Non-edges are never enumerated: the flipped pairs are a Bernoulli subset of all
-    ``n(n − 1)/2`` pairs, drawn through their Geometric gaps, then XOR-ed with the edges.
+    ``n(n − 1)/2`` pairs (:func:`~dpviz.privacy.randomized_response`, exact from cryptographic
+    bits under secure randomness), XOR-ed with the edges. The release is recorded in
+    ``ledger`` (a scratch one if none).
     """
     n = graph.n
     offsets = _pair_offsets(n)
     edge_index = offsets[graph.edges[:, 0]] + graph.edges[:, 1] - graph.edges[:, 0] - 1
-    flips = _bernoulli_positions(n * (n - 1) // 2, flip_probability(epsilon), rng)
+    p, flips = record_randomized_response(
+        epsilon, bits=n * (n - 1) // 2, rng=rng, ledger=Ledger() if ledger is None else ledger,
+        name="randomized response, every pair (flip probability in 'scale')")
     noisy = np.setxor1d(edge_index, flips, assume_unique=True)
     rows = np.searchsorted(offsets, noisy, side="right") - 1
     cols = noisy - offsets[rows] + rows + 1
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
-    return sp.csr_matrix((np.ones(noisy.size), cols, indptr), shape=(n, n))
+    return p, sp.csr_matrix((np.ones(noisy.size), cols, indptr), shape=(n, n))
 
 
 def randomized_response(data: Any, budget: Budget, *, rng: np.random.Generator,
@@ -137,17 +129,15 @@ def randomized_response(data: Any, budget: Budget, *, rng: np.random.Generator,
     plan = [PlannedRelease("randomized response, every pair", "pure", sensitivity=1.0)]
     epsilon = float(solve(plan, budget)[plan[0].name].epsilon or 0.0)
     ledger = Ledger(budget)
-    p = record_randomized_response(
-        epsilon, ledger=ledger, name="randomized response, every pair (flip probability in "
-                                     "'scale')")
     pairs = graph.n * (graph.n - 1) // 2
-    if p * pairs > limits.SBM_RR_PAIRS:
+    expected = flip_probability(epsilon) * pairs
+    if expected > limits.SBM_RR_PAIRS:
         raise ValueError(
             f"randomized response at n = {graph.n} and epsilon = {epsilon:.3g} would hold "
-            f"about {p * pairs / 1e6:.0f} million noisy pairs, over the "
+            f"about {expected / 1e6:.0f} million noisy pairs, over the "
             f"{limits.SBM_RR_PAIRS // 1_000_000} million dpviz keeps in memory; use a "
             "larger epsilon or a smaller graph")
-    upper = randomized_response_graph(graph, epsilon, rng)
+    p, upper = randomized_response_graph(graph, epsilon, rng, ledger)
     symmetric = (upper + upper.T).tocsr()
     shift = (p + (1 - 2 * p) * degree / graph.n)
     scores = top_eigenvector(centred_matvec(symmetric, shift, 1 / (1 - 2 * p)), graph.n)
