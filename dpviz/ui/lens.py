@@ -166,8 +166,8 @@ def metrics(view: LensView, seed: int | None, *, noise_shown: bool = True) -> No
     columns[4].metric("Released", f"{view.released:.4g}",
                       help=(f"One release drawn on D with seed {seed} (teaching randomness: "
                             "the noise can be recomputed from it)." if seed is not None else
-                            "One private release drawn on D from OS entropy, with OpenDP's "
-                            "float-safe sampler."))
+                            "One private release drawn on D from cryptographic bits, by the "
+                            "exact discrete sampler on a fine grid (float-safe)."))
 
 
 def loss_caption(view: LensView, epsilon: float, delta: float) -> str:

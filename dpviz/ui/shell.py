@@ -47,9 +47,9 @@ SEED_HELP = ("Seeds every random draw on every page, so a link reopens the same 
 TEACHING_NOTE = "Teaching randomness — reproducible, not for real releases."
 SECURE_NOTE = ("Secure randomness: not reproducible. Every rerun draws new noise from the "
                "operating system's entropy; no seed is shown or kept.")
-SECURE_HELP = ("Draw the noise from OS entropy instead of the seed, Laplace and Gaussian noise "
-               "with OpenDP's float-safe samplers: what a real release needs. Numbers change "
-               "on every rerun and an experiment card cannot replay them.")
+SECURE_HELP = ("Draw the noise from OpenSSL's cryptographic generator instead of the seed, "
+               "exact discrete Laplace and Gaussian noise on a fine grid: what a real release "
+               "needs. Numbers change on every rerun and an experiment card cannot replay them.")
 #: Where the seed waits while secure mode hides its widget (Streamlit drops undrawn widgets).
 KEPT_SEED = "_kept_seed"
 PRESENTER_HELP = ("For a projector: sidebar closed, larger text, the main chart first with ε "
