@@ -9,6 +9,7 @@ the two communities apart, so a recovered labeling and its negation are the same
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -19,7 +20,15 @@ from numpy.typing import ArrayLike, NDArray
 from plotly.subplots import make_subplots
 
 from dpviz.viz.papers import _band_color
-from dpviz.viz.style import COLORS, TEMPLATE, series_color, wrapped
+from dpviz.viz.style import (
+    COLORS,
+    TEMPLATE,
+    Skeleton,
+    refill,
+    series_color,
+    skeleton,
+    wrapped,
+)
 
 #: The two communities (label +1, label −1) and the ring around a misplaced node.
 COMMUNITY_COLORS = ("#1f6feb", "#0ca678")
@@ -137,31 +146,42 @@ def adjacency_figure(edges: ArrayLike, n: int, panels: Sequence[tuple[str, Array
         matrices.append((name, ordered_adjacency(edges, n, community_order(labels), size),
                          int((labels == 1).sum())))
     top = max(float(m.max()) for _, m, _ in matrices) or 1.0
-    fig = make_subplots(rows=1, cols=len(panels),
-                        subplot_titles=[wrapped(p[0], 24) for p in panels],
-                        horizontal_spacing=0.06)
     positions = np.arange(0, n, size)
+    shape = _adjacency_shape(tuple(name for name, _ in panels), n, size, title)
+    # float32: half the bytes every ε move sends and the browser decodes (the hover shows 3
+    # digits)
+    traces = [{"z": matrix.astype(np.float32), "x": positions, "y": positions, "zmax": top}
+              for _, matrix, _ in matrices]
+    # pixel a is centred on position a·size, so vertex boundary v sits at v − size/2: the
+    # dashed lines where community +1 ends, two a panel
+    cuts = [split - size / 2 for _, _, split in matrices for _ in range(2)]
+    lines = [{**line, **({"x0": cut, "x1": cut} if i % 2 == 0 else {"y0": cut, "y1": cut})}
+             for i, (line, cut) in enumerate(zip(shape["layout"]["shapes"], cuts, strict=True))]
+    return refill(shape, traces, {"shapes": lines})
+
+
+@functools.lru_cache(maxsize=32)
+def _adjacency_shape(names: tuple[str, ...], n: int, size: int, title: str) -> Skeleton:
+    """:func:`adjacency_figure` without its matrices, validated once per panels and size."""
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[wrapped(p, 24) for p in names],
+                        horizontal_spacing=0.06)
     what = "edge" if size == 1 else f"share of the {size} × {size} pairs joined"
-    for col, (name, matrix, split) in enumerate(matrices, start=1):
+    start, end = -size / 2, n - size / 2
+    for col, name in enumerate(names, start=1):
         fig.add_trace(go.Heatmap(
-            # float32: half the bytes every ε move sends and the browser decodes (the hover
-            # shows 3 digits)
-            z=matrix.astype(np.float32), x=positions, y=positions, zmin=0.0, zmax=top,
-            colorscale=ADJACENCY_COLORSCALE, showscale=col == len(matrices), name=name,
+            zmin=0.0, colorscale=ADJACENCY_COLORSCALE, showscale=col == len(names), name=name,
             colorbar={"title": {"text": "edge" if size == 1 else "density"}, "len": 0.8},
             hovertemplate=f"{name}<br>row %{{y}}, column %{{x}}: {what} %{{z:.3g}}"
                           "<extra></extra>"), row=1, col=col)
-        # Pixel a is centred on position a·size, so vertex boundary v sits at v − size/2.
-        cut, start, end = split - size / 2, -size / 2, n - size / 2
-        for line in ({"x0": cut, "x1": cut, "y0": start, "y1": end},
-                     {"x0": start, "x1": end, "y0": cut, "y1": cut}):
+        for line in ({"x0": start, "x1": start, "y0": start, "y1": end},
+                     {"x0": start, "x1": end, "y0": start, "y1": start}):
             fig.add_shape(type="line", line={"color": MISTAKE_COLOR, "width": 1, "dash": "dash"},
                           row=1, col=col, **line)
     # short and small: two side by side on a phone leave each about 100 pixels
     fig.update_xaxes(showgrid=False, ticks="", title_text="vertex, in order",
                      title_font_size=12, constrain="domain")
     fig.update_yaxes(showgrid=False, ticks="", autorange="reversed", constrain="domain")
-    for col in range(1, len(panels) + 1):
+    for col in range(1, len(names) + 1):
         suffix = "" if col == 1 else str(col)
         fig.update_layout({f"yaxis{suffix}": {"scaleanchor": f"x{suffix}", "scaleratio": 1}})
     if size > 1:
@@ -169,7 +189,7 @@ def adjacency_figure(edges: ArrayLike, n: int, panels: Sequence[tuple[str, Array
         title = f"{title}<br><sup>({size} × {size} blocks of pairs per pixel)</sup>"
     fig.update_layout(template=TEMPLATE, title=title, height=380 + 20 * (size > 1),
                       margin={"l": 50, "r": 20, "t": 100 + 20 * (size > 1), "b": 40})
-    return fig
+    return skeleton(fig)
 
 
 def aligned_labels(labels: ArrayLike, true_labels: ArrayLike) -> NDArray[np.int64]:
