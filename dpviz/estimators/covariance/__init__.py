@@ -71,7 +71,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "emcov": Estimator(
         task="covariance", name="emcov", function=emcov.emcov_covariance,
         relation=REPLACE_ONE, numpy_choice="its directions are drawn by the Bingham sampler "
-        "(dpviz.privacy.mechanisms.exponential_on_sphere), which OpenDP does not have",
+        "(dpviz.privacy.mechanisms.exponential_on_sphere), for which no float-safe sampler "
+        "exists",
         prepare=PREPARED,
         cost=CostModel(2.3e-09, bytes_per_unit=2.3, draws="symmetric"),
         neighbours=covariance_pair,
