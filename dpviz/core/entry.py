@@ -241,11 +241,18 @@ class CostModel:
         Peak bytes per memory unit.
     growth : {"edges", "quadratic", "cubic"}
         For graphs: work linear in the edges, in every pair of vertices (n²), or n³ (dense
-        eigendecompositions).
+        eigendecompositions); for mixtures, "quadratic" adds every pair of rows (n²).
     draws : {"few", "pairs", "symmetric", "mixture_iterations"}
         The noise entries one run draws (:func:`dpviz.lab.work.secure_draws`): O(n + d), one per
         vertex pair, one symmetric d × d matrix, or DP-EM's k mixture parameters per
         iteration.
+    chunk_rows : int
+        For estimators that fit a learner on t disjoint chunks: the rows per chunk when the
+        run does not set ``chunks`` (t = n / chunk_rows); 0 for the others.
+    seconds_per_chunk : float
+        Seconds per chunk fit (the learner's fixed cost, which dominates at small chunks).
+    seconds_per_pair : float
+        Seconds per pair of the t·k candidates the aggregation compares ((t·k)² pairs).
     """
 
     seconds_per_unit: float | None = None
@@ -253,6 +260,9 @@ class CostModel:
     bytes_per_unit: float = 64.0
     growth: Literal["edges", "quadratic", "cubic"] = "edges"
     draws: Literal["few", "pairs", "symmetric", "mixture_iterations"] = "few"
+    chunk_rows: int = 0
+    seconds_per_chunk: float = 0.0
+    seconds_per_pair: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -7,17 +7,19 @@ The pages check against :data:`INTERACTIVE` (every page answers within a few sec
 server time), the command line and the API against :data:`BATCH` (memory only: what would
 end in ``MemoryError`` is refused, however long it takes).
 
-The cost model is ``seconds = base_seconds + seconds_per_unit · time units`` and
-``bytes = bytes_per_unit · memory units``, with the units of :func:`units` (the leading
-term of the estimator's work, e.g. ``n·k·d·(d+1)`` for one mixture fit) and the coefficients
-on each registry entry (:class:`dpviz.core.entry.CostModel`, the task's generators' in
-:data:`DATA_COSTS`), measured on the development machine (2 cores, 24 GB) with one BLAS
-thread by ``python bench/work_costs.py``: it times
-every registered estimator at two sizes per task and reads its peak traced memory
-(``tracemalloc``, which numpy reports to); the seconds get a line on or above both points,
-the bytes the larger bytes-per-unit ratio, rounded up. The estimate is the leading term
-only, so it is meant for the sizes where work matters; both budgets keep a margin for what
-it leaves out.
+The cost model is ``seconds = base_seconds + seconds_per_unit · time units`` (plus, for
+estimators that fit a learner on t chunks, ``seconds_per_chunk · t + seconds_per_pair ·
+(t·k)²``, :func:`chunk_count`) and ``bytes = bytes_per_unit · memory units``, with the units
+of :func:`units` (the leading term of the estimator's work, e.g. ``n·k·d·(d+1)`` for one
+mixture fit) and the coefficients on each registry entry
+(:class:`dpviz.core.entry.CostModel`, the task's generators' in :data:`DATA_COSTS`), fitted
+on the development machine (2 cores, 24 GB) with one BLAS and OpenMP thread by ``python
+bench/work_costs.py``: it measures the CPU time of every registered estimator at several
+sizes per task, fits the model's terms and fails when an estimate is off by more than 2× at
+a measured size; it reads the peak traced memory (``tracemalloc``, which numpy reports to)
+at the largest size, rounded up. The estimate is the leading terms only, so it is meant for
+the sizes where work matters; both budgets keep a margin for what it leaves out. The
+engine runs every estimator on one thread (:func:`dpviz.run`), as measured.
 """
 
 from __future__ import annotations
@@ -167,8 +169,9 @@ def units(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
 
 def _units(task: str, estimator: str, n: float, d: float, k: float,
            degree: float) -> tuple[float, float]:
-    if task == "gmm":
-        return n * k * d * (d + 1) + n * d, n * (d + k) + k * d * d
+    if task == "gmm":  # quadratic: the estimator also compares every pair of rows
+        pairs = n * n if cost_model(task, estimator).growth == "quadratic" else 0.0
+        return pairs + n * k * d * (d + 1) + n * d, n * (d + k) + k * d * d
     if task in ("covariance", "factor_analysis"):  # the d × d second moment, then its eigh
         return n * d * d + d ** 3, n * d + d * d
     if task == "sbm":
@@ -180,6 +183,28 @@ def _units(task: str, estimator: str, n: float, d: float, k: float,
             return n * n, n * n
         return edges + n, edges + n
     return n * d, n * d
+
+
+def chunk_count(task: str, estimator: str, *, n: int, k: int = 1,
+                params: Mapping[str, Any] | None = None) -> float:
+    """The chunks t a chunked estimator fits its learner on: ``chunks``, or n / chunk_rows.
+
+    0 for an estimator that does not chunk (its cost model's ``chunk_rows`` is 0).
+
+    Examples
+    --------
+    >>> chunk_count("gmm", "sample_aggregate", n=20_000, k=2)
+    500.0
+    >>> chunk_count("gmm", "sample_aggregate", n=20_000, params={"chunks": 50})
+    50.0
+    """
+    rows = cost_model(task, estimator).chunk_rows
+    given = (params or {}).get("chunks")
+    if not rows:
+        return 0.0
+    if given:
+        return float(given)
+    return float(max(2, min(n // rows, n // (2 * max(k, 1)))))
 
 
 def secure_draws(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1) -> float:
@@ -205,26 +230,48 @@ def secure_draws(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1) -
     return 0.0
 
 
+def time_terms(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
+               degree: float = 0.0, params: Mapping[str, Any] | None = None
+               ) -> tuple[float, float, float, float]:
+    """What the cost model's seconds multiply: 1, the time units, the chunks t, (t·k)².
+
+    Examples
+    --------
+    >>> time_terms("gmm", "sample_aggregate", n=400, d=2, k=1)
+    (1.0, 3200.0, 10.0, 100.0)
+    """
+    time_units = units(task, estimator, n=n, d=d, k=k, degree=degree)[0]
+    chunks = chunk_count(task, estimator, n=n, k=k, params=params)
+    return 1.0, time_units, chunks, (chunks * max(k, 1)) ** 2
+
+
+def model_seconds(model: CostModel, terms: Sequence[float]) -> float:
+    """The seconds ``model`` gives one run of these :func:`time_terms`."""
+    base, time_units, chunks, pairs = terms
+    return (base * model.base_seconds
+            + time_units * float(model.seconds_per_unit or UNMEASURED_SECONDS)
+            + chunks * model.seconds_per_chunk + pairs * model.seconds_per_pair)
+
+
 def estimate(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
              degree: float = 0.0, repeats: int = 1, generate: bool = True,
-             secure: bool = False) -> Cost:
+             secure: bool = False, params: Mapping[str, Any] | None = None) -> Cost:
     """The estimated cost of ``repeats`` runs of ``task/estimator`` at these sizes.
 
     ``generate`` adds making the data once (the pages' generators); ``secure`` adds drawing
-    every noise entry with the exact discrete sampler (:func:`secure_draws`); the
-    coefficients are the entry's (:func:`cost_model`).
+    every noise entry with the exact discrete sampler (:func:`secure_draws`); ``params`` are
+    the run's own (``chunks``); the coefficients are the entry's (:func:`cost_model`).
     """
-    time_units, memory_units = units(task, estimator, n=n, d=d, k=k, degree=degree)
+    memory_units = units(task, estimator, n=n, d=d, k=k, degree=degree)[1]
     model = cost_model(task, estimator)
     draws = secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
-    seconds = repeats * (model.base_seconds
-                         + time_units * float(model.seconds_per_unit or UNMEASURED_SECONDS)
-                         + draws * SECURE_SECONDS_PER_DRAW)
+    terms = time_terms(task, estimator, n=n, d=d, k=k, degree=degree, params=params)
+    seconds = repeats * (model_seconds(model, terms) + draws * SECURE_SECONDS_PER_DRAW)
     memory = memory_units * model.bytes_per_unit
-    data_time, data_memory = units(task, DATA, n=n, d=d, k=k, degree=degree)
+    data_memory = units(task, DATA, n=n, d=d, k=k, degree=degree)[1]
     if generate:
         data = cost_model(task, DATA)
-        seconds += data_time * float(data.seconds_per_unit or UNMEASURED_SECONDS)
+        seconds += model_seconds(data, time_terms(task, DATA, n=n, d=d, k=k, degree=degree))
         memory += data_memory * data.bytes_per_unit
     return Cost(seconds, memory, 8 * data_memory)
 
@@ -239,7 +286,8 @@ def _size_words(n: int, d: int, k: int, degree: float, task: str) -> str:
 
 def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
                degree: float = 0.0, repeats: int = 1, generate: bool = True,
-               secure: bool = False, budget: WorkBudget = INTERACTIVE) -> Cost:
+               secure: bool = False, params: Mapping[str, Any] | None = None,
+               budget: WorkBudget = INTERACTIVE) -> Cost:
     """Refuse, before any work, a run whose estimated cost exceeds ``budget``.
 
     Depends on public sizes only (never on the data), so a refusal tells nothing about
@@ -265,15 +313,18 @@ def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
     ValueError: n = 1,000,000 rows, d = 50, k = 3 is too much work on a page: ...
     """
     cost = estimate(task, estimator, n=n, d=d, k=k, degree=degree, repeats=repeats,
-                    generate=generate, secure=secure)
+                    generate=generate, secure=secure, params=params)
     sizes = _size_words(n, d, k, degree, task) + (f", {repeats} runs" if repeats > 1 else "")
     if cost.seconds > budget.seconds:
         draws = repeats * secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
         why = (f" with secure randomness, which draws each of its {draws:,.0f} noise entries "
                f"with a float-safe sampler (about {SECURE_SECONDS_PER_DRAW * 1e9:.0f} ns an "
                "entry)" if draws * SECURE_SECONDS_PER_DRAW > budget.seconds / 2 else "")
-        lower = (" Lower the sizes, or turn secure randomness off to watch the picture "
-                 "(teaching randomness)." if why else " Lower the sizes.")
+        fits = _rows_that_fit(task, estimator, n=n, d=d, k=k, degree=degree, repeats=repeats,
+                              generate=generate, secure=secure, params=params, budget=budget)
+        smaller = f" ({_size_words(fits, d, k, degree, task)} would fit)" if fits else ""
+        lower = (f" Lower the sizes{smaller}, or turn secure randomness off to watch the "
+                 "picture (teaching randomness)." if why else f" Lower the sizes{smaller}.")
         guess = (f" ({estimator}'s time is not measured yet: that guesses one pass over the "
                  "data)" if cost_model(task, estimator).seconds_per_unit is None else "")
         raise ValueError(
@@ -286,6 +337,23 @@ def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
                 f"{sizes} needs about {_memory(needed)} of memory {budget.name}, and the "
                 f"limit is {_memory(limit)}. Lower the sizes. {budget.advice}.")
     return cost
+
+
+def _rows_that_fit(task: str, estimator: str, *, n: int, budget: WorkBudget,
+                   **sizes: Any) -> int:
+    """The largest n (rows or vertices, two significant digits) within ``budget``'s seconds.
+
+    0 when even a handful do not fit.
+    """
+    low, high = 1, n
+    while high - low > max(1, low // 100):
+        middle = (low + high) // 2
+        seconds = estimate(task, estimator, n=middle, **sizes).seconds
+        low, high = (middle, high) if seconds <= budget.seconds else (low, middle)
+    if estimate(task, estimator, n=low, **sizes).seconds > budget.seconds or low < 10:
+        return 0
+    scale = 10 ** (len(str(low)) - 2)
+    return low // scale * scale
 
 
 def _memory(size: float) -> str:
@@ -329,7 +397,7 @@ def check_run(task: str, estimator: str, data: Any, params: Mapping[str, Any],
     degree = params.get("degree")
     check_work(task, estimator, n=int(n), d=d, k=int(k) if k else 1,
                degree=float(degree) if degree else 0.0, generate=False, secure=secure,
-               budget=budget)
+               params=params, budget=budget)
 
 
 def check_scenario(task: str, estimator: str, data: Mapping[str, Any],
@@ -351,7 +419,8 @@ def check_scenario(task: str, estimator: str, data: Mapping[str, Any],
     sizes = GENERATORS[str(name)].resolve(block)
     k = params.get("k") or sizes.get("k") or 1
     check_work(task, estimator, n=int(sizes.get("n", 1)), d=int(sizes.get("d", 1)), k=int(k),
-               degree=float(sizes.get("degree", 0.0)), secure=secure, budget=budget)
+               degree=float(sizes.get("degree", 0.0)), secure=secure, params=params,
+               budget=budget)
 
 
 #: A sweep started from a page: its runs together (a progress bar shows them).
@@ -384,7 +453,7 @@ def check_sweep(task: str, estimators: Sequence[str], data: Mapping[str, Any],
             one = check_work(task, estimator, n=int(sizes.get("n", 1)),
                              d=int(sizes.get("d", 1)), k=k,
                              degree=float(sizes.get("degree", 0.0)), repeats=repeats,
-                             budget=WorkBudget(budget.name, math.inf, budget.bytes,
+                             params=point, budget=WorkBudget(budget.name, math.inf, budget.bytes,
                                                budget.data_bytes, budget.advice))
             seconds += one.seconds
             peak, held = max(peak, one.bytes), max(held, one.data_bytes)

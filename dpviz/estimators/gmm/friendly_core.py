@@ -569,9 +569,9 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         # 400 rows release the core weight only with t = 100 chunks (5 are refused before
         # spending at any epsilon); 12 rows hold at most 6 chunks of 2k = 2 rows
         example={"k": 1, "chunks": 200, "friend_radius": 0.5}, small_example={"k": 1},
-        # the chunks' fits dominate, as in sample-and-aggregate, whose coefficients these are
-        # (bench/work_costs.py's sizes at ε = ∞ measured 2e-06 s and 34 bytes per unit)
-        cost=CostModel(3.2e-06, base_seconds=1.5, bytes_per_unit=37.0),
+        # python bench/work_costs.py: a chunk's fit, and the friends of every pair of chunks
+        cost=CostModel(1.2e-08, base_seconds=0.28, bytes_per_unit=33.0, chunk_rows=CHUNK_ROWS,
+                       seconds_per_chunk=0.00023, seconds_per_pair=1.3e-07),
         can_run=can_run, neighbours=friendly_core_pair,
         label="FriendlyCore variant (after Tsfadia et al. 2022)",
         paper="Tsfadia, Cohen, Kaplan, Mansour & Stemmer, FriendlyCore: Practical "

@@ -536,7 +536,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                     "1-cluster routine (a ball found by GoodRadius, its centre by GoodCenter). "
                     "Its " + DEFAULTS_STUDY + ".",
                     "dpviz.viz.kssu:pca_story"),
-        cost=CostModel(1.2e-05, base_seconds=0.0, bytes_per_unit=150.0),
+        cost=CostModel(3.7e-09, base_seconds=0.039, bytes_per_unit=110.0, growth="quadratic"),
         label="Private PCA + clustering (KSSU19 Alg. 1)",
         paper="Kamath, Sheffet, Singhal & Ullman 2019, Section 4, Algorithm 1; "
               "simplified GoodRadius and grid GoodCenter",

@@ -419,7 +419,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
                     "per component, its centre released with noise. Its " + DEFAULTS_STUDY
                     + ".",
                     "dpviz.viz.kssu:sample_aggregate_story"),
-        cost=CostModel(3.2e-06, base_seconds=1.5, bytes_per_unit=37.0),
+        cost=CostModel(3e-08, base_seconds=0.015, bytes_per_unit=110.0, chunk_rows=CHUNK_ROWS,
+                       seconds_per_chunk=0.0013, seconds_per_pair=7.1e-08),
         label="Sample-and-aggregate (KSSU19, Section 6)",
         paper="Kamath, Sheffet, Singhal & Ullman 2019, Section 6; simplified 1-cluster "
               "aggregator",
