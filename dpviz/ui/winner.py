@@ -22,6 +22,7 @@ from dpviz.estimators.registry import TASKS
 from dpviz.lab.experiments import winner as engine
 from dpviz.lab.experiments.sweep import SweepSpec
 from dpviz.lab.scenario import Scenario
+from dpviz.lab.work import SWEEP
 from dpviz.privacy import METHOD_LABELS
 from dpviz.ui.progress import TimedBar
 from dpviz.ui.widgets import attempt, escape_markdown, show_chart
@@ -232,7 +233,7 @@ def live_section(task: str, x: str, y: str, metric: str, data: Mapping[str, Any]
                  icon=":material/play_arrow:"):
         bar = TimedBar("Computing the map", spec.runs, warm=LIVE_JOBS)
         bar.bar.progress(0.0, text="Checking which runs can succeed…")  # no step: no pace
-        table = attempt(engine.run_map, spec, jobs=LIVE_JOBS, progress=bar.runs)
+        table = attempt(engine.run_map, spec, jobs=LIVE_JOBS, progress=bar.runs, budget=SWEEP)
         lines = [*engine.threshold_lines(spec), *engine.bound_lines(spec, table)]
         st.session_state[key] = (digest, table, lines, bar.elapsed())
         bar.bar.empty()

@@ -51,6 +51,7 @@ from dpviz.lab.experiments.sweep import SweepSpec, digest_int, scenario_dict
 from dpviz.lab.experiments.tables import read_table, write_table
 from dpviz.lab.feasibility import sizes_of
 from dpviz.lab.provenance import record, stale, stamp
+from dpviz.lab.work import WorkBudget, check_work
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Where the saved maps live: ``<sweeps>/winner_<task>.json`` (the spec),
@@ -308,15 +309,57 @@ def cannot_succeed(scenario: Mapping[str, Any]) -> str | None:
 def run_map(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
             cache_dir: str | os.PathLike[str] | None = None,
             progress: Progress | None = None,
-            should_stop: Callable[[], bool] | None = None) -> pd.DataFrame:
+            should_stop: Callable[[], bool] | None = None,
+            budget: WorkBudget | None = None) -> pd.DataFrame:
     """:func:`~dpviz.lab.experiments.runner.run_sweep` with runs that cannot succeed skipped.
 
     On an ε × n map the preconditions are asked along their boundary only
-    (:func:`staircase`); elsewhere run by run (:func:`cannot_succeed`).
+    (:func:`staircase`); elsewhere run by run (:func:`cannot_succeed`). With ``budget`` (a
+    page's :data:`~dpviz.lab.work.SWEEP`), a map whose runs exceed it is refused before any
+    of them starts (:func:`check_map`).
     """
     skip = map_skips(spec, jobs if scheduler is None else 1)
+    if budget is not None:
+        check_map(spec, skip, budget)
     return run_sweep(spec, jobs=jobs, scheduler=scheduler, cache_dir=cache_dir,
                      progress=progress, should_stop=should_stop, skip=skip)
+
+
+def check_map(spec: SweepSpec, skip: Callable[[Mapping[str, Any]], str | None],
+              budget: WorkBudget) -> float:
+    """Refuse a map whose runs that ``skip`` keeps exceed ``budget``; else their seconds.
+
+    Every kept run is charged its estimate (:func:`dpviz.lab.work.check_work`, one run's
+    memory against the budget too).
+
+    Raises
+    ------
+    ValueError
+        Naming the runs, the estimate, the limit and how many repeats would fit.
+    """
+    seconds, runs = 0.0, 0
+    for point in spec.points():
+        for name in spec.estimators:
+            scenario = scenario_dict(spec, point, name, data_seed=0, noise_seed=0)
+            if skip(scenario) is not None:
+                continue
+            data, params = scenario["data"], scenario["params"]
+            seconds += check_work(
+                spec.task, name, n=int(data.get("n", 1)), d=int(data.get("d", 1)),
+                k=int(params.get("k") or data.get("k") or 1),
+                degree=float(data.get("degree", 0.0)), repeats=spec.repeats, params=params,
+                budget=WorkBudget(budget.name, math.inf, budget.bytes, budget.data_bytes,
+                                  budget.advice)).seconds
+            runs += spec.repeats
+    if seconds > budget.seconds:
+        fits = int(spec.repeats * budget.seconds / seconds)
+        fewer = (f"{fits} repeat{'s' if fits != 1 else ''} per cell would fit" if fits else
+                 "narrow the ranges or lower the fixed sizes")
+        raise ValueError(
+            f"this map ({runs:,} runs that can succeed) is too much work {budget.name}: about "
+            f"{seconds:,.0f} s of server time, and the limit is {budget.seconds:g} s; "
+            f"{fewer}. {budget.advice}.")
+    return seconds
 
 
 #: Axes along which a precondition is monotone: more rows or a larger ε never hurt.
