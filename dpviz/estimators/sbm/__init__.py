@@ -61,7 +61,7 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
     "exponential": Estimator(
         task="sbm", name="exponential", function=private_exponential,
         relation=ONE_EDGE,
-        cost=CostModel(2.8e-09, base_seconds=0.77, bytes_per_unit=5.5, growth="cubic"),
+        cost=CostModel(1e-09, base_seconds=0.11, bytes_per_unit=5.5, growth="cubic"),
         neighbours=graph_pair,
         label="Exponential mechanism + majority voting",
         paper=f"{PAPER}, Algorithm 5.19", notion="edge-DP",
