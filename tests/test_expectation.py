@@ -115,7 +115,7 @@ def test_a_covariance_prediction_is_in_squared_units_and_searches_rho(tmp_path):
     found = expected(shape, runs=4, cache_dir=tmp_path)
     assert found.large and found.budget_name == "ρ" and found.task == "covariance"
     said = found.sentence()
-    assert said.startswith("At this n and ρ expect the matrix about")
+    assert said.startswith("At this n and ε expect the matrix about")
     assert "meaningful from about" in said and "ρ = " in said
 
 

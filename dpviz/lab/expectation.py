@@ -32,6 +32,7 @@ import math
 import os
 import time
 import warnings
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -329,6 +330,11 @@ class Generated:
         """The budget the search moves: ε."""
         return self.shape.epsilon
 
+    @property
+    def delta(self) -> float:
+        """The run's δ."""
+        return self.shape.delta
+
     def size(self) -> float:
         """The bound's size: the generator's public ball's diameter."""
         return 2.0 * self.radius
@@ -507,6 +513,7 @@ class Expected:
     epsilon_to: float | None = None
     task: str = "gmm"
     budget_name: str = "ε"
+    delta: float = 0.0
 
     @property
     def large(self) -> bool:
@@ -540,20 +547,37 @@ class Expected:
         >>> Expected(5.0, 4.0, 7.0, 20.0, 16, 0, 1.0, None, None, 9600, 16.0).remedy()
         'not meaningful up to n = 9,600 rows at this ε nor up to ε = 16 at this n'
         """
-        b = self.budget_name
         ways = []
         if self.n_from is not None:
-            ways.append(f"n = {self.n_from:,} rows at this {b}")
+            ways.append(f"n = {self.n_from:,} rows at this ε")
         if self.epsilon_from is not None:
-            ways.append(f"{b} = {self.epsilon_from:.3g} at this n")
+            ways.append(f"{self.budget_text(self.epsilon_from)} at this n")
         if ways:
             return "meaningful from about " + ", or ".join(ways)
         looked = []
         if self.n_to is not None:
-            looked.append(f"up to n = {self.n_to:,} rows at this {b}")
+            looked.append(f"up to n = {self.n_to:,} rows at this ε")
         if self.epsilon_to is not None:
-            looked.append(f"up to {b} = {self.epsilon_to:.3g} at this n")
+            looked.append(f"up to {self.budget_text(self.epsilon_to)} at this n")
         return "not meaningful " + " nor ".join(looked or ["at any size searched"])
+
+    def budget_text(self, amount: float) -> str:
+        """A budget the search reached, as the pages state it (a ρ as the ε it gives).
+
+        ``ε = 8``; a ρ as the ε at the run's δ by ρ + 2√(ρ ln(1/δ)), the covariance paper's
+        conversion and its page's slider's.
+
+        Examples
+        --------
+        >>> Expected(1, 1, 1, 1, 1, 0, 0.0, budget_name="ρ", delta=1e-10).budget_text(0.1)
+        'ε = 3.13 (ρ = 0.1 at δ = 1e-10)'
+        """
+        if self.budget_name != "ρ":
+            return f"ε = {amount:.3g}"
+        from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
+
+        epsilon = zcdp_epsilon_bun_steinke(amount, self.delta) if self.delta > 0 else math.inf
+        return f"ε = {epsilon:.3g} (ρ = {amount:.3g} at δ = {self.delta:.2g})"
 
     def sentence(self, what: str | None = None) -> str:
         """The page's and the command line's sentence (``what``: default by the task).
@@ -563,11 +587,11 @@ class Expected:
         >>> Expected(0.3, 0.2, 0.5, 20.0, 16, 0, 1.0).sentence()[:44]
         'At this n and ε expect the means about 0.3 u'
         >>> Expected(9.0, 7.0, 12.0, 25.0, 16, 0, 1.0, None, 0.8, None, 0.8, "covariance",
-        ...          "ρ").sentence()[:64]
-        'At this n and ρ expect the matrix about 9 off in Frobenius norm,'
+        ...          "ρ", 1e-10).sentence()[:64]
+        'At this n and ε expect the matrix about 9 off in Frobenius norm,'
         >>> Expected(9.0, 7.0, 12.0, 25.0, 16, 0, 1.0, None, 0.8, None, 0.8, "covariance",
-        ...          "ρ").remedy()
-        'meaningful from about ρ = 0.8 at this n'
+        ...          "ρ", 1e-10).remedy()
+        'meaningful from about ε = 9.38 (ρ = 0.8 at δ = 1e-10) at this n'
 
         """
         if self.task == "covariance":
@@ -583,7 +607,7 @@ class Expected:
             scale = "the bound's size"
             assumes = (f"groups {SEPARATIONS[0]:g}–{SEPARATIONS[-1]:g} standard deviations "
                        "apart: groups that overlap more can land further off")
-        said = f"At this n and {self.budget_name} expect {what} {self.typical()}"
+        said = f"At this n and ε expect {what} {self.typical()}"
         if self.large:
             said += f" — over {LARGE:.0%} of {scale} ({self.size:.3g}); {self.remedy()}"
         return said + (f" (predicted from {self.runs} runs on generated data of the same "
@@ -645,7 +669,7 @@ def simulate(shape: Public, runs: int = RUNS, *, progress: Progress | None = Non
         low, median, high = (float(q) for q in np.quantile(answered, [0.25, 0.5, 0.75]))
     return Expected(median, low, high, shape.size(), len(values), failed,
                     time.perf_counter() - started, task=shape.task,
-                    budget_name=shape.budget_name)
+                    budget_name=shape.budget_name, delta=shape.delta)
 
 
 def meaningful_from(shape: Public, size: float, *, runs: int = SEARCH_RUNS,
@@ -931,7 +955,7 @@ def walk(case: Case, *, draws: int = DRAWS, fresh: bool = False, runs: int = RUN
     loaded = LoadedData(case.rows, None, None, case.name, names=case.names)
     errors, predicted = [], []
     made: dict[Public, Expected] = {}
-    for seed in seeds(fresh, draws, salt=hash(case.name) % 2**16):
+    for seed in seeds(fresh, draws, salt=zlib.crc32(case.name.encode()) % 2**16):
         scenario = replace(case.scenario, seed=seed)
         result = _run(scenario, loaded)
         shape = public_shape(scenario, result.choices, (n, d))

@@ -50,7 +50,7 @@ def test_the_estimator_drawn_gets_a_prediction_in_its_own_units():
     """By default one estimator is drawn (issue 35): its prediction, and no other."""
     at = upload(open_page("covariance"))
     said = _said(at)
-    assert "At this n and ρ expect AdaptiveCov's matrix about" in said, said
+    assert "At this n and ε expect AdaptiveCov's matrix about" in said, said
     assert "off in Frobenius norm, in the columns' squared units" in said
     assert "GaussCov's matrix" not in said and "SeparateCov's matrix" not in said
     assert "Only public inputs go in" in said
@@ -61,7 +61,7 @@ def test_every_compared_private_estimator_gets_a_prediction():
     at.toggle(key="cov_compare").set_value(True).run()
     said = _said(upload(at))
     for label in ("GaussCov", "SeparateCov", "AdaptiveCov"):
-        assert f"At this n and ρ expect {label}'s matrix about" in said, said
+        assert f"At this n and ε expect {label}'s matrix about" in said, said
     assert "Zero" not in said.split("At this n")[1]  # it releases nothing: no prediction
 
 
