@@ -5,14 +5,26 @@ Factories only draw what :func:`dpviz.lab.lens.look` and :func:`dpviz.lab.lens.a
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.lab.lens import LensView
 from dpviz.privacy import AuditResult
-from dpviz.viz.style import BAND_COLOR, COLORS, DATASET_COLORS, SHADE_COLOR, TEMPLATE, legend_on_top
+from dpviz.viz.style import (
+    BAND_COLOR,
+    COLORS,
+    DATASET_COLORS,
+    SHADE_COLOR,
+    TEMPLATE,
+    Skeleton,
+    legend_on_top,
+    refill,
+    skeleton,
+)
 
 
 def _fill(color: str) -> str:
@@ -41,32 +53,42 @@ def output_densities(view: LensView, *, show_release: bool = True,
         and the release marker.
     """
     top = float(max(np.max(view.density_d), np.max(view.density_d_prime), 1e-12))
+    traces: list[dict[str, Any]] = [{"x": view.grid, "y": density}
+                                    for density in (view.density_d, view.density_d_prime)]
+    traces += [{"x": [value, value], "y": [0.0, top * 1.05]}
+               for value in (view.answer_d, view.answer_d_prime)]
+    if show_release:
+        traces.append({"x": [view.released], "y": [0.0]})
+    return refill(_densities_shape(show_release, title, view.query), traces)
+
+
+@functools.lru_cache(maxsize=32)
+def _densities_shape(show_release: bool, title: str, query: str) -> Skeleton:
+    """:func:`output_densities` without its curves, validated once per query."""
     fig = go.Figure()
-    for name, density in (("D", view.density_d), ("D′", view.density_d_prime)):
+    for name in ("D", "D′"):
         color = DATASET_COLORS[name]
         fig.add_trace(go.Scatter(
-            x=view.grid, y=density, mode="lines", name=f"output density on {name}",
+            mode="lines", name=f"output density on {name}",
             line={"color": color, "width": 2.5}, fill="tozeroy", fillcolor=_fill(color),
             hovertemplate=f"{name}: p(%{{x:.4g}}) = %{{y:.4g}}<extra></extra>"))
-    for name, value, symbol in (("D", view.answer_d, "triangle-up"),
-                                ("D′", view.answer_d_prime, "triangle-down")):
+    for name, symbol in (("D", "triangle-up"), ("D′", "triangle-down")):
         fig.add_trace(go.Scatter(
-            x=[value, value], y=[0.0, top * 1.05], mode="lines+markers",
-            name=f"true answer on {name}",
+            mode="lines+markers", name=f"true answer on {name}",
             line={"color": COLORS["true"], "dash": "dot" if name == "D" else "dash", "width": 1.5},
             marker={"symbol": symbol, "size": [0, 10], "color": COLORS["true"]},
             hovertemplate=f"true answer on {name}: %{{x:.4g}}<extra></extra>"))
     if show_release:
         fig.add_trace(go.Scatter(
-            x=[view.released], y=[0.0], mode="markers", name="one private release on D",
+            mode="markers", name="one private release on D",
             marker={"color": COLORS["private"], "size": 14, "symbol": "circle",
                     "line": {"color": "white", "width": 1.5}},
             cliponaxis=False,
             hovertemplate="released: %{x:.4g}<extra></extra>"))
     fig.update_layout(template=TEMPLATE, title=title)
-    fig.update_xaxes(title_text=f"released {view.query}")
+    fig.update_xaxes(title_text=f"released {query}")
     fig.update_yaxes(title_text="density", rangemode="tozero")
-    return fig
+    return skeleton(fig)
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -150,24 +172,36 @@ def audit_chart(result: AuditResult, *,
     edge = 1.25 * finite_top if finite_top > 0 else 1.0
     shown_upper = upper if math.isfinite(upper) else edge
     color = COLORS["true"] if result.passed else COLORS["private"]
+    shape = _audit_shape(color, math.isfinite(upper), title)
+    traces = [
+        {"x": [claimed, claimed], "name": f"claimed ε = {claimed:g}",
+         "hovertemplate": f"claimed ε = {claimed:g}<extra></extra>"},
+        {"x": [estimate], "customdata": [[lower, upper]],
+         "error_x": {**shape["data"][1]["error_x"], "array": [shown_upper - estimate],
+                     "arrayminus": [estimate - lower]}}]
+    layout: dict[str, Any] = {"xaxis.range": [0, edge * 1.05]}
+    if not math.isfinite(upper):
+        layout["annotations"] = [{**shape["layout"]["annotations"][0], "x": edge}]
+    return refill(shape, traces, layout)
+
+
+@functools.lru_cache(maxsize=16)
+def _audit_shape(color: str, finite: bool, title: str) -> Skeleton:
+    """:func:`audit_chart` without its numbers, validated once per colour and upper end."""
     fig = go.Figure()
     fig.add_trace(go.Scatter(
-        x=[claimed, claimed], y=[-1.0, 1.0], mode="lines", name=f"claimed ε = {claimed:g}",
-        line={"color": BAND_COLOR, "dash": "dash", "width": 2},
-        hovertemplate=f"claimed ε = {claimed:g}<extra></extra>"))
+        y=[-1.0, 1.0], mode="lines", line={"color": BAND_COLOR, "dash": "dash", "width": 2}))
     fig.add_trace(go.Scatter(
-        x=[estimate], y=[0.0], mode="markers", name="measured ε, 95% interval",
+        y=[0.0], mode="markers", name="measured ε, 95% interval",
         marker={"color": color, "size": 15},
-        error_x={"type": "data", "symmetric": False, "array": [shown_upper - estimate],
-                 "arrayminus": [estimate - lower], "color": color, "thickness": 3,
+        error_x={"type": "data", "symmetric": False, "color": color, "thickness": 3,
                  "width": 12},
-        customdata=[[lower, upper]],
         hovertemplate=("measured ε %{x:.3f}<br>95% interval [%{customdata[0]:.3f}, "
                        "%{customdata[1]:.3f}]<extra></extra>")))
-    if not math.isfinite(upper):
-        fig.add_annotation(x=edge, y=0.0, text="upper end ∞", showarrow=False,
+    if not finite:
+        fig.add_annotation(x=0.0, y=0.0, text="upper end ∞", showarrow=False,
                            xanchor="right", yshift=22)
     fig.update_layout(template=TEMPLATE, title=title, height=250, **legend_on_top())
-    fig.update_xaxes(title_text="ε", range=[0, edge * 1.05])
+    fig.update_xaxes(title_text="ε")
     fig.update_yaxes(visible=False, range=[-1, 1], showgrid=False)
-    return fig
+    return skeleton(fig)
