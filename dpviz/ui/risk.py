@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpviz.core.limits import CLASS_SIZE
 from dpviz.estimators.registry import estimator, relation_of
 from dpviz.lab.scenario import Scenario
 from dpviz.privacy import Allocation, Budget, Ledger, PrivacyEvent
@@ -102,7 +103,13 @@ def _budget_key(budget: Budget) -> BudgetKey:
     return (budget.epsilon, budget.delta, budget.rho, budget.method)
 
 
-@st.cache_data(max_entries=64, show_spinner="Composing the privacy profile…")
+#: Privacy profiles kept (6 kB each): a class of students at 4 ε's each. A profile is keyed by
+#: the releases' privacy parameters, set by the plan and ε and not by the data, so the
+#: students at one ε share it, seeded or secure.
+PROFILES_KEPT = 4 * CLASS_SIZE
+
+
+@st.cache_data(max_entries=PROFILES_KEPT, show_spinner="Composing the privacy profile…")
 def ledger_spending(key: EventKey, budget: BudgetKey, stated_delta: float | None) -> Spending:
     """:func:`dpviz.privacy.risk.spending` of a ledger given by :func:`events_key`."""
     epsilon, delta, rho, method = budget
