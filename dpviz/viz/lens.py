@@ -173,7 +173,7 @@ def audit_chart(result: AuditResult, *,
     shown_upper = upper if math.isfinite(upper) else edge
     color = COLORS["true"] if result.passed else COLORS["private"]
     shape = _audit_shape(color, math.isfinite(upper), title)
-    traces = [
+    traces: list[dict[str, Any]] = [
         {"x": [claimed, claimed], "name": f"claimed ε = {claimed:g}",
          "hovertemplate": f"claimed ε = {claimed:g}<extra></extra>"},
         {"x": [estimate], "customdata": [[lower, upper]],
