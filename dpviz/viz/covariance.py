@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -151,20 +152,25 @@ def spectra_figure(true_eigenvalues: ArrayLike,
         the index 1 … d, y the eigenvalue (data units squared).
     """
     truth = np.asarray(true_eigenvalues, dtype=float)
+    curves = [truth, *(np.asarray(values, dtype=float) for _, _, values in private)]
+    return refill(_spectra_shape(tuple((name, label) for name, label, _ in private), title),
+                  [{"x": np.arange(1, y.size + 1), "y": y} for y in curves])
+
+
+@functools.lru_cache(maxsize=32)
+def _spectra_shape(private: tuple[tuple[str, str], ...], title: str) -> Skeleton:
+    """:func:`spectra_figure` without its eigenvalues, validated once per set of estimators."""
     fig = go.Figure(go.Scatter(
-        x=np.arange(1, truth.size + 1), y=truth, mode="lines+markers", name="true",
-        line={"color": COLORS["true"], "width": 3}, marker={"size": 5},
-        hovertemplate="true λ%{x}: %{y:.4g}<extra></extra>"))
-    for index, (name, label, values) in enumerate(private):
-        y = np.asarray(values, dtype=float)
+        mode="lines+markers", name="true", line={"color": COLORS["true"], "width": 3},
+        marker={"size": 5}, hovertemplate="true λ%{x}: %{y:.4g}<extra></extra>"))
+    for index, (name, label) in enumerate(private):
         fig.add_trace(go.Scatter(
-            x=np.arange(1, y.size + 1), y=y, mode="lines", name=label,
-            line={"color": estimator_color(name, index), "width": 2},
+            mode="lines", name=label, line={"color": estimator_color(name, index), "width": 2},
             hovertemplate=f"{label} λ%{{x}}: %{{y:.4g}}<extra></extra>"))
     fig.update_layout(template=TEMPLATE, title=title, height=420)
     fig.update_xaxes(title_text="index i (eigenvalues sorted, largest first)")
     fig.update_yaxes(title_text="eigenvalue λᵢ")
-    return fig
+    return skeleton(fig)
 
 
 def ellipses_figure(true_covariance: ArrayLike,
@@ -194,23 +200,32 @@ def ellipses_figure(true_covariance: ArrayLike,
         eigenvalues (negative ones drawn as 0); equal scales on both axes.
     """
     index = list(axes)
-    fig = go.Figure()
     shapes = [("true", "true", true_covariance), *private]
-    for number, (name, label, matrix) in enumerate(shapes):
-        block = np.asarray(matrix, dtype=float)[np.ix_(index, index)]
-        x, y = ellipse([0.0, 0.0], block)
+    traces = []
+    for _, _, matrix in shapes:
+        x, y = ellipse([0.0, 0.0], np.asarray(matrix, dtype=float)[np.ix_(index, index)])
+        traces.append({"x": x, "y": y})
+    return refill(_ellipses_shape(tuple((name, label) for name, label, _ in shapes), title,
+                                  axis_names[axes[0]], axis_names[axes[1]]), traces)
+
+
+@functools.lru_cache(maxsize=32)
+def _ellipses_shape(shapes: tuple[tuple[str, str], ...], title: str, x_name: str,
+                    y_name: str) -> Skeleton:
+    """:func:`ellipses_figure` without its paths, validated once per matrices and axes."""
+    fig = go.Figure()
+    for number, (name, label) in enumerate(shapes):
         is_true = name == "true"
         fig.add_trace(go.Scatter(
-            x=x, y=y, mode="lines", name=label,
+            mode="lines", name=label,
             line={"color": COLORS["true"] if is_true else estimator_color(name, number - 1),
                   "width": 3 if is_true else 2},
             hovertemplate=f"{label}: (%{{x:.3g}}, %{{y:.3g}})<extra></extra>"))
     fig.update_layout(template=TEMPLATE, title=plotly_text(title), height=460)
-    fig.update_xaxes(title_text=plotly_text(axis_names[axes[0]]), zeroline=True,
-                     zerolinecolor="#dee2e6")
-    fig.update_yaxes(title_text=plotly_text(axis_names[axes[1]]), scaleanchor="x", scaleratio=1,
+    fig.update_xaxes(title_text=plotly_text(x_name), zeroline=True, zerolinecolor="#dee2e6")
+    fig.update_yaxes(title_text=plotly_text(y_name), scaleanchor="x", scaleratio=1,
                      zeroline=True, zerolinecolor="#dee2e6")
-    return fig
+    return skeleton(fig)
 
 
 def error_chart(rows: Sequence[tuple[str, str, float, float]], *,
@@ -236,29 +251,36 @@ def error_chart(rows: Sequence[tuple[str, str, float, float]], *,
     """
     labels = [label for _, label, _, _ in rows]
     errors = [float(error) for _, _, error, _ in rows]
-    fig = go.Figure(go.Scatter(
-        y=labels, x=errors, mode="markers+text", name="error", text=[f"{e:.3g}" for e in errors],
-        textposition="top center", textfont={"size": 12},
-        marker={"size": 15, "color": [estimator_color(name, i)
-                                      for i, (name, *_) in enumerate(rows)]},
-        hovertemplate="%{y}: ‖Σ̃ − Σ‖<sub>F</sub> = %{x:.4g}<extra></extra>"))
     bounded = [(label, float(bound)) for _, label, _, bound in rows if math.isfinite(bound)]
+    traces = [{"y": labels, "x": errors, "text": [f"{e:.3g}" for e in errors]}]
+    if bounded:
+        traces.append({"y": [label for label, _ in bounded], "x": [b for _, b in bounded]})
+    positive = [v for v in [*errors, *(b for _, b in bounded)] if v > 0]
+    low, high = (min(positive), max(positive)) if positive else (1e-4, 1.0)
+    ticks = log_ticks(low / 2, high * 2)
+    return refill(_error_shape(tuple(name for name, *_ in rows), bool(bounded), title), traces,
+                  {"xaxis.range": [math.log10(low) - 0.25, math.log10(high) + 0.25],
+                   "xaxis.tickvals": ticks["tickvals"], "xaxis.ticktext": ticks["ticktext"]})
+
+
+@functools.lru_cache(maxsize=32)
+def _error_shape(names: tuple[str, ...], bounded: bool, title: str) -> Skeleton:
+    """:func:`error_chart` without its numbers, validated once per estimators shown."""
+    fig = go.Figure(go.Scatter(
+        mode="markers+text", name="error", textposition="top center", textfont={"size": 12},
+        marker={"size": 15, "color": [estimator_color(name, i) for i, name in enumerate(names)]},
+        hovertemplate="%{y}: ‖Σ̃ − Σ‖<sub>F</sub> = %{x:.4g}<extra></extra>"))
     if bounded:
         fig.add_trace(go.Scatter(
-            y=[label for label, _ in bounded], x=[bound for _, bound in bounded],
             mode="markers", name="theoretical bound",
             marker={"symbol": "diamond-open", "size": 14, "color": COLORS["true"],
                     "line": {"width": 2.5}},
             hovertemplate="%{y}: bound %{x:.4g}<extra></extra>"))
-    positive = [v for v in [*errors, *(b for _, b in bounded)] if v > 0]
-    low, high = (min(positive), max(positive)) if positive else (1e-4, 1.0)
-    fig.update_layout(template=TEMPLATE, title=title, height=140 + 52 * len(rows))
-    fig.update_xaxes(title_text=ERROR_AXIS, type="log",
-                     range=[math.log10(low) - 0.25, math.log10(high) + 0.25],
-                     **log_ticks(low / 2, high * 2))
+    fig.update_layout(template=TEMPLATE, title=title, height=140 + 52 * len(names))
+    fig.update_xaxes(title_text=ERROR_AXIS, type="log")
     # the first row on top, with room above it for its value's label
-    fig.update_yaxes(range=[len(rows) - 0.5, -0.9], showgrid=True)
-    return fig
+    fig.update_yaxes(range=[len(names) - 0.5, -0.9], showgrid=True)
+    return skeleton(fig)
 
 
 def _proxy_window(tau: NDArray[np.float64], bias: NDArray[np.float64],
@@ -303,33 +325,46 @@ def adaptive_proxies_figure(proxies: Mapping[str, ArrayLike], *, clip_radius: fl
     bias = np.asarray(proxies["bias"], dtype=float)
     low, high = _proxy_window(tau, bias, clip_radius)
     shown = (tau >= low) & (tau <= high)
-    curves = (("bias", "bias bound B(τ)", COLORS["true"], "dot"),
-              ("E_S", "E_S(τ): SeparateCov's proxy", ESTIMATOR_COLORS["separate"], "solid"),
-              ("E_G", "E_G(τ): GaussCov's proxy", ESTIMATOR_COLORS["gauss"], "solid"))
-    fig = go.Figure()
+    traces: list[dict[str, Any]] = []
     visible = []
-    for key, name, color, dash in curves:
+    for key, *_ in PROXY_CURVES:
         y = np.asarray(proxies[key], dtype=float)
         visible.append(y[shown & (y > 0)])
-        fig.add_trace(go.Scatter(
-            x=tau, y=np.where(y > 0, y, np.nan), mode="lines+markers", name=name,
-            line={"color": color, "dash": dash, "width": 2.5}, marker={"size": 5},
-            hovertemplate=f"{name}<br>τ = %{{x:.3g}}: %{{y:.3g}}<extra></extra>"))
+        traces.append({"x": tau, "y": np.where(y > 0, y, np.nan)})
     values = np.concatenate(visible)
     bottom, top = (float(values.min()), float(values.max())) if values.size else (1e-6, 1.0)
-    fig.add_trace(go.Scatter(
-        x=[clip_radius, clip_radius], y=[bottom, top], mode="lines",
-        name=f"chosen τ̃ = {clip_radius:.3g} → {branch}",
-        line={"color": COLORS["private"], "width": 2, "dash": "dash"},
-        hovertemplate=f"τ̃ = {clip_radius:.4g}, then {branch}<extra></extra>"))
+    traces.append({"x": [clip_radius, clip_radius], "y": [bottom, top],
+                   "name": f"chosen τ̃ = {clip_radius:.3g} → {branch}",
+                   "hovertemplate": f"τ̃ = {clip_radius:.4g}, then {branch}<extra></extra>"})
+    ticks = log_ticks(low, high)
+    return refill(_proxies_shape(title), traces, {
+        "xaxis.range": [math.log10(low) - 0.05, math.log10(high) + 0.05],
+        "xaxis.tickvals": ticks["tickvals"], "xaxis.ticktext": ticks["ticktext"],
+        "yaxis.range": [math.log10(bottom) - 0.1, math.log10(top) + 0.1]})
+
+
+#: AdaptiveCov's curves: the proxy's key, its name, colour and dash.
+PROXY_CURVES = (("bias", "bias bound B(τ)", COLORS["true"], "dot"),
+                ("E_S", "E_S(τ): SeparateCov's proxy", ESTIMATOR_COLORS["separate"], "solid"),
+                ("E_G", "E_G(τ): GaussCov's proxy", ESTIMATOR_COLORS["gauss"], "solid"))
+
+
+@functools.lru_cache(maxsize=8)
+def _proxies_shape(title: str) -> Skeleton:
+    """:func:`adaptive_proxies_figure` without its curves, validated once."""
+    fig = go.Figure()
+    for _, name, color, dash in PROXY_CURVES:
+        fig.add_trace(go.Scatter(
+            mode="lines+markers", name=name,
+            line={"color": color, "dash": dash, "width": 2.5}, marker={"size": 5},
+            hovertemplate=f"{name}<br>τ = %{{x:.3g}}: %{{y:.3g}}<extra></extra>"))
+    fig.add_trace(go.Scatter(mode="lines",
+                             line={"color": COLORS["private"], "width": 2, "dash": "dash"}))
     fig.update_layout(template=TEMPLATE, title=title, height=440)
-    fig.update_xaxes(title_text="clip radius τ (log scale)", type="log",
-                     range=[math.log10(low) - 0.05, math.log10(high) + 0.05],
-                     **log_ticks(low, high))
+    fig.update_xaxes(title_text="clip radius τ (log scale)", type="log")
     fig.update_yaxes(title_text="error (Frobenius, log scale)", type="log",
-                     range=[math.log10(bottom) - 0.1, math.log10(top) + 0.1],
                      exponentformat="power", dtick=1)
-    return fig
+    return skeleton(fig)
 
 
 def paper_curves(table: pd.DataFrame, *, labels: Mapping[str, str], x_title: str,
