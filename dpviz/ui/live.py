@@ -13,6 +13,9 @@ lecturer's class under :data:`LECTURE` (code, token and seat — the token never
 and the class this session opened under :data:`OPENED` (opening again gives it back: one open
 class a session).
 
+What one client may do (open classes, join, type codes) is limited in the store; the client
+is the browser's address as :func:`client_key` finds it.
+
 A reload starts a new session with none of that, so each membership is also a seat in the
 browser's own address: ``seat=CODE.token`` for a student (:data:`SEAT_PARAM`),
 ``teach=CODE.token`` for the lecturer (:data:`TEACH_PARAM`), written into the address by every
@@ -24,7 +27,9 @@ from __future__ import annotations
 
 import html
 import io
+import ipaddress
 import json
+import secrets
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -72,11 +77,10 @@ STEP_PAGES = {"lens": ("pages/lens.py", "Privacy lens"),
               "budget": ("pages/budget.py", "Privacy budget"),
               "covariance": ("pages/covariance.py", "Covariance"),
               "sbm": ("pages/sbm.py", "Stochastic block model")}
+#: session_state key of this session's client key when the browser's address is unknown.
+_CLIENT = "_live_client"
 #: Seconds between refreshes of the lecturer's counts.
 REFRESH_S = 4
-#: The question stored in place of one asked on a student's own data (with no truth).
-OWN_DATA = ("Asked on the student's own data: only the prediction is shared; the question's "
-            "numbers and the answer stay on the student's screen.")
 #: What the lecturer's screen says when the class cannot be read or changed.
 UNREACHABLE = "The class could not be reached. Try again."
 JOIN_HELP = ("Six letters and digits, shown by your lecturer. Your name is shown only to the "
@@ -89,6 +93,8 @@ LEFT_NOTE = "You left class **{code}**: Reveal shows the answer on this screen o
 CLOSED_NOTE = ("Class **{code}** is closed or no longer has you: Reveal shows the answer on this "
                "screen only. Join a class again on the Live class page.")
 ALONE_NOTE = "Not in a class: your prediction stays on this screen."
+OWN_DATA_NOTE = ("This question is on your own data: Reveal shows the answer on this screen "
+                 "only. Nothing of it — your guess included — is sent to class **{code}**.")
 CLOSED_BANNER = ("Class **{code}** is closed or no longer has you: your predictions are not "
                  "sent. Join a class again on the Live class page.")
 #: What the class store raises: a sentence (``ValueError``) or a database it cannot reach.
@@ -98,6 +104,37 @@ STORE_ERRORS = (ValueError, sqlite3.Error, OSError)
 def store() -> ClassStore:
     """The class store at the configured path (a new handle per call: it holds no connection)."""
     return ClassStore()
+
+
+def client_key() -> str:
+    """Who the class store counts this request against: the browser's address, or its session.
+
+    Streamlit gives the script the TCP peer (:attr:`st.context.ip_address`, ``None`` on
+    loopback). Behind ``make serve``'s nginx the peer is nginx, on loopback (or on a private
+    network with more machines), and nginx appends the client's address to
+    ``X-Forwarded-For``: its last entry is the address nginx saw, whatever a client sent
+    before it. A public peer is the browser itself, and its headers are not believed. An IPv6
+    client counts as its /64 (one household or host may hold all of it). With no address
+    (run locally, AppTest), the key is this session's own, so a script opening new
+    connections is limited by nginx's per-address limits only.
+    """
+    peer = _ip(st.context.ip_address)
+    if peer is None or peer.is_private:
+        forwarded = st.context.headers.get("X-Forwarded-For", "")
+        peer = _ip(forwarded.rsplit(",", 1)[-1]) or peer
+    if peer is None:
+        return f"session:{st.session_state.setdefault(_CLIENT, secrets.token_hex(8))}"
+    if peer.version == 6:
+        return f"ip:{ipaddress.ip_network(f'{peer}/64', strict=False)}"
+    return f"ip:{peer}"
+
+
+def _ip(text: object) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address ``text`` names, or ``None`` (nothing, or not an address)."""
+    try:
+        return ipaddress.ip_address(str(text).strip())
+    except ValueError:
+        return None
 
 
 def member() -> Student | None:
@@ -144,7 +181,7 @@ def join(code: str, name: str) -> Student:
     if seat is None and address is not None and address[0] == code:
         seat = address[1]  # this browser's seat, whose class it had left or lost
     seat = seat or new_seat()
-    student = store().join(code, name, seat=seat)
+    student = store().join(code, name, seat=seat, client=client_key())
     remember(student, seat)
     return student
 
@@ -235,11 +272,17 @@ def standing() -> tuple[str, str]:
     return "none", ""
 
 
-def reveal_note() -> None:
-    """Under a Reveal button: where the prediction goes — the class, or nowhere and why."""
+def reveal_note(*, public: bool) -> None:
+    """Under a Reveal button: where the prediction goes — the class, or nowhere and why.
+
+    ``public``: whether the question derives from public inputs only (:func:`share`); a
+    student in a class is told when it does not, and nothing goes.
+    """
     where, code = standing()
     shown = escape_markdown(code)
-    if where == "in":
+    if where == "in" and not public:
+        st.caption(":material/lock: " + OWN_DATA_NOTE.format(code=shown))
+    elif where == "in":
         st.caption(f":material/groups: Reveal also sends your prediction to class **{shown}**.")
     elif where == "left":
         st.warning(LEFT_NOTE.format(code=shown), icon=":material/group_off:")
@@ -250,32 +293,34 @@ def reveal_note() -> None:
 
 
 def share(step: str, question: str, prediction: Mapping[str, float | bool],
-          truth: Mapping[str, float | bool | Sequence[float]], *, public: bool) -> None:
+          truth: Mapping[str, float | bool | Sequence[float]], *, public: bool,
+          within: tuple[float, float]) -> None:
     """Send this student's prediction on ``step`` (and the truth their run revealed) to the class.
 
     Does nothing unless the session has joined a class. ``step`` is the page's name ("lens",
     "gmm", "budget", "covariance", "sbm"); ``prediction`` holds numbers or booleans (for
     "gmm" a point ``{"x": …, "y": …}``); ``truth`` may also hold lists of numbers (the private
-    means' coordinates). The same prediction is written once however often the page reruns;
-    a class that closed or is full shows a warning instead of failing the page.
+    means' coordinates). ``within`` is the range the page states for the prediction's
+    numbers: the store refuses one outside it, with a sentence shown here. The same
+    prediction is written once however often the page reruns; a class that closed or is full
+    shows a warning instead of failing the page.
 
     ``public`` says whether ``question`` and ``truth`` derive only from public inputs,
     generated or bundled public data, or ledger-charged private releases. When it is false
-    (a student's own upload), only the prediction is sent: the question is stored as
-    :data:`OWN_DATA` and the truth as nothing, so no exact statistic of the student's data
-    reaches the lecturer.
+    (a student's own upload) nothing is sent: the question's numbers and the truth are
+    statistics of the student's data, and the guess is too once made on a page drawn from it
+    (a click on a grid over the data's range), so nothing of it reaches the lecturer
+    (:func:`reveal_note` says so).
     """
     student = member()
-    if student is None:
+    if student is None or not public:
         return
-    if not public:
-        question, truth = OWN_DATA, {}
     sent = json.dumps([student.code, step, dict(prediction), dict(truth)], sort_keys=True,
                       default=str)
     if st.session_state.get(_LAST_SHARED) == sent:
         return
     try:
-        store().submit(student, step, question, prediction, truth)
+        store().submit(student, step, question, prediction, truth, within=within)
     except ValueError as err:
         st.warning(f"Not sent to your class: {escape_markdown(str(err))}")
         return
@@ -283,9 +328,7 @@ def share(step: str, question: str, prediction: Mapping[str, float | bool],
         st.warning("Not sent to your class: the class could not be reached. Try again.")
         return
     st.session_state[_LAST_SHARED] = sent
-    st.caption(f"Sent to class {student.code}." if public else
-               f"Sent to class {student.code}: your prediction only (your data's numbers "
-               "and the answer stay on your screen).")
+    st.caption(f"Sent to class {student.code}.")
 
 
 def banner() -> None:
@@ -361,7 +404,7 @@ def _open_form() -> None:
                  icon=":material/co_present:"):
         mine = (str(before["code"]), str(before["token"])) if before else None
         try:
-            opened = store().open_class(mine)
+            opened = store().open_class(mine, client=client_key())
             kept = before.get("seat") if before and opened.code == before["code"] else None
             teach(opened.code, opened.token, seat=kept)
         except STORE_ERRORS as err:
@@ -522,17 +565,45 @@ def _step_view(code: str, token: str, step: str, answered: int, revealed: bool) 
         st.dataframe(_values_table(answers), hide_index=True, key=f"live_names_{step}")
 
 
+def _door(code: str, token: str, locked: bool) -> None:
+    """Who may come in: lock the class against new students, and remove one by name.
+
+    The names are in a folded expander (the projector shows the class, not who is in it).
+    """
+    classes = store()
+    try:
+        if st.button("Let new students join again" if locked else
+                     "Lock the class: no new students", key="live_lock",
+                     icon=":material/lock_open:" if locked else ":material/lock:"):
+            classes.lock(code, token, not locked)
+            st.rerun()
+        with st.expander("Remove a student (names: do not project)", expanded=False):
+            names = {s.student_id: s.name for s in classes.roster(code, token)}
+            chosen = st.selectbox("Student", list(names), index=None, format_func=names.__getitem__,
+                                  key="live_remove_who",
+                                  help="Their predictions go with them; lock the class to "
+                                       "keep them from joining again.")
+            if st.button("Remove from the class", key="live_remove", disabled=chosen is None):
+                classes.remove(code, token, str(chosen))
+                st.rerun()
+    except STORE_ERRORS as err:
+        st.warning(_problem(err))
+
+
 @st.fragment(run_every=REFRESH_S)
 def _lecturer_steps(code: str, token: str) -> None:
     """The class's steps, refreshed every :data:`REFRESH_S` seconds as students answer."""
     classes = store()
     try:
         counts, revealed = classes.counts(code), classes.revealed(code)
-        joined = classes.students(code)
+        joined, locked = classes.students(code), classes.is_locked(code)
     except STORE_ERRORS as err:
         st.warning(_problem(err))
         return
     st.metric("Students joined", joined)
+    if locked:
+        st.caption(":material/lock: Locked: nobody new can join; the students in it stay.")
+    _door(code, token, locked)
     for step in STEPS:
         with st.container(border=True):
             _step_view(code, token, step, counts[step], step in revealed)

@@ -16,8 +16,11 @@ A number is asked by :func:`number_gate`; every gate shares one state, one Revea
 hands the prediction to the live class, :func:`dpviz.ui.live.share`) and one Guess again.
 What goes to the class follows one rule: the question and its truth go with the prediction
 only when they derive from public inputs, generated or bundled public data
-(:func:`from_public_data`), or ledger-charged private releases; a question on a student's own
-upload sends the prediction alone (``Question.public``).
+(:func:`from_public_data`), or ledger-charged private releases; on a student's own upload
+nothing is sent, the guess included (``Question.public``; the Reveal says so). Every guess lies
+in a range the page states from public inputs (``Question.high``; the click grid's box for a
+mean), which the class store enforces too: one student cannot stretch the axis the class is
+shown on.
 Reveal shows the answer and how far off the guess was. Guesses live in ``st.session_state``
 (per user, never in the link); a new scenario (data, estimator, ε, δ, seed) forgets the guess
 and hides the answer again. The gate returns whether the page may show its answer-bearing
@@ -51,6 +54,16 @@ if TYPE_CHECKING:
 GRID_SIDE = 41
 #: Margin around the rows' range in which a guess may be clicked, as a share of the range.
 GRID_MARGIN = 0.05
+#: A typed mean may lie this many widths of the click grid beyond it, either way.
+GUESS_REACH = 1.0
+#: The largest noise scale a lens guess may be, in units of the query's sensitivity Δ: at the
+#: slider's smallest ε (0.01) Laplace's b is 100 Δ and Gaussian's σ under 750 Δ for δ ≥ 1e-12.
+LENS_HIGH = 1000.0
+#: The largest covariance error a guess may be, in units of ‖Σ‖ (the zero matrix's error).
+COVARIANCE_HIGH = 1000.0
+#: The largest ε after T rounds a guess may be, in units of the linear composition T × ε₁
+#: (an upper bound of the answer: every accountant does at least as well).
+BUDGET_HIGH = 10.0
 
 
 @dataclass(frozen=True)
@@ -106,6 +119,21 @@ def click_grid(rows: ArrayLike, axes: tuple[int, int]) -> NDArray[np.float64]:
     return np.column_stack([gx.ravel(), gy.ravel()])
 
 
+def guess_box(grid: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The box a typed mean may lie in: the click grid's, :data:`GUESS_REACH` widths wider.
+
+    Examples
+    --------
+    >>> low, high = guess_box([[0.0, 10.0], [1.0, 30.0]])
+    >>> low.tolist(), high.tolist()
+    ([-1.0, -10.0], [2.0, 50.0])
+    """
+    points = np.asarray(grid, dtype=float)
+    low, high = points.min(axis=0), points.max(axis=0)
+    reach = GUESS_REACH * (high - low)
+    return low - reach, high + reach
+
+
 #: Widget keys of a gate's guess inputs, after its page prefix.
 GUESS_SUFFIXES = ("_guess", "_guess_x", "_guess_y")
 #: What the page shows in place of a hidden number or panel.
@@ -130,8 +158,10 @@ class Question:
         The truth, from the page's own run.
     note : str
         A sentence added to the reveal (what the answer teaches).
-    high : float or None
-        The largest guess allowed (the smallest is 0: every question asks for a size).
+    high : float
+        The largest guess allowed (the smallest is 0: every question asks for a size), from
+        public inputs only (a range built on the answer would give it away), stated in the
+        guess box's label and enforced by the class store.
     public : bool
         Whether ``prompt`` and ``answer`` derive only from public inputs, generated or
         bundled public data, or ledger-charged private releases. If not (a student's own
@@ -144,7 +174,7 @@ class Question:
     name: str
     answer: float
     note: str = ""
-    high: float | None = None
+    high: float = field(kw_only=True)
     public: bool = field(kw_only=True)
 
     def score(self, guess: float) -> str:
@@ -152,9 +182,11 @@ class Question:
 
         Examples
         --------
-        >>> Question("budget", "?", "ε", "ε after 2 rounds", 2.0, public=True).score(1.5)
+        >>> Question("budget", "?", "ε", "ε after 2 rounds", 2.0, high=40,
+        ...          public=True).score(1.5)
         'ε after 2 rounds is **2**. Your guess 1.5 was off by 0.5 (25% of the answer).'
-        >>> Question("budget", "?", "ε", "ε after 2 rounds", math.inf, public=True).score(1.5)
+        >>> Question("budget", "?", "ε", "ε after 2 rounds", math.inf, high=40,
+        ...          public=True).score(1.5)
         'ε after 2 rounds is **inf**. Your guess 1.5 was off by inf.'
         """
         off = abs(guess - self.answer)
@@ -211,16 +243,17 @@ def _guessed(keys: Mapping[str, str]) -> dict[str, float] | None:
 
 
 def _reveal(key: str, step: str, question: str, guesses: Mapping[str, str],
-            truth: Mapping[str, float | Sequence[float]], public: bool) -> None:
+            truth: Mapping[str, float | Sequence[float]], public: bool,
+            within: tuple[float, float]) -> None:
     """Reveal's callback: show the answer and hand the prediction to the live class.
 
-    ``public``: whether ``question`` and ``truth`` may go with it (``Question.public``).
+    ``public``: whether anything may go (``Question.public``); ``within``: the guess's range.
     """
     prediction = _guessed(guesses)
     if prediction is None:  # the inputs were cleared as the button was pressed
         return
     st.session_state[_name(key)]["revealed"] = True
-    share(step, question, prediction, truth, public=public)
+    share(step, question, prediction, truth, public=public, within=within)
 
 
 def _again(key: str) -> None:
@@ -229,13 +262,14 @@ def _again(key: str) -> None:
 
 
 def _reveal_button(key: str, *, step: str, question: str, guesses: Mapping[str, str],
-                   truth: Mapping[str, float | Sequence[float]], public: bool) -> None:
+                   truth: Mapping[str, float | Sequence[float]], public: bool,
+                   within: tuple[float, float]) -> None:
     """Reveal, as wide as its label, then where the prediction goes (a class, or why not)."""
     st.button("Reveal", key=f"{key}_reveal", type="primary", on_click=_reveal,
-              args=(key, step, question, guesses, truth, public),
+              args=(key, step, question, guesses, truth, public, within),
               disabled=_guessed(guesses) is None, icon=":material/visibility:",
               width="content")
-    reveal_note()
+    reveal_note(public=public)
 
 
 def _again_button(key: str) -> None:
@@ -282,11 +316,11 @@ def number_gate(question: Question | None, *, scenario: Hashable, key: str) -> b
     guesses = {"guess": f"{key}_guess"}
     _ask(question.prompt)
     if not state["revealed"]:
-        st.number_input(question.label, min_value=0.0, max_value=question.high, value=None,
-                        format="%.4g", key=f"{key}_guess")
+        st.number_input(f"{question.label} (0 to {question.high:.3g})", min_value=0.0,
+                        max_value=question.high, value=None, format="%.4g", key=f"{key}_guess")
         _reveal_button(key, step=question.step, question=question.prompt,
                        guesses=guesses, truth={"answer": question.answer},
-                       public=question.public)
+                       public=question.public, within=(0.0, question.high))
         return False
     guess = _revealed_guess(state, guesses)["guess"]
     st.success(question.score(guess), icon=":material/visibility:")
@@ -365,18 +399,21 @@ def mixture_gate(fig: go.Figure, *, scenario: Scenario, rows: ArrayLike,
         st.session_state[x_key], st.session_state[y_key] = click
         st.rerun()
     a, b = st.columns(2, vertical_alignment="bottom")
+    low, high = guess_box(grid)
     # a CSV header is the user's text: Streamlit renders Markdown (links, images) in labels
-    a.number_input(f"Guess: {escape_markdown(names[axes[0]])}", value=None, format="%.4g",
-                   key=x_key)
-    b.number_input(f"Guess: {escape_markdown(names[axes[1]])}", value=None, format="%.4g",
-                   key=y_key)
+    for column, axis, widget in ((a, 0, x_key), (b, 1, y_key)):
+        column.number_input(f"Guess: {escape_markdown(names[axes[axis]])}", value=None,
+                            min_value=float(low[axis]), max_value=float(high[axis]),
+                            format="%.4g", key=widget)
     private = np.asarray(private_means, dtype=float)[:, list(axes)]
     # the private means are charged on the ledger, but on an upload the estimator may be a
-    # non-private one, or its bounds read from the data: there the class gets the guess only
+    # non-private one, or its bounds read from the data, and the grid clicked on is drawn
+    # over the data's range: there nothing goes to the class, the guess included
     _reveal_button(key, step="gmm", question="Where will a private mean land?",
                    guesses=guesses, truth={"x": private[:, 0].tolist(),
                                            "y": private[:, 1].tolist()},
-                   public=from_public_data(scenario))
+                   public=from_public_data(scenario),
+                   within=(float(low.min()), float(high.max())))
     return False
 
 
@@ -428,7 +465,8 @@ def rounds_question(rounds: Sequence[int], by_rounds: Mapping[str, ArrayLike], h
                   f"What is ε after T = {top} rounds at the same noise?",
         f"Your guess: ε after {top} rounds", f"ε after {top} rounds", float(curve[-1]),
         note=f"({method}.) Adding up the rounds (linear composition) would say {top} × "
-             f"{first:.3g} = {top * first:.3g}.", public=True)  # the plan alone: no data
+             f"{first:.3g} = {top * first:.3g}.", high=BUDGET_HIGH * top * first,
+        public=True)  # the plan alone: no data
 
 
 def lens_question(view: LensView) -> Question:
@@ -447,7 +485,7 @@ def lens_question(view: LensView) -> Question:
         f"Your guess: {scale}", f"The noise scale {scale}", float(view.allocation.scale),
         note=("With the whole ε on one release, Laplace needs b = Δ/ε: halve ε and the noise "
               "doubles." if scale == "b" else "Gaussian σ grows like Δ·√(2 ln(1.25/δ))/ε: "
-              "a smaller δ costs noise too."), public=True)
+              "a smaller δ costs noise too."), high=LENS_HIGH * view.sensitivity, public=True)
 
 
 def covariance_question(runs: Sequence[CovarianceRun],
@@ -469,7 +507,7 @@ def covariance_question(runs: Sequence[CovarianceRun],
                       f"is off by ‖Σ‖ = {zero:.3g}.",
         f"Your guess: {run.label}'s error", f"{run.label}'s error ‖Σ̃ − Σ‖", run.error,
         note="Compare it with the zero matrix: a private estimate is worth releasing only "
-             "below that.", public=from_public_data(*scenarios))
+             "below that.", high=COVARIANCE_HIGH * zero, public=from_public_data(*scenarios))
 
 
 def sbm_question(labels: ArrayLike | None, found: ArrayLike) -> Question | None:
@@ -483,7 +521,7 @@ def sbm_question(labels: ArrayLike | None, found: ArrayLike) -> Question | None:
     return Question(
         "sbm", "What share of the vertices will the private algorithm put in the wrong "
                "community at this ε? 0 is perfect, 0.5 a coin flip.",
-        "Your guess: error rate (0 to 0.5)", "The error rate",
+        "Your guess: error rate", "The error rate",
         community_error(np.asarray(labels), np.asarray(found)), high=0.5,
         note="Privacy noise on the edges blurs the two blocks; below the Kesten–Stigum "
              "threshold not even the non-private answer beats a coin flip.", public=True)

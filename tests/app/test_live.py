@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 
 import pytest
 
-from dpviz.ui import live
-from dpviz.ui.classroom import DB_ENV, FORMULA_NAME, ClassStore, Student
+from dpviz.ui import classroom, live
+from dpviz.ui.classroom import DB_ENV, FORMULA_NAME, OPEN_LIMIT, ClassStore, Prediction, Student
 from dpviz.ui.widgets import escape_markdown
 
 from .app_helpers import charts, open_page, values
@@ -54,7 +55,7 @@ def test_lecturer_opens_a_class_and_sees_only_counts_before_the_reveal(db):
     assert "text" not in strip["data"][0]  # projected: the distribution, no names
     assert "Ann" not in json.dumps(charts(at)) and "img" not in json.dumps(charts(at))
     assert any("truth 3.1" in str(a.get("text")) for a in strip["layout"]["annotations"])
-    names = next(e for e in at.expander if "names" in e.label)
+    names = next(e for e in at.expander if e.label.startswith("Who predicted"))
     assert not names.proto.expanded  # the names stay folded on the projector
     assert names.dataframe[0].value["student"].tolist() == ["Ann", EVIL]
     assert db.revealed(code) == frozenset({"budget"})
@@ -98,14 +99,23 @@ def _sharing_page():
     from dpviz.ui import live
 
     for guess in (0.5, 0.5, 0.75):  # a rerun repeats a share; a new guess replaces it
-        live.share("lens", "How wide?", {"guess": guess}, {"answer": 1.0}, public=True)
+        live.share("lens", "How wide?", {"guess": guess}, {"answer": 1.0}, public=True,
+                   within=(0.0, 10.0))
 
 
 def _sharing_own_data():
     from dpviz.ui import live
 
     live.share("covariance", "For scale: ‖Σ‖ = 3.217.", {"guess": 0.5}, {"answer": 0.1234},
-               public=False)
+               public=False, within=(0.0, 10.0))
+    live.reveal_note(public=False)
+
+
+def _sharing_too_far():
+    from dpviz.ui import live
+
+    live.share("lens", "How wide?", {"guess": 1e300}, {"answer": 1.0}, public=True,
+               within=(0.0, 10.0))
 
 
 def test_share_sends_only_for_a_member_and_once_per_prediction(db):
@@ -133,7 +143,8 @@ def member_of(at, student) -> None:
                                      "name": student.name}
 
 
-def test_a_question_on_the_students_own_data_sends_the_prediction_only(db):
+def test_a_question_on_the_students_own_data_sends_nothing_and_says_so(db):
+    """Issue 36: a guess on an upload's page (its grid drawn over the data) is data too."""
     from streamlit.testing.v1 import AppTest
 
     opened = db.open_class()
@@ -141,12 +152,22 @@ def test_a_question_on_the_students_own_data_sends_the_prediction_only(db):
     at = AppTest.from_function(_sharing_own_data)
     member_of(at, ann)
     at.run()
-    assert "your prediction only" in at.caption[0].value
-    db.reveal(opened.code, opened.token, "covariance")
-    (only,) = db.predictions(opened.code, opened.token, "covariance")
-    assert (only.question, only.prediction, only.truth) == (live.OWN_DATA, {"guess": 0.5}, {})
-    raw = "".join(str(r) for r in sqlite3.connect(db.path).execute("SELECT * FROM predictions"))
-    assert "3.217" not in raw and "0.1234" not in raw
+    assert not at.exception, at.exception
+    assert [c.value for c in at.caption] == [
+        ":material/lock: " + live.OWN_DATA_NOTE.format(code=opened.code)]
+    assert db.row_count(opened.code) == 0 and db.counts(opened.code)["covariance"] == 0
+
+
+def test_a_guess_outside_its_questions_range_is_not_sent_and_says_why(db):
+    from streamlit.testing.v1 import AppTest
+
+    opened = db.open_class()
+    at = AppTest.from_function(_sharing_too_far)
+    member_of(at, db.join(opened.code, "Ann"))
+    at.run()
+    assert at.warning[0].value == "Not sent to your class: " + escape_markdown(
+        "prediction must be between 0 and 10, got 1e+300")
+    assert db.row_count(opened.code) == 0
 
 
 def test_a_lecturer_session_opens_one_class_and_gets_it_back(db):
@@ -345,3 +366,108 @@ def test_no_link_the_app_builds_carries_a_seat(db):
             links = [link.proto.query_string for link in reopened.get("page_link")]
             assert any("reset=1" in q for q in links)  # "Reset to scenario"
             assert not any("seat=" in q or "teach=" in q for q in links), links
+
+
+# Issue 36: the live class under abuse.
+
+def test_the_lecturers_figures_for_100_students_with_distinct_truths_cost_little_cpu():
+    """Every step revealed, each student asked with their own numbers: under 0.3 s of CPU."""
+    numbers = [Prediction(f"S{i}", f"q{i}", {"guess": 0.1 * i}, {"answer": 1.0 + 0.01 * i},
+                          0.0) for i in range(100)]
+    points = [Prediction(f"S{i}", "q", {"x": 0.1 * i, "y": 0.2 * i},
+                         {"x": [1.0 + 0.01 * i, 5.0], "y": [0.5, 2.0 + 0.01 * i]}, 0.0)
+              for i in range(100)]
+    start = time.process_time()
+    figures = [fig for step in live.STEP_PAGES
+               for fig in live.class_figures(step, points if step == "gmm" else numbers)]
+    sent = [fig.to_json() for fig in figures]  # what Streamlit sends to the browser
+    spent = time.process_time() - start
+    assert len(sent) == 5 and max(len(fig.data) for fig in figures) == 2
+    assert spent < 0.3, f"the lecturer's figures took {spent:.2f} s of CPU"
+
+
+def test_client_keys_believe_nginx_and_not_a_public_peers_headers(monkeypatch):
+    class Context:
+        def __init__(self, peer, forwarded=""):
+            self.ip_address = peer
+            self.headers = {"X-Forwarded-For": forwarded} if forwarded else {}
+
+    cases = [(None, "6.6.6.6, 203.0.113.5", "ip:203.0.113.5"),  # behind nginx, on loopback
+             ("10.0.0.2", "203.0.113.5", "ip:203.0.113.5"),  # nginx on another machine
+             ("93.184.216.34", "1.2.3.4", "ip:93.184.216.34"),  # a browser: headers lie
+             ("2001:db8::1:2", "", "ip:2001:db8::/64")]
+    for peer, forwarded, key in cases:
+        monkeypatch.setattr(live.st, "context", Context(peer, forwarded))
+        assert live.client_key() == key
+
+
+def _client_twice():
+    from dpviz.ui import live
+
+    live.st.write(live.client_key(), live.client_key())
+
+
+def test_with_no_address_the_client_is_the_session():
+    from streamlit.testing.v1 import AppTest
+
+    first, second = (AppTest.from_function(_client_twice).run() for _ in range(2))
+    (a,), (b,) = (set(at.markdown[0].value.split()) for at in (first, second))
+    assert a.startswith("session:") and b.startswith("session:") and a != b
+
+
+def test_a_client_past_its_classes_is_told_when_to_come_back_and_another_still_opens(
+        db, monkeypatch):
+    for _ in range(OPEN_LIMIT):
+        db.open_class(client="ip:203.0.113.9")
+    monkeypatch.setattr(live, "client_key", lambda: "ip:203.0.113.9")
+    at = open_page("live")
+    next(b for b in at.button if b.label == "Open a new class").click().run()
+    assert [e.value for e in at.error] == [
+        "Too many classes opened from here in the last hour: try again in 60 minutes."]
+    assert live.LECTURE not in at.session_state
+    monkeypatch.setattr(live, "client_key", lambda: "ip:198.51.100.7")
+    lecturer_opens()  # a real lecturer elsewhere
+
+
+def test_wrong_codes_from_one_client_make_it_wait(db, monkeypatch):
+    monkeypatch.setattr(classroom, "FREE_WRONG_CODES", 1)
+    monkeypatch.setattr(live, "client_key", lambda: "ip:203.0.113.9")
+    code = db.open_class().code
+    at = join_as(open_page("live"), "ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY", "Ann")
+    assert "No open class has that code" in at.error[0].value
+    join_as(at, code, "Ann")
+    assert at.error[0].value.startswith("Too many wrong class codes from here")
+    assert live.MEMBER not in at.session_state and db.students(code) == 0
+
+
+def test_a_name_taken_in_the_class_is_refused_with_a_sentence(db):
+    opened = db.open_class()
+    db.join(opened.code, "Ann Lee")
+    at = join_as(open_page("live"), opened.code, "  ann   LEE")
+    assert at.error[0].value == escape_markdown(
+        "This class already has a student called 'ann LEE': add an initial or your surname.")
+    assert live.MEMBER not in at.session_state
+
+
+def test_the_lecturer_locks_the_class_and_removes_a_student(db):
+    at, lecture = lecturer_opens()
+    code = lecture["code"]
+    ann, troll = db.join(code, "Ann"), db.join(code, EVIL)
+    db.submit(troll, "lens", "q", {"guess": 9.0}, {"answer": 1.0})
+    at.run()
+    next(b for b in at.button if b.key == "live_lock").click().run()
+    assert not at.exception, at.exception
+    assert db.is_locked(code) and any("Locked" in c.value for c in at.caption)
+    with pytest.raises(ValueError, match="locked"):
+        db.join(code, "Newcomer")
+    assert next(b for b in at.button if b.key == "live_lock").label.startswith("Let new")
+    who = at.selectbox(key="live_remove_who")
+    assert who.options == [EVIL, "Ann"]  # by name, in the lecturer's folded expander
+    who.set_value(troll.student_id).run()
+    next(b for b in at.button if b.key == "live_remove").click().run()
+    assert not at.exception, at.exception
+    assert not db.is_member(troll) and db.is_member(ann)
+    assert db.counts(code)["lens"] == 0 and "**Privacy lens** — 0 answered" in shown_text(at)
+    assert at.selectbox(key="live_remove_who").options == ["Ann"]
+    next(b for b in at.button if b.key == "live_lock").click().run()
+    assert not db.is_locked(code)

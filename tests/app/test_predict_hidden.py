@@ -9,7 +9,6 @@ draw the answer are absent while hidden.
 from __future__ import annotations
 
 import re
-import sqlite3
 
 import pytest
 from rendered_pages import words
@@ -41,11 +40,11 @@ def renderings(value: float) -> set[str]:
 def shared(monkeypatch) -> list[tuple]:
     """What Reveal hands to the live class (:func:`dpviz.ui.live.share`), in order.
 
-    Each call is (step, question, prediction, truth, public).
+    Each call is (step, question, prediction, truth, public, within).
     """
     calls: list[tuple] = []
     monkeypatch.setattr(predict, "share",
-                        lambda *args, public: calls.append((*args, public)))
+                        lambda *args, public, within: calls.append((*args, public, within)))
     return calls
 
 
@@ -82,6 +81,7 @@ def reveal_number(at, key: str, guess: float, shared: list[tuple], step: str) ->
     """
     assert next(b for b in at.button if b.key == f"{key}_reveal").disabled  # nothing guessed
     assert not [s for s in at.success if "Your guess" in s.value]
+    label = at.number_input(key=f"{key}_guess").label
     at.number_input(key=f"{key}_guess").set_value(guess).run()
     click(at, f"{key}_reveal")
     message = next(s.value for s in at.success if "Your guess" in s.value)
@@ -92,6 +92,8 @@ def reveal_number(at, key: str, guess: float, shared: list[tuple], step: str) ->
     assert "Predict, then reveal" not in shared[0][1]  # the plain question, no Markdown
     assert len(shared[0][1]) <= MAX_QUESTION
     assert shared[0][4] is True  # generated or public data: the question and truth may go
+    low, high = shared[0][5]  # the range stated from public inputs holds the answer
+    assert low == 0 <= answer <= high and label.endswith(f"(0 to {high:.3g})")
     return answer
 
 
@@ -166,6 +168,9 @@ def test_gmm_hides_the_private_means_and_their_errors(shared):
     click(at, "gmm_reveal")
     assert [(c[0], c[2], c[4]) for c in shared] == [("gmm", {"x": 0.0, "y": 0.0}, True)]
     assert len(shared[0][3]["x"]) == len(shared[0][3]["y"]) >= 2  # every private mean
+    low, high = shared[0][5]  # the click grid's box, a width wider: the means lie in it
+    means = shared[0][3]["x"] + shared[0][3]["y"]
+    assert low <= min(means) and max(means) <= high
     message = next(s.value for s in at.success if "private mean" in s.value)
     moved = float(re.search(r"the noise moved that mean (\S+) from", message).group(1))
     private = table(at, "mean error").iloc[0]  # the run's row (the second is non-private EM)
@@ -182,8 +187,8 @@ def class_db(tmp_path, monkeypatch) -> ClassStore:
     return ClassStore(tmp_path / "classes.sqlite3")
 
 
-def test_covariance_on_an_upload_sends_the_class_the_prediction_only(class_db):
-    """‖Σ‖ and the exact error ‖Σ̃ − Σ‖ of a student's own file never reach the lecturer."""
+def test_covariance_on_an_upload_sends_the_class_nothing_and_says_so(class_db):
+    """‖Σ‖, the exact error ‖Σ̃ − Σ‖ and the guess made on a student's own file stay there."""
     opened = class_db.open_class()
     ann = class_db.join(opened.code, "Ann")
     at = predict_on("covariance")
@@ -193,17 +198,13 @@ def test_covariance_on_an_upload_sends_the_class_the_prediction_only(class_db):
     at.file_uploader(key="cov_upload").set_value(
         ("clusters.csv", three_clusters(), "text/csv")).run()
     assert not at.exception, at.exception
-    prompt = next(i.value for i in at.info if "Predict, then reveal" in i.value)
-    scale = re.search(r"‖Σ‖ = (\S+?)\.?$", prompt).group(1)  # stated to the student only
+    note = ":material/lock: " + live.OWN_DATA_NOTE.format(code=opened.code)
+    assert note in [c.value for c in at.caption]  # where the Reveal is
+    assert not any("sends your prediction" in c.value for c in at.caption)
     at.number_input(key="cov_guess").set_value(0.1).run()
     click(at, "cov_reveal")
-    answer = next(s.value for s in at.success if "Your guess" in s.value).split("**")[1]
-    class_db.reveal(opened.code, opened.token, "covariance")
-    (only,) = class_db.predictions(opened.code, opened.token, "covariance")
-    assert (only.question, only.prediction, only.truth) == (live.OWN_DATA, {"guess": 0.1}, {})
-    stored = "".join(str(r) for r in sqlite3.connect(class_db.path).execute(
-        "SELECT question, prediction, truth FROM predictions"))
-    assert scale not in stored and answer not in stored
+    assert class_db.row_count(opened.code) == 0
+    assert not any("Sent to class" in c.value for c in at.caption)
 
 
 def test_gmm_on_an_upload_marks_its_question_not_public(shared):
