@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -293,30 +294,39 @@ def graph_figure(positions: ArrayLike, edges: ArrayLike, labels: ArrayLike,
     walk = edge_walk(_edges(edges, m), m)
     xs = np.where(walk >= 0, xy[walk, 0], np.nan)
     ys = np.where(walk >= 0, xy[walk, 1], np.nan)
+    traces: list[dict[str, Any]] = [{"x": xs, "y": ys}]
+    for community in (1, -1):
+        mask = shown == community
+        traces.append({"x": xy[mask, 0], "y": xy[mask, 1],
+                       "customdata": np.stack([ids[mask], truth[mask]], axis=-1)})
+    wrong = shown != truth
+    traces.append({"x": xy[wrong, 0], "y": xy[wrong, 1], "customdata": ids[wrong],
+                   "name": f"mistakes ({int(wrong.sum())} of {m})"})
+    return refill(_graph_shape(title), traces)
+
+
+@functools.lru_cache(maxsize=8)
+def _graph_shape(title: str) -> Skeleton:
+    """:func:`graph_figure` without its vertices and edges, validated once."""
     # one stroke per component: Plotly makes (and styles) an SVG path per gap-separated piece,
     # and a WebGL trace costs a software-rendered browser a context and a slow frame commit
-    fig = go.Figure(go.Scatter(x=xs, y=ys, mode="lines", name="edges",
+    fig = go.Figure(go.Scatter(mode="lines", name="edges",
                                line={"color": EDGE_COLOR, "width": 0.7}, hoverinfo="skip",
                                connectgaps=False))
     for community, color in zip((1, -1), COMMUNITY_COLORS, strict=True):
-        mask = shown == community
         fig.add_trace(go.Scatter(
-            x=xy[mask, 0], y=xy[mask, 1], mode="markers", name=f"community {community:+d}",
+            mode="markers", name=f"community {community:+d}",
             marker={"color": color, "size": 8, "line": {"color": "white", "width": 0.8}},
-            customdata=np.stack([ids[mask], truth[mask]], axis=-1),
             hovertemplate=f"vertex %{{customdata[0]}}: recovered {community:+d}, "
                           "true %{customdata[1]:+d}<extra></extra>"))
-    wrong = shown != truth
     fig.add_trace(go.Scatter(
-        x=xy[wrong, 0], y=xy[wrong, 1], mode="markers",
-        name=f"mistakes ({int(wrong.sum())} of {m})",
-        marker={"symbol": "circle-open", "size": 15, "color": MISTAKE_COLOR,
-                "line": {"width": 2.2}},
-        customdata=ids[wrong], hovertemplate="vertex %{customdata}: misplaced<extra></extra>"))
+        mode="markers", marker={"symbol": "circle-open", "size": 15, "color": MISTAKE_COLOR,
+                                "line": {"width": 2.2}},
+        hovertemplate="vertex %{customdata}: misplaced<extra></extra>"))
     fig.update_layout(template=TEMPLATE, title=title, height=560)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
-    return fig
+    return skeleton(fig)
 
 
 def _overlap_axes(fig: go.Figure) -> None:
