@@ -117,35 +117,50 @@ def privacy_loss(view: LensView, epsilon: float, *,
         where ``|loss| > ε``.
     """
     x, loss = np.asarray(view.grid), np.asarray(view.privacy_loss)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(
-        x=x, y=loss, mode="lines", name="privacy loss", line={"color": COLORS["private"],
-                                                               "width": 2.5},
-        hovertemplate="output %{x:.4g}: loss %{y:.4g}<extra></extra>"))
-    for sign in (1, -1):
-        fig.add_trace(go.Scatter(
-            x=[x.min(), x.max()], y=[sign * epsilon, sign * epsilon], mode="lines",
-            name="±ε", showlegend=sign > 0,
-            line={"color": BAND_COLOR, "dash": "dash", "width": 1.5}, legendgroup="eps",
-            hovertemplate=f"{'+' if sign > 0 else '−'}ε = {epsilon:g}<extra></extra>"))
+    traces: list[dict[str, Any]] = [{"x": x, "y": loss}]
+    traces += [{"x": [x.min(), x.max()], "y": [sign * epsilon, sign * epsilon],
+                "hovertemplate": f"{'+' if sign > 0 else '−'}ε = {epsilon:g}<extra></extra>"}
+               for sign in (1, -1)]
     finite = np.isfinite(loss)
     # Laplace's loss sits exactly at ±ε in the tails: only a real excess is shaded.
     outside = finite & (np.abs(np.where(finite, loss, 0.0)) > epsilon * (1 + 1e-6))
-    for start, stop in _runs(outside):
-        fig.add_vrect(x0=float(x[start]), x1=float(x[stop]), fillcolor=SHADE_COLOR,
-                      line_width=0, layer="below")
+    shape = _loss_shape(bool(outside.any()), title, view.query)
+    layout: dict[str, Any] = {}
     if outside.any():
-        fig.add_trace(go.Scatter(
-            x=[None], y=[None], mode="markers", name="|loss| > ε",
-            marker={"symbol": "square", "size": 12, "color": SHADE_COLOR}, hoverinfo="skip"))
+        traces.append({})
+        shade = shape["layout"]["shapes"][0]
+        layout["shapes"] = [{**shade, "x0": float(x[start]), "x1": float(x[stop])}
+                            for start, stop in _runs(outside)]
     if finite.any():
         span = float(np.max(np.abs(loss[finite])))
         limit = max(1.6 * epsilon, min(span, 4 * epsilon)) * 1.05
-        fig.update_yaxes(range=[-limit, limit])
+        layout["yaxis.range"] = [-limit, limit]
+    return refill(shape, traces, layout)
+
+
+@functools.lru_cache(maxsize=16)
+def _loss_shape(outside: bool, title: str, query: str) -> Skeleton:
+    """:func:`privacy_loss` without its curve, validated once per query.
+
+    When the loss leaves the band, one shaded range is the pattern of every range shaded.
+    """
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        mode="lines", name="privacy loss", line={"color": COLORS["private"], "width": 2.5},
+        hovertemplate="output %{x:.4g}: loss %{y:.4g}<extra></extra>"))
+    for sign in (1, -1):
+        fig.add_trace(go.Scatter(
+            mode="lines", name="±ε", showlegend=sign > 0,
+            line={"color": BAND_COLOR, "dash": "dash", "width": 1.5}, legendgroup="eps"))
+    if outside:
+        fig.add_vrect(x0=0.0, x1=1.0, fillcolor=SHADE_COLOR, line_width=0, layer="below")
+        fig.add_trace(go.Scatter(
+            x=[None], y=[None], mode="markers", name="|loss| > ε",
+            marker={"symbol": "square", "size": 12, "color": SHADE_COLOR}, hoverinfo="skip"))
     fig.update_layout(template=TEMPLATE, title=title)
-    fig.update_xaxes(title_text=f"released {view.query}")
+    fig.update_xaxes(title_text=f"released {query}")
     fig.update_yaxes(title_text="privacy loss (nats)")
-    return fig
+    return skeleton(fig)
 
 
 def audit_chart(result: AuditResult, *,
