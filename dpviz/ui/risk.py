@@ -23,7 +23,7 @@ import streamlit as st
 
 from dpviz.core.limits import CLASS_SIZE
 from dpviz.estimators.registry import estimator, relation_of
-from dpviz.lab.scenario import Scenario
+from dpviz.lab.scenario import USER_KINDS, Scenario
 from dpviz.privacy import Allocation, Budget, Ledger, PrivacyEvent
 from dpviz.privacy.risk import (
     LOW_FPR,
@@ -40,7 +40,7 @@ from dpviz.privacy.risk import (
     tighter,
 )
 from dpviz.ui.report import report_button
-from dpviz.ui.shell import PAGE_TITLE, PRESENTER
+from dpviz.ui.shell import PAGE_TITLE, PRESENTER, SECURE
 from dpviz.ui.widgets import escape_markdown, lazy_expander, show_chart
 from dpviz.viz.risk import icon_array, posterior_figure, tradeoff_figure
 
@@ -300,6 +300,23 @@ def used_text(spent: Spending) -> str:
     return f"Used {spent.epsilon:.2f} of your {spent.allowed_epsilon:.2f}."
 
 
+#: Said first on a run of the user's own data under teaching randomness (one rule for every
+#: page): its noise is a function of the seed in the page's link, so the same run on a table of
+#: zeros gives the noise away — ``run(X, seed) − run(0, seed)`` recovered a clipped mean
+#: exactly. The guarantee that follows is what the same run has with secure randomness.
+SEEDED_OWN_DATA = ("**Not a private release:** teaching randomness draws this run's noise "
+                   "from the seed in the page's link, so anyone with the link can recompute "
+                   "the noise and take it off your data's result. What follows is what the "
+                   "same run guarantees with secure randomness: switch it on in the sidebar "
+                   "before you show or share a result of your own data.")
+
+
+def seeded_own_data(scenario: Scenario | None) -> bool:
+    """Whether ``scenario`` runs the user's own data under teaching randomness."""
+    return (scenario is not None and not st.session_state.get(SECURE, False)
+            and any(kind in scenario.data for kind in USER_KINDS))
+
+
 def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, runs: int = 1,
                stated_delta: float | None = None, relation: Relation | None = None,
                not_private: str | None = None,
@@ -363,9 +380,13 @@ def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, ru
                                    pair_text(spent.epsilon, spent.delta)))
         _curves(spent.own, spent.worst if spent.tighter else None, key=key)
 
+    seeded = seeded_own_data(scenario)
     with st.container(border=True, key=f"{key}-risk"):
+        if seeded:
+            st.warning(SEEDED_OWN_DATA, icon=":material/key:")
         _summary(plain)
-        _close(plain, key=key, accuracy=accuracy, notes=notes, experts=experts)
+        _close(plain, key=key, accuracy=accuracy, experts=experts,
+               notes=[SEEDED_OWN_DATA.replace("**", ""), *notes] if seeded else notes)
 
 
 def plan_events(allocations: Mapping[str, Allocation]) -> EventKey:

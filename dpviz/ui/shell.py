@@ -45,6 +45,8 @@ SEED_HELP = ("Seeds every random draw on every page, so a link reopens the same 
              "Seeded noise is for teaching and research: a real release needs secure "
              "randomness.")
 TEACHING_NOTE = "Teaching randomness — reproducible, not for real releases."
+#: The sidebar's secure-randomness switch (its session-state key and its link parameter).
+SECURE = "secure"
 SECURE_NOTE = ("Secure randomness: not reproducible. Every rerun draws new noise from the "
                "operating system's entropy; no seed is shown or kept.")
 SECURE_HELP = ("Draw the noise from OpenSSL's cryptographic generator instead of the seed, "
@@ -121,7 +123,7 @@ def _randomness() -> tuple[int, int, bool]:
     widget's state when it is not drawn, so the seed is kept under :data:`KEPT_SEED` while
     secure mode hides it and restored when the switch goes off.
     """
-    secure = bool(st.toggle("Secure randomness", value=False, key="secure",
+    secure = bool(st.toggle("Secure randomness", value=False, key=SECURE,
                             bind="query-params", help=SECURE_HELP))
     if secure:
         st.caption(SECURE_NOTE)
