@@ -17,7 +17,13 @@ from dpviz.lab.audit import (
     audit_unavailable,
     white_box_audit,
 )
-from dpviz.lab.broken_variants import BROKEN_LABEL, GALLERY_RUNS, audit_gallery, catch_advice
+from dpviz.lab.broken_variants import (
+    BROKEN_LABEL,
+    BROKEN_VARIANTS,
+    GALLERY_RUNS,
+    audit_gallery,
+    catch_advice,
+)
 from dpviz.lab.scenario import Scenario
 from dpviz.ui.progress import timed_bar
 from dpviz.ui.widgets import attempt, epsilon_slider, escape_markdown, show_chart, show_failure
@@ -228,19 +234,23 @@ def broken_gallery(key: str, *, epsilon: float = 1.0, seed: int = 0
                                            white_box=white_box))
         _remember(key, cache_key, audits)
     audits = _recall(key, cache_key)
-    if audits is None:
-        return None
-    show_chart(audit_comparison(audits, title=f"Broken on purpose: measured ε against the "
-                                              f"claimed ε = {epsilon:g}"),
-               key=f"{key}_chart", filename="dpviz-audit-broken-gallery")
-    for audit in audits:
-        caught = "caught" if audit.caught else "not caught at these settings"
+    if audits is None:  # the lecturer reads the mistakes out before the run (Home's step 5)
+        st.caption("The audit's verdict on each variant appears here after Run.")
+    else:
+        show_chart(audit_comparison(audits, title=f"Broken on purpose: measured ε against the "
+                                                  f"claimed ε = {epsilon:g}"),
+                   key=f"{key}_chart", filename="dpviz-audit-broken-gallery")
+    for index, variant in enumerate(BROKEN_VARIANTS.values()):
+        audit = None if audits is None else audits[index]  # audit_gallery keeps this order
+        said = ("" if audit is None else
+                " — caught" if audit.caught else " — not caught at these settings")
         with st.container(border=True):
-            st.markdown(f"**{escape_markdown(audit.label)}** — {caught}. The flaw: "
-                        f"{escape_markdown(audit.broken)}.")
-            _verdict(audit, None if audit.caught else catch_advice(audit))
-            st.caption(f"Neighbours: {escape_markdown(audit.neighbours)}. Statistic: "
-                       f"{escape_markdown(audit.statistic)}. {audit.seconds:.1f} s.")
+            st.markdown(f"**{escape_markdown(variant.label)}**{said}. The mistake: "
+                        f"{escape_markdown(variant.flaw)}.")
+            if audit is not None:
+                _verdict(audit, None if audit.caught else catch_advice(audit))
+                st.caption(f"Neighbours: {escape_markdown(audit.neighbours)}. Statistic: "
+                           f"{escape_markdown(audit.statistic)}. {audit.seconds:.1f} s.")
     return audits
 
 

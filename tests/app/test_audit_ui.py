@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dpviz.lab.broken_variants import BROKEN_VARIANTS
 from dpviz.ui.audit import GALLERY_TAB
 from dpviz.ui.home import USES
 
@@ -26,6 +27,17 @@ def test_the_audit_button_on_the_sbm_page_shows_a_verdict():
     # a rerun shows the kept answer without a new click
     at.run()
     assert "sbm_audit_chart" in charts(at)
+
+
+def test_the_gallery_lists_every_variant_and_its_mistake_before_run():
+    """Home's step 5 has the lecturer read the mistakes out first; Run adds the verdicts."""
+    at = open_page("lens")
+    at.query_params["lens_tab"] = GALLERY_TAB
+    at.run()
+    listed = [m.value for m in at.markdown if "The mistake:" in m.value]
+    assert listed == [f"**{v.label}**. The mistake: {v.flaw}." for v in BROKEN_VARIANTS.values()]
+    assert "lens_gallery_chart" not in charts(at)
+    assert not at.error and not at.warning
 
 
 @pytest.mark.slow
