@@ -54,8 +54,9 @@ if TYPE_CHECKING:
 GRID_SIDE = 41
 #: Margin around the rows' range in which a guess may be clicked, as a share of the range.
 GRID_MARGIN = 0.05
-#: A typed mean may lie this many widths of the click grid beyond it, either way.
-GUESS_REACH = 1.0
+#: A typed mean may lie this many widths of the click grid beyond it, either way (a private
+#: mean at a small ε may land well outside the data's range).
+GUESS_REACH = 2.0
 #: The largest noise scale a lens guess may be, in units of the query's sensitivity Δ: at the
 #: slider's smallest ε (0.01) Laplace's b is 100 Δ and Gaussian's σ under 750 Δ for δ ≥ 1e-12.
 LENS_HIGH = 1000.0
@@ -126,7 +127,7 @@ def guess_box(grid: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]
     --------
     >>> low, high = guess_box([[0.0, 10.0], [1.0, 30.0]])
     >>> low.tolist(), high.tolist()
-    ([-1.0, -10.0], [2.0, 50.0])
+    ([-2.0, -30.0], [3.0, 70.0])
     """
     points = np.asarray(grid, dtype=float)
     low, high = points.min(axis=0), points.max(axis=0)
