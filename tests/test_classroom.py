@@ -343,6 +343,8 @@ def test_a_version_1_database_gains_the_seats_and_keeps_its_classes(tmp_path, cl
     store = ClassStore(path, clock=clock)
     seat = store.lecturer_seat("ABCDEF", "key")
     assert store.is_lecturer("ABCDEF", seat)
+    store.lock("ABCDEF", seat)  # and the locks and attempts of version 3
+    assert store.is_locked("ABCDEF") and store.open_class(client="ip:192.0.2.1").code
     version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
     assert version == classroom.SCHEMA_VERSION
 

@@ -113,7 +113,9 @@ def client_key() -> str:
     loopback). Behind ``make serve``'s nginx the peer is nginx, on loopback (or on a private
     network with more machines), and nginx appends the client's address to
     ``X-Forwarded-For``: its last entry is the address nginx saw, whatever a client sent
-    before it. A public peer is the browser itself, and its headers are not believed. An IPv6
+    before it. A public peer is the browser itself, and its headers are not believed (a
+    private one is taken for a proxy: a browser reaching Streamlit directly on a private
+    network could name itself anew in each request, and escape the limits). An IPv6
     client counts as its /64 (one household or host may hold all of it). With no address
     (run locally, AppTest), the key is this session's own, so a script opening new
     connections is limited by nginx's per-address limits only.
