@@ -607,13 +607,15 @@ def live_curves(n: int, degree: float, signal: float, delta: float, seeds: int,
     def step(start: float, share: float) -> Any:
         return None if bar is None else _progress_callback(bar, start, share)
 
+    curves.check_curves(PRIVATE + REFERENCES, PHASE, n=n, degree=degree, signal=signal,
+                        epsilons=EPSILONS, signals=SIGNALS, seeds=seeds)  # before any run
     by_epsilon = curves.error_curve(PRIVATE + REFERENCES, n=n, degree=degree, signal=signal,
                                     epsilons=EPSILONS, delta=delta, seeds=seeds,
                                     progress=step(0.0, 0.45))
-    sizes = sorted({max(int(math.ceil((1 + signal) * degree)), n // k) for k in (4, 2, 1)})
+    sizes = curves.n_sizes(n, degree, signal)
     by_n = curves.error_vs_n(PHASE, ns=sizes, degree=degree, signal=signal, epsilon=N_EPSILON,
                              delta=delta, seeds=seeds, progress=step(0.45, 0.15))
-    signals = [s for s in SIGNALS if (1 + s) * degree <= n]
+    signals = curves.phase_signals(SIGNALS, n, degree)
     phase = curves.phase_diagram(PHASE, n=n, degree=degree, signals=signals,
                                  epsilons=EPSILONS, delta=delta, seeds=seeds,
                                  progress=step(0.6, 0.4))

@@ -10,6 +10,7 @@ it once per graph and reuses it across every ε.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from dpviz.core import limits
 from dpviz.lab.experiments.cache import bound_cache, cache_directory
 from dpviz.lab.experiments.runner import run_sweep
 from dpviz.lab.experiments.sweep import SweepSpec
+from dpviz.lab.work import DATA, INTERACTIVE, WorkBudget, estimate
 
 Progress = Callable[[int, int], None]
 #: ``seed`` is the graph's (the run's data seed), ``noise_seed`` the run's noise seed.
@@ -29,6 +31,9 @@ PHASE_COLUMNS = ("estimator", "signal", "epsilon", "success_rate", "median_error
 RESULTS = Path(__file__).resolve().parents[3] / "assets" / "results"
 #: The default cache's subfolder of the curves' runs (bounded: :func:`_curve`).
 CURVES = "sbm_curves"
+#: CPU seconds the runner adds to each run (its scenario, cache key, scores, the JSON line it
+#: writes): 1–2 ms a run in ``python bench/work_repro.py``'s curves at n = 200 and 400.
+RUN_SECONDS = 2e-3
 
 
 def curve_spec(estimators: Sequence[str], *, n: int, degree: float, signal: float,
@@ -166,6 +171,117 @@ def phase_diagram(estimators: Sequence[str], *, n: int, degree: float,
     out = grouped.agg(success_rate=("success", "mean"), median_error=("error", "median"),
                       seeds=("seed", "nunique")).reset_index()
     return out[list(PHASE_COLUMNS)]
+
+
+def n_sizes(n: int, degree: float, signal: float) -> list[int]:
+    """The graph sizes of :func:`error_vs_n` on a page: n/4, n/2 and n, each fit for ``degree``.
+
+    Examples
+    --------
+    >>> n_sizes(400, 200.0, 0.5)
+    [300, 400]
+    """
+    return sorted({max(int(math.ceil((1 + signal) * degree)), n // k) for k in (4, 2, 1)})
+
+
+def phase_signals(signals: Sequence[float], n: int, degree: float) -> list[float]:
+    """The signals of ``signals`` a graph of n vertices and average ``degree`` can have.
+
+    Examples
+    --------
+    >>> phase_signals([0.1, 0.5, 0.9], 150, 100.0)
+    [0.1, 0.5]
+    """
+    return [s for s in signals if (1 + s) * degree <= n]
+
+
+def sweep_seconds(estimators: Sequence[str], *, graphs: Sequence[int], degree: float,
+                  runs_per_graph: int) -> float:
+    """Estimated CPU seconds of a curve's sweep, before any of it runs.
+
+    Every graph (of ``graphs``' sizes) is made once (:data:`dpviz.lab.work.DATA`'s cost), a
+    preparation shared by estimators (the certified projection) is charged once per graph
+    (the runner computes it once and reuses it across ε), every other run its estimate
+    (:func:`dpviz.lab.work.estimate`), and each run :data:`RUN_SECONDS`.
+
+    Examples
+    --------
+    >>> round(sweep_seconds(["spectral"], graphs=[400] * 3, degree=200.0, runs_per_graph=5), 2)
+    0.14
+    """
+    from dpviz.estimators.registry import TASKS
+
+    seconds = 0.0
+    for n in graphs:
+        seconds += estimate("sbm", DATA, n=n, degree=degree, generate=False).seconds
+        prepared: dict[Any, float] = {}
+        for name in estimators:
+            one = estimate("sbm", name, n=n, degree=degree, generate=False).seconds
+            hook = TASKS["sbm"][name].prepare
+            if hook is None:
+                seconds += runs_per_graph * one
+            else:
+                prepared[hook] = max(prepared.get(hook, 0.0), one)
+        seconds += sum(prepared.values()) + len(estimators) * runs_per_graph * RUN_SECONDS
+    return seconds
+
+
+def curves_seconds(curve: Sequence[str], phase: Sequence[str], *, n: int, degree: float,
+                   signal: float, epsilons: Sequence[float], signals: Sequence[float],
+                   seeds: int) -> float:
+    """Estimated CPU seconds of a page's three live curves (:func:`sweep_seconds` of each).
+
+    ``curve`` runs over ``epsilons`` at n (:func:`error_curve`), ``phase`` at one ε over
+    :func:`n_sizes` (:func:`error_vs_n`) and over :func:`phase_signals` × ``epsilons``
+    (:func:`phase_diagram`), each on ``seeds`` graphs.
+    """
+    kept = phase_signals(signals, n, degree)
+    return (sweep_seconds(curve, graphs=[n] * seeds, degree=degree,
+                          runs_per_graph=len(epsilons))
+            + sweep_seconds(phase, graphs=n_sizes(n, degree, signal) * seeds, degree=degree,
+                            runs_per_graph=1)
+            + sweep_seconds(phase, graphs=[n] * (seeds * len(kept)), degree=degree,
+                            runs_per_graph=len(epsilons)))
+
+
+def check_curves(curve: Sequence[str], phase: Sequence[str], *, n: int, degree: float,
+                 signal: float, epsilons: Sequence[float], signals: Sequence[float],
+                 seeds: int, budget: WorkBudget = INTERACTIVE) -> float:
+    """Refuse, before any run, a page's live curves whose estimate exceeds ``budget``.
+
+    Arguments as :func:`curves_seconds`; returns its estimate when it fits.
+
+    Raises
+    ------
+    ValueError
+        Naming the estimate, the limit and the largest n that fits.
+
+    Examples
+    --------
+    >>> check_curves(["exact_recovery"], ["weak_recovery"], n=400, degree=200.0, signal=0.5,
+    ...              epsilons=[1.0, 2.0, 4.0], signals=[0.1, 0.5], seeds=5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: these curves at n = 400 vertices of average degree 200 are too much work on ...
+    """
+    def seconds(vertices: int) -> float:  # a smaller graph keeps (1 + signal)·degree ≤ n
+        return curves_seconds(curve, phase, n=vertices, degree=min(degree, vertices / (1 + signal)),
+                              signal=signal, epsilons=epsilons, signals=signals, seeds=seeds)
+
+    needed = seconds(n)
+    if needed <= budget.seconds:
+        return needed
+    low, high = int(limits.SBM_VERTICES.low), n
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if seconds(middle) <= budget.seconds else (low, middle)
+    degree_words = ("at this degree" if (1 + signal) * degree <= low else
+                    f"with an average degree of at most {low / (1 + signal):.0f}")
+    raise ValueError(
+        f"these curves at n = {n:,} vertices of average degree {degree:g} are too much work "
+        f"{budget.name}: about {needed:,.0f} s of server time ({seeds} graphs per point), "
+        f"and the limit is {budget.seconds:g} s; n = {low:,} vertices would fit "
+        f"{degree_words}. {budget.advice}.")
 
 
 def load_saved(name: str) -> pd.DataFrame:
