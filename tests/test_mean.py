@@ -41,7 +41,8 @@ def test_laplace_uses_l1_sensitivity_2r_sqrt_d_over_n(radius, n, d):
     assert release.mechanism == "laplace"
     assert release.norm == "L1"
     assert release.sensitivity == pytest.approx(2 * radius * math.sqrt(d) / n, rel=1e-12)
-    assert release.scale == pytest.approx(release.sensitivity / 0.7, rel=1e-12)
+    # secure noise is charged at the sensitivity plus its grid's relaxation (0 when seeded)
+    assert release.scale == pytest.approx(release.charged / 0.7, rel=1e-12)
     assert release.epsilon == pytest.approx(0.7, rel=1e-12)
     assert release.delta == 0.0
     assert result.diagnostics["noise_scale"] == release.scale
@@ -58,8 +59,8 @@ def test_gaussian_uses_l2_sensitivity_2r_over_n(radius, n, d):
     assert release.sensitivity == pytest.approx(2 * radius / n, rel=1e-12)
     # one Gaussian under PLD is the analytic Gaussian of Balle & Wang, exactly
     assert release.scale == pytest.approx(
-        release.sensitivity / analytic_gaussian_mu(0.7, 1e-6), rel=1e-9)
-    assert release.rho == pytest.approx(release.sensitivity**2 / (2 * release.scale**2))
+        release.charged / analytic_gaussian_mu(0.7, 1e-6), rel=1e-9)
+    assert release.rho == pytest.approx(release.charged**2 / (2 * release.scale**2))
 
 
 def test_noise_has_the_ledger_scale():
@@ -196,8 +197,8 @@ def test_gaussian_mean_under_a_rho_budget():
     result = dpviz.run("mean", "gaussian", X, rho=0.5)
     (release,) = result.ledger.releases
     assert release.rho == pytest.approx(0.5)
-    # σ = Δ/√(2ρ): no δ is involved
-    assert release.scale == pytest.approx(release.sensitivity, rel=1e-12)
+    # σ = Δ/√(2ρ): no δ is involved (Δ as charged: with the secure grid's relaxation)
+    assert release.scale == pytest.approx(release.charged, rel=1e-12)
     assert result.ledger.total().rho == pytest.approx(0.5)
 
 

@@ -269,7 +269,7 @@ def private_factor_analysis(data: ArrayLike, budget: Budget, *, factors: int = 5
         estimate={"loadings": ball.radius * w, "noise_variances": ball.radius**2 * psi},
         ledger=ledger, choices=choices, not_private=ball.not_private,
         diagnostics={"second_moment": ball.covariance_from_unit(released),
-                     "log_likelihood": history, "noise_scale": allocation.scale,
+                     "log_likelihood": history, "noise_scale": ledger.releases[-1].scale,
                      "eigenvalues_raised": raised})
 
 

@@ -103,7 +103,7 @@ def private_mean(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
         choices["gaussian calibration"] = "classic" if budget.paper_mode else "analytic"
     return Result(
         estimate={"mean": noisy}, ledger=ledger, choices=choices, not_private=ball.not_private,
-        diagnostics={"true_mean": true_mean, "noise_scale": allocation.scale,
+        diagnostics={"true_mean": true_mean, "noise_scale": ledger.releases[-1].scale,
                      "allocation": allocation,
                      "rows_clipped": clipped_rows})
 

@@ -82,6 +82,7 @@ import math
 import ssl
 from collections.abc import Callable
 from fractions import Fraction
+from types import MappingProxyType
 
 import numba
 import numpy as np
@@ -93,7 +94,7 @@ from dpviz.privacy.noise_grid import FLIP_DENOMINATOR, grid, truncation
 #: the discrete Laplace, 11.15 for the discrete Gaussian, 6.03 for a geometric gap at
 #: ``t = 2^40``): buying what a call needs in one buffer, with a refill for the rare overrun,
 #: as unused words cost as much as used ones.
-WORDS_PER_DRAW = {"laplace": 7.1, "gaussian": 11.3, "geometric": 6.1}
+WORDS_PER_DRAW = MappingProxyType({"laplace": 7.1, "gaussian": 11.3, "geometric": 6.1})
 #: Words bought beyond the expected need, at every purchase.
 MIN_WORDS = 64
 #: The largest bound a uniform draw takes (a 62-bit integer: products stay in int64).

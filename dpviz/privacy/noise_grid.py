@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from types import MappingProxyType
 
 #: Grid steps per noise scale, as a power of two: ``scale/g ∈ [2^bits, 2^(bits + 1))``.
-GRID_BITS = {"laplace": 40, "gaussian": 28}
+GRID_BITS = MappingProxyType({"laplace": 40, "gaussian": 28})
 #: The flips' ratio is ``s/FLIP_DENOMINATOR`` (:func:`flip_ratio`): the geometric sampler's
 #: ``t``, at which ``V`` overflows with probability below ``exp(−2^20)``.
 FLIP_DENOMINATOR = 1 << 40

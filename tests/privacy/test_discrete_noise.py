@@ -195,7 +195,7 @@ def test_truncation_is_the_smallest_that_keeps_delta(units, epsilon, delta):
 def test_the_truncated_discrete_laplace_matches_its_pmf(monkeypatch):
     """On a coarse grid (8 steps per b, so the pmf can be counted) the noise is the discrete
     Laplace conditioned on ``|z| ≤ M``: it reaches ±M, never beyond, with the exact pmf."""
-    monkeypatch.setitem(noise_grid.GRID_BITS, "laplace", 3)
+    monkeypatch.setattr(noise_grid, "GRID_BITS", {**noise_grid.GRID_BITS, "laplace": 3})
     epsilon, delta = 0.5, 0.05
     g = grid("laplace", 1.0)
     units = math.ceil(1.0 / g)
