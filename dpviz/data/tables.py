@@ -5,10 +5,12 @@ One row per person, numeric columns, an optional header row (DESIGN.md, the comm
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import math
 import os
+import re
 from array import array
 from dataclasses import dataclass
 from typing import Any
@@ -76,6 +78,44 @@ def _is_number(cell: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: Commas past which a CSV's first line is counted, not parsed: ``csv.reader`` makes a Python
+#: string of every field, and a first line of millions of them is itself the attack.
+FIRST_LINE_COMMAS = 4 * limits.MAX_COLUMNS
+_NOT_A_LINE_END = re.compile(rb"[^\r\n]")
+
+
+def table_shape(raw: bytes) -> tuple[int, int]:
+    r"""A CSV's rows and columns, read without parsing it: what a cap checks before any parse.
+
+    The rows are its line endings counted (``\n``, or ``\r`` alone, as ``csv`` reads them),
+    less a header row (a first line no cell of which is a number): an upper bound, since a
+    blank line counts too. The columns are the first line's cells, that line alone read by
+    ``csv.reader``; a first line of more than :data:`FIRST_LINE_COMMAS` commas is counted by
+    its commas.
+
+    Examples
+    --------
+    >>> table_shape(b"height,weight\n170,60\n180,75\n")
+    (2, 2)
+    >>> table_shape(b"1,2,3\r4,5,6")
+    (2, 3)
+    >>> table_shape(b"")
+    (0, 0)
+    """
+    text = _NOT_A_LINE_END.search(raw, len(codecs.BOM_UTF8) * raw.startswith(codecs.BOM_UTF8))
+    start = text.start() if text else len(raw)  # past leading blank lines
+    lines = max(raw.count(b"\n", start), raw.count(b"\r", start)) + (
+        start < len(raw) and not raw.endswith((b"\n", b"\r")))
+    end = min((i for i in (raw.find(b"\n", start), raw.find(b"\r", start)) if i >= 0),
+              default=len(raw))
+    commas = raw.count(b",", start, end)  # no copy of the line before its size is known
+    if commas > FIRST_LINE_COMMAS:
+        return lines, commas + 1
+    cells = next(csv.reader([raw[start:end].decode("utf-8", errors="replace")]), [])
+    header = bool(cells) and not any(_is_number(c) for c in cells)
+    return lines - header, len(cells)
 
 
 #: The longest column name kept from a CSV's header (longer ones are cut).

@@ -470,7 +470,7 @@ def _load(key: str, content: _Content | None) -> LoadedData:
     from dpviz.data import GENERATORS, GRAPH_DATASETS, load_dataset
     from dpviz.data.graphs import DEGREE_FROM_GRAPH, Graph, edge_list_graph
     from dpviz.data.tables import read_table
-    from dpviz.lab.work import check_generator
+    from dpviz.lab.work import BATCH, check_generator, check_table
 
     block: dict[str, Any] = json.loads(key)
     if "generator" in block:
@@ -517,6 +517,7 @@ def _load(key: str, content: _Content | None) -> LoadedData:
                                   dataset.radius, dataset.description, {"k": dataset.info.k}))
     assert content is not None  # load_data gives the bytes of a file or an upload
     raw = content.take()
+    check_table(raw, BATCH)  # before parsing, as a page's upload (there against its budget)
     source = ("the uploaded file " + block["upload"] if "upload" in block else
               Path(block.get("csv") or block["edges"]).name)
     if "n" not in block:

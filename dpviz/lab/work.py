@@ -36,7 +36,9 @@ from dpviz.core.limits import (
     BATCH_MEMORY_SHARE,
     INTERACTIVE_BYTES,
     INTERACTIVE_DATA_BYTES,
+    INTERACTIVE_ROWS,
     INTERACTIVE_SECONDS,
+    MAX_COLUMNS,
     SWEEP_SECONDS,
 )
 
@@ -96,7 +98,8 @@ class Cost:
 class WorkBudget:
     """What one request may cost, and where a bigger run goes.
 
-    Seconds (``inf``: any time), peak bytes and the bytes of the data a cache keeps.
+    Seconds (``inf``: any time), peak bytes, the bytes of the data a cache keeps and the rows
+    of a file read (a page's public data domain, the same for every dataset).
     """
 
     name: str
@@ -104,6 +107,7 @@ class WorkBudget:
     bytes: float
     data_bytes: float = math.inf
     advice: str = BIGGER_JOBS
+    rows: float = math.inf
 
 
 def physical_memory() -> float:
@@ -116,7 +120,7 @@ def physical_memory() -> float:
 
 #: The pages' budget: every page answers within about five seconds of server time.
 INTERACTIVE = WorkBudget("on a page", INTERACTIVE_SECONDS, INTERACTIVE_BYTES,
-                         INTERACTIVE_DATA_BYTES)
+                         INTERACTIVE_DATA_BYTES, rows=INTERACTIVE_ROWS)
 #: The command line's and the API's: any time, but a share of the machine's memory.
 BATCH = WorkBudget("in one run", math.inf, BATCH_MEMORY_SHARE * physical_memory(),
                    advice=BIGGER_MACHINE)
@@ -354,6 +358,60 @@ def _rows_that_fit(task: str, estimator: str, *, n: int, budget: WorkBudget,
         return 0
     scale = 10 ** (len(str(low)) - 2)
     return low // scale * scale
+
+
+def table_rows(columns: int, budget: WorkBudget = INTERACTIVE) -> int:
+    """The most rows of ``columns`` numbers a file read within ``budget`` may have.
+
+    ``budget``'s rows, and as many 8-byte numbers as its data may take (its peak bytes when
+    its data are not capped).
+
+    Examples
+    --------
+    >>> table_rows(2), table_rows(200)
+    (200000, 15728)
+    """
+    cells = min(budget.data_bytes, budget.bytes) / 8
+    return int(min(budget.rows, cells // max(columns, 1)))
+
+
+def check_table(raw: bytes, budget: WorkBudget = INTERACTIVE) -> None:
+    r"""Refuse, before any parsing, a CSV whose rows × columns of numbers exceed ``budget``.
+
+    The shape is read without parsing (:func:`dpviz.data.tables.table_shape`: the lines
+    counted, the first line's cells); the sentence names the cap for that many columns,
+    never the file's count (a graph's edge count is what edge privacy hides).
+
+    Raises
+    ------
+    ValueError
+        Naming the cap and where bigger files go.
+
+    Examples
+    --------
+    >>> check_table(b"a,b\n1,2\n3,4\n")
+    >>> check_table((b"0," * 199 + b"0\n") * 16_000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the file has more than 15,728 rows of 200 columns, outside a page's public ...
+    """
+    from dpviz.data.tables import table_shape
+
+    rows, columns = table_shape(raw)
+    if columns > MAX_COLUMNS:
+        raise ValueError(f"the CSV has more than {MAX_COLUMNS} columns; dpviz takes at most "
+                         f"{MAX_COLUMNS}")
+    cap = table_rows(columns, budget)
+    if rows <= cap:
+        return
+    wide = f" of {columns} columns" if cap < budget.rows else ""
+    if math.isfinite(budget.rows):
+        numbers = f" on a page, {_memory(8 * cap * columns)} of numbers" if wide else ""
+        raise ValueError(f"the file has more than {cap:,} rows{wide}, outside a page's public "
+                         f"data domain (files of at most {cap:,} rows{wide}{numbers}: a limit "
+                         f"the same for every dataset, stated in advance). {budget.advice}.")
+    raise ValueError(f"the file has more than {cap:,} rows{wide}: {_memory(8 * cap * columns)} "
+                     f"of numbers, the most dpviz reads {budget.name}. {budget.advice}.")
 
 
 def _memory(size: float) -> str:

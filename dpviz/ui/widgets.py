@@ -21,7 +21,7 @@ from dpviz.core import limits
 from dpviz.core.entry import Param
 from dpviz.data.files import sha256
 from dpviz.lab.scenario import MAX_LABEL
-from dpviz.lab.work import BIGGER_JOBS
+from dpviz.lab.work import BIGGER_JOBS, check_table
 from dpviz.privacy import METHOD_LABELS, METHODS
 from dpviz.viz import figure_table
 from dpviz.viz.style import plain_text
@@ -171,10 +171,11 @@ def upload_content(upload: Any) -> bytes:
     """An upload's bytes, refused before any parsing when it is too big for a page.
 
     Checks the size Streamlit reports against :data:`dpviz.core.limits.MAX_UPLOAD_BYTES`, then
-    counts lines (a byte scan, no parsing) against :data:`dpviz.core.limits.INTERACTIVE_ROWS`: a
-    page's public data domain, so the sentence names the cap, never the file's count (a
-    table's row count is public under replace-one neighbours, but a graph's edge count is what
-    edge privacy hides, and one sentence serves both).
+    the rows × columns read without parsing (:func:`dpviz.lab.work.check_table`: the lines
+    counted, the first line's cells) against a page's public data domain, so the sentence
+    names the cap for that many columns, never the file's count (a table's row count is
+    public under replace-one neighbours, but a graph's edge count is what edge privacy hides,
+    and one sentence serves both).
 
     Raises
     ------
@@ -186,12 +187,7 @@ def upload_content(upload: Any) -> bytes:
         raise ValueError(f"the file has {int(upload.size) / limits.MEGABYTE:,.0f} MB; a page "
                          f"reads at most {cap} MB. {BIGGER_JOBS}.")
     content = bytes(upload.getvalue())
-    lines = content.count(b"\n") + (not content.endswith(b"\n"))
-    if lines > limits.INTERACTIVE_ROWS + 1:  # + 1: a header row
-        raise ValueError(f"the file has more than {limits.INTERACTIVE_ROWS:,} rows, outside a "
-                         f"page's public data domain (files of at most "
-                         f"{limits.INTERACTIVE_ROWS:,} rows: a limit the same for every "
-                         f"dataset, stated in advance). {BIGGER_JOBS}.")
+    check_table(content)
     return content
 
 
