@@ -76,6 +76,7 @@ from numpy.typing import NDArray
 from dpviz.core import limits
 from dpviz.estimators.neighbours import CORNER, NeighbourPair, norm_of, project, replace_row_pair
 from dpviz.estimators.result import Result
+from dpviz.lab.work import SWEEP, WorkBudget
 from dpviz.privacy.audit import (
     BLOCK,
     NOISE_OF,
@@ -324,8 +325,12 @@ def check_audit_budget(epsilon: float | None, rho: float | None) -> None:
 def audit_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: str,
                    label: str, runs: int = AUDIT_RUNS, seed: int = 0,
                    progress: Progress | None = None,
-                   broken: str | None = None) -> EstimatorAudit:
+                   broken: str | None = None, budget: WorkBudget = SWEEP) -> EstimatorAudit:
     """Audit any randomised function of a dataset that returns a :class:`Result`.
+
+    Refused before its runs when ``2·runs`` times one run's CPU time (measured on a warm run:
+    the pairs are tiny, where the registry's cost models, fitted on large data, miss by
+    50–1000×) exceeds ``budget`` (a page's sweep budget by default: the page shows a bar).
 
     Parameters
     ----------
@@ -343,15 +348,32 @@ def audit_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: s
         Called with the fraction of runs done (0 … 1), about 100 times.
     broken : str, optional
         The flaw, for a broken-on-purpose variant.
+    budget : WorkBudget
+        The seconds the runs may take together.
 
     Returns
     -------
     EstimatorAudit
+
+    Raises
+    ------
+    ValueError
+        When the runs would exceed ``budget``: the estimate, the limit and the runs that fit.
     """
     runs = limits.check_integer(limits.AUDIT_TRIALS, runs)
     seed = limits.check_integer(limits.SEED, seed)
     start = time.perf_counter()
     ledger = run_once(pair.data, np.random.default_rng(seed)).ledger
+    clock = time.process_time()  # the first run warmed the estimator's imports and caches
+    run_once(pair.data, np.random.default_rng(seed))
+    needed = 2 * runs * (time.process_time() - clock)
+    if needed > budget.seconds:
+        fits = int(budget.seconds / needed * runs) // 1000 * 1000
+        fewer = (f"{fits:,} runs a side would fit" if fits >= limits.AUDIT_TRIALS.low else
+                 f"even the fewest ({int(limits.AUDIT_TRIALS.low):,} a side) would not fit")
+        raise ValueError(f"this audit ({2 * runs:,} runs of {label}) is too much work "
+                         f"{budget.name}: about {needed:,.0f} s of server time, and the limit "
+                         f"is {budget.seconds:g} s; {fewer}. {budget.advice}.")
     claim = _claim(ledger, label)
     assert claim.epsilon is not None  # _claim refuses otherwise
     samples: list[NDArray[np.float64]] = []
