@@ -75,14 +75,17 @@ class Page:
     """A page the students open and the figure whose traces the isolation check reads.
 
     ``data`` starts the name of the trace drawn from the data alone, ``private`` the names of
-    the traces of the private release; ``own_data``: the data come from the student's seed,
-    so no two students may see the same (the lens's dataset is the same for everyone).
+    the traces of the private release; ``plotted``: the values compared (the lens's true
+    answers are drawn as tall as the density, which follows ε; their place does not);
+    ``own_data``: the data come from the student's seed, so no two students may see the same
+    (the lens's dataset is the same for everyone).
     """
 
     name: str
     figure: str
     data: str
     private: str
+    plotted: tuple[str, ...] = ("x", "y", "z")
     own_data: bool = True
 
 
@@ -91,7 +94,7 @@ PAGES = {page.name: page for page in (
     Page("gmm", "gmm_figure", "data", "private"),
     Page("covariance", "cov_heatmaps", "true", "AdaptiveCov"),
     Page("sbm", "sbm_graph", "edges", "community"),
-    Page("lens", "lens_densities", "true answer on D", "one private release",
+    Page("lens", "lens_densities", "true answer on D", "one private release", plotted=("x",),
          own_data=False))}
 #: The sidebar's switch to OS-entropy noise, by its label.
 SECURE_LABEL = "Secure randomness"
@@ -131,9 +134,9 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _plotted(traces: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _plotted(traces: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
     """The values the traces plot (a colour scale or hover text may follow ε, they do not)."""
-    return [{k: t[k] for k in ("x", "y", "z") if k in t} for t in traces]
+    return [{k: t[k] for k in keys if k in t} for t in traces]
 
 
 def widget_value(element: Any) -> tuple[str, float] | None:
@@ -189,10 +192,10 @@ def observe(student: Student, run: Run, epsilon: float | None, page: Page) -> No
             named = [(str(t.get("name", "")).lower(), t) for t in traces]
             data = [t for name, t in named if name.startswith(page.data.lower())]
             if data:
-                student.data_hashes.add(_digest(_plotted(data)))
+                student.data_hashes.add(_digest(_plotted(data, page.plotted)))
             private = [t for name, t in named if name.startswith(page.private.lower())]
             if private and epsilon is not None:
-                student.means[epsilon].add(_digest(_plotted(private)))
+                student.means[epsilon].add(_digest(_plotted(private, page.plotted)))
 
 
 class Client:
