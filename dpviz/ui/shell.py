@@ -19,7 +19,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from dpviz.core import limits
 from dpviz.ui import live
 from dpviz.ui.warm import warm_up
-from dpviz.ui.widgets import SHOWN_FIGURES, show_failure
+from dpviz.ui.widgets import SHOWN_FIGURES, escape_markdown, show_failure
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
@@ -69,6 +69,8 @@ LAST_PAGE = "_last_page"
 RESET_MARK = "reset"
 #: URL parameters "Reset to scenario" leaves as they are (the lecturer's own mode).
 KEPT_ON_RESET = frozenset({PRESENTER})
+#: Key of the first load's note (:func:`loading_note`; ``app.css`` styles it by this key).
+LOADING = "page-loading"
 RESET_HELP = ("Back to the values this page was opened with (the scenario link's), or to the "
               "defaults when it was opened without any.")
 
@@ -177,26 +179,36 @@ def main_columns(key: str) -> list[DeltaGenerator]:
     return st.container(key=f"main-{key}").columns([2, 3], gap="large")
 
 
-def _link_sets_presenter() -> None:
+def _opening_run() -> bool:
+    """Whether this run opens its page: its script hash is not the session's last run's.
+
+    Outside a Streamlit run, ``False``.
+    """
+    current = _current_page()
+    if current is None:
+        return False
+    opened = st.session_state.get(LAST_PAGE) != current[0]
+    st.session_state[LAST_PAGE] = current[0]
+    return opened
+
+
+def _link_sets_presenter(opened: bool) -> None:
     """On the run that opens a page, a URL's ``presenter=true`` or ``false`` sets the toggle.
 
     A link followed inside the app (``st.page_link``, a markdown link) would leave presenter
     mode as it was: a widget keeps its value by key across pages, and Streamlit drops from
     ``st.query_params`` a parameter bound to a widget last drawn on another page (the
-    sidebar's, drawn by every page). So the run that opens a page (its script hash is not the
-    last run's) reads the address the browser sent, writes its value into the toggle's state
-    before the toggle is drawn and puts a dropped ``presenter=true`` back in the address.
-    Reruns of the same page leave it alone: flipping the toggle decides there, and updates
-    the URL.
+    sidebar's, drawn by every page). So the run that opens a page (``opened``,
+    :func:`_opening_run`) reads the address the browser sent, writes its value into the
+    toggle's state before the toggle is drawn and puts a dropped ``presenter=true`` back in
+    the address. Reruns of the same page leave it alone: flipping the toggle decides there,
+    and updates the URL.
     """
     ctx = get_script_run_ctx(suppress_warning=True)
-    current = _current_page()
-    if ctx is None or current is None:
+    if ctx is None or not opened:
         return
-    opened = st.session_state.get(LAST_PAGE) != current[0]
-    st.session_state[LAST_PAGE] = current[0]
     sent = parse_qs(ctx.query_string).get(PRESENTER, [""])[-1].lower()
-    if opened and sent in ("true", "false"):
+    if sent in ("true", "false"):
         st.session_state[PRESENTER] = sent == "true"
         if sent == "true" and PRESENTER not in st.query_params:  # dropped, and unbound
             st.query_params[PRESENTER] = sent  # so the address still reopens this view
@@ -261,6 +273,29 @@ def reset_button(opening: dict[str, list[str]], *, presenter: bool) -> None:
                     query_params={**params, RESET_MARK: "1"})
 
 
+def loading_note(title: str, *, opened: bool) -> None:
+    """The run that opens a page says in words that it is loading, while it runs.
+
+    Issue 34: a first load of /sbm showed a blank column for 15 s under Streamlit's small
+    running icon. Drawn under the title, before the page's own work: "Loading the Stochastic
+    block model page…" (the navigation's name of the page, else ``title``), a spinner and the
+    seconds since it appeared (``app.css``, which hides it once the run has ended). Reruns
+    draw an empty placeholder in its place: the elements below keep their positions, so the
+    browser updates them instead of drawing them anew.
+    """
+    if not opened:
+        st.empty()
+        return
+    current = _current_page()
+    script = str(Path(current[1]).relative_to(ROOT)) if current else ""
+    name = next((label for _, entries in NAVIGATION for path, label, _ in entries
+                 if path == script), title)
+    # plain markdown in a keyed container: the browser has markdown's code already (the
+    # title's); st.html's and HTML in markdown are fetched on first use, after the page
+    # below them is drawn
+    st.container(key=LOADING).markdown(f"Loading the {escape_markdown(name)} page…")
+
+
 def page(title: str) -> PageContext:
     """Set up a page: error boundary, config, sidebar (navigation, seed, presenter mode), style.
 
@@ -277,7 +312,8 @@ def page(title: str) -> PageContext:
     error_boundary()
     warm_up()  # once per server: the other pages' imports, in the background
     opening = _opening_params()
-    _link_sets_presenter()
+    opened = _opening_run()
+    _link_sets_presenter(opened)
     # The icon is a file the server sends (a material icon's favicon is fetched from Google's
     # font servers by every browser). The sidebar's toggle is drawn after the config: read its
     # value first. "auto" closes the sidebar on a phone's narrow screen, opens it on a wide one.
@@ -305,6 +341,7 @@ def page(title: str) -> PageContext:
                       vertical_alignment="center"):
         st.title(title, width="content")
         reset_button(opening, presenter=bool(presenter))
+    loading_note(title, opened=opened)
     live.banner()
     if secure:
         st.caption(SECURE_NOTE)

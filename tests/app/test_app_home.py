@@ -88,3 +88,16 @@ def test_the_demo_path_links_open_presenter_mode_and_home_has_no_button_for_it(h
     home.switch_page(first.page).run()
     assert not home.exception
     assert home.sidebar.toggle(key="presenter").value is True
+
+
+def test_a_page_says_it_is_loading_on_the_run_that_opens_it_only(home):
+    """Issue 34: a first load showed a blank column; the browser hides the note once the run
+    ends (tests/browser/test_first_load.py), and reruns draw none."""
+    def notes(at):
+        return [m.value for m in at.markdown if m.value.startswith("Loading the")]
+
+    assert notes(home) == ["Loading the Home page…"]
+    home.run()
+    assert notes(home) == []
+    home.switch_page("pages/budget.py").run()
+    assert notes(home) == ["Loading the Privacy budget page…"]
