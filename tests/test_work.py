@@ -93,3 +93,75 @@ def test_the_winner_map_is_refused_before_any_run():
     with pytest.raises(ValueError, match=r"this map .* too much work in a sweep"):
         winner.check_map(spec, lambda scenario: (None if scenario["estimator"] in (
             "sample_aggregate", "friendly_core") else "not run"), work.SWEEP)
+
+
+WIDE = (b"0," * 199 + b"0\n") * 15_729  # one row past a page's cap at 200 columns: 6 MB
+
+
+def test_an_oversized_table_is_refused_on_a_page_before_the_parser_is_called(monkeypatch):
+    """Issue 36: a 49 MB, 122 500 × 200 CSV was parsed for 18 s before its refusal (the
+    page's upload_content makes this check on the upload's bytes)."""
+    from dpviz.data import tables
+
+    monkeypatch.setattr(tables, "read_csv", lambda *a, **k: pytest.fail("parsed"))
+    with pytest.raises(ValueError, match=r"the file has more than 15,728 rows of 200 columns, "
+                                         r"outside a page's public data domain \(files of at "
+                                         r"most 15,728 rows of 200 columns on a page, 24 MB of "
+                                         r"numbers: .*python -m dpviz"):
+        work.check_table(WIDE)
+    work.check_table(WIDE[:-400])  # 15 728 rows: the cap
+    with pytest.raises(ValueError, match=r"more than 200,000 rows, outside a page's public "
+                                         r"data domain \(files of at most 200,000 rows:"):
+        work.check_table(b"0,1\n" * 200_001)  # an edge list: the rows' cap binds
+
+
+def test_the_shape_is_read_from_the_line_ends_and_the_first_line_only():
+    assert tables_shape(b"a,b,c\r\n1,2,3\r\n4,5,6\r\n") == (2, 3)
+    assert tables_shape(b"\n\n1,2\n3,4") == (2, 2)
+    line = b"0," * 100_000 + b"0\n"  # counted by its commas: never a string a field
+    assert tables_shape(line * 3) == (3, 100_001)
+    with pytest.raises(ValueError, match="more than 200 columns"):
+        work.check_table(line * 3)
+
+
+def tables_shape(raw: bytes) -> tuple[int, int]:
+    from dpviz.data.tables import table_shape
+
+    return table_shape(raw)
+
+
+def test_the_cli_loader_refuses_before_parsing(monkeypatch):
+    """The command line's loader takes the same check, with its own budget."""
+    from dpviz.data import tables
+
+    monkeypatch.setattr(work, "BATCH", work.WorkBudget("in one run", np.inf, 8 * 200 * 15_728,
+                                                       advice=work.BIGGER_MACHINE))
+    monkeypatch.setattr(tables, "read_table", lambda *a, **k: pytest.fail("parsed"))
+    with pytest.raises(ValueError, match="the most dpviz reads in one run"):
+        load_data({"upload": "wide.csv", "sha256": dpviz.data.sha256(WIDE)}, content=WIDE)
+
+
+def test_the_sbm_curves_are_refused_before_any_run(monkeypatch):
+    """Issue 36: /sbm's Compute curves at n = 400, d = 200 cost 15 s unchecked."""
+    from dpviz.lab.experiments import sbm_curves
+
+    monkeypatch.setattr(sbm_curves, "run_sweep", lambda *a, **k: pytest.fail("ran"))
+    page = {"curve": ["weak_recovery", "exact_recovery", "gauss_adjacency",
+                      "randomized_response", "spectral", "projection"],
+            "phase": ["weak_recovery", "randomized_response"],
+            "epsilons": [0.5, 1.0, 2.0, 4.0, 8.0],
+            "signals": [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9], "seeds": 3}
+    with pytest.raises(ValueError, match=r"these curves at n = 400 vertices of average degree "
+                                         r"200 are too much work on a page: about \d+ s .* "
+                                         r"n = \d+ vertices would fit"):
+        sbm_curves.check_curves(n=400, degree=200.0, signal=0.5, **page)
+    assert sbm_curves.check_curves(n=150, degree=40.0, signal=0.5, **page) < 4
+
+
+def test_an_audit_is_refused_before_its_runs_when_they_exceed_the_budget():
+    from dpviz.lab import audit
+
+    tight = work.WorkBudget("on a page", 1e-6, np.inf)
+    with pytest.raises(ValueError, match=r"this audit \(2,000 runs of .*\) is too much work on "
+                                         r"a page.*would not fit"):
+        audit.audit_estimator("mean", "laplace", epsilon=1.0, runs=1_000, budget=tight)

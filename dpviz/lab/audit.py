@@ -401,8 +401,8 @@ def audit_function(run_once: RunOnce, pair: NeighbourPair, *, task: str, name: s
 
 def audit_estimator(task: str, name: str, *, epsilon: float | None, delta: float = 0.0,
                     runs: int = AUDIT_RUNS, seed: int = 0, accounting: str = "zcdp",
-                    rho: float | None = None,
-                    progress: Progress | None = None) -> EstimatorAudit:
+                    rho: float | None = None, progress: Progress | None = None,
+                    budget: WorkBudget = SWEEP) -> EstimatorAudit:
     """Audit a registered estimator on its worst-case neighbouring pair.
 
     Parameters
@@ -422,6 +422,8 @@ def audit_estimator(task: str, name: str, *, epsilon: float | None, delta: float
         A zCDP budget instead of ε (with δ > 0, so that the ledger states an ε to audit).
     progress : callable, optional
         Called with the fraction of runs done.
+    budget : WorkBudget
+        The seconds the runs may take together (:func:`audit_function`).
 
     Returns
     -------
@@ -430,7 +432,8 @@ def audit_estimator(task: str, name: str, *, epsilon: float | None, delta: float
     Raises
     ------
     ValueError
-        An unknown, non-private or not-yet-covered estimator; a bad ε, δ, runs or seed.
+        An unknown, non-private or not-yet-covered estimator; a bad ε, δ, runs or seed; runs
+        over ``budget``.
 
     Examples
     --------
@@ -447,7 +450,7 @@ def audit_estimator(task: str, name: str, *, epsilon: float | None, delta: float
                        accounting=accounting)
     return audit_function(run_once, pair, task=task, name=name,
                           label=estimator(task, name).label, runs=runs, seed=seed,
-                          progress=progress)
+                          progress=progress, budget=budget)
 
 
 def _runner(task: str, name: str, pair: NeighbourPair, *, epsilon: float | None, delta: float,
