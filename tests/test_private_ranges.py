@@ -85,3 +85,36 @@ def test_centred_ranges_follow_a_column_far_from_zero():
     box = private_box(rows, plan=plan, rng=np.random.default_rng(0), ledger=Ledger())
     assert plan.centred and box.clipped_rows(rows) <= 0.01 * len(rows)
     assert box.low[0] > 0
+
+
+def test_too_few_rows_for_the_one_release_are_refused_before_anything_is_spent():
+    """150 rows at 20 % of ρ = 0.1 (ε = 0.2 for the one release, which needs 171): refused,
+    nothing on the ledger, and the sentence says the share and the ρ from which they run —
+    from public inputs only (any 150 rows get the same sentence); 171 rows run."""
+    from dpviz.privacy import BudgetError
+
+    plan = bound_plan(150, 2, Budget(rho=0.1), 0.2)
+    said = []
+    for rows in (np.zeros((150, 2)), np.random.default_rng(1).normal(1e3, 10, (150, 2))):
+        ledger = Ledger()
+        with pytest.raises(BudgetError) as refused:
+            private_box(rows, plan=plan, rng=np.random.default_rng(0), ledger=ledger)
+        assert not ledger.releases
+        said.append(str(refused.value))
+    assert said[0] == said[1] and "171 rows" in said[0] and "26% share of ρ" in said[0]
+    more = bound_plan(150, 2, Budget(rho=0.1 * 1.3), 0.2)  # the ρ the sentence names
+    assert more.refusal(150) is None
+    assert bound_plan(171, 2, Budget(rho=0.1), 0.2).refusal(171) is None
+
+
+def test_the_command_line_refuses_private_ranges_on_150_rows(tmp_path, capsys):
+    from dpviz.lab.expectation import issue_tables
+
+    rows, names = issue_tables()["petals"]
+    path = tmp_path / "petals.csv"
+    np.savetxt(path, rows, delimiter=",", header=",".join(names), comments="")
+    code = cli.main(["run", "covariance", "gauss", "--data", str(path), "--epsilon", "1",
+                     "--delta", "1e-5", "--bounds", "private:0.2", "--seed", "4"])
+    captured = capsys.readouterr()
+    assert code == 2 and not captured.out
+    assert "need at least 171 rows" in captured.err and "refused before anything" in captured.err

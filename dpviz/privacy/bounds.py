@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpviz.core import limits
 from dpviz.privacy.budget import Budget
-from dpviz.privacy.errors import PrivacyLeakWarning
+from dpviz.privacy.errors import BudgetError, PrivacyLeakWarning
 
 DATA_BOUND_REASON = "bound read from the data"
 
@@ -481,8 +481,26 @@ def quantile_rows(q: float, epsilon: float, candidates: int = MAGNITUDES.size,
     """
     if math.isinf(epsilon):
         return 0
-    needed = math.log(candidates / best) + math.log(1 / QUANTILE_MISS)
-    return math.ceil(2 * needed / (epsilon * min(q, 1 - q)))
+    return math.ceil(2 * _quantile_odds(candidates, best) / (epsilon * min(q, 1 - q)))
+
+
+def _quantile_odds(candidates: int, best: int) -> float:
+    """``ln(candidates/best) + ln(1/QUANTILE_MISS)``: the log-weight a quantile's margin beats."""
+    return math.log(candidates / best) + math.log(1 / QUANTILE_MISS)
+
+
+def quantile_epsilon(n: int, q: float, candidates: int = MAGNITUDES.size,
+                     best: int = BAND_WIDTH) -> float:
+    """The least ε at which :func:`private_quantile` finds the ``q``-quantile of ``n`` rows.
+
+    :func:`quantile_rows`' condition solved for ε. Public.
+
+    Examples
+    --------
+    >>> round(quantile_epsilon(171, 0.5), 3), round(quantile_epsilon(150, 0.5), 3)
+    (0.199, 0.227)
+    """
+    return 2 * _quantile_odds(candidates, best) / (n * min(q, 1 - q))
 
 
 def quantile_found(n: int, q: float, epsilon: float, candidates: int = MAGNITUDES.size,
@@ -526,6 +544,8 @@ class BoundPlan:
         The spread's quantile (:func:`spread_quantile`).
     rest : Budget
         What the estimator gets.
+    share : float
+        The share of the budget the bound spends.
     """
 
     rounds: int
@@ -533,6 +553,7 @@ class BoundPlan:
     epsilon: float
     quantile: float
     rest: Budget
+    share: float
 
     @property
     def centred(self) -> bool:
@@ -543,6 +564,51 @@ class BoundPlan:
     def factor(self) -> float:
         """The ranges' half-width in spreads (:data:`SPREAD_FACTORS`)."""
         return SPREAD_FACTORS[self.quantile]
+
+    def refusal(self, n: int) -> str | None:
+        """Why private ranges are refused for ``n`` rows, and what would do; ``None``: they run.
+
+        Ranges about 0 rest on one release, the median of the rows' largest ``|value|``; below
+        :func:`quantile_rows` at its ε that median is not found reliably, and the ranges are
+        refused before anything is spent rather than kept with a warning. Measured on generated
+        and real columns (400 draws each; petals, wines, normal and 12 ± 1, 5 ± 3, 800 ± 300
+        columns resampled; one release at ε = 0.2, which needs 171 rows): the spread landed
+        under half or over 4 times the rows' median in 20–23 % of draws at n = 100, 2–6 % at
+        150, 0.7–2 % at 178 and at most 0.5 % at 250 and 400 — the chance the condition bounds
+        (the candidates beyond the data weigh ``(candidates/best)·e^(−εn/4)`` of the best:
+        28 % at 100 rows, 2.8 % at 150, 0.7 % at 178). Through the estimators that tail is
+        larger: on the issue's 150-row table at ρ = 0.1 and a 20 % share, 20 draws of
+        GaussCov's matrix were 2.2 times the stated median off, and AdaptiveCov's passed 3
+        times the stated 90th percentile in 2 draws; on the 178-row table every estimator
+        held. A warning would leave a result whose error the page cannot state; the sentence
+        says the share (or the budget) from which the ranges run at this n. Public: n, the
+        plan's ε per release, its share and the budget.
+
+        Examples
+        --------
+        >>> said = bound_plan(150, 2, Budget(rho=0.1), 0.2).refusal(150)
+        >>> said[:52]
+        'Private ranges need at least 171 rows at this budget'
+        >>> said[said.index("At 150"):said.index(";", said.index("At 150"))]
+        'At 150 rows they run from a 26% share of ρ, or ρ = 0.129 at a 20% share'
+        >>> bound_plan(178, 3, Budget(epsilon=1.0), 0.2).refusal(178) is None
+        True
+        """
+        rows = quantile_rows(0.5, self.epsilon)
+        if self.centred or n >= rows:
+            return None
+        rho = self.rest.rho is not None
+        name, power = ("ρ", 2) if rho else ("ε", 1)
+        whole = float((self.rest.rho if rho else self.rest.epsilon) or 0.0) / (1 - self.share)
+        more = (quantile_epsilon(n, 0.5) / self.epsilon) ** power
+        share = self.share * more
+        ways = [f"a {share:.0%} share of {name}"] if share < 1 else []
+        ways.append(f"{name} = {whole * more:.3g} at a {self.share:.0%} share")
+        return (f"Private ranges need at least {rows:,} rows at this budget and share (their "
+                "one release, the median of the rows' largest |value|, at ε = "
+                f"{self.epsilon:.3g}), and the table has {n:,}: refused before anything is "
+                f"spent. At {n:,} rows they run from {', or '.join(ways)}; or type ranges from "
+                "what you know about the columns, or give a radius.")
 
 
 def bound_plan(n: int, d: int, budget: Budget, share: float) -> BoundPlan:
@@ -571,9 +637,9 @@ def bound_plan(n: int, d: int, budget: Budget, share: float) -> BoundPlan:
         releases = 1 + rounds * (d + 1)
         each, rest = split_budget(budget, share, releases)
         if quantile_found(n, 0.5, each, CENTRE_BINS, 2) and quantile_found(n, 0.9, each):
-            return BoundPlan(rounds, releases, each, spread_quantile(n, each), rest)
+            return BoundPlan(rounds, releases, each, spread_quantile(n, each), rest, share)
     each, rest = split_budget(budget, share, 1)
-    return BoundPlan(0, 1, each, spread_quantile(n, each), rest)
+    return BoundPlan(0, 1, each, spread_quantile(n, each), rest, share)
 
 
 def private_box(x: ArrayLike, *, plan: BoundPlan, rng: np.random.Generator, ledger: Any,
@@ -602,6 +668,12 @@ def private_box(x: ArrayLike, *, plan: BoundPlan, rng: np.random.Generator, ledg
     ρ each). The ranges are the last round's, post-processing; which releases run depends on
     public n, d and ε only (:func:`bound_plan`).
 
+    Raises
+    ------
+    BudgetError
+        Before any release, when ``plan`` is one release and the rows are too few for it
+        (:meth:`BoundPlan.refusal`, whose sentence says the share or budget that would do).
+
     Examples
     --------
     >>> from dpviz.privacy import Ledger
@@ -612,6 +684,9 @@ def private_box(x: ArrayLike, *, plan: BoundPlan, rng: np.random.Generator, ledg
     (1, 0, [692, 1175])
     """
     rows = np.atleast_2d(np.asarray(x, dtype=float))
+    refused = plan.refusal(len(rows))
+    if refused is not None:
+        raise BudgetError(refused)
     d = rows.shape[1]
     names = list(names or [f"column {j + 1}" for j in range(d)])
     epsilon = plan.epsilon

@@ -93,14 +93,19 @@ PRIVATE_HELP = ("Two ways, chosen from the public number of rows and ε alone: w
                 "for every column's centre to be found (from about "
                 f"{round(_centred_rows(0.05), -2):,} rows at ε = 0.05 per release — 20 % of "
                 f"ε = 1 over 2 columns and their 2 shared releases), {_CENTRED}; with fewer, "
-                f"{_ABOUT_ZERO}, in one release. The rest of ε goes to the estimator; the "
-                "budget bar shows both, and the page says which way ran.")
+                f"{_ABOUT_ZERO}, in one release. With fewer rows than that one release "
+                f"needs (about {quantile_rows(0.5, 0.2):,} at ε = 0.2 — 20 % of ε = 1), they "
+                "are refused before anything is spent, and the page says the share or ε from "
+                "which they run. The rest of ε goes to the estimator; the budget bar shows "
+                "both, and the page says which way ran.")
 
 
 def private_ranges_method(n: int, d: int, budget: Budget, share: float) -> str:
     """Which way private ranges are estimated for ``n`` rows and ``d`` columns: public inputs.
 
-    The rule the engine follows (:func:`dpviz.privacy.bounds.private_box`), in words.
+    The rule the engine follows (:func:`dpviz.privacy.bounds.private_box`), in words; said
+    beside ranges that ran (too few rows for the one release are refused before the run:
+    :meth:`dpviz.privacy.bounds.BoundPlan.refusal`).
 
     Examples
     --------

@@ -319,6 +319,20 @@ def test_covariance_page_takes_the_same_upload_step(way, standardise):
     assert ("estimated privately" if way == "private" else "read from the data") in captions
 
 
+def test_private_ranges_on_150_rows_are_refused_with_the_share_that_would_do():
+    """At ρ = 0.1 and a 20 % share the ranges' one release (ε = 0.2) needs 171 rows: the
+    page shows the engine's sentence, with the share from which they run, and no matrix."""
+    at = open_page("covariance")
+    at.selectbox(key="cov_source").set_value("csv").run()
+    at.session_state["cov_bound_way"] = "private"
+    at.file_uploader(key="cov_upload").set_value(
+        ("small.csv", three_clusters(150), "text/csv")).run()
+    assert not at.exception
+    said = " ".join(errors(at))
+    assert "need at least 171 rows" in said and "26% share of ρ" in said, said
+    assert "cov_heatmaps" not in charts(at)
+
+
 @pytest.mark.parametrize("name", ["les_miserables", "florentine_families",
                                   "davis_southern_women"])
 def test_networkx_graphs_open_on_the_sbm_page(name):
