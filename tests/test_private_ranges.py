@@ -102,8 +102,12 @@ def test_too_few_rows_for_the_one_release_are_refused_before_anything_is_spent()
         assert not ledger.releases
         said.append(str(refused.value))
     assert said[0] == said[1] and "171 rows" in said[0] and "26% share of ρ" in said[0]
-    more = bound_plan(150, 2, Budget(rho=0.1 * 1.3), 0.2)  # the ρ the sentence names
-    assert more.refusal(150) is None
+    share, rho = plan.needed(150)  # what the sentence names runs
+    assert bound_plan(150, 2, Budget(rho=0.1), share).refusal(150) is None
+    assert bound_plan(150, 2, Budget(rho=rho), 0.2).refusal(150) is None
+    share, epsilon = bound_plan(150, 2, Budget(epsilon=1.0), 0.2).needed(150)
+    assert bound_plan(150, 2, Budget(epsilon=1.0), share).refusal(150) is None
+    assert bound_plan(150, 2, Budget(epsilon=epsilon), 0.2).refusal(150) is None
     assert bound_plan(171, 2, Budget(rho=0.1), 0.2).refusal(171) is None
 
 

@@ -565,6 +565,24 @@ class BoundPlan:
         """The ranges' half-width in spreads (:data:`SPREAD_FACTORS`)."""
         return SPREAD_FACTORS[self.quantile]
 
+    def needed(self, n: int) -> tuple[float, float]:
+        """The share (at this budget) and the budget (at this share) from which ranges run.
+
+        Those at which the one release finds the spread's median of ``n`` rows, rounded up (to
+        a percent, to 3 digits) so that the figures said run. Public.
+
+        Examples
+        --------
+        >>> bound_plan(150, 2, Budget(epsilon=1.0), 0.2).needed(150)
+        (0.23, 1.14)
+        """
+        rho = self.rest.rho is not None
+        whole = float((self.rest.rho if rho else self.rest.epsilon) or 0.0) / (1 - self.share)
+        more = (quantile_epsilon(n, 0.5) / self.epsilon) ** (2 if rho else 1)
+        digits = 10.0 ** (math.floor(math.log10(whole * more)) - 2)
+        return (math.ceil(round(100 * self.share * more, 9)) / 100,
+                float(round(math.ceil(round(whole * more / digits, 9)) * digits, 12)))
+
     def refusal(self, n: int) -> str | None:
         """Why private ranges are refused for ``n`` rows, and what would do; ``None``: they run.
 
@@ -597,13 +615,10 @@ class BoundPlan:
         rows = quantile_rows(0.5, self.epsilon)
         if self.centred or n >= rows:
             return None
-        rho = self.rest.rho is not None
-        name, power = ("ρ", 2) if rho else ("ε", 1)
-        whole = float((self.rest.rho if rho else self.rest.epsilon) or 0.0) / (1 - self.share)
-        more = (quantile_epsilon(n, 0.5) / self.epsilon) ** power
-        share = self.share * more
+        name = "ρ" if self.rest.rho is not None else "ε"
+        share, amount = self.needed(n)
         ways = [f"a {share:.0%} share of {name}"] if share < 1 else []
-        ways.append(f"{name} = {whole * more:.3g} at a {self.share:.0%} share")
+        ways.append(f"{name} = {amount:.3g} at a {self.share:.0%} share")
         return (f"Private ranges need at least {rows:,} rows at this budget and share (their "
                 "one release, the median of the rows' largest |value|, at ε = "
                 f"{self.epsilon:.3g}), and the table has {n:,}: refused before anything is "
