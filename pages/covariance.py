@@ -43,7 +43,7 @@ try:
                                            scenario=predict.scenario_token(*scenarios),
                                            key="cov")
             if revealed:  # every matrix, spectrum and error below draws the private answer
-                cov.spectra_panel(drawn)
+                cov.spectra_panel(drawn, scenarios, len(data.data))
                 cov.ellipses_panel(drawn, names)
             else:
                 st.caption(f"The private matrices, their spectra and errors: {predict.HIDDEN}")

@@ -14,7 +14,7 @@ from dpviz.cli import main
 from dpviz.estimators.registry import TASKS
 from dpviz.lab import intervals as iv
 from dpviz.lab.scenario import Scenario, load_data, run_scenario
-from dpviz.viz.intervals import with_interval_ellipses
+from dpviz.viz.intervals import with_interval_bars, with_interval_ellipses
 
 FAMILY = {"k": 3, "d": 2, "separation": 6.0, "weights": "equal", "covariance": "spherical",
           "accounting": "zcdp", "delta": 1e-5}
@@ -68,6 +68,7 @@ def test_low_or_missing_coverage_gives_the_no_interval_sentence():
     for found in (low, missing):
         assert not found.shown and found.rows == ()
         assert found.sentence().startswith("no interval: coverage not established")
+        assert "(Gaussian mean: measured coverage" in found.sentence()  # a label, not a key
         assert found.to_dict()["values"] == [] and found.to_dict()["shown"] is False
 
 
@@ -141,6 +142,29 @@ def test_eigenvalue_half_width_is_sigma_times_the_norm_quantile():
         [sigma * iv.spectral_quantile(3)] * 3)
     # ‖E‖₂ of a 3 × 3 symmetric Gaussian lies above one entry's |N(0, 1)| quantile
     assert norm.ppf(0.95) < iv.spectral_quantile(3) < 5.0
+
+
+def test_the_norm_quantile_at_larger_d_sits_near_two_root_d():
+    """Fewer draws above d = 10 (in blocks): ‖E‖₂ concentrates at 2√d (Wigner's semicircle)."""
+    assert 1.0 < iv.spectral_quantile(20) / (2 * math.sqrt(20)) < 1.15
+
+
+def test_eigenvalues_above_the_simulated_d_have_no_interval():
+    d = iv.MAX_WEYL_D + 1
+    x = np.random.default_rng(1).normal(size=(50, d)) * 0.01
+    found = iv.eigenvalue_intervals(run("covariance", "gauss", x, rho=0.5, seed=0),
+                                    table("covariance", "gauss"))
+    assert not found.shown and f"simulated only up to d = {iv.MAX_WEYL_D}" in found.sentence()
+
+
+def test_interval_bars_go_on_the_named_trace_only():
+    import plotly.graph_objects as go
+
+    fig = go.Figure([go.Scatter(y=[3.0, 1.0], name="true"),
+                     go.Scatter(y=[2.9, 1.2], name="GaussCov")])
+    drawn = with_interval_bars(fig, "GaussCov", [0.4, 0.4]).data
+    assert drawn[0].error_y.array is None
+    assert list(drawn[1].error_y.array) == [0.4, 0.4] and drawn[1].error_y.visible
 
 
 def test_text_reads_like_the_issue():

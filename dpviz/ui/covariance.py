@@ -28,7 +28,7 @@ from dpviz.estimators.covariance.emcov import DELTA_FOR_RHO
 from dpviz.estimators.metrics import frobenius_error
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
-from dpviz.lab import expectation
+from dpviz.lab import expectation, intervals
 from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.lab.scenario import LoadedData, Scenario
 from dpviz.privacy import Budget, Ledger, compose_runs
@@ -47,7 +47,7 @@ from dpviz.ui.widgets import (
     show_chart,
 )
 from dpviz.viz import covariance as cov_viz
-from dpviz.viz import ledger_bar
+from dpviz.viz import ledger_bar, with_interval_bars
 
 SYNTHETIC, DIGITS, CSV = "synthetic", "digits", "csv"
 SOURCES = (SYNTHETIC, DIGITS, CSV)
@@ -590,12 +590,60 @@ def heatmaps_panel(runs: Sequence[Run], names: Sequence[str]) -> None:
                   "errors use the whole matrices." if m < d else ""))
 
 
-def spectra_panel(runs: Sequence[Run]) -> None:
-    """The true eigenvalues with each estimate's overlaid."""
+def spectra_panel(runs: Sequence[Run], scenarios: Sequence[Scenario], n: int) -> None:
+    """The true eigenvalues with each estimate's overlaid, and their intervals where measured."""
+    found = run_intervals(runs, scenarios, n)
     fig = cov_viz.spectra_figure(
         runs[0].result.diagnostics["true_eigenvalues"],
         [(run.name, run.label, run.result.diagnostics["eigenvalues"]) for run in runs])
+    for run, got in zip(runs, found, strict=True):
+        if got.shown:
+            with_interval_bars(fig, run.label, [row.half_width for row in got.rows])
     show_chart(fig, key="cov_spectra", filename="dpviz-covariance-eigenvalues")
+    interval_section(runs, found)
+
+
+# --- Intervals on the eigenvalues (dpviz.lab.intervals) ----------------------------------
+
+#: The entries' line: no estimator's interval on an entry of the matrix was measured.
+ENTRIES_NO_INTERVAL = (f"The matrix entries: {intervals.NO_INTERVAL} (no estimator's entries "
+                       "were measured).")
+
+
+def run_intervals(runs: Sequence[Run], scenarios: Sequence[Scenario],
+                  n: int) -> list[intervals.Intervals]:
+    """Each run's intervals (post-processing of its release: nothing charged)."""
+    return [intervals.intervals(scenario, run.result, n)
+            for run, scenario in zip(runs, scenarios, strict=True)]
+
+
+def eigenvalue_table(runs: Sequence[Run], found: Sequence[intervals.Intervals]) -> pd.DataFrame:
+    """One row per eigenvalue, one column per run with intervals: "5.31 ± 0.42 (90 %)".
+
+    Examples
+    --------
+    >>> got = intervals.Intervals("weyl", (intervals.Interval("eigenvalues[1]", 0.5312, 0.042),
+    ...                                    intervals.Interval("eigenvalues[2]", 0.1, 0.042)))
+    >>> eigenvalue_table([Run("gauss", "GaussCov", None)], [got]).iloc[0].tolist()
+    ['λ1', '0.531 ± 0.042 (90 %)']
+    """
+    shown = [(run, got) for run, got in zip(runs, found, strict=True) if got.shown]
+    size = max(len(got.rows) for _, got in shown)
+    return pd.DataFrame({"eigenvalue": [f"λ{i + 1}" for i in range(size)],
+                         **{run.label: [row.text() for row in got.rows] for run, got in shown}})
+
+
+def interval_section(runs: Sequence[Run], found: Sequence[intervals.Intervals]) -> None:
+    """The eigenvalues with their intervals and what they cover; one line per run without."""
+    if any(got.shown for got in found):
+        st.dataframe(eigenvalue_table(runs, found), hide_index=True, key="cov_intervals")
+        sentence = next(got.sentence() for got in found if got.shown)
+        st.caption(escape_markdown(f"The bars and the table: {sentence[0].lower()}"
+                                   f"{sentence[1:]}"))
+    lines = [str(got.reason) if run.label in str(got.reason) else f"{run.label}: {got.reason}"
+             for run, got in zip(runs, found, strict=True) if not got.shown]
+    st.caption(escape_markdown(" ".join([*(f"{line}." for line in lines),
+                                         ENTRIES_NO_INTERVAL])))
 
 
 @st.fragment

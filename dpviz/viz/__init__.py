@@ -12,7 +12,7 @@ from dpviz.core.lazy import lazy_names
 if TYPE_CHECKING:  # for type checkers; at run time a name's module loads on first use
     from dpviz.viz.exposure import exposure_figure
     from dpviz.viz.factors import factor_images
-    from dpviz.viz.intervals import with_interval_ellipses
+    from dpviz.viz.intervals import with_interval_bars, with_interval_ellipses
     from dpviz.viz.lens import audit_chart, output_densities, privacy_loss
     from dpviz.viz.mixtures import ellipse, mixture_figure
     from dpviz.viz.noise_reuse import two_release_figure
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # for type checkers; at run time a name's module loads on fir
 __getattr__ = lazy_names(__name__, {
     "exposure": ("exposure_figure",),
     "factors": ("factor_images",),
-    "intervals": ("with_interval_ellipses",),
+    "intervals": ("with_interval_bars", "with_interval_ellipses"),
     "lens": ("audit_chart", "output_densities", "privacy_loss"),
     "mixtures": ("ellipse", "mixture_figure"),
     "noise_reuse": ("two_release_figure",),
@@ -46,5 +46,5 @@ __all__ = [
     "dp_em_paper_figure", "ellipse", "epsilon_by_delta_chart", "epsilon_by_rounds_chart",
     "exposure_figure", "factor_images", "figure_table", "ledger_bar", "mean_error_boxes",
     "mixture_figure", "noise_bars", "output_densities", "privacy_loss", "two_release_figure",
-    "with_interval_ellipses",
+    "with_interval_bars", "with_interval_ellipses",
 ]

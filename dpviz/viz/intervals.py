@@ -1,4 +1,4 @@
-"""Intervals of private estimates drawn on a figure: 90 % ellipses about the private means."""
+"""Intervals of private estimates drawn on figures: 90 % ellipses about means, bars on values."""
 
 from __future__ import annotations
 
@@ -58,4 +58,34 @@ def with_interval_ellipses(fig: go.Figure, centres: ArrayLike, shapes: ArrayLike
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=name,
                              line={"color": COLORS["private"], "width": 2.5, "dash": "dash"},
                              legendgroup="private", hoverinfo="skip", connectgaps=False))
+    return fig
+
+
+def with_interval_bars(fig: go.Figure, trace: str, half_widths: ArrayLike) -> go.Figure:
+    """Draw ``value ± half width`` as error bars on the trace named ``trace``.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure (changed and returned); its trace ``trace`` holds the released values.
+    trace : str
+        The trace's name (an estimator's label on /covariance's spectra).
+    half_widths : array-like
+        One half width per point of the trace (:attr:`dpviz.lab.intervals.Interval.half_width`).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``, the trace with symmetric ``error_y`` bars of its colour.
+
+    Examples
+    --------
+    >>> fig = go.Figure(go.Scatter(x=[1, 2], y=[3.0, 1.0], name="GaussCov"))
+    >>> with_interval_bars(fig, "GaussCov", [0.5, 0.5]).data[0].error_y.array.tolist()
+    [0.5, 0.5]
+    """
+    fig.update_traces(error_y={"type": "data", "array": np.asarray(half_widths, dtype=float),
+                               "symmetric": True, "visible": True, "thickness": 1.5,
+                               "width": 4},
+                      selector={"name": trace})
     return fig
