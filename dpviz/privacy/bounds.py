@@ -680,8 +680,10 @@ def private_box(x: ArrayLike, *, plan: BoundPlan, rng: np.random.Generator, ledg
     Each score has sensitivity 1 (one row is one value of the statistic scored), and each
     statistic and candidate set is a function of the data and of earlier releases only, so
     the releases compose sequentially: ``plan.releases × plan.epsilon`` of pure ε (``ε²/2`` of
-    ρ each). The ranges are the last round's, post-processing; which releases run depends on
-    public n, d and ε only (:func:`bound_plan`).
+    ρ each). The ranges are the last round's, post-processing, within ±:data:`RANGE_LIMIT`
+    (the limit typed ranges have: the grid's top times the factor passes it, and a release
+    that far off — one draw in 150 at 178 rows — left ranges no prediction or link could
+    hold); which releases run depends on public n, d and ε only (:func:`bound_plan`).
 
     Raises
     ------
@@ -717,7 +719,7 @@ def private_box(x: ArrayLike, *, plan: BoundPlan, rng: np.random.Generator, ledg
                          "to the centres)")
 
     if not plan.rounds:
-        half = plan.factor * spread(np.zeros(d), "")
+        half = min(plan.factor * spread(np.zeros(d), ""), RANGE_LIMIT)
         return Box(np.full(d, -half), np.full(d, half), "private", standardise)
     scale = magnitude(np.abs(rows).max(axis=1), 0.5, "the rows' magnitude (median of their "
                       "largest |value|)")
@@ -732,7 +734,8 @@ def private_box(x: ArrayLike, *, plan: BoundPlan, rng: np.random.Generator, ledg
                                          ledger=ledger, name=f"bound: centre of {names[j]}{turn}",
                                          candidates=bins + width, floors=bins - width) - width
         half = plan.factor * spread(centre, turn)
-        low, high = centre - half, centre + half
+        low, high = (np.maximum(centre - half, -RANGE_LIMIT),
+                     np.minimum(centre + half, RANGE_LIMIT))
     return Box(low, high, "private", standardise)
 
 
