@@ -17,11 +17,14 @@ a user's rows:
 
 The error is the matched mean error (a mixture's, in data units) or the Frobenius distance
 between matrices (a covariance's, in the columns' squared units); the prediction is the runs'
-median and quartiles (:class:`Expected`). When the median is large against the bound's size
-(more than :data:`LARGE` of it, :meth:`Table.size`: the bound's diameter for means, the
-largest second moment it allows for a matrix), :func:`meaningful_from` finds, by the same
-prediction, the n (at this budget) and the ε or ρ (at this n) from which it is not. Results
-are kept on disk per public shape (:func:`expected`).
+median, quartiles and 90th percentile (:class:`Expected`): the tail is stated, not only the
+middle, since some runs land far off (AdaptiveCov's sparse vector picks its clip radius and
+branch; DP-EM's noise can pin a mean anywhere in the bound). When the median is large
+against the bound's size (more than :data:`LARGE` of it, :meth:`Table.size`: the bound's
+diameter for means, the largest second moment it allows for a matrix),
+:func:`meaningful_from` finds, by the same prediction, the n (at this budget) and the ε or ρ
+(at this n) from which it is not. Results are kept on disk per public shape
+(:func:`expected`).
 """
 
 from __future__ import annotations
@@ -51,8 +54,11 @@ from dpviz.lab.solve import Progress
 from dpviz.lab.success import Shape, shape_of
 from dpviz.privacy.bounds import bound_plan, parse_bounds
 
-#: Simulated runs of a prediction (median and quartiles over them).
-RUNS = 16
+#: Simulated runs of a prediction (its median, quartiles and 90th percentile): three turns of
+#: a mixture table's 8 layouts (:data:`SEPARATIONS` × :data:`SPANS`), enough for a 90th
+#: percentile between the 21st and 22nd of 24 errors. About 5 s for DP-EM at the issue's
+#: 150-row, 2-column table (4 s at 20 runs, 3.5 s at 16); 0.1 s for a covariance matrix.
+RUNS = 24
 #: Runs per point of the search for a meaningful n or ε (a rougher median suffices there).
 SEARCH_RUNS = 8
 #: A predicted median error above this share of the bound's size is "large".
@@ -476,13 +482,13 @@ def run_error(shape: Public, data_seed: int, noise_seed: int, turn: int = 0) -> 
 
 @dataclass(frozen=True)
 class Expected:
-    """A predicted error: median and quartiles of simulated runs' errors.
+    """A predicted error: median, quartiles and 90th percentile of simulated runs' errors.
 
     Attributes
     ----------
-    median, low, high : float
-        The median and the quartiles of the runs that answered (data units; NaN: none did):
-        matched mean errors, or a matrix's Frobenius errors (``task``).
+    median, low, high, tail : float
+        The median, the quartiles and the 90th percentile of the runs that answered (data
+        units; NaN: none did): matched mean errors, or a matrix's Frobenius errors (``task``).
     size : float
         The bound's size (:meth:`Table.size`), which "large" is measured against.
     runs, failed : int
@@ -503,6 +509,7 @@ class Expected:
     median: float
     low: float
     high: float
+    tail: float
     size: float
     runs: int
     failed: int
@@ -521,13 +528,13 @@ class Expected:
         return not self.median <= LARGE * self.size
 
     def typical(self) -> str:
-        """The prediction in words, e.g. ``'about 0.3 units off (typical runs: 0.2–0.5)'``.
+        """The prediction in words: the median, the quartiles and the tail.
 
         Examples
         --------
-        >>> Expected(0.31, 0.2, 0.52, 20.0, 16, 0, 1.0).typical()
-        'about 0.31 units off (typical runs: 0.2–0.52)'
-        >>> Expected(0.31, 0.2, 0.52, 20.0, 16, 0, 1.0, task="covariance").typical()[:47]
+        >>> Expected(0.31, 0.2, 0.52, 0.9, 20.0, 24, 0, 1.0).typical()
+        'about 0.31 units off (typical runs: 0.2–0.52; 1 run in 10 is further off than 0.9)'
+        >>> Expected(0.31, 0.2, 0.52, 0.9, 20.0, 24, 0, 1.0, task="covariance").typical()[:47]
         'about 0.31 off in Frobenius norm, in the column'
         """
         if not math.isfinite(self.median):
@@ -535,16 +542,16 @@ class Expected:
         off = ("off in Frobenius norm, in the columns' squared units" if self.task ==
                "covariance" else "units off")
         return (f"about {self.median:.2g} {off} (typical runs: {self.low:.2g}–"
-                f"{self.high:.2g})")
+                f"{self.high:.2g}; 1 run in 10 is further off than {self.tail:.2g})")
 
     def remedy(self) -> str:
         """From what n or ε the prediction is no longer large, in words.
 
         Examples
         --------
-        >>> Expected(5.0, 4.0, 7.0, 20.0, 16, 0, 1.0, 1200, 8.0, 9600, 16.0).remedy()
+        >>> Expected(5.0, 4.0, 7.0, 9.0, 20.0, 24, 0, 1.0, 1200, 8.0, 9600, 16.0).remedy()
         'meaningful from about n = 1,200 rows at this ε, or ε = 8 at this n'
-        >>> Expected(5.0, 4.0, 7.0, 20.0, 16, 0, 1.0, None, None, 9600, 16.0).remedy()
+        >>> Expected(5.0, 4.0, 7.0, 9.0, 20.0, 24, 0, 1.0, None, None, 9600, 16.0).remedy()
         'not meaningful up to n = 9,600 rows at this ε nor up to ε = 16 at this n'
         """
         ways = []
@@ -569,7 +576,7 @@ class Expected:
 
         Examples
         --------
-        >>> Expected(1, 1, 1, 1, 1, 0, 0.0, budget_name="ρ", delta=1e-10).budget_text(0.1)
+        >>> Expected(1, 1, 1, 1, 1, 1, 0, 0.0, budget_name="ρ", delta=1e-10).budget_text(0.1)
         'ε = 3.13 (ρ = 0.1 at δ = 1e-10)'
         """
         if self.budget_name != "ρ":
@@ -584,12 +591,12 @@ class Expected:
 
         Examples
         --------
-        >>> Expected(0.3, 0.2, 0.5, 20.0, 16, 0, 1.0).sentence()[:44]
+        >>> Expected(0.3, 0.2, 0.5, 0.8, 20.0, 24, 0, 1.0).sentence()[:44]
         'At this n and ε expect the means about 0.3 u'
-        >>> Expected(9.0, 7.0, 12.0, 25.0, 16, 0, 1.0, None, 0.8, None, 0.8, "covariance",
+        >>> Expected(9.0, 7.0, 12.0, 20.0, 25.0, 24, 0, 1.0, None, 0.8, None, 0.8, "covariance",
         ...          "ρ", 1e-10).sentence()[:64]
         'At this n and ε expect the matrix about 9 off in Frobenius norm,'
-        >>> Expected(9.0, 7.0, 12.0, 25.0, 16, 0, 1.0, None, 0.8, None, 0.8, "covariance",
+        >>> Expected(9.0, 7.0, 12.0, 20.0, 25.0, 24, 0, 1.0, None, 0.8, None, 0.8, "covariance",
         ...          "ρ", 1e-10).remedy()
         'meaningful from about ε = 9.38 (ρ = 0.8 at δ = 1e-10) at this n'
 
@@ -622,7 +629,7 @@ class Expected:
     def from_dict(cls, d: Mapping[str, Any]) -> Expected:
         """A prediction from :meth:`to_dict`'s JSON."""
         values: dict[str, Any] = dict(d)
-        for key in ("median", "low", "high"):
+        for key in ("median", "low", "high", "tail"):
             values[key] = math.nan if values[key] is None else values[key]
         return cls(**values)
 
@@ -650,7 +657,7 @@ def _seeds(shape: Public, runs: int, salt: int = 0) -> tuple[tuple[int, int], ..
 
 def simulate(shape: Public, runs: int = RUNS, *, progress: Progress | None = None,
              salt: int = 0) -> Expected:
-    """``runs`` simulated runs of ``shape``: the median and quartiles of their errors.
+    """``runs`` simulated runs of ``shape``: the median, quartiles and 90th percentile.
 
     ``salt`` draws other seeds (a held-out check); the default's are fixed per shape.
     """
@@ -664,10 +671,11 @@ def simulate(shape: Public, runs: int = RUNS, *, progress: Progress | None = Non
     answered = values[np.isfinite(values)]
     failed = int(len(values) - len(answered))
     if failed * 2 > len(values):
-        median = low = high = math.nan
+        median = low = high = tail = math.nan
     else:
-        low, median, high = (float(q) for q in np.quantile(answered, [0.25, 0.5, 0.75]))
-    return Expected(median, low, high, shape.size(), len(values), failed,
+        low, median, high, tail = (float(q) for q in
+                                   np.quantile(answered, [0.25, 0.5, 0.75, 0.9]))
+    return Expected(median, low, high, tail, shape.size(), len(values), failed,
                     time.perf_counter() - started, task=shape.task,
                     budget_name=shape.budget_name, delta=shape.delta)
 
@@ -805,9 +813,12 @@ def expected(shape: Public, *, runs: int = RUNS, search: bool = True,
 
 # --- the acceptance walk: predictions against real tables' runs ---------------------------
 
-#: A measured error may pass the prediction by this factor in at most :data:`OVER_ALLOWED`
-#: of :data:`DRAWS` noise draws; a median measured error must be within :data:`WITHIN` of
-#: the predicted median unless the prediction says it is large (issue 30, done when).
+#: A measured error may pass the stated tail (the 90th percentile, :attr:`Expected.tail`) by
+#: this factor in at most :data:`OVER_ALLOWED` of :data:`DRAWS` noise draws; a median measured
+#: error must be within :data:`WITHIN` of the predicted median unless the prediction says it is
+#: large (issue 30, done when). The sentence states the median, the quartiles and the tail, so
+#: the tail is the statement a draw is held to: against the median alone, private ranges on
+#: 150–178 rows (one release, far off in 1 draw of 10 to 20) passed 3× in 2 to 5 of 20 draws.
 OVER_FACTOR, OVER_ALLOWED, DRAWS, WITHIN = 3.0, 1, 20, 2.0
 
 
@@ -903,14 +914,14 @@ class Walked:
 
     @property
     def over(self) -> int:
-        """Draws whose error passes :data:`OVER_FACTOR` × its predicted median (⊥ counts)."""
-        return sum(not e <= OVER_FACTOR * p.median
+        """Draws whose error passes :data:`OVER_FACTOR` × its stated tail (⊥ counts)."""
+        return sum(not e <= OVER_FACTOR * p.tail
                    for e, p in zip(self.errors, self.predicted, strict=True))
 
     @property
-    def over_high(self) -> int:
-        """Draws whose error passes :data:`OVER_FACTOR` × its stated upper quartile."""
-        return sum(not e <= OVER_FACTOR * p.high
+    def over_median(self) -> int:
+        """Draws whose error passes :data:`OVER_FACTOR` × its predicted median (⊥ counts)."""
+        return sum(not e <= OVER_FACTOR * p.median
                    for e, p in zip(self.errors, self.predicted, strict=True))
 
     @property
@@ -920,7 +931,7 @@ class Walked:
 
     @property
     def holds(self) -> bool:
-        """Within :data:`WITHIN` (or said to be large), and over in at most one draw."""
+        """Within :data:`WITHIN` (or said to be large), and over the tail in at most one draw."""
         ratio = self.measured / self.expected.median
         within = self.expected.large or 1 / WITHIN <= ratio <= WITHIN
         return within and self.over <= OVER_ALLOWED
@@ -934,11 +945,11 @@ class Walked:
         varied = "" if len({p.median for p in self.predicted}) == 1 else (
             f"; per draw {min(p.median for p in self.predicted):.3g}–"
             f"{max(p.median for p in self.predicted):.3g}, large in {self.large}")
-        return (f"{self.case}: predicted {e.median:.3g} ({e.low:.3g}–{e.high:.3g}; {said}"
-                f"{varied}), measured median {self.measured:.3g} over {len(self.errors)} "
-                f"draws (ratio {self.measured / e.median:.2g}), {self.over} over "
-                f"{OVER_FACTOR:g}× the median stated ({self.over_high} over {OVER_FACTOR:g}× "
-                "the upper quartile stated)")
+        return (f"{self.case}: predicted {e.median:.3g} ({e.low:.3g}–{e.high:.3g}, 90 % "
+                f"{e.tail:.3g}; {said}{varied}), measured median {self.measured:.3g} over "
+                f"{len(self.errors)} draws (ratio {self.measured / e.median:.2g}), {self.over} "
+                f"over {OVER_FACTOR:g}× the tail stated ({self.over_median} over "
+                f"{OVER_FACTOR:g}× the median)")
 
 
 def walk(case: Case, *, draws: int = DRAWS, fresh: bool = False, runs: int = RUNS,
@@ -947,13 +958,20 @@ def walk(case: Case, *, draws: int = DRAWS, fresh: bool = False, runs: int = RUN
     """``draws`` noise draws of ``case`` on its real rows, scored against the page's reference.
 
     Each draw is scored by :func:`scored` (the non-private answer on the rows it clipped) and
-    gets the prediction of its public shape, made once per shape: ``search`` as the page
-    states it (:func:`expected`, kept in ``cache_dir``: with the n and ε that would do when
-    large), else :func:`simulate` alone.
+    gets the prediction of its public shape, :func:`simulate`'d once per shape. With
+    ``search`` the median draw's shape is stated as the page states it (:func:`expected`,
+    kept in ``cache_dir``: with the n and ε that would do when large); its figures are the
+    simulation's (the same seeds), so only the search is added, once.
+
+    Raises
+    ------
+    BudgetError
+        When the page refuses the run before any release (private ranges on too few rows:
+        :meth:`dpviz.privacy.bounds.BoundPlan.refusal`).
     """
     n, d = case.rows.shape
     loaded = LoadedData(case.rows, None, None, case.name, names=case.names)
-    errors, predicted = [], []
+    errors, shapes = [], []
     made: dict[Public, Expected] = {}
     for seed in seeds(fresh, draws, salt=zlib.crc32(case.name.encode()) % 2**16):
         scenario = replace(case.scenario, seed=seed)
@@ -961,11 +979,15 @@ def walk(case: Case, *, draws: int = DRAWS, fresh: bool = False, runs: int = RUN
         shape = public_shape(scenario, result.choices, (n, d))
         assert shape is not None, case.name
         if shape not in made:
-            made[shape] = (expected(shape, runs=runs, cache_dir=cache_dir) if search
-                           else simulate(shape, runs))
-        predicted.append(made[shape])
+            made[shape] = simulate(shape, runs)
+        shapes.append(shape)
         errors.append(scored(scenario, loaded, result))
-    return Walked(case.name, tuple(predicted), tuple(errors))
+    walked = Walked(case.name, tuple(made[s] for s in shapes), tuple(errors))
+    if not search:
+        return walked
+    stated = shapes[walked.predicted.index(walked.expected)]
+    made[stated] = expected(stated, runs=runs, cache_dir=cache_dir)
+    return replace(walked, predicted=tuple(made[s] for s in shapes))
 
 
 #: The case the prediction is known to miss (two of wine's three cultivars overlap more than
