@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,8 +45,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import linear_sum_assignment
-from scipy.stats import chi2, norm
 
 from dpviz.estimators.registry import estimator as registered
 from dpviz.estimators.result import Result, to_json_value
@@ -54,6 +53,11 @@ from dpviz.lab.scenario import Scenario
 
 #: The level every interval is stated at.
 LEVEL = 0.9
+#: Φ⁻¹(0.95): a Gaussian's two-sided 90 % quantile (the standard library's, not scipy.stats:
+#: a page that shows a closed form does not pay scipy.stats's second of import).
+Z = statistics.NormalDist().inv_cdf(0.5 + LEVEL / 2)
+#: χ²₂'s 90 % quantile, −2 ln(1 − 0.9) (two degrees of freedom: an exponential of mean 2).
+CHI2_2 = -2 * math.log(1 - LEVEL)
 #: The measured coverage below which no interval is shown (issue 32: ≥ 88 % for 90 %).
 THRESHOLD = 0.88
 #: The sentence shown instead of an interval where coverage was not measured high enough.
@@ -297,13 +301,13 @@ def mean_intervals(result: Result, rows: Sequence[Mapping[str, Any]] | None = No
     last = _last_release(result)
     scale = float(last.scale) * float(result.choices.get("scale", 1.0))
     gaussian = last.mechanism in ("gaussian", "symmetric_gaussian")
-    q = float(norm.ppf(0.5 + LEVEL / 2)) if gaussian else math.log(1 / (1 - LEVEL))
+    q = Z if gaussian else math.log(1 / (1 - LEVEL))
     mean = np.atleast_1d(np.asarray(result.estimate["mean"], dtype=float))
     out = tuple(Interval(f"mean[{i + 1}]", float(v), q * scale) for i, v in enumerate(mean))
     ellipses = {}
     ellipse = measured("mean", result.estimator, "ellipse", rows=rows)
     if gaussian and mean.size >= 2 and ellipse is not None and ellipse >= THRESHOLD:
-        radius2 = float(chi2.ppf(LEVEL, 2)) * scale**2
+        radius2 = CHI2_2 * scale**2
         ellipses = {"centres": mean[None], "shapes": radius2 * np.eye(mean.size)[None]}
     return Intervals("closed form", out, coverage=coverage, ellipses=ellipses)
 
@@ -402,6 +406,8 @@ def match_to(reference: NDArray[np.float64], means: NDArray[np.float64]) -> NDAr
 
     The Hungarian algorithm on squared distances (Kuhn 1955).
     """
+    from scipy.optimize import linear_sum_assignment  # here: only the bootstrap pays for it
+
     rows, cols = linear_sum_assignment(((reference[:, None] - means[None]) ** 2).sum(axis=-1))
     order = np.empty(len(reference), dtype=np.intp)
     order[rows] = cols
@@ -461,13 +467,12 @@ def mixture_intervals(scenario: Scenario, result: Result, n: int,
     boot_means, boot_weights = bootstrap_replicates(scenario, result, n, draws)
     if len(boot_means) < max(3, draws // 2):
         return none("most bootstrap re-runs failed")
-    z = float(norm.ppf(0.5 + LEVEL / 2))
     means = np.asarray(result.estimate["means"], dtype=float)
     weights = np.asarray(result.estimate["weights"], dtype=float)
     sd_means, sd_weights = boot_means.std(axis=0, ddof=1), boot_weights.std(axis=0, ddof=1)
-    out = [Interval(f"weights[{j + 1}]", float(weights[j]), z * float(sd_weights[j]))
+    out = [Interval(f"weights[{j + 1}]", float(weights[j]), Z * float(sd_weights[j]))
            for j in range(len(weights))]
-    out += [Interval(f"means[{j + 1}][{i + 1}]", float(means[j, i]), z * float(sd_means[j, i]))
+    out += [Interval(f"means[{j + 1}][{i + 1}]", float(means[j, i]), Z * float(sd_means[j, i]))
             for j in range(means.shape[0]) for i in range(means.shape[1])]
     ellipses = {}
     ellipse = measured("gmm", scenario.estimator, "ellipse", family=family, n=n,
@@ -475,7 +480,7 @@ def mixture_intervals(scenario: Scenario, result: Result, n: int,
     if ellipse is not None and ellipse >= THRESHOLD:
         centred = boot_means - boot_means.mean(axis=0)
         spread = np.einsum("bki,bkj->kij", centred, centred) / (len(boot_means) - 1)
-        ellipses = {"centres": means, "shapes": float(chi2.ppf(LEVEL, 2)) * spread}
+        ellipses = {"centres": means, "shapes": CHI2_2 * spread}
     return Intervals("bootstrap", tuple(out), coverage=coverage, ellipses=ellipses)
 
 

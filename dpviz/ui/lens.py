@@ -13,6 +13,7 @@ import streamlit as st
 
 from dpviz.core import limits
 from dpviz.data import as_matrix
+from dpviz.lab import intervals
 from dpviz.lab.lens import (
     DEFAULT_NEW_VALUE,
     DEFAULT_RANGE,
@@ -23,7 +24,14 @@ from dpviz.lab.lens import (
     LensView,
 )
 from dpviz.privacy import AuditResult
-from dpviz.ui.widgets import advanced, attempt, delta_input, epsilon_slider, method_select
+from dpviz.ui.widgets import (
+    advanced,
+    attempt,
+    delta_input,
+    epsilon_slider,
+    escape_markdown,
+    method_select,
+)
 
 QUERY_CAPTIONS = ("how many values are ≥ the threshold", "sum of the values clipped to [lo, hi]",
                   "mean of the values clipped to [lo, hi]")
@@ -168,6 +176,18 @@ def metrics(view: LensView, seed: int | None, *, noise_shown: bool = True) -> No
                             "the noise can be recomputed from it)." if seed is not None else
                             "One private release drawn on D from cryptographic bits, by the "
                             "exact discrete sampler on a fine grid (float-safe)."))
+    if noise_shown:  # the interval's width gives the noise away
+        st.caption(escape_markdown(interval_line(view)))
+
+
+def interval_line(view: LensView) -> str:
+    """The released mean's 90 % interval and what it covers; count and sum say why none."""
+    if view.result is None:
+        return intervals.none("measured for the mean query only").sentence()
+    found = intervals.mean_intervals(view.result)
+    if not found.shown:
+        return found.sentence()
+    return f"Released: {found.rows[0].text()}. {found.sentence()}"
 
 
 def loss_caption(view: LensView, epsilon: float, delta: float) -> str:
