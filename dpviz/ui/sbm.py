@@ -29,6 +29,7 @@ from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
 from dpviz.estimators.sbm import kesten_stigum
 from dpviz.estimators.sbm.projection import TOLERANCE_FRACTION
+from dpviz.lab.intervals import NO_INTERVAL
 from dpviz.lab.recovery import SPLIT, Outlook, recovery_outlook
 from dpviz.lab.scenario import LoadedData, Scenario, load_data
 from dpviz.lab.work import INTERACTIVE, check_scenario
@@ -467,6 +468,12 @@ def layout_caption(drawn: Layout, n: int) -> str:
             "(each edge there and back): consecutive points of a walk are an edge.")
 
 
+#: The error rate's interval line (issue 32): a bootstrap from the released labels and the
+#: public n, degree and ε would be a prediction interval whose coverage no bench has measured.
+ERROR_RATE_NO_INTERVAL = (f"Error rate: {NO_INTERVAL} (an interval from the released "
+                          "communities and the public n, degree and ε was not measured).")
+
+
 def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
     """Error rate and overlap (when the truth is known), the certificate and the work done."""
     found = np.asarray(result.estimate["labels"])
@@ -477,6 +484,7 @@ def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
         columns[0].metric("Error rate", f"{error:.3f}", help="min(#wrong, n − #wrong)/n: "
                           "0 is perfect, 0.5 is a coin flip.")
         columns[1].metric("Overlap", f"{1 - 2 * error:.3f}", help="1 − 2 · error rate.")
+        st.caption(ERROR_RATE_NO_INTERVAL)
     if "certificate" in diagnostics:
         columns[2].metric("Certificate", f"{diagnostics['certificate']:.2e}",
                           help=r"The projection's certificate: its certified distance to "
