@@ -14,7 +14,9 @@ Entries: ``private_ranges_wine_draws_losing_rows`` (the issue's 178-row table in
 10 and 1 000; target under 10 %, i.e. ≥ 18 of 20 draws keep 95 %), and
 ``private_ranges_worst_loss`` (the largest share of failing draws over every table but the
 lognormal ones), each with the full table in ``detail``. ``python bench/private_ranges.py``
-prints the table alone.
+prints the table alone, then :func:`below_rows`: how often the one release about 0 lands far
+off around the rows it needs (the measurement behind
+:meth:`dpviz.privacy.bounds.BoundPlan.refusal`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,13 @@ if str(ROOT) not in sys.path:
 
 from dpviz.lab.coinpress_claims import range_draws, range_tables  # noqa: E402
 from dpviz.privacy import Ledger  # noqa: E402
-from dpviz.privacy.bounds import Box, private_quantile  # noqa: E402
+from dpviz.privacy.bounds import (  # noqa: E402
+    MAGNITUDE_FLOORS,
+    MAGNITUDES,
+    Box,
+    private_quantile,
+    quantile_rows,
+)
 
 DRAWS = 100
 SHARE = 0.2
@@ -97,6 +105,37 @@ def bench_private_ranges(b: Any) -> None:
           note=f"every table but the lognormal ones; worst: {worst}")
 
 
+#: :func:`below_rows`' sizes, draws and the one release's ε (20 % of ρ = 0.1 or of ε = 1).
+BELOW_SIZES, BELOW_DRAWS, BELOW_EPSILON = (100, 150, 178, 250, 400), 400, 0.2
+
+
+def below_rows() -> None:
+    """Print, per table and n, the draws whose spread lands under half or over 4 times the
+    rows' median largest ``|value|`` (the one release about 0 at :data:`BELOW_EPSILON`, which
+    needs :func:`dpviz.privacy.bounds.quantile_rows` rows; the tables resampled to n)."""
+    from dpviz.lab.expectation import issue_tables
+
+    tables = issue_tables()
+    rng = np.random.default_rng(5)
+    print(f"one release at ε = {BELOW_EPSILON:g} needs {quantile_rows(0.5, BELOW_EPSILON)} rows")
+    for n in BELOW_SIZES:
+        columns = {"petals": tables["petals"][0][rng.integers(0, 150, n)],
+                   "wines": tables["wines"][0][rng.integers(0, 178, n)],
+                   "normal": rng.normal(0, 1, (n, 2)),
+                   "12 ± 1, 5 ± 3, 800 ± 300": np.column_stack(
+                       [rng.normal(12, 1, n), rng.normal(5, 3, n), rng.normal(800, 300, n)])}
+        for name, x in columns.items():
+            largest = np.abs(x).max(axis=1)
+            own = float(np.median(largest))
+            ratios = np.array([private_quantile(
+                largest, 0.5, epsilon=BELOW_EPSILON, rng=np.random.default_rng(seed),
+                ledger=Ledger(), name="spread", candidates=MAGNITUDES,
+                floors=MAGNITUDE_FLOORS) / own for seed in range(BELOW_DRAWS)])
+            far = float(np.mean((ratios < 0.5) | (ratios > 4)))
+            print(f"n = {n:4d} {name:26s} far off in {far:6.1%} of {BELOW_DRAWS} draws",
+                  flush=True)
+
+
 class _Quiet:
     def add(self, *_: Any, **__: Any) -> None:
         pass
@@ -104,3 +143,4 @@ class _Quiet:
 
 if __name__ == "__main__":
     bench_private_ranges(_Quiet())
+    below_rows()

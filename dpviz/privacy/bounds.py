@@ -588,19 +588,19 @@ class BoundPlan:
 
         Ranges about 0 rest on one release, the median of the rows' largest ``|value|``; below
         :func:`quantile_rows` at its ε that median is not found reliably, and the ranges are
-        refused before anything is spent rather than kept with a warning. Measured on generated
-        and real columns (400 draws each; petals, wines, normal and 12 ± 1, 5 ± 3, 800 ± 300
-        columns resampled; one release at ε = 0.2, which needs 171 rows): the spread landed
-        under half or over 4 times the rows' median in 20–23 % of draws at n = 100, 2–6 % at
-        150, 0.7–2 % at 178 and at most 0.5 % at 250 and 400 — the chance the condition bounds
-        (the candidates beyond the data weigh ``(candidates/best)·e^(−εn/4)`` of the best:
-        28 % at 100 rows, 2.8 % at 150, 0.7 % at 178). Through the estimators that tail is
-        larger: on the issue's 150-row table at ρ = 0.1 and a 20 % share, 20 draws of
-        GaussCov's matrix were 2.2 times the stated median off, and AdaptiveCov's passed 3
-        times the stated 90th percentile in 2 draws; on the 178-row table every estimator
-        held. A warning would leave a result whose error the page cannot state; the sentence
-        says the share (or the budget) from which the ranges run at this n. Public: n, the
-        plan's ε per release, its share and the budget.
+        refused before anything is spent rather than kept with a warning. Measured by
+        ``bench/private_ranges.py`` (``below_rows``: petals, wines, normal and 12 ± 1, 5 ± 3,
+        800 ± 300 columns resampled to n; 400 draws each; one release at ε = 0.2, which needs
+        171 rows): the spread landed under half or over 4 times the rows' median in 20–23 % of
+        draws at n = 100, 2–6 % at 150, 0.5–2.5 % at 178, at most 0.8 % at 250 and none at 400 —
+        the chance the condition bounds (the candidates beyond the data weigh
+        ``(candidates/best)·e^(−εn/4)`` of the best: 28 % at 100 rows, 2.8 % at 150, 0.7 % at
+        178). Through the estimators the tail is larger: on the issue's 150-row table at
+        ρ = 0.1 and a 20 % share, GaussCov's median error over 20 draws was 2.2 times the
+        stated median, and AdaptiveCov passed 3 times the stated 90th percentile in 2 draws;
+        on the 178-row table every estimator held. A warning would leave a result whose error
+        the page cannot state; the sentence says the share (or the budget) from which the
+        ranges run at this n. Public: n, the plan's ε per release, its share and the budget.
 
         Examples
         --------
