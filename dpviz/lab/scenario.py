@@ -517,10 +517,10 @@ def _load(key: str, content: _Content | None) -> LoadedData:
                                   dataset.radius, dataset.description, {"k": dataset.info.k}))
     assert content is not None  # load_data gives the bytes of a file or an upload
     raw = content.take()
-    check_table(raw, BATCH)  # before parsing, as a page's upload (there against its budget)
     source = ("the uploaded file " + block["upload"] if "upload" in block else
               Path(block.get("csv") or block["edges"]).name)
     if "n" not in block:
+        check_table(raw, BATCH)  # before parsing, as a page's upload (there against its budget)
         table = read_table(raw)
         rows = table.values
         return _frozen(LoadedData(rows, None, None, f"{rows.shape[0]:,} rows × {rows.shape[1]} "

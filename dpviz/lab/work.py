@@ -39,6 +39,7 @@ from dpviz.core.limits import (
     INTERACTIVE_ROWS,
     INTERACTIVE_SECONDS,
     MAX_COLUMNS,
+    MAX_UPLOAD_BYTES,
     SWEEP_SECONDS,
 )
 
@@ -395,12 +396,14 @@ def check_table(raw: bytes, budget: WorkBudget = INTERACTIVE) -> None:
     ...
     ValueError: the file has more than 15,728 rows of 200 columns, outside a page's public ...
     """
+    from dpviz.data.files import too_big
     from dpviz.data.tables import table_shape
 
+    if len(raw) > MAX_UPLOAD_BYTES:  # the file's own cap first, before reading a line
+        raise ValueError(too_big(len(raw)))
     rows, columns = table_shape(raw)
-    if columns > MAX_COLUMNS:
-        raise ValueError(f"the CSV has more than {MAX_COLUMNS} columns; dpviz takes at most "
-                         f"{MAX_COLUMNS}")
+    if columns > MAX_COLUMNS:  # d is public
+        raise ValueError(f"the CSV has {columns} columns; dpviz takes at most {MAX_COLUMNS}")
     cap = table_rows(columns, budget)
     if rows <= cap:
         return

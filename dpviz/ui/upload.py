@@ -38,7 +38,7 @@ from dpviz.privacy.bounds import (
     quantile_rows,
     split_budget,
 )
-from dpviz.ui.widgets import attempt, escape_markdown, upload_block, upload_content
+from dpviz.ui.widgets import attempt, escape_markdown, upload_block, upload_table
 
 #: The ways a bound is chosen, and their labels on the page.
 WAYS = {"radius": "a radius about the origin (public)",
@@ -228,7 +228,7 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     if upload is None:
         st.info(prompt, icon=":material/upload_file:")
         st.stop()
-    content = attempt(upload_content, upload)
+    content = attempt(upload_table, upload)
     table = attempt(read_table, content)
     values, names = table.values, table.names
     if values.shape[1] < min_columns:

@@ -168,14 +168,10 @@ def show_failure(err: Exception) -> None:
 
 
 def upload_content(upload: Any) -> bytes:
-    """An upload's bytes, refused before any parsing when it is too big for a page.
+    """An upload's bytes, refused when over :data:`dpviz.core.limits.MAX_UPLOAD_BYTES`.
 
-    Checks the size Streamlit reports against :data:`dpviz.core.limits.MAX_UPLOAD_BYTES`, then
-    the rows × columns read without parsing (:func:`dpviz.lab.work.check_table`: the lines
-    counted, the first line's cells) against a page's public data domain, so the sentence
-    names the cap for that many columns, never the file's count (a table's row count is
-    public under replace-one neighbours, but a graph's edge count is what edge privacy hides,
-    and one sentence serves both).
+    Checks the size Streamlit reports before the bytes are copied; a table's rows × columns
+    are then checked before parsing by :func:`upload_table` (an edge list has its own caps).
 
     Raises
     ------
@@ -186,7 +182,17 @@ def upload_content(upload: Any) -> bytes:
         cap = limits.MAX_UPLOAD_BYTES // limits.MEGABYTE
         raise ValueError(f"the file has {int(upload.size) / limits.MEGABYTE:,.0f} MB; a page "
                          f"reads at most {cap} MB. {BIGGER_JOBS}.")
-    content = bytes(upload.getvalue())
+    return bytes(upload.getvalue())
+
+
+def upload_table(upload: Any) -> bytes:
+    """A table upload's bytes, refused before any parsing when too big for a page.
+
+    After :func:`upload_content`, the rows × columns read without parsing
+    (:func:`dpviz.lab.work.check_table`: the lines counted, the first line's cells) against
+    a page's public data domain; the sentence names the cap for that many columns.
+    """
+    content = upload_content(upload)
     check_table(content)
     return content
 
