@@ -36,10 +36,11 @@ def noise_rng(seed: int, secure: bool, stream: str) -> np.random.Generator:
     Under secure randomness ``seed`` is the rerun's fresh OS entropy (the sidebar's, never
     shown), so the next rerun's cache key and noise are new; each engine call keys its own
     generator with ``SeedSequence([seed, digest_int(stream)])``, so two calls of one rerun share
-    their numpy draws (the Bingham sampler, the truncated Laplace, randomized response's
-    flips, a random start) only when they name the same ``stream``: non-private EM and the
-    run it is the reference of, to start where it starts. The Laplace and Gaussian noise
-    itself comes from OpenDP (:mod:`dpviz.privacy.mechanisms`). Teaching randomness keeps
+    their numpy draws (the Bingham sampler, a random start) only when they name the same
+    ``stream``: non-private EM and the run it is the reference of, to start where it starts.
+    The Laplace and Gaussian noise, the truncated Laplace and randomized response's flips
+    come from the exact discrete samplers on OpenSSL's bits
+    (:mod:`dpviz.privacy.discrete_noise`), never from this generator. Teaching randomness keeps
     ``default_rng(seed)`` whatever the stream: the command line replays it from the seed.
     """
     if not secure:
