@@ -240,6 +240,7 @@ def mean_sampler(estimator, duplicate=1):
     return repeat(once)
 
 
+@pytest.mark.slow  # an audit: 4-8 s (make test, not make check)
 @pytest.mark.parametrize("estimator", ["laplace", "gaussian"])
 def test_audit_passes_the_mean_estimator(estimator):
     epsilon, delta, _, trials = AUDITS[estimator]
@@ -251,6 +252,7 @@ def test_audit_passes_the_mean_estimator(estimator):
     assert result.epsilon_lower > 0.25 * epsilon
 
 
+@pytest.mark.slow  # an audit: 4-11 s (make test, not make check)
 @pytest.mark.parametrize("estimator", ["laplace", "gaussian"])
 def test_audit_catches_the_mean_with_half_the_sensitivity(estimator):
     epsilon, delta, _, trials = AUDITS[estimator]

@@ -116,6 +116,7 @@ def test_an_unknown_estimator_is_a_sentence():
         recovery_outlook("nope", epsilon=1.0, **ISSUE)
 
 
+@pytest.mark.slow  # graph simulations: 3-8 s (make test, not make check)
 def test_large_graphs_are_measured_on_smaller_generated_ones():
     small = simulated_projection(2000, 20.0, 0.5)
     assert small == simulated_projection(recovery.SIMULATED_VERTICES, 20.0, 0.5)

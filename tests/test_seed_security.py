@@ -48,6 +48,7 @@ def recover(o):
     return np.array(o["mean"]) - default_rng(o["seed"]).normal(0, scale, len(o["mean"]))
 
 
+@pytest.mark.slow  # two command-line processes: 10 s (make test, not make check)
 def test_the_command_line_twice_gives_fresh_noise_and_prints_no_seed(csv_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
     outputs = []

@@ -216,6 +216,7 @@ def test_its_unmeasured_cost_is_a_pass_over_the_data(toy):
         check_work("gmm", NAME, n=1_000_000, d=50, k=3)
 
 
+@pytest.mark.slow  # every registry-wide test on the toy: 6-13 s (make test, not make check)
 def test_the_registry_wide_tests_pick_it_up():
     """Registered for a whole run (a plugin), each of their cases runs it; no file edited."""
     files = ["tests/test_registry_contract.py", "tests/test_boundary_neighbours.py",

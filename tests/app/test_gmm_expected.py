@@ -13,7 +13,7 @@ from dpviz.lab.experiments.cache import CACHE_ENV
 from .app_helpers import errors, open_page
 
 #: The prediction at full size: its search for the n or ε that would do is what is checked.
-pytestmark = pytest.mark.predictions
+pytestmark = [pytest.mark.predictions, pytest.mark.slow]  # full predictions: 20 s to set up
 
 
 def petals() -> bytes:

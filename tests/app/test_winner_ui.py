@@ -61,6 +61,7 @@ def test_the_live_map_runs_at_the_pages_settings(cache_dir):
     assert list(cache_dir.glob("*.jsonl"))  # through the sweep runner and its cache
 
 
+@pytest.mark.slow  # every task's saved map drawn: 4-9 s (make test, not make check)
 @pytest.mark.skipif(winner.load_map("covariance") is None, reason="no saved covariance map")
 def test_the_explorer_offers_every_tasks_map(cache_dir):
     at = open_section(open_page("explorer"), "explorer_winner_open")

@@ -670,6 +670,7 @@ def test_audit_of_dp_em_stays_below_the_claim(cached_solver):
     assert result.epsilon_lower > 0.4 * claim  # the audit has power: it sees the release
 
 
+@pytest.mark.slow  # an audit: 4-7 s (make test, not make check)
 def test_audit_catches_halved_sensitivities(cached_solver, monkeypatch):
     real = dpem._Sensitivities.for_data.__func__
 

@@ -320,6 +320,7 @@ def test_the_audit_instance_is_the_worst_case():
     assert np.abs(EXACT_NEIGHBOUR - EXACT).sum() == lloyd_sensitivity(1)
 
 
+@pytest.mark.slow  # an audit: 8-15 s (make test, not make check)
 def test_audit_of_one_iteration_stays_below_the_claim():
     """Measured (seed 0, 20 000 trials): ε̂ = 0.94, ε ≥ 0.74 at 95% confidence; claim 1."""
     result = audit(repeat(one_iteration_loss), AUDIT_DATA, AUDIT_NEIGHBOUR,
@@ -328,6 +329,7 @@ def test_audit_of_one_iteration_stays_below_the_claim():
     assert result.epsilon_lower > 0.6  # the instance is tight: the audit sees most of ε
 
 
+@pytest.mark.slow  # an audit: 6-11 s (make test, not make check)
 def test_audit_catches_the_add_remove_sensitivity(monkeypatch):
     """Sensitivity d + 1 (half the noise) really spends ε = 2: measured ε̂ = 2.05, ε ≥ 1.80."""
     monkeypatch.setattr(dplloyd, "lloyd_sensitivity", lambda d: float(d + 1))

@@ -41,6 +41,7 @@ def test_comparison_plots_the_claims_and_the_intervals(audits):
     assert 0 < good.attainable < 1.0
 
 
+@pytest.mark.slow  # an audit of many runs: 5-17 s (make test, not make check)
 def test_the_typical_perfect_bound_follows_the_ledger_and_the_runs():
     """Laplace at a pure ε = 1 reaches 0.80 at 1 000 runs a side (the pure-DP curve's
     closed form, dpviz.privacy.audit's doctest) and more with more runs; a Gaussian
