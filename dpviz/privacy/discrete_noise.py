@@ -148,12 +148,14 @@ def _uniform(words: NDArray[np.uint64], state: NDArray[np.int64], bound: int) ->
     while True:
         position = state[0]
         if position >= words.size:
-            return -1
+            return np.int64(-1)
         state[0] = position + 1
         x = words[position]
         low = x * b  # the low half of the product (uint64 wraps)
         if low >= b or low >= (ZERO - b) % b:  # the threshold 2^64 mod b is below b
-            return int(_high_product(x, b))
+            # np.int64, not int(): numba's int() of a uint64 stays uint64, which merged with
+            # the int64 -1 makes a float64 and rounds draws past 2^53
+            return np.int64(_high_product(x, b))
 
 
 @_compiled
@@ -298,7 +300,8 @@ def _bernoulli_exp_half_square(words: NDArray[np.uint64], state: NDArray[np.int6
         b = _bernoulli_exp_fraction(words, state, r, root)
         if b != 1:
             return b
-    return _bernoulli_exp_fraction(words, state, r * r, 2 * root * root)
+    square = np.int64(r) * np.int64(r)  # below 2^58, exact in int64
+    return _bernoulli_exp_fraction(words, state, square, 2 * np.int64(root) * root)
 
 
 @_compiled

@@ -8,6 +8,9 @@ passes at p > 1e-6 (a correct sampler fails once in a million runs) and rejects 
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -87,6 +90,44 @@ def test_samplers_refuse_what_they_cannot_draw_exactly():
         discrete_gaussian(Fraction(2**40 + 1, 3), 3)
     with pytest.raises(ValueError, match="too small"):
         grid("gaussian", 1e-300)
+
+
+#: Compiles every sampler afresh (an empty cache: a cached caller never compiles its callees)
+#: and prints each compiled function's name and signatures.
+SIGNATURES = """
+import numba
+from fractions import Fraction
+from dpviz.privacy import discrete_noise as d
+d.discrete_laplace(3, 100), d.discrete_gaussian(Fraction(7, 2), 100)
+d.bernoulli_positions(1000, Fraction(1, 3))
+for name, f in vars(d).items():
+    if isinstance(f, numba.core.registry.CPUDispatcher):
+        print(name, '|', ' '.join(map(str, f.nopython_signatures)) or 'uncompiled')
+"""
+
+
+def test_every_compiled_sampler_computes_in_integers(tmp_path):
+    """No argument or result of a compiled sampler is a float (a float64 rounds past 2^53)."""
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    listing = subprocess.run([sys.executable, "-c", SIGNATURES], env=environment, check=True,
+                             capture_output=True, text=True).stdout.splitlines()
+    signatures = dict(line.split(" | ") for line in listing)
+    assert {"_uniform", "_bernoulli_exp_one", "_discrete_gaussian", "_fill_geometric"} <= set(
+        signatures)
+    assert [name for name, s in signatures.items() if "float" in s or s == "uncompiled"] == []
+
+
+def test_the_last_word_below_20_factorial_is_compared_exactly():
+    """The word ``2^64 − 1`` gives ``W = 20! − 1``: Algorithm 1 stops at K = 2 and returns 0.
+
+    As a float64, ``20! − 1`` rounds to ``20!`` and the first step would fail, returning 1.
+    """
+    last = np.frombuffer(np.array([2**64 - 1], dtype=np.uint64).tobytes(), dtype=np.uint64)
+    state = np.zeros(1, dtype=np.int64)
+    assert discrete_noise._uniform(last, state, discrete_noise.FACTORIAL_20) == (
+        discrete_noise.FACTORIAL_20 - 1)
+    state[0] = 0
+    assert discrete_noise._bernoulli_exp_one(last, state) == 0
 
 
 def test_a_buffer_that_runs_out_mid_draw_restarts_that_draw(monkeypatch):
