@@ -136,7 +136,7 @@ def _high_product(x: np.uint64, bound: np.uint64) -> np.uint64:
 
 
 @_compiled
-def _uniform(words: NDArray[np.uint64], state: NDArray[np.int64], bound: int) -> int:
+def _uniform(words: NDArray[np.uint64], state: NDArray[np.int64], bound: int) -> np.int64:
     """A uniform integer in ``[0, bound)`` (``1 ≤ bound ≤ 2^62``), or -1 when out of words.
 
     Lemire's multiply-and-reject (ACM TOMACS 2019): ``⌊x·bound/2^64⌋`` for a uniform 64-bit
