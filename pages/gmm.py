@@ -131,7 +131,8 @@ with figures:
                     found, order, data.names)
             notes.append(found.sentence())
         risk_panel(charged, scenario, key="gmm", runs=1 if cloud is None else cloud.repeats + 1,
-                   not_private=result.not_private, accuracy=accuracy, notes=notes)
+                   not_private=result.not_private, accuracy=accuracy, notes=notes,
+                   without_privacy=["Errors after matching components"])
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
     ui.lazy_expander("Choices the paper leaves open",

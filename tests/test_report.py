@@ -11,15 +11,22 @@ from __future__ import annotations
 import html
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
+from rendered_pages import ROOT, TIMEOUT
+from streamlit.testing.v1 import AppTest
 
-from dpviz.lab.report import Table, report_html
+from dpviz.lab.report import WITHOUT_PRIVACY, Table, report_html
 from dpviz.privacy import Budget, PrivacyEvent
 from dpviz.privacy.risk import ONE_EDGE, REPLACE_ONE, plain_risk, spending
+from dpviz.ui import risk as risk_ui
 from dpviz.ui.report import tables_of
+from dpviz.ui.risk import SEEDED_OWN_DATA
 from dpviz.viz.risk import icon_array
 
+ROWS = np.random.default_rng(5).normal(0.0, 1.0, (120, 2))
+CSV = ("a,b\n" + "\n".join(f"{x:.5f},{y:.5f}" for x, y in ROWS) + "\n").encode()
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 #: A run at ε = 1 as each page's releases spend it: pure Laplace (the lens), Gaussian
 #: releases with a Laplace count (DP-EM's), Gaussian releases on a graph (the SBM).
@@ -75,3 +82,51 @@ def test_the_accuracy_tables_keep_their_cells_as_text():
     page = report_html(title="t", plain=plain_risk(spending(*RUNS["lens"][:2]), REPLACE_ONE),
                        icons="", link="", tables=[table], notes=["Each ± is a 90 % interval."])
     assert "<h2>Accuracy</h2>" in page and "<td>0.12</td>" in page and "90 % interval" in page
+
+
+def test_a_seeded_own_data_sentence_sits_under_the_headline_as_an_overspend_does():
+    page, _ = _report("gmm", warnings=[HOSTILE], notes=["a note"])
+    headline = page.index('<p class="epsilon">')
+    said = page.index(f'<p class="warning">{html.escape(HOSTILE)}</p>')
+    assert headline < said < page.index(html.escape(_report("gmm")[1].odds()))
+    assert said == page.index("</p>", headline) + len("</p>")  # directly under it
+    assert "<script" not in page
+
+
+def test_what_is_computed_from_the_users_rows_without_privacy_is_labelled():
+    rows = {"errors": pd.DataFrame({"estimator": ["DP-EM"], "mean error": [0.1]}),
+            "intervals": pd.DataFrame({"mean": ["1 ± 0.2"]})}
+    public, _ = _report("gmm", picture="<svg></svg>", tables=tables_of(rows))
+    assert WITHOUT_PRIVACY not in public and "not covered by ε" not in public
+    own, _ = _report("gmm", picture="<svg></svg>", picture_without_privacy=True,
+                     tables=tables_of(rows, without_privacy=["errors"]))
+    label = html.escape(WITHOUT_PRIVACY)
+    assert own.count(label) == 2  # the picture and the error table, not the intervals
+    assert own.index(label) < own.index('<div class="picture">')
+    errors, intervals = own.split("<table>")[1:]
+    assert label in errors and label not in intervals
+
+
+def _report_arguments(monkeypatch, *, upload: bool) -> dict[str, object]:
+    """What /gmm's risk panel hands the report button (generated data, or an upload)."""
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(risk_ui, "report_button", lambda plain, **kw: seen.update(kw))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/gmm.py").run()
+    if upload:
+        at.selectbox(key="gmm_source").set_value("csv").run()
+        at.number_input(key="gmm_csv_k").set_value(2)
+        at.file_uploader(key="gmm_upload").set_value(("mine.csv", CSV, "text/csv")).run()
+    assert not at.exception, at.exception
+    return seen
+
+
+def test_an_upload_s_report_labels_its_non_private_parts(monkeypatch):
+    own = _report_arguments(monkeypatch, upload=True)
+    assert own["own_data"] and own["warnings"] == [SEEDED_OWN_DATA.replace("**", "")]
+    assert SEEDED_OWN_DATA.replace("**", "") not in own["notes"]  # not small under Accuracy
+    assert "Errors after matching components" in own["without_privacy"]
+    (errors,) = tables_of(own["accuracy"], own["without_privacy"])[:1]
+    assert errors.without_privacy
+    public = _report_arguments(monkeypatch, upload=False)
+    assert not public["own_data"] and not public["warnings"]

@@ -3,9 +3,12 @@
 What a manager reads (issue 35): the picture, the ε set, the risk in words and frequencies
 with its icon array and level, the accuracy (with intervals where the page has them), and
 the link that reopens the scenario. No Streamlit here: :mod:`dpviz.ui.report` gathers the
-values and offers the file. Every string is escaped (:func:`html.escape`); only the two
-pictures are markup, drawn by dpviz itself (the icon array) or by Plotly's SVG export, which
-writes every text as escaped XML.
+values and offers the file. On the user's own data the picture and the tables that compare
+with the exact answer are labelled :data:`WITHOUT_PRIVACY` (a public data set's truth is not a
+secret), and the sentences that qualify the headline (a seeded run of one's own data is not a
+private release) sit directly under it, as an overspend does. Every string is escaped
+(:func:`html.escape`); only the two pictures are markup, drawn by dpviz itself (the icon array)
+or by Plotly's SVG export, which writes every text as escaped XML.
 """
 
 from __future__ import annotations
@@ -27,17 +30,28 @@ h1 { font-size: 1.5rem; margin-bottom: 0.2rem; }
 table { border-collapse: collapse; margin: 0.4rem 0 0.8rem; font-size: 0.9rem; }
 th, td { border: 1px solid #dee2e6; padding: 0.2rem 0.5rem; text-align: left; }
 .small { color: #555; font-size: 0.85rem; }
+.unprotected { font-weight: 700; color: #c92a2a; }
 @media print { body { margin: 0; max-width: none; } }
 """
 
 
+#: The label of what the report shows of the user's data without noise: the raw rows, the
+#: exact answers, distances to them.
+WITHOUT_PRIVACY = "Computed from your data without privacy — not covered by ε."
+
+
 @dataclass(frozen=True)
 class Table:
-    """A table of the report: a caption, column names and rows of cell texts."""
+    """A table of the report: a caption, column names and rows of cell texts.
+
+    ``without_privacy``: computed from the user's rows without noise (a distance to the exact
+    answer), so labelled :data:`WITHOUT_PRIVACY`.
+    """
 
     caption: str
     columns: Sequence[str]
     rows: Sequence[Sequence[str]]
+    without_privacy: bool = False
 
 
 def _text(value: str) -> str:
@@ -48,13 +62,17 @@ def _table(table: Table) -> str:
     head = "".join(f"<th>{_text(c)}</th>" for c in table.columns)
     body = "".join("<tr>" + "".join(f"<td>{_text(str(v))}</td>" for v in row) + "</tr>"
                    for row in table.rows)
-    return (f"<table><caption>{_text(table.caption)}</caption><thead><tr>{head}</tr></thead>"
+    label = (f'<br><span class="unprotected">{_text(WITHOUT_PRIVACY)}</span>'
+             if table.without_privacy else "")
+    return (f"<table><caption>{_text(table.caption)}{label}</caption>"
+            f"<thead><tr>{head}</tr></thead>"
             f"<tbody>{body}</tbody></table>")
 
 
 def report_html(*, title: str, plain: PlainRisk, icons: str, link: str,
                 picture: str | None = None, tables: Sequence[Table] = (),
-                notes: Sequence[str] = (), made: str = "") -> str:
+                notes: Sequence[str] = (), made: str = "", warnings: Sequence[str] = (),
+                picture_without_privacy: bool = False) -> str:
     """The report as one HTML document (no external file, script or font).
 
     Parameters
@@ -75,6 +93,11 @@ def report_html(*, title: str, plain: PlainRisk, icons: str, link: str,
         Sentences under the tables (escaped).
     made : str
         When and by what the report was made (escaped).
+    warnings : sequence of str
+        Sentences that qualify the headline (escaped), printed directly under it as an
+        overspend is: a seeded run of the user's own data is not a private release.
+    picture_without_privacy : bool
+        The picture shows the user's rows or exact answers: labelled :data:`WITHOUT_PRIVACY`.
 
     Returns
     -------
@@ -89,9 +112,11 @@ def report_html(*, title: str, plain: PlainRisk, icons: str, link: str,
     >>> "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x" not in page, "a=1&amp;b=2" in page
     (True, True)
     """
-    overspent = (f'<p class="warning">{_text(plain.overspent)}</p>' if plain.overspent
-                 else "")
-    shown = f'<div class="picture">{picture}</div>' if picture else ""
+    said = [*warnings, *([plain.overspent] if plain.overspent else [])]
+    overspent = "".join(f'<p class="warning">{_text(w)}</p>' for w in said)
+    label = (f'<p class="unprotected">{_text(WITHOUT_PRIVACY)}</p>'
+             if picture and picture_without_privacy else "")
+    shown = f'{label}<div class="picture">{picture}</div>' if picture else ""
     accuracy = "".join(_table(t) for t in tables)
     accuracy += "".join(f'<p class="small">{_text(n)}</p>' for n in notes)
     if accuracy:

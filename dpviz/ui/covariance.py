@@ -749,7 +749,8 @@ def ledger_panel(runs: Sequence[Run], chosen: Chosen, *,
                    "release publishes one.")
     risk_panel(drawn, chosen.scenarios[0], key="cov", runs=len(spending),
                stated_delta=chosen.stated_delta or None,
-               not_private="; ".join(unguaranteed) or None, accuracy=accuracy, notes=notes)
+               not_private="; ".join(unguaranteed) or None, accuracy=accuracy, notes=notes,
+               without_privacy=tuple(accuracy or ()))  # each: a distance to the true matrix
 
 
 def choices_panel(runs: Sequence[Run]) -> None:

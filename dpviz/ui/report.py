@@ -9,7 +9,7 @@ button is clicked (Plotly's SVG export through kaleido's browser takes seconds).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from urllib.parse import urlencode
 
@@ -44,10 +44,15 @@ def picture() -> go.Figure | None:
                  if not any(word in name for word in NOT_PICTURES)), None)
 
 
-def tables_of(accuracy: Mapping[str, pd.DataFrame]) -> list[Table]:
-    """The page's accuracy tables as the report's plain tables (every cell as text)."""
+def tables_of(accuracy: Mapping[str, pd.DataFrame],
+              without_privacy: Collection[str] = ()) -> list[Table]:
+    """The page's accuracy tables as the report's plain tables (every cell as text).
+
+    ``without_privacy``: the captions of the tables computed from the user's rows without
+    noise (labelled so in the report).
+    """
     return [Table(caption, [str(c) for c in frame.columns],
-                  frame.astype(str).to_numpy().tolist())
+                  frame.astype(str).to_numpy().tolist(), caption in without_privacy)
             for caption, frame in accuracy.items()]
 
 
@@ -62,7 +67,8 @@ def svg_of(fig: go.Figure | None) -> str | None:
 
 def report_button(plain: PlainRisk, *, key: str, title: str,
                   accuracy: Mapping[str, pd.DataFrame] | None = None,
-                  notes: Sequence[str] = ()) -> None:
+                  notes: Sequence[str] = (), warnings: Sequence[str] = (),
+                  own_data: bool = False, without_privacy: Collection[str] = ()) -> None:
     """A download button of the stakeholder report (built on the click).
 
     Parameters
@@ -77,8 +83,16 @@ def report_button(plain: PlainRisk, *, key: str, title: str,
         Caption → table of the page's accuracy (errors, intervals).
     notes : sequence of str
         Sentences under the tables (what an interval covers).
+    warnings : sequence of str
+        Sentences directly under the headline (a seeded run of the user's own data).
+    own_data : bool
+        The run is of the user's own rows: the picture (their rows, the exact answer) is
+        labelled as computed without privacy, and so are the tables in ``without_privacy``.
+    without_privacy : collection of str
+        Captions of the accuracy tables computed from the rows without noise (distances to
+        the exact answer); labelled on the user's own data only (a public set's are public).
     """
-    tables = tables_of(accuracy or {})
+    tables = tables_of(accuracy or {}, without_privacy if own_data else ())
     link, fig = page_link(), picture()
     made = (f"Made by dpviz {__version__} on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC from the "
             "run shown on the page.")
@@ -86,7 +100,7 @@ def report_button(plain: PlainRisk, *, key: str, title: str,
     def build() -> str:
         return report_html(title=title, plain=plain, icons=icon_array(plain.picked),
                            link=link, picture=svg_of(fig), tables=tables, notes=notes,
-                           made=made)
+                           made=made, warnings=warnings, picture_without_privacy=own_data)
 
     st.download_button("Report for stakeholders (one page, HTML)", data=build,
                        file_name=f"dpviz-{key}-report.html", mime="text/html",

@@ -15,7 +15,7 @@ its reason and no ε. Numbers come from :mod:`dpviz.privacy.risk`, figures from
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -232,12 +232,15 @@ def _summary(plain: PlainRisk) -> None:
 
 
 def _close(plain: PlainRisk, *, key: str, accuracy: Mapping[str, pd.DataFrame] | None,
-           notes: Sequence[str], experts: Callable[[], None]) -> None:
+           notes: Sequence[str], experts: Callable[[], None], scenario: Scenario | None = None,
+           without_privacy: Collection[str] = ()) -> None:
     """The report's button and the experts' section, both left out in presenter mode."""
     if presenting():
         return
+    warnings = [SEEDED_OWN_DATA.replace("**", "")] if seeded_own_data(scenario) else []
     report_button(plain, key=key, title=str(st.session_state.get(PAGE_TITLE, "dpviz")),
-                  accuracy=accuracy, notes=notes)
+                  accuracy=accuracy, notes=notes, warnings=warnings,
+                  own_data=own_data(scenario), without_privacy=without_privacy)
     lazy_expander(EXPERTS, experts, key=f"{key}_risk_experts", icon=":material/functions:")
 
 
@@ -311,17 +314,21 @@ SEEDED_OWN_DATA = ("**Not a private release:** teaching randomness draws this ru
                    "before you show or share a result of your own data.")
 
 
+def own_data(scenario: Scenario | None) -> bool:
+    """Whether ``scenario`` runs the user's own data (a file, an upload: not public)."""
+    return scenario is not None and any(kind in scenario.data for kind in USER_KINDS)
+
+
 def seeded_own_data(scenario: Scenario | None) -> bool:
     """Whether ``scenario`` runs the user's own data under teaching randomness."""
-    return (scenario is not None and not st.session_state.get(SECURE, False)
-            and any(kind in scenario.data for kind in USER_KINDS))
+    return own_data(scenario) and not st.session_state.get(SECURE, False)
 
 
 def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, runs: int = 1,
                stated_delta: float | None = None, relation: Relation | None = None,
                not_private: str | None = None,
                accuracy: Mapping[str, pd.DataFrame] | None = None,
-               notes: Sequence[str] = ()) -> None:
+               notes: Sequence[str] = (), without_privacy: Collection[str] = ()) -> None:
     """The panel for a run: the ε set in plain words first, the accounting for experts.
 
     Parameters
@@ -348,6 +355,10 @@ def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, ru
         Caption → table of the page's accuracy, for the stakeholder report.
     notes : sequence of str
         Sentences the report prints under those tables.
+    without_privacy : collection of str
+        Captions of those tables computed from the rows without noise (distances to the exact
+        answer): on the user's own data the report labels them, and its picture, as not
+        covered by ε; its seeded-run sentence goes under the report's headline.
     """
     if not_private is not None:
         st.warning(f"**No privacy guarantee:** {escape_markdown(not_private)}. The noise in "
@@ -380,13 +391,12 @@ def risk_panel(ledger: Ledger, scenario: Scenario | None = None, *, key: str, ru
                                    pair_text(spent.epsilon, spent.delta)))
         _curves(spent.own, spent.worst if spent.tighter else None, key=key)
 
-    seeded = seeded_own_data(scenario)
     with st.container(border=True, key=f"{key}-risk"):
-        if seeded:
+        if seeded_own_data(scenario):
             st.warning(SEEDED_OWN_DATA, icon=":material/key:")
         _summary(plain)
-        _close(plain, key=key, accuracy=accuracy, experts=experts,
-               notes=[SEEDED_OWN_DATA.replace("**", ""), *notes] if seeded else notes)
+        _close(plain, key=key, accuracy=accuracy, experts=experts, notes=notes,
+               scenario=scenario, without_privacy=without_privacy)
 
 
 def plan_events(allocations: Mapping[str, Allocation]) -> EventKey:
