@@ -9,6 +9,7 @@ import pytest
 
 from dpviz.estimators.gmm import one_cluster as oc
 from dpviz.privacy import Budget, BudgetError, Ledger, audit, repeat, solve
+from dpviz.privacy.randomness import secure_generator
 
 
 def brute_counts(points, owners, radii, cap):
@@ -141,6 +142,19 @@ def test_grouped_histogram_records_2g_and_cuts_at_the_section_4_threshold():
         2.0 * g, 2.0 * g / eps, eps, delta)
     # a count-1 bin passes the cut 1 + b ln(g/(2δ)) with probability ½·2δ/g = δ/g = 0.025
     assert kept_ones / trials == pytest.approx(delta / g, abs=0.008)
+
+
+def test_a_grouped_histogram_on_a_grid_coarser_than_1_charges_the_rounding():
+    """Secure noise at b = 2g/ε ≥ 2^41 is on a grid of step ≥ 2: the 2g bins' rounding counts."""
+    ledger = Ledger()
+    g = 4
+    epsilon = 2.0 * g / 2.0**42  # b = 2^42: the Laplace grid's step is 2^42/2^40 = 4
+    oc.grouped_stable_histogram({"a": 3}, epsilon=epsilon, delta=1e-6, group_size=g,
+                                rng=secure_generator(), ledger=ledger, name="h")
+    row = ledger.releases[0]
+    assert row.relaxation == 2 * g * 4.0
+    assert row.epsilon == pytest.approx((2.0 * g + 2 * g * 4.0) / 2.0**42)
+    assert row.epsilon == pytest.approx(5 * epsilon)
 
 
 def test_rows_use_the_core_stable_histogram():

@@ -64,6 +64,7 @@ from dpviz.privacy import (
     stable_histogram,
 )
 from dpviz.privacy.ledger import Release
+from dpviz.privacy.mechanisms import grid_relaxation
 
 GOOD_RADIUS = "good radius"
 HISTOGRAM = "cell histogram"
@@ -223,6 +224,9 @@ def grouped_stable_histogram(counts: dict[Hashable, int], *, epsilon: float, del
     2). For g > 1 the L1 sensitivity is 2g: the core mechanism run at ε/g draws ``Lap(2g/ε)``,
     and at δ′ = 4δ/g its cut ``1 + (2g/ε)·ln(2/δ′)`` is ALGORITHMS.md §4's
     ``1 + b·ln(g/(2δ))``; the release is recorded at its true sensitivity 2g and (ε, δ).
+    Under secure randomness the 2g bins that differ are each rounded to the noise's grid: the
+    counts are integers, so this adds nothing until the grid step passes 1 (ε below about
+    g·2^-40), and from there the row charges the core's ``(2g + relaxation)/b``.
     """
     if group_size == 1:
         return stable_histogram(counts, epsilon=epsilon, delta=delta, rng=rng, ledger=ledger,
@@ -231,9 +235,11 @@ def grouped_stable_histogram(counts: dict[Hashable, int], *, epsilon: float, del
     kept = stable_histogram(counts, epsilon=epsilon / group_size, delta=inner, rng=rng,
                             ledger=Ledger(), name=name, part=part)
     scale = 0.0 if math.isinf(epsilon) else 2 * group_size / epsilon
+    relaxed = grid_relaxation("laplace", scale, rng, 2 * group_size, integers=True)
     ledger.record(Release(name, "stable_histogram", 2.0 * group_size, "L1", scale,
-                          epsilon=epsilon, delta=delta, part=part,
-                          sampler=sampler_of(rng, scale)))
+                          epsilon=(2.0 * group_size + relaxed) / scale if relaxed else epsilon,
+                          delta=delta, part=part, sampler=sampler_of(rng, scale),
+                          relaxation=relaxed))
     return kept
 
 
