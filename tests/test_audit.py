@@ -28,6 +28,7 @@ from dpviz.lab.broken_variants import (
     audit_gallery,
     catch_advice,
 )
+from dpviz.lab.work import WorkBudget
 from dpviz.privacy import Budget
 
 PURE = {("mean", "laplace"), ("gmm", "dplloyd"), ("covariance", "emcov"),
@@ -242,3 +243,12 @@ def test_broken_variants_claim_what_they_spend_and_each_has_its_flaw():
     shared = BROKEN_VARIANTS["noise_reused"].function(x, Budget(epsilon=1.0), rng=rng)
     noise = shared.estimate["mean"] - x.mean(axis=0)
     assert noise[0] == pytest.approx(noise[1])  # one draw on both coordinates
+
+
+def test_the_audit_work_check_counts_its_own_thread_not_other_sessions(monkeypatch):
+    """Other sessions' CPU (the process's clock racing on) never refuses a small audit."""
+    clock = iter(range(0, 10**9, 100))  # 100 s of other sessions' work between two reads
+    monkeypatch.setattr(audit.time, "process_time", lambda: float(next(clock)))
+    found = audit.audit_estimator("mean", "laplace", epsilon=1.0, runs=1_000,
+                                  budget=WorkBudget("on a page", 30.0, np.inf))
+    assert found.runs == 1_000
