@@ -24,7 +24,14 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block
 
 from dpviz.privacy import METHOD_LABELS
-from dpviz.privacy.risk import ONE_EDGE, REPLACE_ONE
+from dpviz.privacy.risk import (
+    ONE_EDGE,
+    REPLACE_ONE,
+    SAME_EPSILON,
+    Spending,
+    plain_risk,
+    risk_of_epsilon,
+)
 from dpviz.viz.style import METHOD_SHORT
 
 #: The pages with a risk panel, the key of their ε control and its prefix of element keys.
@@ -207,3 +214,14 @@ def test_presenter_mode_shows_the_summary_alone():
     assert headline(at) == 1.0 and frequency(at) >= 1
     assert not [e for e in at.expander if e.label.startswith("For experts")]
     assert not any(b.proto.id.endswith("gmm_report") for b in at.get("download_button"))
+
+
+def test_a_spend_just_above_the_slider_is_never_understated():
+    """Within SAME_EPSILON above the slider the headline and the odds state the spend."""
+    used = 2.5 * (1 + SAME_EPSILON / 2)
+    worst = risk_of_epsilon(used)
+    plain = plain_risk(Spending(used, 0.0, 2.5, None, worst, worst), REPLACE_ONE)
+    assert plain.overspent is None and plain.guarantee == used == plain.epsilon
+    assert plain.headline() == "ε = 2.51"
+    under = plain_risk(Spending(0.999, 0.0, 1.0, None, worst, worst), REPLACE_ONE)
+    assert under.headline() == "ε = 1" and under.guarantee == 1.0  # the slider's, not less

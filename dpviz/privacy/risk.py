@@ -633,7 +633,9 @@ class PlainRisk:
     Attributes
     ----------
     epsilon : float
-        The ε the user set (the headline): the slider's, or a ρ budget's stated ε.
+        The ε the user set (the headline): the slider's, or a ρ budget's stated ε; the ε
+        spent when that is larger by less than :data:`SAME_EPSILON` (no overspend is said,
+        but the headline never states less than was spent).
     guarantee : float
         The ε the odds and the level describe: ``epsilon``, or the larger ε the page's
         releases spent together (an overspend is never hidden).
@@ -717,8 +719,9 @@ def plain_risk(spent: Spending, relation: Relation, *, runs: int = 1,
     ('ε = 1', 3.0, 'This page drew 3 private runs on ')
     """
     allowed, used = spent.allowed_epsilon, spent.epsilon
-    if spent.change <= 0:
-        return PlainRisk(allowed, allowed, spent.delta, picked_out(own or spent.own), relation)
+    if spent.change <= 0:  # within SAME_EPSILON: no overspend said, but no number below the spend
+        return PlainRisk(max(allowed, used), max(allowed, used), spent.delta,
+                         picked_out(own or spent.own), relation)
     drawn = (f"This page drew {runs} private runs on the same data, each within your "
              f"ε = {_plain_number(allowed)}: together they spent" if runs > 1 else
              f"You set ε = {_plain_number(allowed)}; these releases together spent")
