@@ -18,6 +18,7 @@ from dpviz.estimators.gmm.sample_size import agreement_threshold, minimum_chunks
 from dpviz.privacy import METHODS, Budget, BudgetError, PrivacyLeakWarning, audit
 from dpviz.privacy.ledger import Ledger
 from dpviz.privacy.mechanisms import truncated_laplace
+from dpviz.privacy.randomness import secure_generator
 
 
 def quiet(function, *args, **kwargs):
@@ -119,6 +120,23 @@ def test_success_records_the_theorem_and_its_parts():
     assert result.estimate["weights"].tolist() == [1.0]
     assert np.allclose(result.estimate["means"], [[2.0, -1.0]], atol=1e-3)
     assert not np.array_equal(result.estimate["means"], result.diagnostics["unmasked"]["means"])
+
+
+def test_a_mask_too_fine_for_the_secure_grid_is_refused_before_the_private_test(monkeypatch):
+    """The mask's grid refusal rests on public inputs: PPE raises it before fitting or testing.
+
+    Raised by ``mask_gmm`` after the private test, and only when it passed, it would reveal the
+    test's outcome with no row recorded.
+    """
+    def never(*args, **kwargs):
+        raise AssertionError("the data was used before the public refusal")
+
+    monkeypatch.setattr(ppe, "can_run", lambda **_: None)  # reach the test at this tiny ε
+    monkeypatch.setattr(ppe, "fit_chunks", never)
+    monkeypatch.setattr(ppe, "truncated_laplace", never)
+    with pytest.raises(ValueError, match="too small for secure randomness"):
+        private_populous_estimator(np.zeros((100, 1)), Budget(epsilon=1e-7, delta=1e-6),
+                                   rng=secure_generator(), k=1, chunks=5)
 
 
 def test_refuses_when_the_chunks_disagree():

@@ -426,6 +426,30 @@ class MaskedMixture:
     plan: MaskingPlan
 
 
+def secure_weight_relaxation(plan: MaskingPlan, rng: np.random.Generator) -> float:
+    """What the secure sampler's grid adds to the masked weights' radius; refuses it past γ_w.
+
+    A function of the public plan (ε, δ, k, d, α, β) and of whether ``rng`` is secure, never
+    of the data: a caller that releases anything before the mask (PPE's private test) runs it
+    first, so the refusal cannot reveal that release's outcome.
+
+    Raises
+    ------
+    ValueError
+        When one grid step of ``η_w`` moves a weight past what Lemma 5.1.1 masks
+        (``r + relaxation > γ_w``).
+    """
+    eta_w = 0.0 if math.isinf(plan.epsilon) else plan.eta_weight
+    relaxed = grid_relaxation("gaussian", eta_w, rng, 1)
+    if plan.radius + relaxed > plan.gamma_weight:
+        raise ValueError(
+            f"the mask's epsilon per part, {plan.epsilon_part:.3g}, is too small for secure "
+            f"randomness: one step of the sampler's grid ({relaxed:.3g}) moves a weight past "
+            f"what Lemma 5.1.1 masks ({plan.gamma_weight:.3g}, with r = {plan.radius:.3g}); "
+            "use a larger epsilon")
+    return relaxed
+
+
 def mask_gmm(weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, *, epsilon: float,
              delta: float, alpha: float, beta: float, rng: np.random.Generator, ledger: Ledger,
              part: str | None = None, compositions: tuple[str, ...] | None = None,
@@ -488,13 +512,7 @@ def mask_gmm(weights: ArrayLike, means: ArrayLike, covariances: ArrayLike, *, ep
     noisy = not math.isinf(plan.epsilon)
     eta_w, eta_mu, eta_cov = ((plan.eta_weight, plan.eta_mean, plan.eta_cov) if noisy
                               else (0.0, 0.0, 0.0))
-    relaxed = grid_relaxation("gaussian", eta_w, rng, 1)
-    if plan.radius + relaxed > plan.gamma_weight:
-        raise ValueError(
-            f"the mask's epsilon per part, {plan.epsilon_part:.3g}, is too small for secure "
-            f"randomness: one step of the sampler's grid ({relaxed:.3g}) moves a weight past "
-            f"what Lemma 5.1.1 masks ({plan.gamma_weight:.3g}, with r = {plan.radius:.3g}); "
-            "use a larger epsilon")
+    relaxed = secure_weight_relaxation(plan, rng)
     order = rng.permutation(k)
     w, mu, cov = w[order], mu[order], cov[order]
     roots = np.stack([_sqrt_psd(c) for c in cov])

@@ -68,6 +68,7 @@ from dpviz.estimators.gmm.masking import (
     MaskingPlan,
     alpha_for_radius,
     mask_gmm,
+    secure_weight_relaxation,
 )
 from dpviz.estimators.gmm.masking import masking_plan as solve_masking
 from dpviz.estimators.gmm.one_cluster import refused_before_spending
@@ -293,6 +294,9 @@ def private_populous_estimator(
     if private:
         plan, source = _masking(eps, dlt, k=k, d=d, alpha=alpha, beta=beta,
                                 masking_radius=masking_radius)
+        # mask_gmm's refusal, on public inputs, before the private test: raised after it,
+        # only when the test passed, it would reveal the test's outcome uncharged
+        secure_weight_relaxation(plan, rng)
         r = plan.radius
         choices["masking"] = plan.to_dict()
         choices["alpha"] = plan.alpha
