@@ -60,8 +60,12 @@ GUESS_REACH = 2.0
 #: The largest noise scale a lens guess may be, in units of the query's sensitivity Δ: at the
 #: slider's smallest ε (0.01) Laplace's b is 100 Δ and Gaussian's σ under 750 Δ for δ ≥ 1e-12.
 LENS_HIGH = 1000.0
-#: The largest covariance error a guess may be, in units of ‖Σ‖ (the zero matrix's error).
+#: The largest covariance error a guess may be, in units of the public bound on ‖Σ‖ (r² for
+#: rows in a ball of radius r: ‖XᵀX/n‖_F ≤ max ‖x‖²), never of ‖Σ‖ itself (the data's).
 COVARIANCE_HIGH = 1000.0
+#: The largest covariance error a guess may be when the bound is not public (ranges read from
+#: the data or released privately): a fixed cap, so the box says nothing of the data.
+COVARIANCE_UNBOUNDED = 1e12
 #: The largest ε after T rounds a guess may be, in units of the linear composition T × ε₁
 #: (an upper bound of the answer: every accountant does at least as well).
 BUDGET_HIGH = 10.0
@@ -502,13 +506,42 @@ def covariance_question(runs: Sequence[CovarianceRun],
         return None
     run = private[0]
     zero = float(np.linalg.norm(np.asarray(run.result.diagnostics["true_covariance"])))
+    bound = covariance_bound(scenarios[0]) if scenarios else None
     return Question(
         "covariance", f"How far will {run.label}'s private matrix land from the true Σ? Guess "
                       f"its error ‖Σ̃ − Σ‖ (Frobenius). For scale: answering the zero matrix "
                       f"is off by ‖Σ‖ = {zero:.3g}.",
         f"Your guess: {run.label}'s error", f"{run.label}'s error ‖Σ̃ − Σ‖", run.error,
         note="Compare it with the zero matrix: a private estimate is worth releasing only "
-             "below that.", high=COVARIANCE_HIGH * zero, public=from_public_data(*scenarios))
+             "below that.",
+        high=COVARIANCE_UNBOUNDED if bound is None else COVARIANCE_HIGH * bound,
+        public=from_public_data(*scenarios))
+
+
+def covariance_bound(scenario: Scenario) -> float | None:
+    """The public bound on ‖Σ‖_F of clipped rows, from the scenario's public inputs only.
+
+    ``r²`` for rows clipped to a ball of radius r (``‖XᵀX/n‖_F ≤ max ‖x‖² ≤ r²``); for typed
+    ranges ``Σ max(low², high²)``, the largest squared norm in the box; ``None`` when the bound
+    is not public (ranges read from the data or released privately).
+
+    Examples
+    --------
+    >>> covariance_bound(Scenario("covariance", "gauss", {"generator": "gaussian"},
+    ...                           {"radius": 2.0}))
+    4.0
+    >>> covariance_bound(Scenario("covariance", "gauss", {
+    ...     "upload": "t.csv", "sha256": "0" * 64,
+    ...     "bounds": {"ranges": [[-1.0, 3.0], [0.0, 2.0]], "standardise": False}}, {}))
+    13.0
+    """
+    radius = scenario.params.get("radius")
+    if isinstance(radius, int | float) and not isinstance(radius, bool):
+        return float(radius) ** 2
+    ranges = (scenario.data.get("bounds") or {}).get("ranges")
+    if ranges:
+        return float(sum(max(low * low, high * high) for low, high in ranges))
+    return None
 
 
 def sbm_question(labels: ArrayLike | None, found: ArrayLike) -> Question | None:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import math
+from hashlib import sha256
 
+import numpy as np
 import pytest
 
-from dpviz.ui.predict import click_grid, score_mean_guess
+from dpviz.lab.scenario import Scenario, load_data, run_scenario
+from dpviz.ui.covariance import Run as CovarianceRun
+from dpviz.ui.predict import COVARIANCE_HIGH, click_grid, covariance_question, score_mean_guess
 
 from .app_helpers import charts, open_page, open_section
 
@@ -140,3 +144,26 @@ def test_score_and_grid():
     grid = click_grid([[0.0, 0.0], [1.0, 2.0]], (0, 1))
     assert grid.shape == (41 * 41, 2)
     assert grid[:, 0].min() < 0 < 1 < grid[:, 0].max()
+
+
+@pytest.mark.parametrize("bound", [{"radius": 20.0}, {"ranges": [[-12.0, 12.0], [-16.0, 16.0]]}])
+def test_the_covariance_guess_range_comes_from_public_inputs_only(bound):
+    """Two uploads with the same public bound but different rows get the same guess range,
+    stated in the box's label and sent to the live class (issue 9's Question.high)."""
+    rng = np.random.default_rng(3)
+    highs = []
+    for spread in (1.0, 5.0):
+        content = "".join(f"{a:.4f},{b:.4f}\n" for a, b in rng.normal(0, spread, (200, 2)))
+        data = {"upload": "rows.csv", "sha256": sha256(content.encode()).hexdigest()}
+        params: dict[str, object] = {"epsilon": 1.0, "delta": 1e-6}
+        if "radius" in bound:
+            params["radius"] = bound["radius"]
+        else:
+            data["bounds"] = {"ranges": bound["ranges"], "standardise": False}
+        s = Scenario.from_dict({"task": "covariance", "estimator": "gauss", "data": data,
+                                "params": params, "seed": 0})
+        result = run_scenario(s, load_data(s.data, content=content.encode()))
+        question = covariance_question([CovarianceRun("gauss", "Gauss", result)], [s])
+        assert question is not None and not question.public
+        highs.append(question.high)
+    assert highs[0] == highs[1] == COVARIANCE_HIGH * 400.0
