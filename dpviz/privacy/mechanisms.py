@@ -389,7 +389,11 @@ def truncated_laplace_bound(sensitivity: float, epsilon: float, delta: float,
     (seeded), or the secure sampler's ``(M + 1/2)·g`` at the widened scale for ``entries``
     values (:func:`dpviz.privacy.noise_grid.truncated_support`), whichever is larger —
     the secure one, by a relative ``2^-40`` or so. Callers subtract it as a one-sided margin,
-    so it must hold for the sampler a run uses, which they need not know.
+    so it must hold for the sampler a run uses, which they need not know (the sample-size
+    calculator and PPE's threshold take no generator). Where no secure scale fits
+    (:func:`secure_scale`'s ``ValueError``, ε below about ``entries·2^-40``) a secure
+    :func:`truncated_laplace` refuses by that same call, so only the seeded sampler draws
+    and the bound is the continuous one: seeded runs are not refused for a secure reason.
 
     Examples
     --------
@@ -398,7 +402,10 @@ def truncated_laplace_bound(sensitivity: float, epsilon: float, delta: float,
     True
     """
     continuous = sensitivity / epsilon * math.log1p(math.expm1(epsilon) / (2 * delta))
-    scale, _ = secure_scale("laplace", sensitivity, sensitivity / epsilon, entries)
+    try:
+        scale, _ = secure_scale("laplace", sensitivity, sensitivity / epsilon, entries)
+    except ValueError:  # a secure truncated_laplace refuses here: only numpy's noise is drawn
+        return continuous
     return max(continuous, truncated_support(scale, epsilon, delta))
 
 

@@ -333,6 +333,22 @@ def test_the_truncated_laplace_bound_holds_for_either_sampler():
         assert bound <= a * (1 + 1e-9)
 
 
+def test_where_no_secure_scale_fits_the_bound_is_the_seeded_one():
+    """At ε = 1e-13 a secure truncated Laplace refuses, so the bound serves a seeded run."""
+    from dpviz.privacy import truncated_laplace
+    from dpviz.privacy.mechanisms import truncated_laplace_bound
+
+    epsilon, delta = 1e-13, 1e-6
+    a = 1.0 / epsilon * math.log1p(math.expm1(epsilon) / (2 * delta))
+    assert truncated_laplace_bound(1.0, epsilon, delta) == a
+    z = truncated_laplace(np.zeros(1000), sensitivity=1.0, epsilon=epsilon, delta=delta,
+                          rng=np.random.default_rng(0), ledger=Ledger(), name="t")
+    assert np.abs(z).max() <= a
+    with pytest.raises(ValueError, match="too wide for secure randomness"):
+        truncated_laplace(0.0, sensitivity=1.0, epsilon=epsilon, delta=delta,
+                          rng=secure_generator(), ledger=Ledger(), name="t")
+
+
 def test_a_widening_that_cannot_fit_is_refused():
     """Δ/σ below the grid's relative step: no widened σ pays for its own grid."""
     with pytest.raises(ValueError, match="too wide for secure randomness"):
