@@ -9,12 +9,15 @@ OpenDP's noisy max, instead of numpy's floating-point draws (Mironov, CCS 2012).
 
 Its other draws come from numpy's Philox, a counter-based generator keyed with the 128
 secret bits: data-independent choices (a random start, subsamples, a grid's random shift, an
-edge split, a permutation) and the one release without a float-safe sampler, the Bingham
-sampler of the exponential mechanism on the sphere (its ledger row names it). Unlike PCG64,
-whose state can be recovered from its outputs (Bouillaguet et al., 2020), no attack recovers
-Philox's key from what a page shows — but it is not a proven cryptographic generator. The
-discrete samplers draw their bits from OpenSSL's DRBG (``ssl.RAND_bytes``) and OpenDP from
-the operating system's CSPRNG, neither from the generator.
+edge split, a permutation) and the Bingham sampler of the exponential mechanism on the sphere.
+Unlike PCG64, whose state can be recovered from its outputs (Bouillaguet et al., 2020), no
+attack recovers Philox's key from what a page shows — but it is not a proven cryptographic
+generator. The discrete samplers draw their bits from OpenSSL's DRBG (``ssl.RAND_bytes``)
+and OpenDP from the operating system's CSPRNG, neither from the generator.
+
+Two releases are not float-safe, and their ledger rows say so: that Bingham sampler's
+(``sampler`` names it), and the masking mechanism's means and covariances, whose discrete
+noise is transformed and added in floating point (``"discrete+float"``).
 """
 
 from __future__ import annotations
