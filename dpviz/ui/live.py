@@ -25,6 +25,7 @@ address bar: no page shows it, and no link the app builds carries it.
 
 from __future__ import annotations
 
+import hmac
 import html
 import io
 import ipaddress
@@ -500,18 +501,39 @@ def _counted(label: str, n: int) -> str:
     return f"{label}: {n} prediction{'' if n == 1 else 's'}"
 
 
-def class_figures(step: str, answers: Sequence[Prediction]) -> list[go.Figure]:
+def anonymous_order(answers: Sequence[Prediction], secret: str) -> list[Prediction]:
+    """``answers`` in an order fixed for the class but unrelated to the names table's.
+
+    Sorted by a keyed hash (HMAC-SHA256) of each student's name under ``secret`` (the
+    lecturer's key): reruns draw the same figure, and a student who knows the roster cannot
+    compute the order, so a projected point's place in the figure's data says nothing of whose
+    it is (the names table lists the store's order, which is the order of arrival).
+
+    Examples
+    --------
+    >>> said = [Prediction(n, "q", {"guess": 1.0}, {}, 0.0) for n in "ABCDE"]
+    >>> [a.name for a in anonymous_order(said, "k")] == [a.name for a in anonymous_order(
+    ...     list(reversed(said)), "k")]
+    True
+    """
+    return sorted(answers, key=lambda a: hmac.new(secret.encode(), a.name.encode(),
+                                                  "sha256").digest())
+
+
+def class_figures(step: str, answers: Sequence[Prediction], *,
+                  secret: str) -> list[go.Figure]:
     """The class's predictions on ``step`` against the truth: one figure a predicted quantity.
 
     Anonymous (the figures are projected): the distribution of the predictions, and the
-    truth. A prediction with ``x`` and ``y`` is a point (its truth: ``truth["x"]``,
-    ``truth["y"]``, numbers or lists of the private means' coordinates); any other key is a
-    number or a yes/no judged against ``truth`` under the same key, else under ``"answer"``
-    (the predict gates send ``{"guess": …}`` against ``{"answer": …}``). Each title is the
-    step and the number of predictions; the question is shown whole above them
-    (:func:`class_question`).
+    truth, in :func:`anonymous_order` under ``secret`` (the lecturer's key). A prediction
+    with ``x`` and ``y`` is a point (its truth: ``truth["x"]``, ``truth["y"]``, numbers or
+    lists of the private means' coordinates); any other key is a number or a yes/no judged
+    against ``truth`` under the same key, else under ``"answer"`` (the predict gates send
+    ``{"guess": …}`` against ``{"answer": …}``). Each title is the step and the number of
+    predictions; the question is shown whole above them (:func:`class_question`).
     """
     label = STEP_PAGES[step][1]
+    answers = anonymous_order(answers, secret)
     figures: list[go.Figure] = []
     keys = list(dict.fromkeys(k for a in answers for k in a.prediction))
     if "x" in keys and "y" in keys:
@@ -561,7 +583,7 @@ def _step_view(code: str, token: str, step: str, answered: int, revealed: bool) 
         st.caption("Revealed: nobody has answered yet.")
         return
     st.markdown(escape_markdown(class_question(step, answers)))
-    for i, fig in enumerate(class_figures(step, answers)):
+    for i, fig in enumerate(class_figures(step, answers, secret=token)):
         show_chart(fig, key=f"live_{step}_{i}", filename=f"dpviz-class-{step}-{i}")
     with st.expander("Who predicted what (names: do not project)", expanded=False):
         st.dataframe(_values_table(answers), hide_index=True, key=f"live_names_{step}")

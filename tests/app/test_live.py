@@ -379,7 +379,8 @@ def test_the_lecturers_figures_for_100_students_with_distinct_truths_cost_little
               for i in range(100)]
     start = time.process_time()
     figures = [fig for step in live.STEP_PAGES
-               for fig in live.class_figures(step, points if step == "gmm" else numbers)]
+               for fig in live.class_figures(step, points if step == "gmm" else numbers,
+                                             secret="lecturer key")]
     sent = [fig.to_json() for fig in figures]  # what Streamlit sends to the browser
     spent = time.process_time() - start
     assert len(sent) == 5 and max(len(fig.data) for fig in figures) == 2
@@ -473,3 +474,19 @@ def test_the_lecturer_locks_the_class_and_removes_a_student(db):
     assert at.selectbox(key="live_remove_who").options == ["Ann"]
     next(b for b in at.button if b.key == "live_lock").click().run()
     assert not db.is_locked(code)
+
+
+def test_the_projected_points_are_not_in_the_names_tables_order():
+    """A small class: the figure's data order is a fixed shuffle, not the names table's."""
+    said = [Prediction(name, "q", {"x": float(i), "y": 2.0 * i}, {"x": [0.0], "y": [0.0]}, 0.0)
+            for i, name in enumerate(["Ann", "Bo", "Cy", "Di", "Ed"])]
+    names_order = [row["predicted x"] for row in live._values_table(said)]
+    (fig,) = live.class_figures("gmm", said, secret="lecturer key")
+    projected = list(fig.data[0].x)
+    assert sorted(projected) == sorted(names_order) and projected != names_order
+    (again,) = live.class_figures("gmm", list(reversed(said)), secret="lecturer key")
+    assert list(again.data[0].x) == projected  # stable: reruns draw the same figure
+    numbers = [Prediction(a.name, "q", {"guess": a.prediction["x"]}, {"answer": 1.0}, 0.0)
+               for a in said]
+    (histogram,) = live.class_figures("lens", numbers, secret="lecturer key")
+    assert list(histogram.data[0].x) == projected
