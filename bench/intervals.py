@@ -21,7 +21,7 @@ a closed form measured at 88 % is not a 500-release accident (±2.7 %).
 
 ``python bench/intervals.py --save`` writes the table the engine reads
 (``assets/results/interval_coverage.json``, stamped and in the manifest) and its entries into
-``bench/results.json`` (``intervals_*``, the full table in ``detail``); about 30 minutes on one
+``bench/results.json`` (``intervals_*``, the full table in ``detail``); about 25 minutes on one
 core, most of it DP-EM at n = 10 000. ``--releases 50`` for a quick look (every setting at 50;
 not saved).
 """
