@@ -106,6 +106,7 @@ for name, f in vars(d).items():
 """
 
 
+@pytest.mark.slow  # compiles every sampler from an empty cache in a subprocess: 8 s
 def test_every_compiled_sampler_computes_in_integers(tmp_path):
     """No argument or result of a compiled sampler is a float (a float64 rounds past 2^53)."""
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
