@@ -136,7 +136,7 @@ with figures:
     else:
         st.caption("Non-private: nothing was released with noise, no budget spent.")
     ui.lazy_expander("Choices the paper leaves open",
-                     lambda: st.dataframe(gmm.choices_table(result.choices), hide_index=True,
+                     lambda: st.dataframe(ui.choices_table(result.choices), hide_index=True,
                                           key="gmm_choices"),
                      key="gmm_choices_open", icon=":material/rule:")
     if revealed:  # the card holds the errors and the figures

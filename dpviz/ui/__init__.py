@@ -11,6 +11,7 @@ from dpviz.ui.shell import PageContext, intro, main_columns, navigation, page
 from dpviz.ui.widgets import (
     advanced,
     attempt,
+    choices_table,
     delta_input,
     epsilon_slider,
     escape_markdown,
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # the page modules load on first use: Home does not import th
 __getattr__ = lazy_names(__name__, {"budget": (), "cached": (), "home": (), "lens": ()})
 
 __all__ = [
-    "PageContext", "advanced", "attempt", "budget", "delta_input", "cached", "epsilon_slider",
-    "escape_markdown", "home", "intro", "lazy_expander", "lens", "main_columns", "method_select",
-    "navigation", "page", "show_chart",
+    "PageContext", "advanced", "attempt", "budget", "cached", "choices_table", "delta_input",
+    "epsilon_slider", "escape_markdown", "home", "intro", "lazy_expander", "lens", "main_columns",
+    "method_select", "navigation", "page", "show_chart",
 ]

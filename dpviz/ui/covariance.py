@@ -34,13 +34,15 @@ from dpviz.lab.scenario import LoadedData, Scenario
 from dpviz.privacy import Budget, Ledger, compose_runs
 from dpviz.privacy.calibration import zcdp_epsilon
 from dpviz.ui import runs, upload, widgets
-from dpviz.ui.gmm import accept_option_names, choices_table, clamp_state
 from dpviz.ui.risk import budget_title, risk_panel
 from dpviz.ui.widgets import (
     _NAMED,
     LINK_RUNS,
+    accept_option_names,
     advanced,
     attempt,
+    choices_table,
+    clamp_state,
     delta_input,
     epsilon_slider,
     escape_markdown,
@@ -329,7 +331,7 @@ def accept_estimator_names(key: str, names: Sequence[str]) -> None:
 
     A bound multiselect writes its options' labels to the URL and drops other values; keys
     in the link are put into the session state before the widget is created (as
-    :func:`dpviz.ui.gmm.accept_option_names` does for a selectbox).
+    :func:`dpviz.ui.widgets.accept_option_names` does for a selectbox).
     """
     given = st.query_params.get_all(key)
     if given and set(given) <= set(names) and key not in st.session_state:

@@ -34,6 +34,7 @@ from dpviz.ui.widgets import (
     accept_option_names,
     advanced,
     attempt,
+    clamp_state,
     delta_input,
     epsilon_slider,
     escape_markdown,
@@ -341,12 +342,6 @@ def controls(ctx: PageContext) -> tuple[Scenario, bytes | None]:
 FIGURE_CONTROLS = ("gmm_axis_x", "gmm_axis_y", "gmm_iteration", "gmm_cloud")
 
 
-def clamp_state(key: str, valid: Sequence[Any]) -> None:
-    """Forget a widget's remembered value when it is no longer valid (e.g. d shrank)."""
-    if key in st.session_state and st.session_state[key] not in valid:
-        del st.session_state[key]
-
-
 def projection_controls(d: int, names: Sequence[str]) -> tuple[int, int]:
     """Two coordinates to show when d > 2 (first two by default)."""
     if d <= 2:
@@ -456,26 +451,6 @@ def column_errors(true_means: Any, means: Any) -> NDArray[np.float64]:
     order = match_components(truth, found)
     kept = order >= 0
     return np.abs(found[order[kept]] - truth[kept]).mean(axis=0)
-
-
-def _format(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k} {_format(v)}" for k, v in value.items())
-    return str(value)
-
-
-def choices_table(choices: Mapping[str, Any]) -> pd.DataFrame:
-    """The result's ``choices`` as two text columns.
-
-    Examples
-    --------
-    >>> choices_table({"radius": 1.0, "noise": {"means": 2.5}}).values.tolist()
-    [['radius', '1'], ['noise', 'means 2.5']]
-    """
-    return pd.DataFrame([{"choice": str(k), "value": _format(v)} for k, v in choices.items()],
-                        columns=["choice", "value"])
 
 
 def csv_controls() -> DataChoice:

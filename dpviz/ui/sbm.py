@@ -34,15 +34,16 @@ from dpviz.lab.recovery import SPLIT, Outlook, recovery_outlook
 from dpviz.lab.scenario import LoadedData, Scenario, load_data
 from dpviz.lab.work import INTERACTIVE, check_scenario
 from dpviz.ui import predict, widgets
-from dpviz.ui.gmm import accept_option_names, choices_table
 from dpviz.ui.risk import budget_title, risk_panel
 from dpviz.ui.runs import canonical
 from dpviz.ui.shell import PageContext
 from dpviz.ui.upload import UPLOAD_NOTE
 from dpviz.ui.widgets import (
     LINK_RUNS,
+    accept_option_names,
     advanced,
     attempt,
+    choices_table,
     delta_input,
     epsilon_slider,
     escape_markdown,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -25,6 +25,9 @@ from dpviz.lab.work import BIGGER_JOBS, check_table
 from dpviz.privacy import METHOD_LABELS, METHODS
 from dpviz.viz import figure_table
 from dpviz.viz.style import plain_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 T = TypeVar("T")
 
@@ -335,6 +338,34 @@ def accept_option_names(key: str, options: Sequence[str],
             and key not in st.session_state):
         st.session_state[key] = raw
         st.session_state[pending] = 0
+
+
+def clamp_state(key: str, valid: Sequence[Any]) -> None:
+    """Forget a widget's remembered value when it is no longer valid (e.g. d shrank)."""
+    if key in st.session_state and st.session_state[key] not in valid:
+        del st.session_state[key]
+
+
+def _choice_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {_choice_text(v)}" for k, v in value.items())
+    return str(value)
+
+
+def choices_table(choices: Mapping[str, Any]) -> pd.DataFrame:
+    """The result's ``choices`` as two text columns.
+
+    Examples
+    --------
+    >>> choices_table({"radius": 1.0, "noise": {"means": 2.5}}).values.tolist()
+    [['radius', '1'], ['noise', 'means 2.5']]
+    """
+    import pandas as pd  # loaded with the first table shown, not with every page
+
+    return pd.DataFrame([{"choice": str(k), "value": _choice_text(v)}
+                         for k, v in choices.items()], columns=["choice", "value"])
 
 
 def method_select(key: str, *, value: str = "pld", label: str = "Accounting") -> str:
