@@ -32,6 +32,9 @@ MODULES = ("dpviz.ui.budget", "dpviz.ui.lens", "dpviz.ui.gmm", "dpviz.ui.covaria
 #: (:mod:`dpviz.privacy.accounting`), OpenDP (about 60 ms of CPU) the first secure release's
 #: (:mod:`dpviz.privacy.mechanisms`).
 LIBRARIES = ("dp_accounting", "opendp.measurements")
+#: The saved figures every user sees alike, built once: (module, function). Named, not
+#: imported: the shell that starts the warm-up sits below the pages' bodies.
+FIGURES = (("dpviz.ui.sbm", "saved_curve_figures"),)
 #: Seconds after the first page's run ends before the warm-up starts: its browser then
 #: fetches the page's chart code (Streamlit's Plotly bundle) from this process.
 GRACE = 3.0
@@ -41,7 +44,7 @@ LOG = logging.getLogger("dpviz")
 
 
 def _warm(first_run: threading.Thread) -> None:
-    """Import :data:`MODULES`, :data:`LIBRARIES` and every task's estimators; save SBM's curves.
+    """Import :data:`MODULES`, :data:`LIBRARIES` and every task's estimators; build :data:`FIGURES`.
 
     ``first_run`` is the thread of the first page's run: Streamlit runs a session's queued
     runs on one thread that ends when they are done, so joining it waits for the first page
@@ -53,11 +56,11 @@ def _warm(first_run: threading.Thread) -> None:
         for name in MODULES + LIBRARIES:
             importlib.import_module(name)
         from dpviz.estimators.registry import TASKS
-        from dpviz.ui import sbm
 
         for task in TASKS:
             TASKS[task]
-        sbm.saved_curve_figures()
+        for module, function in FIGURES:
+            getattr(importlib.import_module(module), function)()
     except Exception:  # a warm-up failure costs speed, never a page: the page says its own
         LOG.exception("warming the server up failed")
 
