@@ -1,4 +1,4 @@
-"""Calibrate and check :mod:`dpviz.lab.work`'s cost model on this machine (one thread).
+"""Calibrate and check :mod:`dpviz.estimators.work`'s cost model on this machine (one thread).
 
 For every registered estimator of the sized tasks (and each task's data generator) it
 measures the CPU time of one run (``time.process_time``, one BLAS and OpenMP thread, as
@@ -10,12 +10,12 @@ more for the chunked estimators, whose chunks t and candidate pairs (t·k)² are
   ratio, and **exits 1 when any ratio is outside [1/2, 2]** at a size whose run takes at
   least :data:`MATTERS` seconds (runs that end in ⊥ before any release are left out: their
   preconditions skip the work);
-* fits the entry's cost model (:func:`dpviz.lab.work.time_terms`: a base, the time units
+* fits the entry's cost model (:func:`dpviz.estimators.work.time_terms`: a base, the time units
   and, for chunked estimators, the chunks and the candidate pairs) by non-negative least
   squares on the relative error, scaled so every estimate is at least the measurement when
   that keeps all within 1.8×, and prints the coefficients (rounded up to two digits) and the
   ratios they give, to copy onto each registry entry's :class:`dpviz.core.entry.CostModel`
-  (the generators' onto :data:`dpviz.lab.work.DATA_COSTS`).
+  (the generators' onto :data:`dpviz.estimators.work.DATA_COSTS`).
 
 ``python bench/work_costs.py`` takes about four minutes on the development machine (2 cores);
 ``python bench/work_costs.py gmm/sample_aggregate covariance`` measures one entry and one task.
@@ -45,8 +45,8 @@ import dpviz  # noqa: E402
 from dpviz.core.entry import CostModel  # noqa: E402
 from dpviz.data import gaussian_mixture, stochastic_block_model  # noqa: E402
 from dpviz.data.graphs import Graph  # noqa: E402
+from dpviz.estimators import work  # noqa: E402
 from dpviz.estimators.registry import TASKS  # noqa: E402
-from dpviz.lab import work  # noqa: E402
 
 #: The measured sizes per task: the leading term dominates, each run takes at most seconds.
 SIZES: dict[str, tuple[dict[str, Any], ...]] = {

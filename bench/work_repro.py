@@ -81,7 +81,7 @@ def _said(at: Any) -> str:
 
 
 def gmm_link() -> dict[str, Any]:
-    from dpviz.lab import work
+    from dpviz.estimators import work
 
     at = _page("gmm", gmm_estimator="sample_aggregate", gmm_n="40000", gmm_k="2",
                gmm_epsilon="20")
@@ -94,7 +94,7 @@ def gmm_link() -> dict[str, Any]:
 def _api(estimator: str) -> dict[str, Any]:
     import dpviz
     from dpviz.data import gaussian_mixture
-    from dpviz.lab import work
+    from dpviz.estimators import work
 
     data = gaussian_mixture(n=20_000, d=2, k=2, seed=0).data
     start = cpu()
@@ -115,8 +115,8 @@ def api_friendly_core() -> dict[str, Any]:
 def winner_map() -> dict[str, Any]:
     import math
 
+    from dpviz.estimators.work import SWEEP, WorkBudget
     from dpviz.lab.experiments import winner
-    from dpviz.lab.work import SWEEP, WorkBudget
 
     data, fixed = winner.map_settings("gmm", {"generator": "gmm", "n": 200_000, "d": 5,
                                               "k": 10}, {"epsilon": 1.0})
@@ -156,7 +156,7 @@ def sbm_curves() -> dict[str, Any]:
 
 
 def csv_upload() -> dict[str, Any]:
-    from dpviz.lab.work import INTERACTIVE
+    from dpviz.estimators.work import INTERACTIVE
 
     at = _page("covariance")
     at.run()

@@ -188,8 +188,8 @@ def _params(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
     A budget parameter (``seed``, ``epsilon`` …) has its own flag and is refused here, as
     are the names of :func:`dpviz.run`'s other arguments (``task``, ``data``, ``rng`` …).
     """
-    from dpviz import run
     from dpviz.estimators.registry import COMMON_PARAMS
+    from dpviz.estimators.run import run
 
     flags = {p.name: "--" + p.name.replace("_", "-") + ("" if p.type == "bool" else " {}")
              for p in COMMON_PARAMS}

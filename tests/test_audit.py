@@ -10,6 +10,7 @@ import pytest
 import dpviz
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
+from dpviz.estimators.work import WorkBudget
 from dpviz.lab import audit
 from dpviz.lab.audit import (
     AUDIT_RUNS,
@@ -28,7 +29,6 @@ from dpviz.lab.broken_variants import (
     audit_gallery,
     catch_advice,
 )
-from dpviz.lab.work import WorkBudget
 from dpviz.privacy import Budget
 
 PURE = {("mean", "laplace"), ("gmm", "dplloyd"), ("covariance", "emcov"),

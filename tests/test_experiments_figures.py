@@ -9,8 +9,8 @@ from types import MappingProxyType
 
 import pytest
 
-import dpviz
 from dpviz.estimators import registry
+from dpviz.estimators import run as engine
 from dpviz.lab.experiments import SweepSpec, replay, run_sweep
 from dpviz.lab.experiments.covariance_figures import figure_sweep, run_figure
 from dpviz.lab.experiments.sbm_curves import (
@@ -26,13 +26,13 @@ from dpviz.lab.experiments.sbm_curves import (
 def runs(monkeypatch):
     """Every (task, estimator) handed to dpviz.run, in order."""
     seen: list[tuple[str, str]] = []
-    real = dpviz.run
+    real = engine.run
 
     def spy(task, estimator, data, **kwargs):
         seen.append((task, estimator))
         return real(task, estimator, data, **kwargs)
 
-    monkeypatch.setattr(dpviz, "run", spy)
+    monkeypatch.setattr(engine, "run", spy)  # dpviz.run, where the lab calls it
     return seen
 
 

@@ -33,11 +33,11 @@ from dpviz.core.entry import Estimator
 from dpviz.data import as_matrix
 from dpviz.estimators import registry
 from dpviz.estimators.result import Result
+from dpviz.estimators.work import check_work
 from dpviz.lab import card, experiments, solve
 from dpviz.lab.audit import audit_estimator, audit_unavailable, neighbour_pair
 from dpviz.lab.check import check_estimator
 from dpviz.lab.scenario import Scenario
-from dpviz.lab.work import check_work
 from dpviz.privacy import Ledger, laplace
 
 ROOT = Path(__file__).resolve().parents[1]

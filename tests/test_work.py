@@ -1,5 +1,5 @@
-"""The work budget (dpviz.lab.work) and the float-safety checks of dpviz.core.limits (issue 23, item
-7)."""
+"""The work budget (dpviz.estimators.work) and the float-safety checks of dpviz.core.limits
+(issue 23, item 7)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 import dpviz
 from dpviz.core import limits
-from dpviz.lab import work
+from dpviz.estimators import work
 from dpviz.lab.scenario import load_data
 
 

@@ -225,16 +225,16 @@ class Preparation:
 
 @dataclass(frozen=True)
 class CostModel:
-    """The coefficients of :mod:`dpviz.lab.work`'s cost model for one estimator.
+    """The coefficients of :mod:`dpviz.estimators.work`'s cost model for one estimator.
 
-    Measured by ``python bench/work_costs.py`` (see :mod:`dpviz.lab.work`). ``None`` seconds: not
-    measured yet, each time unit charged as one pass over the data
-    (:data:`dpviz.lab.work.UNMEASURED_SECONDS`), and a refusal says the cost is a guess.
+    Measured by ``python bench/work_costs.py`` (see :mod:`dpviz.estimators.work`). ``None``
+    seconds: not measured yet, each time unit charged as one pass over the data
+    (:data:`dpviz.estimators.work.UNMEASURED_SECONDS`), and a refusal says the cost is a guess.
 
     Attributes
     ----------
     seconds_per_unit : float or None
-        Seconds per time unit (:func:`dpviz.lab.work.units`).
+        Seconds per time unit (:func:`dpviz.estimators.work.units`).
     base_seconds : float
         Seconds a run takes whatever its size.
     bytes_per_unit : float
@@ -243,8 +243,8 @@ class CostModel:
         For graphs: work linear in the edges, in every pair of vertices (n²), or n³ (dense
         eigendecompositions); for mixtures, "quadratic" adds every pair of rows (n²).
     draws : {"few", "pairs", "symmetric", "mixture_iterations"}
-        The noise entries one run draws (:func:`dpviz.lab.work.secure_draws`): O(n + d), one per
-        vertex pair, one symmetric d × d matrix, or DP-EM's k mixture parameters per
+        The noise entries one run draws (:func:`dpviz.estimators.work.secure_draws`): O(n + d),
+        one per vertex pair, one symmetric d × d matrix, or DP-EM's k mixture parameters per
         iteration.
     chunk_rows : int
         For estimators that fit a learner on t disjoint chunks: the rows per chunk when the
@@ -314,7 +314,7 @@ class Estimator:
         why a run cannot succeed at these public sizes and what n or ε it would need, or
         ``None``. Public inputs only.
     cost : CostModel
-        Its work-cost coefficients (:mod:`dpviz.lab.work`).
+        Its work-cost coefficients (:mod:`dpviz.estimators.work`).
     suits : callable or None
         ``suits(*, n, d, k) -> bool``: whether this entry is a page's default for a user's
         table of these public sizes (:func:`dpviz.lab.feasibility.table_default`, which also

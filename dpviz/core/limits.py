@@ -153,10 +153,11 @@ MAX_UPLOAD_BYTES = 50_000_000
 #: Bytes in the megabyte the messages state (the browser's).
 MEGABYTE = 10**6
 #: Rows a page reads from one upload: a page's fits stay within INTERACTIVE_SECONDS at this n
-#: for small d (``dpviz.lab.work`` checks the rest); bigger files go through the command line.
+#: for small d (``dpviz.estimators.work`` checks the rest); bigger files go through the command
+#: line.
 INTERACTIVE_ROWS = 200_000
 
-# Work per request (``dpviz.lab.work``): estimated from public sizes before any work starts.
+# Work per request (``dpviz.estimators.work``): estimated from public sizes before any work starts.
 #: Server seconds one engine call on a page may take (the others a page makes are cheap).
 INTERACTIVE_SECONDS = 4.0
 #: Peak memory one engine call on a page may add.
@@ -186,7 +187,7 @@ BATCH_MEMORY_SHARE = 0.25
 MAX_COLUMNS = 200
 #: Columns a run of these tasks takes through :func:`dpviz.run` (the command line, sweeps):
 #: the covariance paper's Figures 2 and 3(b) go to d = 800. The pages stop sooner: their
-#: widgets at :data:`DIMENSIONS`, uploads at :data:`MAX_COLUMNS`, and ``dpviz.lab.work``'s
+#: widgets at :data:`DIMENSIONS`, uploads at :data:`MAX_COLUMNS`, and ``dpviz.estimators.work``'s
 #: time budget refuses what would take over :data:`INTERACTIVE_SECONDS`.
 TASK_COLUMNS = MappingProxyType({"covariance": 1_000})
 MAX_ROWS = 1_000_000
@@ -221,7 +222,7 @@ EXPOSURE_SCALE = Limit("scale", 1, 100)
 # Stochastic block models (ALGORITHMS.md §7). Sparse methods (spectral, randomized response)
 # take up to SBM_VERTICES; the certified projection holds dense n × n matrices (three of
 # them, 2.4 GB at n = 10 000) and ends with an O(n³) factorisation and eigenvector, so the
-# projection-based estimators stop earlier (pages far earlier: ``dpviz.lab.work``'s time
+# projection-based estimators stop earlier (pages far earlier: ``dpviz.estimators.work``'s time
 # budget).
 SBM_VERTICES = Limit("n", 2, 20_000)
 SBM_PROJECTION_VERTICES = 10_000

@@ -76,7 +76,7 @@ from numpy.typing import NDArray
 from dpviz.core import limits
 from dpviz.estimators.neighbours import CORNER, NeighbourPair, norm_of, project, replace_row_pair
 from dpviz.estimators.result import Result
-from dpviz.lab.work import SWEEP, WorkBudget
+from dpviz.estimators.work import SWEEP, WorkBudget
 from dpviz.privacy.audit import (
     BLOCK,
     NOISE_OF,
@@ -457,7 +457,7 @@ def audit_estimator(task: str, name: str, *, epsilon: float | None, delta: float
 def _runner(task: str, name: str, pair: NeighbourPair, *, epsilon: float | None, delta: float,
             rho: float | None, accounting: str) -> RunOnce:
     """One run of ``task/name`` at the budget, with the pair's public parameters."""
-    from dpviz import run
+    from dpviz.estimators.run import run
 
     def run_once(data: Any, rng: np.random.Generator) -> Result:
         return run(task, name, data, epsilon=epsilon, delta=delta, rho=rho,

@@ -132,7 +132,7 @@ def make_card(scenario: Scenario, *, content: bytes | None = None,
     ValueError
         Bad input, with the engine's sentence; an upload without its bytes or with other ones.
     """
-    from dpviz import __version__
+    from dpviz.core.version import VERSION
 
     path = data_path(scenario)
     if path is not None and content is None:
@@ -144,7 +144,7 @@ def make_card(scenario: Scenario, *, content: bytes | None = None,
     return {"dpviz_card": CARD_VERSION, "scenario": _json(scenario.to_dict()),
             "data_file": data_file, "result": result, "reproducible": reproducible,
             "note": None if reproducible else SECURE_NOTE, "versions": versions(),
-            "dpviz_version": __version__,
+            "dpviz_version": VERSION,
             "command": UPLOAD_COMMAND if "upload" in scenario.data else COMMAND,
             "created": datetime.now(UTC).isoformat(timespec="seconds")}
 

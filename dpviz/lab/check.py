@@ -39,12 +39,12 @@ from unittest import mock
 import networkx as nx
 import numpy as np
 
-from dpviz import run as run_estimator
 from dpviz.core.entry import Estimator, always_runs
 from dpviz.data import gaussian_mixture, stochastic_block_model
 from dpviz.data.graphs import Graph
 from dpviz.estimators.registry import TASKS, estimator, relation_of
 from dpviz.estimators.result import Result
+from dpviz.estimators.run import run as run_estimator
 from dpviz.lab.audit import (
     NOTHING_RELEASED,
     audit_unavailable,

@@ -422,7 +422,7 @@ def bootstrap_replicates(scenario: Scenario, result: Result, n: int,
     the released ones. Returns the means (draws × k × d) and weights (draws × k). The
     re-runs' ledgers are simulations on made-up data, never charged.
     """
-    from dpviz import run
+    from dpviz.estimators.run import run
 
     weights, means, covariances = (np.asarray(result.estimate[key], dtype=float)
                                    for key in ("weights", "means", "covariances"))

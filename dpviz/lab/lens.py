@@ -21,10 +21,10 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpviz import run as run_estimator
 from dpviz.data import as_matrix
 from dpviz.estimators.mean import Mechanism, mean_sensitivity
 from dpviz.estimators.result import Result
+from dpviz.estimators.run import run as run_estimator
 from dpviz.privacy import (
     Allocation,
     AuditResult,

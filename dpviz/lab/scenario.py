@@ -74,6 +74,7 @@ from dpviz.core import limits
 from dpviz.data.files import read_file, sha256
 from dpviz.estimators.metrics import METRICS, Truth
 from dpviz.estimators.result import Result, to_json_value
+from dpviz.estimators.work import BATCH, WorkBudget
 from dpviz.privacy import Budget
 
 #: The kinds of ``data`` block, by their key.
@@ -470,7 +471,7 @@ def _load(key: str, content: _Content | None) -> LoadedData:
     from dpviz.data import GENERATORS, GRAPH_DATASETS, load_dataset
     from dpviz.data.graphs import DEGREE_FROM_GRAPH, Graph, edge_list_graph
     from dpviz.data.tables import read_table
-    from dpviz.lab.work import BATCH, check_generator, check_table
+    from dpviz.estimators.work import BATCH, check_generator, check_table  # BATCH when called
 
     block: dict[str, Any] = json.loads(key)
     if "generator" in block:
@@ -566,7 +567,8 @@ def preparation(s: Scenario, loaded: LoadedData) -> dict[str, Any] | None:
 
 
 def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
-                 rng: np.random.Generator | None = None) -> Result:
+                 rng: np.random.Generator | None = None,
+                 work: WorkBudget | None = BATCH) -> Result:
     """Run the scenario: :func:`dpviz.run` on its data with its budget, parameters and seed.
 
     The data's public radius is used when ``params`` give no ``radius``; the data's public
@@ -582,6 +584,9 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
     rng : numpy.random.Generator, optional
         Draw from this generator instead of one seeded with the scenario's seed (a page's
         secure generator, keyed afresh on every rerun).
+    work : WorkBudget or None
+        What :func:`dpviz.run` checks the run's work against; ``None`` when the caller has
+        checked it (a page, on its data before preparing them).
 
     Returns
     -------
@@ -592,9 +597,9 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
     ValueError
         Bad input, with :func:`dpviz.run`'s sentence.
     """
-    from dpviz import run
     from dpviz.estimators.registry import estimator as lookup
-    from dpviz.lab.work import check_scenario
+    from dpviz.estimators.run import run
+    from dpviz.estimators.work import check_scenario
 
     if loaded is None:
         check_scenario(s.task, s.estimator, s.data, s.params)  # before generating the data
@@ -610,9 +615,10 @@ def run_scenario(s: Scenario, loaded: LoadedData | None = None, *,
         if params.get(name) is None:
             params.pop(name, None)  # dpviz.run's defaults
     if s.data.get("bounds") is not None:
-        result = _run_bounded(s, loaded, params, rng)
+        result = _run_bounded(s, loaded, params, rng, work)
     else:
-        result = run(s.task, s.estimator, loaded.data, seed=s.seed, rng=rng, **params)
+        result = run(s.task, s.estimator, loaded.data, seed=s.seed, rng=rng, work=work,
+                     **params)
         if loaded.names and isinstance(loaded.data, np.ndarray):  # not prepared data
             result = replace(result, choices={**result.choices, **_table_choices(
                 loaded, clipped_in_ball(loaded.data, params.get("radius")))})
@@ -655,14 +661,14 @@ def clipped_in_ball(x: Any, radius: Any) -> int | None:
 
 
 def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
-                 rng: np.random.Generator | None) -> Result:
+                 rng: np.random.Generator | None, work: WorkBudget | None) -> Result:
     """Run on a table clipped to the block's ``bounds``; results back in the table's units.
 
     Private bounds spend their share of the budget first (on the run's ledger, composed with
     the estimator's releases: :func:`dpviz.privacy.bounds.bound_plan`); the estimator runs on
     ``box.prepare(x)`` with the box's radius and the rest of the budget.
     """
-    from dpviz import run
+    from dpviz.estimators.run import run
     from dpviz.privacy import Ledger
     from dpviz.privacy.bounds import (
         Box,
@@ -698,7 +704,7 @@ def _run_bounded(s: Scenario, loaded: LoadedData, params: dict[str, Any],
                           ledger=Ledger() if budget.non_private else spent,
                           names=loaded.names or None)
         params = {**params, "epsilon": plan.rest.epsilon, "rho": plan.rest.rho}
-    result = run(s.task, s.estimator, box.prepare(x), rng=rng,
+    result = run(s.task, s.estimator, box.prepare(x), rng=rng, work=work,
                  **{**params, "radius": box.radius})
     for release in result.ledger.releases:
         spent.record(release)

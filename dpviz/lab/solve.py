@@ -47,6 +47,7 @@ from scipy import stats
 
 from dpviz.core import limits
 from dpviz.estimators.metrics import LABELS, METRICS, metric_label
+from dpviz.estimators.work import check_scenario
 from dpviz.lab.scenario import (
     BUDGET_PARAMS,
     USER_KINDS,
@@ -58,7 +59,6 @@ from dpviz.lab.scenario import (
     run_scenario,
     score,
 )
-from dpviz.lab.work import check_scenario
 from dpviz.privacy import Budget
 
 Direction = Literal["at_most", "at_least"]
@@ -1126,7 +1126,7 @@ def ask(scenario: Scenario, *, metric: str, target: float, probability: float = 
 @functools.cache
 def _budget_defaults() -> dict[str, Any]:
     """The budget's fields at ``dpviz.run``'s defaults (the command line's too)."""
-    from dpviz import run
+    from dpviz.estimators.run import run
 
     defaults = inspect.signature(run).parameters
     return {name: defaults[name].default for name in BUDGET_PARAMS}

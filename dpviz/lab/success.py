@@ -37,13 +37,13 @@ from scipy.spatial.distance import pdist
 
 from dpviz.core import limits
 from dpviz.estimators.registry import TASKS
+from dpviz.estimators.work import BATCH, WorkBudget, check_work
 from dpviz.lab.claims import Measured, seeds
 from dpviz.lab.experiments.cache import cache_directory
 from dpviz.lab.feasibility import blocked, sizes_of
 from dpviz.lab.provenance import stale
 from dpviz.lab.scenario import Scenario, load_data
 from dpviz.lab.solve import RUNS, Progress, simulated_share, simulation_seeds, solve_n, steps_needed
-from dpviz.lab.work import BATCH, WorkBudget, check_work
 
 #: The share of simulated runs that must succeed.
 PROBABILITY = 0.9
@@ -272,7 +272,7 @@ def threshold(scenario: Scenario, runs: int) -> float:
 def range_cost(shape: Shape, low: int, *, runs: int = RUNS, budget: WorkBudget = PAGE) -> float:
     """The estimated seconds of searching n in ``[low, 2·low]``, checked against ``budget``.
 
-    Every point is charged at the range's high end (:func:`dpviz.lab.work.check_work`).
+    Every point is charged at the range's high end (:func:`dpviz.estimators.work.check_work`).
 
     Raises
     ------

@@ -21,11 +21,11 @@ from dpviz.core.entry import Param
 from dpviz.data import GENERATORS
 from dpviz.estimators.metrics import METRICS, metric_label
 from dpviz.estimators.registry import TASKS
+from dpviz.estimators.work import check_sweep
 from dpviz.lab.card import figure_images, image_export_available
 from dpviz.lab.experiments import SweepSpec, run_sweep, summarise, time_left, write_table
 from dpviz.lab.experiments.tables import Pace
 from dpviz.lab.feasibility import EPSILON_REACH, blocked, sizes_of
-from dpviz.lab.work import check_sweep
 from dpviz.ui import runs
 from dpviz.ui.widgets import advanced, attempt, escape_markdown, show_chart
 from dpviz.viz.curves import sweep_curves
@@ -361,7 +361,7 @@ def feasibility_panel(spec: SweepSpec) -> SweepSpec | None:
 
 
 def predicted_seconds(spec: SweepSpec, jobs: int) -> tuple[float, float]:
-    """The sweep's wall time from the work-cost model (:mod:`dpviz.lab.work`), on ``jobs``.
+    """The sweep's wall time from the work-cost model (:mod:`dpviz.estimators.work`), on ``jobs``.
 
     Returns the runs' seconds and the processes' start-up (0 on one process).
     """

@@ -21,10 +21,10 @@ from dpviz.data import DATASETS, load_dataset, validate_mixture_data
 from dpviz.estimators.metrics import METRICS, Truth, match_components
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
+from dpviz.estimators.work import check_work
 from dpviz.lab import expectation, experiments, intervals
 from dpviz.lab.feasibility import table_default
 from dpviz.lab.scenario import Scenario
-from dpviz.lab.work import check_work
 from dpviz.privacy import METHOD_LABELS, METHODS, Budget, Ledger, compose_runs
 from dpviz.privacy.bounds import bound_plan
 from dpviz.ui import cached, runs, upload, widgets

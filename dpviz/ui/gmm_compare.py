@@ -58,7 +58,7 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
     A ⊥ run with a ``scenario`` also offers its mechanics: the same scenario without noise
     (:func:`dpviz.ui.gmm.mechanics_scenario`), drawn apart under "not private", with no ε.
     """
-    from dpviz.lab.work import check_work
+    from dpviz.estimators.work import check_work
     from dpviz.ui import gmm
     from dpviz.ui.widgets import attempt, lazy_expander
 

@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dpviz import __version__
+from dpviz.core.version import VERSION
 from dpviz.lab.card import figure_images
 from dpviz.lab.report import Table, report_html
 from dpviz.privacy.risk import PlainRisk
@@ -94,7 +94,7 @@ def report_button(plain: PlainRisk, *, key: str, title: str,
     """
     tables = tables_of(accuracy or {}, without_privacy if own_data else ())
     link, fig = page_link(), picture()
-    made = (f"Made by dpviz {__version__} on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC from the "
+    made = (f"Made by dpviz {VERSION} on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC from the "
             "run shown on the page.")
 
     def build() -> str:

@@ -22,8 +22,8 @@ import streamlit as st
 
 from dpviz.core import limits
 from dpviz.estimators.result import Result, to_json_value
+from dpviz.estimators.work import INTERACTIVE, check_run, check_scenario
 from dpviz.lab.scenario import LoadedData, Scenario, load_data, preparation, run_scenario
-from dpviz.lab.work import INTERACTIVE, check_run, check_scenario
 from dpviz.ui.cached import noise_rng
 
 
@@ -68,7 +68,8 @@ def compute(s: Scenario, *, fresh: int | None = None, content: bytes | None = No
             stream: str | None = None) -> Result:
     """One run of a scenario, uncached (:func:`run` caches it; a page's cloud of repeats not).
 
-    Checked against the page's work budget, its data loaded and prepared through the caches;
+    Checked once against the page's work budget, on its data before their preparation (the
+    engine's own check is then skipped), its data loaded and prepared through the caches;
     ``fresh`` keys a secure generator on ``stream`` (default ``"<task>/<estimator>"``,
     :func:`~dpviz.ui.cached.noise_rng`), ``None``: the scenario's seed (teaching).
     """
@@ -89,7 +90,7 @@ def compute(s: Scenario, *, fresh: int | None = None, content: bytes | None = No
     rng = None if fresh is None else noise_rng(fresh, True, stream or f"{s.task}/{s.estimator}")
     with warnings.catch_warnings():  # the result's not_private says it; the page shows it
         warnings.simplefilter("ignore")
-        return run_scenario(s, data, rng=rng)
+        return run_scenario(s, data, rng=rng, work=None)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -29,10 +29,10 @@ from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
 from dpviz.estimators.sbm import kesten_stigum
 from dpviz.estimators.sbm.projection import TOLERANCE_FRACTION
+from dpviz.estimators.work import INTERACTIVE, check_scenario
 from dpviz.lab.intervals import NO_INTERVAL
 from dpviz.lab.recovery import SPLIT, Outlook, recovery_outlook
 from dpviz.lab.scenario import LoadedData, Scenario, load_data
-from dpviz.lab.work import INTERACTIVE, check_scenario
 from dpviz.ui import predict, widgets
 from dpviz.ui.risk import budget_title, risk_panel
 from dpviz.ui.runs import canonical

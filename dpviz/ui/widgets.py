@@ -20,8 +20,8 @@ from streamlit.delta_generator import DeltaGenerator
 from dpviz.core import limits
 from dpviz.core.entry import Param
 from dpviz.data.files import sha256
+from dpviz.estimators.work import BIGGER_JOBS, check_table
 from dpviz.lab.scenario import MAX_LABEL
-from dpviz.lab.work import BIGGER_JOBS, check_table
 from dpviz.privacy import METHOD_LABELS, METHODS
 from dpviz.viz import figure_table
 from dpviz.viz.style import plain_text
@@ -120,7 +120,7 @@ def escape_markdown(text: object) -> str:
     return "".join(out)
 
 
-#: A command line quoted in a sentence (:data:`dpviz.lab.work.BIGGER_JOBS`).
+#: A command line quoted in a sentence (:data:`dpviz.estimators.work.BIGGER_JOBS`).
 _COMMAND = re.compile(r"python -m dpviz(?: (?:run|solve|sweep)\b)?(?: --[a-z]+(?: [A-Z]+)?)*")
 
 
@@ -192,7 +192,7 @@ def upload_table(upload: Any) -> bytes:
     """A table upload's bytes, refused before any parsing when too big for a page.
 
     After :func:`upload_content`, the rows × columns read without parsing
-    (:func:`dpviz.lab.work.check_table`: the lines counted, the first line's cells) against
+    (:func:`dpviz.estimators.work.check_table`: the lines counted, the first line's cells) against
     a page's public data domain; the sentence names the cap for that many columns.
     """
     content = upload_content(upload)

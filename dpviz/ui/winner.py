@@ -19,10 +19,10 @@ import streamlit as st
 
 from dpviz.estimators.metrics import metric_label
 from dpviz.estimators.registry import TASKS
+from dpviz.estimators.work import SWEEP
 from dpviz.lab.experiments import winner as engine
 from dpviz.lab.experiments.sweep import SweepSpec
 from dpviz.lab.scenario import Scenario
-from dpviz.lab.work import SWEEP
 from dpviz.privacy import METHOD_LABELS
 from dpviz.ui.progress import TimedBar
 from dpviz.ui.widgets import attempt, escape_markdown, show_chart

@@ -18,10 +18,10 @@ from typing import Any
 import pandas as pd
 
 from dpviz.core import limits
+from dpviz.estimators.work import DATA, INTERACTIVE, WorkBudget, estimate
 from dpviz.lab.experiments.cache import bound_cache, cache_directory
 from dpviz.lab.experiments.runner import run_sweep
 from dpviz.lab.experiments.sweep import SweepSpec
-from dpviz.lab.work import DATA, INTERACTIVE, WorkBudget, estimate
 
 Progress = Callable[[int, int], None]
 #: ``seed`` is the graph's (the run's data seed), ``noise_seed`` the run's noise seed.
@@ -199,10 +199,10 @@ def sweep_seconds(estimators: Sequence[str], *, graphs: Sequence[int], degree: f
                   runs_per_graph: int) -> float:
     """Estimated CPU seconds of a curve's sweep, before any of it runs.
 
-    Every graph (of ``graphs``' sizes) is made once (:data:`dpviz.lab.work.DATA`'s cost), a
+    Every graph (of ``graphs``' sizes) is made once (:data:`dpviz.estimators.work.DATA`'s cost), a
     preparation shared by estimators (the certified projection) is charged once per graph
     (the runner computes it once and reuses it across ε), every other run its estimate
-    (:func:`dpviz.lab.work.estimate`), and each run :data:`RUN_SECONDS`.
+    (:func:`dpviz.estimators.work.estimate`), and each run :data:`RUN_SECONDS`.
 
     Examples
     --------

@@ -215,11 +215,11 @@ class SweepSpec:
 
     def digest(self) -> str:
         """A hash of the spec, the file it reads and the dpviz version: its cache file's name."""
-        from dpviz import __version__
+        from dpviz.core.version import VERSION
 
         path = self.data.get("csv") or self.data.get("edges")
         where = None if path is None else str(resolve(path, base=self.base))
-        text = json.dumps({"spec": self.to_dict(), "dpviz": __version__, "file": where},
+        text = json.dumps({"spec": self.to_dict(), "dpviz": VERSION, "file": where},
                           sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 

@@ -45,13 +45,13 @@ from dpviz.estimators.metrics import metric_label
 from dpviz.estimators.registry import TASKS, common_param
 from dpviz.estimators.registry import estimator as lookup
 from dpviz.estimators.result import to_json_value
+from dpviz.estimators.work import WorkBudget, check_work
 from dpviz.lab.experiments.cache import from_json_value
 from dpviz.lab.experiments.runner import Progress, run_sweep
 from dpviz.lab.experiments.sweep import SweepSpec, digest_int, scenario_dict
 from dpviz.lab.experiments.tables import read_table, write_table
 from dpviz.lab.feasibility import sizes_of
 from dpviz.lab.provenance import record, stale, stamp
-from dpviz.lab.work import WorkBudget, check_work
 
 ROOT = Path(__file__).resolve().parents[3]
 #: Where the saved maps live: ``<sweeps>/winner_<task>.json`` (the spec),
@@ -315,7 +315,7 @@ def run_map(spec: SweepSpec, *, jobs: int = 1, scheduler: str | None = None,
 
     On an ε × n map the preconditions are asked along their boundary only
     (:func:`staircase`); elsewhere run by run (:func:`cannot_succeed`). With ``budget`` (a
-    page's :data:`~dpviz.lab.work.SWEEP`), a map whose runs exceed it is refused before any
+    page's :data:`~dpviz.estimators.work.SWEEP`), a map whose runs exceed it is refused before any
     of them starts (:func:`check_map`).
     """
     skip = map_skips(spec, jobs if scheduler is None else 1)
@@ -329,7 +329,7 @@ def check_map(spec: SweepSpec, skip: Callable[[Mapping[str, Any]], str | None],
               budget: WorkBudget) -> float:
     """Refuse a map whose runs that ``skip`` keeps exceed ``budget``; else their seconds.
 
-    Every kept run is charged its estimate (:func:`dpviz.lab.work.check_work`, one run's
+    Every kept run is charged its estimate (:func:`dpviz.estimators.work.check_work`, one run's
     memory against the budget too).
 
     Raises
