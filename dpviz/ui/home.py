@@ -12,18 +12,26 @@ import streamlit as st
 
 from dpviz.lab import lessons as measured
 from dpviz.lab.lens import LensView
+from dpviz.ui import pages_list
 from dpviz.ui.audit import GALLERY_TAB
 from dpviz.ui.cached import lens_view
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One click into a page with a scenario loaded (its URL parameters)."""
+    """One click into a page with a scenario loaded (its URL parameters).
+
+    ``page`` is a file of :data:`~dpviz.ui.pages_list.PAGES`: a path into a page that is not
+    there fails when Home is imported, not when a lecturer clicks it.
+    """
 
     page: str
     label: str
     icon: str
     params: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        pages_list.page(self.page)  # raises ValueError naming the pages
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ from dpviz.ui.classroom import (
     new_seat,
     normalise_code,
 )
+from dpviz.ui.pages_list import PAGES
 from dpviz.ui.widgets import escape_markdown, show_chart
 from dpviz.viz import live as viz_live
 
@@ -72,12 +73,10 @@ _LAST_SHARED = "_live_last_shared"
 #: session_state key of the sidebar's "Predict, then reveal" toggle (on once a student joins).
 PREDICT = "predict"
 _JOIN_ERROR = "_live_join_error"
-#: Each step's page and its name on screen.
-STEP_PAGES = {"lens": ("pages/lens.py", "Privacy lens"),
-              "gmm": ("pages/gmm.py", "Gaussian mixtures"),
-              "budget": ("pages/budget.py", "Privacy budget"),
-              "covariance": ("pages/covariance.py", "Covariance"),
-              "sbm": ("pages/sbm.py", "Stochastic block model")}
+#: Each step's page and its name on screen, in the class's order: the page list's steps (a
+#: step is its page's name).
+STEP_PAGES = {p.name: (p.script, p.title)
+              for p in sorted((p for p in PAGES if p.step), key=lambda p: STEPS.index(p.name))}
 #: session_state key of this session's client key when the browser's address is unknown.
 _CLIENT = "_live_client"
 #: Seconds between refreshes of the lecturer's counts.

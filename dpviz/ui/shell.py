@@ -18,28 +18,12 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpviz.core import limits
 from dpviz.ui import live
+from dpviz.ui.pages_list import PAGES, sections
 from dpviz.ui.warm import warm_up
 from dpviz.ui.widgets import SHOWN_FIGURES, escape_markdown, show_failure
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
-
-#: The grouped navigation: (group, ((script, label, icon), ...)). A page appears once its file
-#: exists, so pages still to come are never mentioned.
-NAVIGATION: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
-    ("Start", (("app.py", "Home", ":material/home:"),
-               ("pages/live.py", "Live class", ":material/groups:"))),
-    ("Privacy", (("pages/budget.py", "Privacy budget", ":material/account_balance_wallet:"),
-                 ("pages/lens.py", "Privacy lens", ":material/visibility:"),
-                 ("pages/glossary.py", "Glossary", ":material/dictionary:"))),
-    ("Estimators", (("pages/gmm.py", "Gaussian mixtures", ":material/bubble_chart:"),
-                    ("pages/exposure.py", "Privacy exposure", ":material/person_search:"),
-                    ("pages/factors.py", "Factor analysis", ":material/grid_view:"),
-                    ("pages/covariance.py", "Covariance", ":material/grid_on:"),
-                    ("pages/sbm.py", "Stochastic block model", ":material/hub:"))),
-    ("Research", (("pages/explorer.py", "Trade-off explorer", ":material/query_stats:"),
-                  ("pages/papers.py", "Papers", ":material/menu_book:"))),
-)
 
 SEED_HELP = ("Seeds every random draw on every page, so a link reopens the same numbers. "
              "Seeded noise is for teaching and research: a real release needs secure "
@@ -109,13 +93,10 @@ def _css(name: str) -> str:
 def navigation() -> None:
     """The grouped ``st.page_link`` navigation (the sidebar's, also usable in a page)."""
     with st.container(key="navigation"):
-        for group, entries in NAVIGATION:
-            present = [e for e in entries if (ROOT / e[0]).is_file()]
-            if not present:
-                continue
-            st.caption(group)
-            for script, label, icon in present:
-                st.page_link(script, label=label, icon=icon)
+        for section, pages in sections():
+            st.caption(section)
+            for entry in pages:
+                st.page_link(entry.script, label=entry.title, icon=entry.icon)
 
 
 def _randomness() -> tuple[int, int, bool]:
@@ -278,18 +259,17 @@ def loading_note(title: str, *, opened: bool) -> None:
 
     Issue 34: a first load of /sbm showed a blank column for 15 s under Streamlit's small
     running icon. Drawn under the title, before the page's own work: "Loading the Stochastic
-    block model page…" (the navigation's name of the page, else ``title``), a spinner and the
-    seconds since it appeared (``app.css``, which hides it once the run has ended). Reruns
-    draw an empty placeholder in its place: the elements below keep their positions, so the
-    browser updates them instead of drawing them anew.
+    block model page…" (the page's name in :data:`~dpviz.ui.pages_list.PAGES`, else
+    ``title``), a spinner and the seconds since it appeared (``app.css``, which hides it once
+    the run has ended). Reruns draw an empty placeholder in its place: the elements below
+    keep their positions, so the browser updates them instead of drawing them anew.
     """
     if not opened:
         st.empty()
         return
     current = _current_page()
     script = str(Path(current[1]).relative_to(ROOT)) if current else ""
-    name = next((label for _, entries in NAVIGATION for path, label, _ in entries
-                 if path == script), title)
+    name = next((entry.title for entry in PAGES if entry.script == script), title)
     # plain markdown in a keyed container: the browser has markdown's code already (the
     # title's); st.html's and HTML in markdown are fetched on first use, after the page
     # below them is drawn

@@ -22,11 +22,11 @@ import time
 
 import streamlit as st
 
-#: The pages' modules (each imports its engine); the registry's tasks are imported after them.
-MODULES = ("dpviz.ui.budget", "dpviz.ui.lens", "dpviz.ui.gmm", "dpviz.ui.covariance",
-           "dpviz.ui.sbm", "dpviz.ui.audit", "dpviz.ui.card", "dpviz.ui.solve", "dpviz.ui.risk",
-           "dpviz.ui.winner", "dpviz.ui.gmm_compare", "dpviz.ui.upload", "dpviz.ui.explorer",
-           "dpviz.ui.factors", "dpviz.ui.exposure", "dpviz.ui.papers", "dpviz.ui.glossary")
+from dpviz.ui.pages_list import PAGES
+
+#: The pages' modules (each imports its engine), from the page list; the registry's tasks are
+#: imported after them.
+MODULES = tuple(dict.fromkeys(module for page in PAGES for module in page.warm))
 #: Libraries the engine imports inside the functions that need them, not with its modules:
 #: dp-accounting (0.1-0.3 s) is the first PLD or RDP composition's
 #: (:mod:`dpviz.privacy.accounting`), OpenDP (about 60 ms of CPU) the first secure release's

@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpviz.privacy import discrete_noise
-from dpviz.ui import shell
+from dpviz.ui import pages_list, shell
 
 from .app_helpers import errors, open_page
 
@@ -27,9 +27,7 @@ LONG_NUMBER = re.compile(r"\d{20,}")
 #: hash of the page's URL path: the Live class page's, of "live", holds 21 digits in a row)
 #: and a download button's file id (random hex: one held 21 digits in a row in CI-like runs).
 PAGE_HASH = re.compile(r'(page_script_hash|deferred_file_id): "[0-9a-f]+"')
-PAGES = [script.removeprefix("pages/").removesuffix(".py")
-         for _, entries in shell.NAVIGATION for script, _, _ in entries
-         if script.startswith("pages/") and (shell.ROOT / script).is_file()]
+PAGES = [page.name for page in pages_list.PAGES if page.script.startswith("pages/")]
 
 
 def rendered(node: Any) -> Iterator[tuple[str, str]]:

@@ -18,12 +18,12 @@ import pytest
 
 from dpviz.lab.broken_variants import BROKEN_VARIANTS
 from dpviz.ui.home import LESSON
-from dpviz.ui.shell import NAVIGATION
+from dpviz.ui.pages_list import PAGES as LISTED
 
 from .browser_helpers import problems, screenshot, settle
 
 PROJECTOR = {"width": 1280, "height": 720}
-PAGES = tuple(script for _, entries in NAVIGATION for script, _, _ in entries)
+PAGES = tuple(page.script for page in LISTED)
 #: Milliseconds from Streamlit's frame mounting to words in the main column.
 FIRST_WORDS = 1_000
 #: A run still going this long after the first words must have shown the note with them.
