@@ -376,12 +376,15 @@ def table_rows(columns: int, budget: WorkBudget = INTERACTIVE) -> int:
     return int(min(budget.rows, cells // max(columns, 1)))
 
 
-def check_table(raw: bytes, budget: WorkBudget = INTERACTIVE) -> None:
+def check_table(raw: bytes, budget: WorkBudget = INTERACTIVE, *,
+                columns: int | None = None) -> None:
     r"""Refuse, before any parsing, a CSV whose rows × columns of numbers exceed ``budget``.
 
     The shape is read without parsing (:func:`dpviz.data.tables.table_shape`: the lines
     counted, the first line's cells); the sentence names the cap for that many columns,
-    never the file's count (a graph's edge count is what edge privacy hides).
+    never the file's count (a graph's edge count is what edge privacy hides). ``columns``
+    counts the rows as that many columns instead of the first line's (an edge list's 2: its
+    own sentence then speaks of a first line of another width).
 
     Raises
     ------
@@ -401,7 +404,9 @@ def check_table(raw: bytes, budget: WorkBudget = INTERACTIVE) -> None:
 
     if len(raw) > MAX_UPLOAD_BYTES:  # the file's own cap first, before reading a line
         raise ValueError(too_big(len(raw)))
-    rows, columns = table_shape(raw)
+    rows, first = table_shape(raw)
+    if columns is None:
+        columns = first
     if columns > MAX_COLUMNS:  # d is public
         raise ValueError(f"the CSV has {columns} columns; dpviz takes at most {MAX_COLUMNS}")
     cap = table_rows(columns, budget)

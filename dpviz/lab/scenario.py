@@ -527,6 +527,7 @@ def _load(key: str, content: _Content | None) -> LoadedData:
         return _frozen(LoadedData(rows, None, None, f"{rows.shape[0]:,} rows × {rows.shape[1]} "
                                                     f"columns from {source}.",
                                   names=table.names))
+    check_table(raw, BATCH, columns=2)  # an edge list's two columns, before parsing
     graph, report = edge_list_graph(raw, block["n"], renumber=bool(block.get("renumber")))
     degree = max(2 * len(graph.edges) / graph.n, float(limits.SBM_DEGREE.low))
     # d fills a run that does not give it, which is then not private (as for bundled graphs)

@@ -170,11 +170,18 @@ def show_failure(err: Exception) -> None:
         st.error(INTERNAL_ERROR, icon=":material/error:")
 
 
+#: An edge list's columns (its two ends): how :func:`upload_content` counts any upload's rows.
+EDGE_COLUMNS = 2
+
+
 def upload_content(upload: Any) -> bytes:
     """An upload's bytes, refused when over :data:`dpviz.core.limits.MAX_UPLOAD_BYTES`.
 
-    Checks the size Streamlit reports before the bytes are copied; a table's rows × columns
-    are then checked before parsing by :func:`upload_table` (an edge list has its own caps).
+    Checks the size Streamlit reports before the bytes are copied, then the lines counted
+    against a page's cap as rows of two columns, an edge list's (:func:`dpviz.estimators.work.
+    check_table`; a first line of another width gets the edge list's or the table's own
+    sentence later); a table's own columns are checked by :func:`upload_table`. Nothing is
+    parsed before.
 
     Raises
     ------
@@ -185,15 +192,17 @@ def upload_content(upload: Any) -> bytes:
         cap = limits.MAX_UPLOAD_BYTES // limits.MEGABYTE
         raise ValueError(f"the file has {int(upload.size) / limits.MEGABYTE:,.0f} MB; a page "
                          f"reads at most {cap} MB. {BIGGER_JOBS}.")
-    return bytes(upload.getvalue())
+    content = bytes(upload.getvalue())
+    check_table(content, columns=EDGE_COLUMNS)
+    return content
 
 
 def upload_table(upload: Any) -> bytes:
     """A table upload's bytes, refused before any parsing when too big for a page.
 
     After :func:`upload_content`, the rows × columns read without parsing
-    (:func:`dpviz.estimators.work.check_table`: the lines counted, the first line's cells) against
-    a page's public data domain; the sentence names the cap for that many columns.
+    (:func:`dpviz.estimators.work.check_table`: the lines counted, the first line's cells)
+    against a page's public data domain; the sentence names the cap for that many columns.
     """
     content = upload_content(upload)
     check_table(content)
