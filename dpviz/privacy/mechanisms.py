@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextvars import ContextVar
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,6 +56,22 @@ NUMPY = "numpy"
 #: The secure exponential mechanism on the sphere: no float-safe sampler exists.
 NUMPY_BINGHAM = "numpy (Bingham sampler: no float-safe sampler exists)"
 NOISES = ("laplace", "gaussian")
+
+
+#: One thread at a time imports the compiled sampler: numba imported by two threads at once
+#: (sessions running side by side) handed one of them a half-initialised module ("module
+#: 'numba' has no attribute 'core'").
+_SAMPLER_IMPORT = threading.Lock()
+
+
+def _discrete_noise() -> ModuleType:
+    """:mod:`dpviz.privacy.discrete_noise`, imported by one thread at a time.
+
+    Imported on a secure run's first draw only: numba costs a secure run only.
+    """
+    with _SAMPLER_IMPORT:
+        from dpviz.privacy import discrete_noise
+    return discrete_noise
 
 
 @functools.cache
@@ -201,8 +219,7 @@ def add_noise(mechanism: str, value: ArrayLike, scale: float,
         return arr
     if not is_secure(rng):
         return arr + _numpy_noise(mechanism, scale, rng, arr.shape)
-    from dpviz.privacy import discrete_noise  # here: numba costs a secure run only
-
+    discrete_noise = _discrete_noise()
     finite = np.isfinite(arr)
     if finite.any():
         arr[finite] = discrete_noise.add_discrete_noise(mechanism, arr[finite], scale)
@@ -436,8 +453,7 @@ def truncated_laplace(value: ArrayLike, *, sensitivity: float, epsilon: float, d
         return arr.copy() if arr.ndim else float(arr)
     if is_secure(rng):
         b, relaxed = widened("laplace", sensitivity, sensitivity / epsilon, rng, arr.size)
-        from dpviz.privacy import discrete_noise  # here: numba costs a secure run only
-
+        discrete_noise = _discrete_noise()
         noisy = discrete_noise.add_truncated_discrete_laplace(arr.ravel(), b, epsilon,
                                                               delta).reshape(arr.shape)
     else:
@@ -610,8 +626,7 @@ def randomized_response(epsilon: float, *, bits: int, rng: np.random.Generator,
     epsilon = limits.check_epsilon(epsilon)
     secure = is_secure(rng) and not math.isinf(epsilon)
     if secure:
-        from dpviz.privacy import discrete_noise  # here: numba costs a secure run only
-
+        discrete_noise = _discrete_noise()
         ratio = flip_ratio(epsilon)
         p = -math.expm1(-float(ratio))
     else:
