@@ -407,10 +407,10 @@ def controls(data_seed: int, seed: int | None) -> Chosen:
         A parameter out of its range, with the scenario's sentence.
     """
     data, content = data_controls(data_seed)
+    budget, stated = budget_controls()  # the control the lesson teaches: on a projector's screen
     chosen = estimator_controls()
     entries: list[Estimator] = [TASKS["covariance"][n] for n in chosen]
     st.caption(" · ".join(f"{e.label}: {e.paper}" for e in entries))
-    budget, stated = budget_controls()
     radius = radius_control(data)
     params = {e.name: {p.name: param_widget(e.name, p) for p in e.params if not p.choice}
               for e in entries}
