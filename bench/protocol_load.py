@@ -567,15 +567,23 @@ def hall(target: Target, sizes: list[int], *, pages: list[str], modes: list[str]
 
 
 def per_core(entries: list[dict[str, Any]]) -> dict[str, int]:
-    """Students per core at p95 < 1 s without errors, per ``page/mode``: the largest class
-    held, over the processes serving it (each process uses about one core)."""
-    found: dict[str, int] = {}
+    """Students per core at p95 < 1 s without errors, per ``page/mode``: the largest class per
+    process (each uses about one core) at which every run, and every run of fewer per process,
+    held; 0 when the smallest missed."""
+    held_at: dict[str, dict[int, bool]] = defaultdict(dict)
     for e in entries:
-        key = f"{e['page']}/{e['mode']}"
-        found.setdefault(key, 0)
         p95 = e["turnaround"]["p95_s"]
-        if not e["error_count"] and p95 is not None and p95 < 1.0:
-            found[key] = max(found[key], e["students"] // e["processes"])
+        ok = not e["error_count"] and p95 is not None and p95 < 1.0
+        per = held_at[f"{e['page']}/{e['mode']}"]
+        size = e["students"] // e["processes"]
+        per[size] = per.get(size, True) and ok
+    found = {}
+    for key, per in held_at.items():
+        found[key] = 0
+        for size in sorted(per):
+            if not per[size]:
+                break
+            found[key] = size
     return found
 
 

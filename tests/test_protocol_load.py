@@ -94,3 +94,5 @@ def test_students_per_core_is_the_largest_class_held_over_the_processes() -> Non
     assert per_core([entry(30, 2, 0.4), entry(60, 2, 0.9), entry(120, 2, 1.4)]) == \
         {"sbm/secure": 30}
     assert per_core([entry(30, 1, 0.5, errors=1)]) == {"sbm/secure": 0}
+    # a class that held above one that missed at fewer per process does not count
+    assert per_core([entry(30, 1, 1.2), entry(120, 2, 0.7)]) == {"sbm/secure": 0}
