@@ -121,6 +121,7 @@ def _report_arguments(monkeypatch, *, upload: bool) -> dict[str, object]:
     return seen
 
 
+@pytest.mark.slow  # an upload on /gmm and its report: 7 s (make test, not make check)
 def test_an_upload_s_report_labels_its_non_private_parts(monkeypatch):
     own = _report_arguments(monkeypatch, upload=True)
     assert own["own_data"] and own["warnings"] == [SEEDED_OWN_DATA.replace("**", "")]

@@ -11,6 +11,7 @@ from dpviz.ui.home import USES
 from .app_helpers import charts, errors, open_page, open_section
 
 
+@pytest.mark.slow  # an SBM audit: 4 s (make test, not make check)
 def test_the_audit_button_on_the_sbm_page_shows_a_verdict():
     at = open_page("sbm")
     assert not at.exception
@@ -63,6 +64,7 @@ def test_the_gallery_tab_on_the_lens_page_says_which_variants_it_caught(method, 
     assert sum("broken on purpose" in m.value for m in at.markdown) >= 1
 
 
+@pytest.mark.slow  # two audits: 4 s (make test, not make check)
 def test_a_claim_above_what_the_runs_show_is_not_caught_until_more_runs():
     at = open_page("lens")
     at.query_params.update({"lens_tab": GALLERY_TAB, "gallery_epsilon": "6"})
