@@ -136,6 +136,7 @@ def unzip(content: bytes) -> dict[str, bytes]:
         return {name: archive.read(name) for name in archive.namelist()}
 
 
+@pytest.mark.slow  # figures exported by kaleido: 3 s (make test, not make check)
 def test_the_zip_holds_the_card_versions_figures_tables_and_script():
     card = cards.make_card(scenario("mean"))
     files = unzip(cards.card_zip(card, FIGURES, TABLES))

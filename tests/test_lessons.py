@@ -36,6 +36,7 @@ def test_a_fast_claim_holds_on_fifty_seeds(name):
     _holds(name)
 
 
+@pytest.mark.slow  # ten seeds per claim: 2-3 s each (make test, not make check)
 @pytest.mark.parametrize("name", SLOW)
 def test_a_slow_claim_holds_on_ten_seeds(name):
     _holds(name, 10)

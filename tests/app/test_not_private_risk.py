@@ -27,6 +27,7 @@ def _bar_titles(at) -> list[str]:  # type: ignore[no-untyped-def]
     return [str(c["layout"]["title"]["text"]) for k, c in charts(at).items() if "ledger" in k]
 
 
+@pytest.mark.slow  # a graph upload run: 3 s (make test, not make check)
 def test_a_graph_whose_degree_is_read_states_no_epsilon() -> None:
     at = open_page("sbm")
     at.radio(key="sbm_source").set_value(sbm_ui.UPLOAD).run()

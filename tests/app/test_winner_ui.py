@@ -45,6 +45,7 @@ def test_each_saved_map_is_at_its_page_s_default_settings(cache_dir, page, task,
     assert not any("Your settings differ" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # a live map's runs: 3 s (make test, not make check)
 def test_the_live_map_runs_at_the_pages_settings(cache_dir):
     at = open_section(open_page("covariance"), "cov_winner_open")
     at.selectbox(key="covariance_winner_y").set_value("data.d").run()

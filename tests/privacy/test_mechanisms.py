@@ -133,6 +133,7 @@ def test_gaussian_noise_has_sd_sigma(noise_rng):
     assert np.var(noise) / 2.3**2 == pytest.approx(1.0, abs=6 * math.sqrt(2 / n))
 
 
+@pytest.mark.slow  # large matrices: 3 s (make test, not make check)
 def test_symmetric_gaussian_is_symmetric_with_iid_entries_of_variance_sigma2(noise_rng):
     rng = noise_rng
     # the secure path takes many small matrices: enough diagonal entries for the same power
