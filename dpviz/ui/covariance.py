@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,8 +36,7 @@ from dpviz.privacy.calibration import zcdp_epsilon
 from dpviz.ui import runs, upload, widgets
 from dpviz.ui.risk import budget_title, risk_panel
 from dpviz.ui.widgets import (
-    _NAMED,
-    LINK_RUNS,
+    accept_link_values,
     accept_option_names,
     advanced,
     attempt,
@@ -242,31 +241,6 @@ def param_widget(estimator: str, param: Param) -> Any:
     """A widget for one of a covariance estimator's registry parameters (key ``cov_<e>_<p>``)."""
     return widgets.param_widget(f"cov_{estimator}_{param.name}", param,
                                 f"{_label(estimator)}: {param.name.replace('_', ' ')}")
-
-
-def accept_link_values(key: str, given: Mapping[str, Any],
-                       label: Callable[[Any], str]) -> None:
-    """Let a link carry a bound widget's value as links wrote it before the label changed.
-
-    ``given`` maps what an older link carries (``?cov_rho=0.1``, the budget radio's old label)
-    to the widget's value; ``label`` is the widget's ``format_func``. As
-    :func:`dpviz.ui.widgets.accept_option_names` does for names: the value goes into the
-    session state before the widget is created, again on the next ``LINK_RUNS`` runs until
-    the link shows the label.
-    """
-    pending = _NAMED + key
-    raw = st.query_params.get(key)
-    if pending in st.session_state:
-        if key not in st.session_state or raw == label(st.session_state[key]) or \
-                st.session_state[pending] >= LINK_RUNS:
-            del st.session_state[pending]
-        else:
-            st.session_state[pending] += 1
-            st.session_state[key] = st.session_state[key]  # Streamlit writes it to the link
-        return
-    if raw is not None and raw in given and key not in st.session_state:
-        st.session_state[key] = given[raw]
-        st.session_state[pending] = 0
 
 
 def budget_controls() -> tuple[dict[str, float], float]:

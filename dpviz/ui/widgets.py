@@ -333,6 +333,19 @@ def accept_option_names(key: str, options: Sequence[str],
     sent the widget back: so the value is set again on the next :data:`LINK_RUNS` runs until
     the link shows the label (after an upload, the address keeps ``gmm_source``).
     """
+    accept_link_values(key, {o: o for o in options if o not in {label(x) for x in options}},
+                       label)
+
+
+def accept_link_values(key: str, given: Mapping[str, Any],
+                       label: Callable[[Any], str]) -> None:
+    """Let a link carry a bound widget's value as links wrote it before the label changed.
+
+    ``given`` maps what a link may carry (an option's name, an old label, ``?cov_rho=0.1``)
+    to the widget's value; ``label`` is the widget's ``format_func``. The value goes into the
+    session state before the widget is created, again on the next :data:`LINK_RUNS` runs until
+    the link shows the label (:func:`accept_option_names`).
+    """
     pending = _NAMED + key
     raw = st.query_params.get(key)
     if pending in st.session_state:
@@ -343,9 +356,8 @@ def accept_option_names(key: str, options: Sequence[str],
             st.session_state[pending] += 1
             st.session_state[key] = st.session_state[key]  # Streamlit writes it to the link
         return
-    if (raw in options and raw not in {label(o) for o in options}
-            and key not in st.session_state):
-        st.session_state[key] = raw
+    if raw is not None and raw in given and key not in st.session_state:
+        st.session_state[key] = given[raw]
         st.session_state[pending] = 0
 
 
