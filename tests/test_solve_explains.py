@@ -79,6 +79,7 @@ def page_mixture(seed: int | None = 0) -> Scenario:
         "params": {"epsilon": 1.0, "delta": 1e-5, "iterations": 5}, "seed": seed})
 
 
+@pytest.mark.slow  # a solve: 2 s (make test, not make check)
 def test_a_probability_equal_to_the_non_private_share_gets_no_answer_either():
     tie = solve_epsilon(page_mixture(), metric="mean_error", target=0.1, probability=0.9)
     assert tie.ceiling == 0.9 and tie.value is None and tie.probability == 0.9

@@ -53,6 +53,7 @@ def test_a_table_whose_bound_is_read_from_the_data_states_no_epsilon(page: str) 
     assert not any("together they spend" in c.value for c in at.caption)
 
 
+@pytest.mark.slow  # two SBM runs: 3 s (make test, not make check)
 def test_the_metropolis_chain_states_no_epsilon_and_a_private_run_does() -> None:
     at = open_page("sbm")
     at.number_input(key="sbm_n").set_value(60)

@@ -287,6 +287,7 @@ def test_card_and_solve_work_on_the_karate_club(ran):
     assert "sbm_card_prepare" in [b.key for b in at.button]
 
 
+@pytest.mark.slow  # three sweeps: 2 s (make test, not make check)
 def test_curves_are_computed_live_on_click_for_small_graphs():
     at = open_sbm(sbm_n="150", sbm_degree="40")
     assert not at.exception and not errors(at)
