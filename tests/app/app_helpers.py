@@ -52,3 +52,26 @@ def values(data: Any) -> np.ndarray:
 def errors(at: AppTest) -> list[str]:
     """The text of every ``st.error`` on the page."""
     return [e.value for e in at.error]
+
+
+def petals_csv() -> bytes:
+    """The issue's 150-row table in cm (two petal columns, three groups), as an upload's bytes."""
+    from dpviz.lab.expectation import issue_tables
+
+    rows, _ = issue_tables()["petals"]
+    return ("petal length (cm),petal width (cm)\n"
+            + "\n".join(f"{a:g},{b:g}" for a, b in rows)).encode()
+
+
+def upload_petals(at: AppTest, prefix: str) -> AppTest:
+    """Upload :func:`petals_csv` on the page whose keys start with ``prefix`` (gmm, cov)."""
+    at.selectbox(key=f"{prefix}_source").set_value("csv").run()
+    at.file_uploader(key=f"{prefix}_upload").set_value(
+        ("petals.csv", petals_csv(), "text/csv")).run()
+    assert not at.exception and not errors(at), (at.exception, errors(at))
+    return at
+
+
+def said(at: AppTest) -> str:
+    """Every caption, warning and info on the page, as one string."""
+    return " ".join(str(e.value) for e in [*at.caption, *at.warning, *at.info])

@@ -57,3 +57,19 @@ def budget() -> AppTest:
 @pytest.fixture
 def lens() -> AppTest:
     return open_page("lens")
+
+
+@pytest.fixture(scope="module")
+def fresh_prediction_cache(tmp_path_factory):
+    """Predictions kept in a fresh folder for the module: each test simulates what it states."""
+    import os
+
+    from dpviz.lab.experiments.cache import CACHE_ENV
+
+    saved = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if saved is None:
+        del os.environ[CACHE_ENV]
+    else:
+        os.environ[CACHE_ENV] = saved
