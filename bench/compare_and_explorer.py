@@ -75,7 +75,7 @@ def compare(everything: bool) -> None:
 
 
 def explorer(n: int, repeats: int) -> None:
-    from dpviz.ui.explorer import build_spec, predicted_seconds, seconds_left
+    from dpviz.ui.pages.explorer import build_spec, predicted_seconds, seconds_left
 
     spec = build_spec({"task": "gmm", "estimators": ["dp_em", "dplloyd"],
                        "data": {"generator": "gmm", "n": n, "d": 2, "k": 3, "separation": 6.0},

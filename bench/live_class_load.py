@@ -1,7 +1,7 @@
 """A live class under load: 30 students submit predictions to one class at the same moment.
 
 Issue 19, part 2. A lecturer opens a class in a fresh SQLite file (the store the pages use,
-:mod:`dpviz.ui.classroom`); ``--students`` student processes (or threads, ``--threads``),
+:mod:`dpviz.lab.classroom`); ``--students`` student processes (or threads, ``--threads``),
 released together by a barrier, each join the class and submit a prediction on every
 predict-then-reveal step, ``--rounds`` times (a later round replaces the earlier answer, as a
 student guessing again does). Every process opens its own short-lived connections, as two
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 OUT = Path(__file__).with_name("live_class_load.json")
 
-from dpviz.ui.classroom import STEPS, ClassStore  # noqa: E402  (after the repository's path)
+from dpviz.lab.classroom import STEPS, ClassStore  # noqa: E402  (after the repository's path)
 
 
 def student(path: str, code: str, i: int, rounds: int, start: Any, out: Any) -> None:

@@ -61,7 +61,7 @@ START_SECONDS = 180.0
 #: would load numpy here) and 1 MiB for the multipart envelope, in bytes (tests/test_serve.py
 #: checks the two agree).
 MAX_BODY = str(50_000_000 + 2**20)
-#: dpviz.ui.classroom's variable and default (not imported: that would load Streamlit here).
+#: dpviz.lab.classroom's variable and default (not imported: the dpviz package loads numpy).
 DB_ENV = "DPVIZ_CLASS_DB"
 DEFAULT_DB = "the default, ~/.cache/dpviz/classes.sqlite3"
 #: The students one client address may stand for: a lecture hall behind one campus NAT.

@@ -3,8 +3,9 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import predict
-from dpviz.ui.risk import risk_panel_for
+from dpviz.ui.pages import budget
+from dpviz.ui.panels import predict
+from dpviz.ui.panels.risk import risk_panel_for
 
 ctx = ui.page("Privacy budget")
 ui.intro("Build a plan of private releases and pick a target (ε, δ): the budget solver "
@@ -17,13 +18,13 @@ if ctx.presenter:  # a projector: the noise chart first with ε beside it, the p
 else:
     plan_column, target_column = st.columns(2, gap="large")
 with plan_column:
-    spec = ui.budget.plan_controls()
+    spec = budget.plan_controls()
 with target_column:
-    target, held = ui.budget.target_controls()
+    target, held = budget.target_controls()
 
 solutions = ui.attempt(ui.cached.budget_solutions, spec, target.epsilon, target.delta,
                        target.paper_mode)
-message = ui.budget.headline(solutions)
+message = budget.headline(solutions)
 if message:
     st.info(message, icon=":material/lightbulb:")
 
@@ -33,8 +34,8 @@ else:
     noise, rounds_panel = st.columns(2, gap="large")
 with noise:
     ui.show_chart(viz.noise_bars(solutions), key="budget_noise", filename="dpviz-noise")
-    st.dataframe(ui.budget.noise_table(solutions), hide_index=True, key="budget_table")
-    for sentence in ui.budget.failures(solutions):
+    st.dataframe(budget.noise_table(solutions), hide_index=True, key="budget_table")
+    for sentence in budget.failures(solutions):
         st.caption(ui.escape_markdown(sentence))
 with rounds_panel:
     rounds, by_rounds, deltas, by_delta = ui.attempt(
@@ -55,4 +56,4 @@ with delta_panel:
                                      target_delta=target.delta, held_by=held)
     ui.show_chart(fig, key="budget_delta_chart", filename="dpviz-epsilon-by-delta")
 with reading:
-    st.markdown(ui.budget.READING)
+    st.markdown(budget.READING)

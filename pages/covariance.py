@@ -3,10 +3,11 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import audit, predict, runs, upload, winner
-from dpviz.ui import covariance as cov
-from dpviz.ui.card import card_panel
-from dpviz.ui.solve import solve_expander
+from dpviz.ui import runs
+from dpviz.ui.pages import covariance as cov
+from dpviz.ui.panels import audit, predict, upload, winner
+from dpviz.ui.panels.card import card_panel
+from dpviz.ui.panels.solve import solve_expander
 
 ctx = ui.page("Covariance")
 ui.intro("The second-moment matrix Σ = XᵀX/n of rows in the unit ball, released under "

@@ -3,7 +3,8 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import explorer, winner
+from dpviz.ui.pages import explorer
+from dpviz.ui.panels import winner
 
 ctx = ui.page("Trade-off explorer")
 st.markdown("Sweep one parameter — ε, δ, the number of rows, the dimension, the separation, "

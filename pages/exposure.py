@@ -3,8 +3,9 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import exposure, runs
-from dpviz.ui.risk import risk_panel
+from dpviz.ui import runs
+from dpviz.ui.pages import exposure
+from dpviz.ui.panels.risk import risk_panel
 
 ctx = ui.page("Privacy exposure: one person alone")
 ui.intro(exposure.INTRO)

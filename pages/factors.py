@@ -3,8 +3,10 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import audit, factors, runs, upload
-from dpviz.ui.risk import budget_title, risk_panel
+from dpviz.ui import runs
+from dpviz.ui.pages import factors
+from dpviz.ui.panels import audit, upload
+from dpviz.ui.panels.risk import budget_title, risk_panel
 
 ctx = ui.page("Private factor analysis")
 st.markdown(factors.INTRO)

@@ -1,7 +1,7 @@
 """Glossary: every term the pages use, in plain words and as a formula."""
 
 from dpviz import ui
-from dpviz.ui import glossary
+from dpviz.ui.pages import glossary
 
 ui.page("Glossary")
 glossary.show()

@@ -3,10 +3,12 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import audit, gmm, gmm_compare, predict, runs, upload, winner
-from dpviz.ui.card import card_panel
-from dpviz.ui.risk import budget_title, risk_panel
-from dpviz.ui.solve import solve_expander
+from dpviz.ui import runs
+from dpviz.ui.pages import gmm, gmm_compare
+from dpviz.ui.panels import audit, predict, upload, winner
+from dpviz.ui.panels.card import card_panel
+from dpviz.ui.panels.risk import budget_title, risk_panel
+from dpviz.ui.panels.solve import solve_expander
 
 ctx = ui.page("Gaussian mixtures")
 ui.intro("A mixture of Gaussians fitted under differential privacy. Move ε and watch the "

@@ -3,9 +3,10 @@
 import streamlit as st
 
 from dpviz import ui, viz
-from dpviz.ui import audit as audit_ui
-from dpviz.ui import noise_reuse, predict
-from dpviz.ui.risk import risk_panel
+from dpviz.ui.pages import lens, noise_reuse
+from dpviz.ui.panels import audit as audit_ui
+from dpviz.ui.panels import predict
+from dpviz.ui.panels.risk import risk_panel
 
 ctx = ui.page("Privacy lens")
 ui.intro("Two datasets that differ in one person's row, one query, one mechanism. "
@@ -23,24 +24,24 @@ if lens_tab.open:
     with lens_tab:
         controls, figures = ui.main_columns("lens")
         with controls:
-            settings = ui.lens.controls()
+            settings = lens.controls()
             st.caption("The table edits the dataset text above, so the link keeps it.")
         with figures:
             view = ui.attempt(ui.cached.lens_view, **settings.engine_args(), seed=ctx.seed,
                               secure=ctx.secure)
             revealed = predict.number_gate(predict.lens_question(view), scenario=settings,
                                            key="lens")
-            ui.lens.metrics(view, None if ctx.secure else ctx.seed, noise_shown=revealed)
+            lens.metrics(view, None if ctx.secure else ctx.seed, noise_shown=revealed)
             if revealed:  # both charts and the loss's bound draw the noise's width
                 ui.show_chart(viz.output_densities(view), key="lens_densities",
                               filename="dpviz-lens-densities")
                 ui.show_chart(viz.privacy_loss(view, settings.epsilon), key="lens_loss",
                               filename="dpviz-lens-privacy-loss")
-                st.caption(ui.lens.loss_caption(view, settings.epsilon, settings.delta))
+                st.caption(lens.loss_caption(view, settings.epsilon, settings.delta))
             audit = ui.attempt(ui.cached.lens_audit, **settings.engine_args(), seed=ctx.seed,
                                trials=settings.trials, secure=ctx.secure)
             ui.show_chart(viz.audit_chart(audit), key="lens_audit", filename="dpviz-lens-audit")
-            ui.lens.verdict(audit)
+            lens.verdict(audit)
             if revealed:  # its hover shows the noise scale
                 ui.show_chart(viz.ledger_bar(view.ledger), key="lens_ledger",
                               filename="dpviz-lens-ledger")

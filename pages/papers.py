@@ -3,7 +3,7 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import papers
+from dpviz.ui.pages import papers
 
 ui.page("Papers")
 st.markdown("Each tab reproduces one figure of a paper dpviz implements, from runs saved by "

@@ -3,9 +3,11 @@
 import streamlit as st
 
 from dpviz import ui
-from dpviz.ui import audit, predict, runs, sbm, winner
-from dpviz.ui.card import card_panel
-from dpviz.ui.solve import solve_expander
+from dpviz.ui import runs
+from dpviz.ui.pages import sbm
+from dpviz.ui.panels import audit, predict, winner
+from dpviz.ui.panels.card import card_panel
+from dpviz.ui.panels.solve import solve_expander
 
 ctx = ui.page("Stochastic block model")
 ui.intro("A graph with two hidden communities: edges are likelier inside a community "

@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from dpviz.ui import classroom
-from dpviz.ui.classroom import ClassStore
+from dpviz.lab import classroom
+from dpviz.lab.classroom import ClassStore
 
 
 class Clock:

@@ -6,9 +6,9 @@ import pytest
 
 from dpviz.lab import lessons
 from dpviz.lab.claims import Measured
-from dpviz.ui import exposure
-from dpviz.ui.budget import headline
-from dpviz.ui.home import DEMO, LESSON
+from dpviz.ui.pages import exposure
+from dpviz.ui.pages.budget import headline
+from dpviz.ui.pages.home import DEMO, LESSON
 from dpviz.ui.widgets import EPSILON_STOPS
 
 #: Claims quick enough (< 5 s) for 50 fixed seeds in the quick loop.

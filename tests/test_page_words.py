@@ -13,7 +13,7 @@ from rendered_pages import PAGES, render, words
 
 from dpviz.estimators.metrics import METRICS
 from dpviz.estimators.registry import TASKS
-from dpviz.ui.glossary import TERMS
+from dpviz.ui.pages.glossary import TERMS
 
 #: Registry keys that are also plain English words (a page may say "zero" or "spectral"), and
 #: "dplloyd", also an option of DP-EM's initialisation: a link carries the option's words

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dpviz.ui import home, live, pages_list, warm
-from dpviz.ui.classroom import STEPS
+from dpviz.lab.classroom import STEPS
+from dpviz.ui import pages_list, warm
+from dpviz.ui.pages import home, live
 
 ROOT = Path(__file__).resolve().parents[1]
 

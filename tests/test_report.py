@@ -20,9 +20,9 @@ from streamlit.testing.v1 import AppTest
 from dpviz.lab.report import WITHOUT_PRIVACY, Table, report_html
 from dpviz.privacy import Budget, PrivacyEvent
 from dpviz.privacy.risk import ONE_EDGE, REPLACE_ONE, plain_risk, spending
-from dpviz.ui import risk as risk_ui
-from dpviz.ui.report import tables_of
-from dpviz.ui.risk import SEEDED_OWN_DATA
+from dpviz.ui.panels import risk as risk_ui
+from dpviz.ui.panels.report import tables_of
+from dpviz.ui.panels.risk import SEEDED_OWN_DATA
 from dpviz.viz.risk import icon_array
 
 ROWS = np.random.default_rng(5).normal(0.0, 1.0, (120, 2))

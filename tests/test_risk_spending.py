@@ -22,8 +22,8 @@ from dpviz.privacy.risk import (
     risk_of_epsilon,
     spending,
 )
-from dpviz.ui.glossary import three_answers
-from dpviz.ui.risk import noise_words, why_different
+from dpviz.ui.pages.glossary import three_answers
+from dpviz.ui.panels.risk import noise_words, why_different
 
 
 def gaussian(rho: float) -> dict[str | None, list[PrivacyEvent]]:

@@ -24,7 +24,7 @@ def own_params(task: str, estimator: str) -> dict[str, Any]:
 
 
 def mixture(estimator: str = "dp_em", *, seed: int | None = 0, n: int = 10_000) -> Scenario:
-    """The mixtures page's run, built as its controls build it (dpviz.ui.gmm.controls)."""
+    """The mixtures page's run, built as its controls build it (dpviz.ui.pages.gmm.controls)."""
     return Scenario.from_dict({
         "task": "gmm", "estimator": estimator,
         "data": {"generator": "gmm", "k": 3, "d": 2, "n": n, "separation": 6.0,
@@ -43,7 +43,7 @@ def bundled_mixture() -> Scenario:
 
 def covariance(budget: dict[str, float], *, n: int = 10_000, d: int = 50,
                estimator: str = "adaptive") -> Scenario:
-    """The covariance page's run (dpviz.ui.covariance.controls): ρ or (ε, δ), r = 1."""
+    """The covariance page's run (dpviz.ui.pages.covariance.controls): ρ or (ε, δ), r = 1."""
     return Scenario.from_dict({
         "task": "covariance", "estimator": estimator,
         "data": {"generator": "zipf", "n": n, "d": d, "buckets": 4, "skew": 3.0, "seed": 0},
@@ -53,7 +53,7 @@ def covariance(budget: dict[str, float], *, n: int = 10_000, d: int = 50,
 
 def network(estimator: str = "weak_recovery", *, n: int = 1000, degree: float = 100.0,
             seed: int | None = 0) -> Scenario:
-    """The network page's run (dpviz.ui.sbm.controls): its model's d and ε_s as parameters."""
+    """The network page's run (dpviz.ui.pages.sbm.controls): its model's d and ε_s as parameters."""
     model = {"degree": degree, "signal": 0.5}
     return Scenario.from_dict({
         "task": "sbm", "estimator": estimator,

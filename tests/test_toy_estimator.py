@@ -26,8 +26,8 @@ from toy_estimator import NAME, TOY
 
 import dpviz
 import dpviz.estimators.gmm
-import dpviz.ui.gmm
-import dpviz.ui.gmm_compare
+import dpviz.ui.pages.gmm
+import dpviz.ui.pages.gmm_compare
 from dpviz import cli
 from dpviz.core.entry import Estimator
 from dpviz.data import as_matrix

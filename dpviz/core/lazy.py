@@ -23,7 +23,7 @@ def lazy_names(package: str, modules: Mapping[str, tuple[str, ...]]) -> Callable
         The package's ``__name__``.
     modules : mapping
         Submodule (relative to ``package``) → the names the package takes from it. A
-        submodule's own name is also served (``dpviz.ui.home`` after ``from dpviz import ui``).
+        submodule's own name is also served (``dpviz.ui.cached`` after ``from dpviz import ui``).
 
     Returns
     -------

@@ -30,7 +30,7 @@ RUNS = 50
 #: proline 278–1 680), the bound's share of ε = 1 as the pages use it, and the draws.
 WINE_COLUMNS = ("alcohol", "color_intensity", "proline")
 WINE_SHARE, WINE_DRAWS, WINE_KEPT, WINE_NEEDED = 0.2, 20, 0.95, 18
-#: The loose-ranges note's statement (dpviz.ui.upload.loose_ranges_note): about 0, ranges 1.5
+#: The loose-ranges note's statement (dpviz.ui.panels.upload.loose_ranges_note): about 0, ranges 1.5
 #: to 25 times as wide as the rows' 1–99 % range (tolerance: medians in 1.2 … 30; columns far
 #: from 0 and lognormal ones apart, the note names both), and at most one draw in 20 per table
 #: losing more than 5 % of the rows.

@@ -2,7 +2,7 @@
 
 What a manager reads (issue 35): the picture, the ε set, the risk in words and frequencies
 with its icon array and level, the accuracy (with intervals where the page has them), and
-the link that reopens the scenario. No Streamlit here: :mod:`dpviz.ui.report` gathers the
+the link that reopens the scenario. No Streamlit here: :mod:`dpviz.ui.panels.report` gathers the
 values and offers the file. On the user's own data the picture and the tables that compare
 with the exact answer are labelled :data:`WITHOUT_PRIVACY` (a public data set's truth is not a
 secret), and the sentences that qualify the headline (a seeded run of one's own data is not a

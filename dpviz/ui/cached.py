@@ -8,6 +8,7 @@ tuples only; bad input raises the engine's ``ValueError`` (never cached) for
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -18,10 +19,10 @@ from numpy.typing import NDArray
 from dpviz.estimators.mean import Mechanism
 from dpviz.lab import lens
 from dpviz.lab.experiments.sweep import digest_int
-from dpviz.privacy import AuditResult, Budget
-from dpviz.privacy.plans import epsilon_by_delta, epsilon_by_rounds, solve_methods
+from dpviz.privacy import AuditResult, Budget, PlannedRelease
+from dpviz.privacy.plans import Plan, epsilon_by_delta, epsilon_by_rounds, solve_methods
 from dpviz.privacy.randomness import secure_generator
-from dpviz.ui.budget import PlanDescription
+from dpviz.privacy.solver import PlannedMechanism
 
 if TYPE_CHECKING:  # pandas loads with the first saved table, not on every page's first run
     import pandas as pd
@@ -48,6 +49,39 @@ def noise_rng(seed: int, secure: bool, stream: str) -> np.random.Generator:
     key = np.random.SeedSequence([int(seed), digest_int(stream)]).generate_state(
         4, dtype=np.uint32)
     return secure_generator(int.from_bytes(key.tobytes(), "little"))
+
+
+@dataclass(frozen=True)
+class PlanDescription:
+    """A privacy plan as the budget page describes it (plain values: the cache keys).
+
+    A DP-EM preset (``preset`` ``"GGG"`` or ``"LLG"``, ``rounds`` iterations, ``k``
+    components, the DP-EM paper's) or free ``lines`` of releases, each
+    ``(mechanism, count, weight)`` per round, repeated for ``rounds`` rounds.
+
+    Examples
+    --------
+    >>> PlanDescription(20, preset="GGG", k=3).plan().rounds
+    20
+    >>> PlanDescription(10, lines=(("laplace", 2, 1.0),)).plan().label
+    '10 rounds × 2 releases'
+    """
+
+    rounds: int
+    preset: str | None = None
+    k: int = 0
+    lines: tuple[tuple[PlannedMechanism, int, float], ...] = ()
+
+    def plan(self) -> Plan:
+        """The engine's :class:`~dpviz.privacy.plans.Plan` of this description."""
+        if self.preset is not None:
+            return Plan.dp_em(iterations=self.rounds, k=self.k, scenario=self.preset)
+        releases = tuple(PlannedRelease(f"line {i + 1}: {mechanism}", mechanism, 1.0, count,
+                                        weight)
+                         for i, (mechanism, count, weight) in enumerate(self.lines))
+        total = sum(count for _, count, _ in self.lines)
+        return Plan(releases, self.rounds, f"{self.rounds} rounds × {total} releases")
+
 
 
 @st.cache_data(max_entries=64, show_spinner="Solving the plan under every accounting method…")

@@ -2,8 +2,8 @@
 
 dpviz runs in Streamlit's pages-directory mode: ``app.py`` is Home and every file of ``pages/``
 is a page (``tests/test_pages_list.py`` holds the list and the folder equal). No Streamlit
-here: plain data, read by :mod:`dpviz.ui.shell`, :mod:`dpviz.ui.home`, :mod:`dpviz.ui.live`
-and :mod:`dpviz.ui.warm`.
+here: plain data, read by :mod:`dpviz.ui.shell`, :mod:`dpviz.ui.pages.home`,
+:mod:`dpviz.ui.pages.live` and :mod:`dpviz.ui.warm`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Page:
         The navigation group it is listed under.
     step : bool
         Whether it is a step of a live class (its step is its file's name,
-        :data:`dpviz.ui.classroom.STEPS`).
+        :data:`dpviz.lab.classroom.STEPS`).
     warm : tuple of str
         The modules its body and panels import, which the warm-up imports in the background
         before a first visit (:mod:`dpviz.ui.warm`).
@@ -52,33 +52,33 @@ class Page:
         return self.script.removeprefix("pages/").removesuffix(".py")
 
 
-_PANELS = ("dpviz.ui.audit", "dpviz.ui.card", "dpviz.ui.solve", "dpviz.ui.risk",
-           "dpviz.ui.winner", "dpviz.ui.upload")
+_PANELS = tuple(f"dpviz.ui.panels.{name}"
+                for name in ("audit", "card", "solve", "risk", "winner", "upload"))
 
 #: Every page, in the navigation's order.
 PAGES: tuple[Page, ...] = (
     Page("app.py", "Home", ":material/home:", "Start"),
     Page("pages/live.py", "Live class", ":material/groups:", "Start"),
     Page("pages/budget.py", "Privacy budget", ":material/account_balance_wallet:", "Privacy",
-         step=True, warm=("dpviz.ui.budget",)),
+         step=True, warm=("dpviz.ui.pages.budget",)),
     Page("pages/lens.py", "Privacy lens", ":material/visibility:", "Privacy", step=True,
-         warm=("dpviz.ui.lens",)),
+         warm=("dpviz.ui.pages.lens",)),
     Page("pages/glossary.py", "Glossary", ":material/dictionary:", "Privacy",
-         warm=("dpviz.ui.glossary",)),
+         warm=("dpviz.ui.pages.glossary",)),
     Page("pages/gmm.py", "Gaussian mixtures", ":material/bubble_chart:", "Estimators",
-         step=True, warm=("dpviz.ui.gmm", "dpviz.ui.gmm_compare", *_PANELS)),
+         step=True, warm=("dpviz.ui.pages.gmm", "dpviz.ui.pages.gmm_compare", *_PANELS)),
     Page("pages/exposure.py", "Privacy exposure", ":material/person_search:", "Estimators",
-         warm=("dpviz.ui.exposure",)),
+         warm=("dpviz.ui.pages.exposure",)),
     Page("pages/factors.py", "Factor analysis", ":material/grid_view:", "Estimators",
-         warm=("dpviz.ui.factors",)),
+         warm=("dpviz.ui.pages.factors",)),
     Page("pages/covariance.py", "Covariance", ":material/grid_on:", "Estimators", step=True,
-         warm=("dpviz.ui.covariance", *_PANELS)),
+         warm=("dpviz.ui.pages.covariance", *_PANELS)),
     Page("pages/sbm.py", "Stochastic block model", ":material/hub:", "Estimators", step=True,
-         warm=("dpviz.ui.sbm", *_PANELS)),
+         warm=("dpviz.ui.pages.sbm", *_PANELS)),
     Page("pages/explorer.py", "Trade-off explorer", ":material/query_stats:", "Research",
-         warm=("dpviz.ui.explorer",)),
+         warm=("dpviz.ui.pages.explorer",)),
     Page("pages/papers.py", "Papers", ":material/menu_book:", "Research",
-         warm=("dpviz.ui.papers",)),
+         warm=("dpviz.ui.pages.papers",)),
 )
 
 

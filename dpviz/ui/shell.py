@@ -17,7 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpviz.core import limits
-from dpviz.ui import live
+from dpviz.ui import seat
 from dpviz.ui.pages_list import PAGES, sections
 from dpviz.ui.warm import warm_up
 from dpviz.ui.widgets import SHOWN_FIGURES, escape_markdown, show_failure
@@ -246,7 +246,7 @@ def reset_button(opening: dict[str, list[str]], *, presenter: bool) -> None:
     current = _current_page()
     if current is None:
         return
-    params = {k: v for k, v in opening.items() if k not in KEPT_ON_RESET | live.SEAT_PARAMS}
+    params = {k: v for k, v in opening.items() if k not in KEPT_ON_RESET | seat.SEAT_PARAMS}
     params.update({k: st.query_params.get_all(k) for k in KEPT_ON_RESET if k in st.query_params})
     where = st.container() if presenter else st.sidebar
     where.page_link(str(Path(current[1]).relative_to(ROOT)), label="Reset to scenario",
@@ -301,7 +301,7 @@ def page(title: str) -> PageContext:
                        page_icon=(ASSETS / "favicon.png").read_bytes(), layout="wide",
                        initial_sidebar_state="collapsed" if presenter_requested() else "auto")
     st.session_state[SHOWN_FIGURES] = {}  # this run's figures, for the experiment card
-    live.restore()  # a reloaded student's class (it sets the predict toggle: before it is drawn)
+    seat.restore()  # a reloaded student's class (it sets the predict toggle: before it is drawn)
     st.session_state[PAGE_TITLE] = title  # the stakeholder report's heading
     with st.sidebar:
         st.markdown("## dpviz")
@@ -322,7 +322,7 @@ def page(title: str) -> PageContext:
         st.title(title, width="content")
         reset_button(opening, presenter=bool(presenter))
     loading_note(title, opened=opened)
-    live.banner()
+    seat.banner()
     if secure:
         st.caption(SECURE_NOTE)
     return PageContext(seed=seed, presenter=bool(presenter), secure=secure,

@@ -263,6 +263,10 @@ def lazy_expander(label: str, body: Callable[[], object], *, key: str,
 EPSILON_STOPS = (0.01, 0.015, 0.02, 0.03, 0.05, 0.07,
                  0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
                  1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 7.0, 10.0, 15.0, 20.0)
+#: The covariance page's ρ slider's stops (the solve panel sets it too): ρ on a log grid
+#: 1, 2, 5 × 10ᵏ, as the covariance paper's Figure 3d spans 1e-4 … 10.
+RHO_GRID: tuple[float, ...] = tuple(float(f"{m}e{e}") for e in range(-4, 1) for m in (1, 2, 5))
+RHO_GRID += (10.0,)
 _EPSILON_HELP = ("The privacy budget: smaller ε means more noise and more privacy. Slide "
                  "(the stops are spaced on a log scale) or type any value from "
                  f"{limits.EPSILON_UI.low:g} to {limits.EPSILON_UI.high:g} in the box. "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dpviz.ui.home import DEMO
+from dpviz.ui.pages.home import DEMO
 
 from .app_helpers import charts, values
 
@@ -52,7 +52,7 @@ def test_the_lesson_path_comes_first_numbered_timed_and_linked(home):
     """Issue 19, part 1: a numbered 50-minute lesson and a 10-minute demo, before anything."""
     from urllib.parse import parse_qsl
 
-    from dpviz.ui.home import DEMO, LESSON
+    from dpviz.ui.pages.home import DEMO, LESSON
 
     assert LESSON.minutes == 50 and DEMO.minutes == 10
     steps = [link for link in home.main.get("page_link")

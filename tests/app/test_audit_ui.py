@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dpviz.lab.broken_variants import BROKEN_VARIANTS
-from dpviz.ui.audit import GALLERY_TAB
-from dpviz.ui.home import USES
+from dpviz.ui.pages.home import USES
+from dpviz.ui.panels.audit import GALLERY_TAB
 
 from .app_helpers import charts, errors, open_page, open_section
 

@@ -17,7 +17,7 @@ import pytest
 from dpviz.estimators import run as engine
 from dpviz.privacy.randomness import is_secure
 from dpviz.ui import cached
-from dpviz.ui import covariance as cov_ui
+from dpviz.ui.pages import covariance as cov_ui
 
 
 def draws(rng: np.random.Generator) -> list[float]:
@@ -75,7 +75,7 @@ def test_the_covariance_estimators_of_one_secure_rerun_draw_apart(seen):
 
 def test_non_private_em_still_starts_where_the_secure_run_starts(seen):
     from dpviz.lab.scenario import Scenario
-    from dpviz.ui import gmm as gmm_ui
+    from dpviz.ui.pages import gmm as gmm_ui
 
     fresh = secrets.randbits(128)
     scenario = Scenario.from_dict({"task": "gmm", "estimator": "dp_em",

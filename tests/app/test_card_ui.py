@@ -15,7 +15,7 @@ from dpviz.data import files, sha256
 from dpviz.lab import card as cards
 from dpviz.lab import scenario as scenario_module
 from dpviz.lab.scenario import Scenario
-from dpviz.ui import sbm as sbm_ui
+from dpviz.ui.pages import sbm as sbm_ui
 from dpviz.ui.widgets import upload_block
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, values
@@ -198,7 +198,7 @@ def test_a_card_that_stops_waiting_leaves_the_one_browser_starting():
     for the same one, so a loaded server never starts a second (review L2)."""
     import threading
 
-    from dpviz.ui import card as card_ui
+    from dpviz.ui.panels import card as card_ui
 
     gate, started = threading.Event(), []
 
@@ -220,7 +220,7 @@ def test_a_card_that_stops_waiting_leaves_the_one_browser_starting():
 
 
 def test_a_browser_that_failed_or_broke_is_replaced_once():
-    from dpviz.ui import card as card_ui
+    from dpviz.ui.panels import card as card_ui
 
     made = [RuntimeError("no chromium"), FakeBrowser(), FakeBrowser()]
 

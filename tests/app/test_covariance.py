@@ -12,7 +12,8 @@ from dpviz.core import limits
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.privacy.calibration import zcdp_epsilon
-from dpviz.ui import covariance as cov_ui
+from dpviz.ui.pages import covariance as cov_ui
+from dpviz.ui.widgets import RHO_GRID
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, open_section, values
 
@@ -72,7 +73,7 @@ def test_the_budget_slider_shows_epsilon_at_the_pages_delta(cov):
     """Its stops are ρ's of the paper's curves, each shown as the ε the risk panel heads with."""
     slider = cov.select_slider(key="cov_rho")
     assert slider.label == "ε (stated at δ = 1e-10)"
-    assert list(slider.proto.options) == [cov_ui.rho_label(r, 1e-10) for r in cov_ui.RHO_GRID]
+    assert list(slider.proto.options) == [cov_ui.rho_label(r, 1e-10) for r in RHO_GRID]
     assert "3.13" in slider.proto.options and "0.1" not in slider.proto.options
     assert any(m.value.startswith("**Privacy budget: ε = 3.13**") for m in cov.markdown)
     cov.number_input(key="cov_rho_delta").set_value(1e-5).run()
@@ -448,7 +449,7 @@ def test_an_old_link_opens_the_same_scenarios(monkeypatch):
 
 def test_the_stakeholder_report_gets_the_pages_accuracy(monkeypatch):
     """The risk panel's report button receives the error table of the estimator drawn."""
-    from dpviz.ui import risk
+    from dpviz.ui.panels import risk
 
     seen: dict = {}
     monkeypatch.setattr(risk, "report_button", lambda plain, **kwargs: seen.update(kwargs))

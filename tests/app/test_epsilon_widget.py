@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz.ui.audit import GALLERY_TAB
+from dpviz.ui.panels.audit import GALLERY_TAB
 from dpviz.ui.widgets import EPSILON_STOPS, nearest_stop
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from dpviz.estimators import registry
 from dpviz.estimators.registry import TASKS
 from dpviz.lab import experiments
-from dpviz.ui import gmm as gmm_ui
+from dpviz.ui.pages import gmm as gmm_ui
 
 from .app_helpers import charts, errors, open_page, open_section, values
 

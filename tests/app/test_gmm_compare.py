@@ -96,7 +96,8 @@ def test_the_preconditions_never_wait_behind_the_compare_runs(monkeypatch):
     asks go on their own pool (review L7), and still answer from public sizes."""
     from dpviz.estimators.registry import TASKS
     from dpviz.lab.feasibility import sizes_of
-    from dpviz.ui import gmm_compare, runs
+    from dpviz.ui import runs
+    from dpviz.ui.pages import gmm_compare
 
     class Busy:
         def submit(self, *args, **kwargs):

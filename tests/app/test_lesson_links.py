@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpviz.lab import lessons
 from dpviz.lab.scenario import run_scenario
-from dpviz.ui.home import DEMO, LESSON, Step
+from dpviz.ui.pages.home import DEMO, LESSON, Step
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, values
 

@@ -8,8 +8,10 @@ import time
 
 import pytest
 
-from dpviz.ui import classroom, live
-from dpviz.ui.classroom import DB_ENV, FORMULA_NAME, OPEN_LIMIT, ClassStore, Prediction, Student
+from dpviz.lab import classroom
+from dpviz.lab.classroom import DB_ENV, FORMULA_NAME, OPEN_LIMIT, ClassStore, Prediction, Student
+from dpviz.ui import seat
+from dpviz.ui.pages import live
 from dpviz.ui.widgets import escape_markdown
 
 from .app_helpers import charts, open_page, values
@@ -28,7 +30,7 @@ def lecturer_opens():
     at = open_page("live")
     next(b for b in at.button if b.label == "Open a new class").click().run()
     assert not at.exception, at.exception
-    return at, at.session_state[live.LECTURE]
+    return at, at.session_state[seat.LECTURE]
 
 
 def test_lecturer_opens_a_class_and_sees_only_counts_before_the_reveal(db):
@@ -77,7 +79,7 @@ def test_a_student_joins_from_the_link_and_never_sees_the_others(db):
     at.text_input[1].input(EVIL)
     next(b for b in at.get("form_submit_button") if b.label == "Join the class").click().run()
     assert not at.exception, at.exception
-    me = at.session_state[live.MEMBER]
+    me = at.session_state[seat.MEMBER]
     assert me["code"] == opened.code and me["name"] == EVIL
     assert at.session_state["predict"]  # joined students predict on every page
     page = " ".join(m.value for m in at.markdown) + " ".join(s.value for s in at.success)
@@ -92,29 +94,29 @@ def test_a_wrong_code_is_a_clear_message(db):
     at.text_input[1].input("Ann")
     next(b for b in at.get("form_submit_button") if b.label == "Join the class").click().run()
     assert "No open class has that code" in at.error[0].value
-    assert live.MEMBER not in at.session_state
+    assert seat.MEMBER not in at.session_state
 
 
 def _sharing_page():
-    from dpviz.ui import live
+    from dpviz.ui import seat
 
     for guess in (0.5, 0.5, 0.75):  # a rerun repeats a share; a new guess replaces it
-        live.share("lens", "How wide?", {"guess": guess}, {"answer": 1.0}, public=True,
+        seat.share("lens", "How wide?", {"guess": guess}, {"answer": 1.0}, public=True,
                    within=(0.0, 10.0))
 
 
 def _sharing_own_data():
-    from dpviz.ui import live
+    from dpviz.ui import seat
 
-    live.share("covariance", "For scale: ‖Σ‖ = 3.217.", {"guess": 0.5}, {"answer": 0.1234},
+    seat.share("covariance", "For scale: ‖Σ‖ = 3.217.", {"guess": 0.5}, {"answer": 0.1234},
                public=False, within=(0.0, 10.0))
-    live.reveal_note(public=False)
+    seat.reveal_note(public=False)
 
 
 def _sharing_too_far():
-    from dpviz.ui import live
+    from dpviz.ui import seat
 
-    live.share("lens", "How wide?", {"guess": 1e300}, {"answer": 1.0}, public=True,
+    seat.share("lens", "How wide?", {"guess": 1e300}, {"answer": 1.0}, public=True,
                within=(0.0, 10.0))
 
 
@@ -127,19 +129,19 @@ def test_share_sends_only_for_a_member_and_once_per_prediction(db):
     assert db.counts(opened.code)["lens"] == 0
     ann = db.join(opened.code, "Ann")
     member = AppTest.from_function(_sharing_page)
-    member.session_state[live.MEMBER] = {"code": ann.code, "student_id": ann.student_id,
+    member.session_state[seat.MEMBER] = {"code": ann.code, "student_id": ann.student_id,
                                          "name": ann.name}
     member.run()
     assert [c.value for c in member.caption] == [f"Sent to class {opened.code}."] * 2
     assert db.own(ann) == {"lens": {"guess": 0.75}} and db.row_count(opened.code) == 1
     stranger = AppTest.from_function(_sharing_page)
-    stranger.session_state[live.MEMBER] = {"code": "ZZZZZZ", "student_id": "x", "name": "X"}
+    stranger.session_state[seat.MEMBER] = {"code": "ZZZZZZ", "student_id": "x", "name": "X"}
     stranger.run()
     assert "Not sent to your class: No open class has that code" in stranger.warning[0].value
 
 
 def member_of(at, student) -> None:
-    at.session_state[live.MEMBER] = {"code": student.code, "student_id": student.student_id,
+    at.session_state[seat.MEMBER] = {"code": student.code, "student_id": student.student_id,
                                      "name": student.name}
 
 
@@ -154,7 +156,7 @@ def test_a_question_on_the_students_own_data_sends_nothing_and_says_so(db):
     at.run()
     assert not at.exception, at.exception
     assert [c.value for c in at.caption] == [
-        ":material/lock: " + live.OWN_DATA_NOTE.format(code=opened.code)]
+        ":material/lock: " + seat.OWN_DATA_NOTE.format(code=opened.code)]
     assert db.row_count(opened.code) == 0 and db.counts(opened.code)["covariance"] == 0
 
 
@@ -173,10 +175,10 @@ def test_a_guess_outside_its_questions_range_is_not_sent_and_says_why(db):
 def test_a_lecturer_session_opens_one_class_and_gets_it_back(db):
     at, lecture = lecturer_opens()
     next(b for b in at.button if b.label == "Stop teaching this class here").click().run()
-    assert live.LECTURE not in at.session_state
+    assert seat.LECTURE not in at.session_state
     next(b for b in at.button if b.label == "Open your class").click().run()
     assert not at.exception, at.exception
-    assert at.session_state[live.LECTURE] == lecture
+    assert at.session_state[seat.LECTURE] == lecture
     assert db.is_lecturer(lecture["code"], lecture["token"])
 
 
@@ -191,11 +193,11 @@ def join_as(at, code: str, name: str):
 def test_rejoining_from_the_same_session_takes_no_new_place(db):
     opened = db.open_class()
     at = join_as(open_page("live"), opened.code, "Ann")
-    first = at.session_state[live.MEMBER]["student_id"]
+    first = at.session_state[seat.MEMBER]["student_id"]
     next(b for b in at.button if b.label == "Leave the class").click().run()
-    assert live.MEMBER not in at.session_state
+    assert seat.MEMBER not in at.session_state
     join_as(at, opened.code, "Ann B")
-    assert at.session_state[live.MEMBER]["student_id"] == first
+    assert at.session_state[seat.MEMBER]["student_id"] == first
     assert db.students(opened.code) == 1
 
 
@@ -203,7 +205,7 @@ def test_a_name_a_spreadsheet_would_run_is_refused_with_the_engines_sentence(db)
     opened = db.open_class()
     at = join_as(open_page("live"), opened.code, "=HYPERLINK(1)")
     assert at.error[0].value.startswith(escape_markdown(FORMULA_NAME))  # as typed, not markup
-    assert live.MEMBER not in at.session_state and db.students(opened.code) == 0
+    assert seat.MEMBER not in at.session_state and db.students(opened.code) == 0
 
 
 def test_an_unreachable_class_is_a_sentence_on_the_lecturers_screen(db, monkeypatch):
@@ -231,7 +233,7 @@ def test_an_unreachable_class_is_a_sentence_on_the_lecturers_screen(db, monkeypa
 def test_the_class_code_is_escaped_in_its_html(db, monkeypatch):
     monkeypatch.setattr(ClassStore, "is_lecturer", lambda self, code, token: True)
     at = open_page("live")
-    at.session_state[live.LECTURE] = {"code": "<i>X</i>", "token": "t"}
+    at.session_state[seat.LECTURE] = {"code": "<i>X</i>", "token": "t"}
     at.run()
     bodies = " ".join(h.proto.body for h in at.get("html"))
     assert "&lt;i&gt;X&lt;/i&gt;" in bodies and "<i>" not in bodies
@@ -265,13 +267,13 @@ def shown_text(at) -> str:
 def test_a_student_who_reloads_is_back_in_the_same_place_with_the_answers_given(db):
     opened = db.open_class()
     at = join_as(open_page("live"), opened.code, "Ann")
-    seat = at.query_params[live.SEAT_PARAM]
-    assert seat.startswith(f"{opened.code}.") and seat.split(".")[1] not in shown_text(at)
-    me = at.session_state[live.MEMBER]
+    address = at.query_params[seat.SEAT_PARAM]
+    assert address.startswith(f"{opened.code}.") and address.split(".")[1] not in shown_text(at)
+    me = at.session_state[seat.MEMBER]
     db.submit(Student(me["code"], me["student_id"], me["name"]), "budget", "ε after T rounds?",
               {"guess": 2.0}, {"answer": 3.1})
     back = reload(at, "live")
-    assert back.session_state[live.MEMBER]["student_id"] == me["student_id"]
+    assert back.session_state[seat.MEMBER]["student_id"] == me["student_id"]
     assert "You are in class" in back.success[0].value
     links = [link.proto.label for link in back.get("page_link")]
     assert "Privacy budget — your prediction is in" in links
@@ -284,7 +286,7 @@ def test_a_reloaded_student_predicts_into_the_class_and_a_left_one_is_told_where
     at = join_as(open_page("live"), opened.code, "Ann")
     at.query_params.pop("predict")  # a link followed inside the app can drop it from the address
     budget = reload(at, "budget")
-    assert budget.session_state["predict"] and live.MEMBER in budget.session_state  # back on
+    assert budget.session_state["predict"] and seat.MEMBER in budget.session_state  # back on
     assert f"Class **{opened.code}** as Ann" in shown_text(budget)  # the banner is back
     assert f"sends your prediction to class **{opened.code}**" in shown_text(budget)
     budget.number_input(key="budget_guess").set_value(4.0).run()
@@ -294,7 +296,7 @@ def test_a_reloaded_student_predicts_into_the_class_and_a_left_one_is_told_where
     next(b for b in budget.button if b.key == "budget_again").click().run()
     budget.switch_page("pages/live.py").run()
     next(b for b in budget.button if b.label == "Leave the class").click().run()
-    assert live.SEAT_PARAM not in budget.query_params
+    assert seat.SEAT_PARAM not in budget.query_params
     budget.switch_page("pages/budget.py").run()
     assert budget.session_state["predict"]
     assert any("You left class" in w.value for w in budget.warning)  # where the Reveal is
@@ -309,35 +311,35 @@ def test_a_student_whose_class_closed_is_told_so_after_a_reload(db, monkeypatch)
         "DELETE FROM classes").connection.commit()
     budget = reload(at, "budget")
     warned = [w.value for w in budget.warning]
-    assert live.CLOSED_BANNER.format(code=opened.code) in warned  # under the title
-    assert live.CLOSED_NOTE.format(code=opened.code) in warned  # and where the Reveal is
-    assert live.SEAT_PARAM not in budget.query_params and budget.session_state["predict"]
+    assert seat.CLOSED_BANNER.format(code=opened.code) in warned  # under the title
+    assert seat.CLOSED_NOTE.format(code=opened.code) in warned  # and where the Reveal is
+    assert seat.SEAT_PARAM not in budget.query_params and budget.session_state["predict"]
     alone = open_page("budget")
     alone.toggle(key="predict").set_value(True).run()
-    assert live.ALONE_NOTE in [c.value for c in alone.caption]  # solo: no class, said plainly
+    assert seat.ALONE_NOTE in [c.value for c in alone.caption]  # solo: no class, said plainly
 
 
 def test_a_lecturer_who_reloads_gets_the_class_back_without_the_key_on_screen(db):
     at, lecture = lecturer_opens()
-    teach = at.query_params[live.TEACH_PARAM]
-    code, seat = teach.split(".")
-    assert code == lecture["code"] and seat != lecture["token"]
-    assert db.is_lecturer(code, seat)
+    teach = at.query_params[seat.TEACH_PARAM]
+    code, held = teach.split(".")
+    assert code == lecture["code"] and held != lecture["token"]
+    assert db.is_lecturer(code, held)
     ann = db.join(code, "Ann")
     db.submit(ann, "lens", "How wide will the noise be?", {"guess": 1.0}, {"answer": 2.0})
     back = reload(at, "live")
-    assert back.session_state[live.LECTURE]["code"] == code
+    assert back.session_state[seat.LECTURE]["code"] == code
     assert any(code in h.proto.body for h in back.get("html"))  # the same class, not a new one
     assert "**Privacy lens** — 1 answered" in shown_text(back)
     page = shown_text(back) + " ".join(h.proto.body for h in back.get("html"))
-    assert seat not in page and lecture["token"] not in page
+    assert held not in page and lecture["token"] not in page
     back.switch_page("pages/budget.py").run()
     back.toggle(key="predict").set_value(True).run()  # trying a step on the projector
     assert any(b.key == "budget_reveal" for b in back.button)
-    assert not any(c.value == live.ALONE_NOTE for c in back.caption)
+    assert not any(c.value == seat.ALONE_NOTE for c in back.caption)
     back.switch_page("pages/live.py").run()
     next(b for b in back.button if b.label == "Stop teaching this class here").click().run()
-    assert live.TEACH_PARAM not in back.query_params
+    assert seat.TEACH_PARAM not in back.query_params
     assert db.is_open(code)  # the class goes on; this browser just stopped showing it
 
 
@@ -398,14 +400,14 @@ def test_client_keys_believe_nginx_and_not_a_public_peers_headers(monkeypatch):
              ("93.184.216.34", "1.2.3.4", "ip:93.184.216.34"),  # a browser: headers lie
              ("2001:db8::1:2", "", "ip:2001:db8::/64")]
     for peer, forwarded, key in cases:
-        monkeypatch.setattr(live.st, "context", Context(peer, forwarded))
-        assert live.client_key() == key
+        monkeypatch.setattr(seat.st, "context", Context(peer, forwarded))
+        assert seat.client_key() == key
 
 
 def _client_twice():
-    from dpviz.ui import live
+    from dpviz.ui import seat
 
-    live.st.write(live.client_key(), live.client_key())
+    seat.st.write(seat.client_key(), seat.client_key())
 
 
 def test_with_no_address_the_client_is_the_session():
@@ -420,13 +422,13 @@ def test_a_client_past_its_classes_is_told_when_to_come_back_and_another_still_o
         db, monkeypatch):
     for _ in range(OPEN_LIMIT):
         db.open_class(client="ip:203.0.113.9")
-    monkeypatch.setattr(live, "client_key", lambda: "ip:203.0.113.9")
+    monkeypatch.setattr(seat, "client_key", lambda: "ip:203.0.113.9")
     at = open_page("live")
     next(b for b in at.button if b.label == "Open a new class").click().run()
     assert [e.value for e in at.error] == [
         "Too many classes opened from here in the last hour: try again in 60 minutes."]
-    assert live.LECTURE not in at.session_state
-    monkeypatch.setattr(live, "client_key", lambda: "ip:198.51.100.7")
+    assert seat.LECTURE not in at.session_state
+    monkeypatch.setattr(seat, "client_key", lambda: "ip:198.51.100.7")
     lecturer_opens()  # a real lecturer elsewhere
 
 
@@ -434,13 +436,13 @@ def test_wrong_codes_from_one_client_make_it_wait(db, monkeypatch):
     monkeypatch.setattr(classroom, "FREE_WRONG_CODES", 1)
     # a wait longer than a loaded machine's rerun: 1 s (the first step) could pass between them
     monkeypatch.setattr(classroom, "wrong_code_wait", lambda wrong: 0.0 if wrong < 1 else 600.0)
-    monkeypatch.setattr(live, "client_key", lambda: "ip:203.0.113.9")
+    monkeypatch.setattr(seat, "client_key", lambda: "ip:203.0.113.9")
     code = db.open_class().code
     at = join_as(open_page("live"), "ZZZZZZ" if code != "ZZZZZZ" else "YYYYYY", "Ann")
     assert "No open class has that code" in at.error[0].value
     join_as(at, code, "Ann")
     assert at.error[0].value.startswith("Too many wrong class codes from here")
-    assert live.MEMBER not in at.session_state and db.students(code) == 0
+    assert seat.MEMBER not in at.session_state and db.students(code) == 0
 
 
 def test_a_name_taken_in_the_class_is_refused_with_a_sentence(db):
@@ -449,7 +451,7 @@ def test_a_name_taken_in_the_class_is_refused_with_a_sentence(db):
     at = join_as(open_page("live"), opened.code, "  ann   LEE")
     assert at.error[0].value == escape_markdown(
         "This class already has a student called 'ann LEE': add an initial or your surname.")
-    assert live.MEMBER not in at.session_state
+    assert seat.MEMBER not in at.session_state
 
 
 def test_the_lecturer_locks_the_class_and_removes_a_student(db):

@@ -15,8 +15,9 @@ import pandas  # noqa: F401  (imported whole before the pages' background warm-u
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz.ui import live
-from dpviz.ui.classroom import DB_ENV, STEPS, ClassStore
+from dpviz.lab.classroom import DB_ENV, STEPS, ClassStore
+from dpviz.ui import seat
+from dpviz.ui.pages import live
 
 from .app_helpers import ROOT, TIMEOUT, charts, values
 
@@ -72,7 +73,7 @@ def test_a_lecture_of_thirty_with_reloads_counts_every_prediction_once(tmp_path,
     db = ClassStore(path)
     lecturer = open_on({}, "live")
     next(b for b in lecturer.button if b.label == "Open a new class").click().run()
-    code = lecturer.session_state[live.LECTURE]["code"]
+    code = lecturer.session_state[seat.LECTURE]["code"]
 
     students: list[AppTest] = []
     for i in range(STUDENTS):
@@ -105,7 +106,7 @@ def test_a_lecture_of_thirty_with_reloads_counts_every_prediction_once(tmp_path,
         if step == LECTURER_RELOADS:
             lecturer = open_on(dict(lecturer.query_params), "live")
             lecturer_reloads += 1
-            assert lecturer.session_state[live.LECTURE]["code"] == code  # the same class
+            assert lecturer.session_state[seat.LECTURE]["code"] == code  # the same class
         lecturer.run()
         shown = " ".join(m.value for m in lecturer.markdown)
         assert f"**{live.STEP_PAGES[step][1]}** — {STUDENTS} answered" in shown
@@ -121,7 +122,7 @@ def test_a_lecture_of_thirty_with_reloads_counts_every_prediction_once(tmp_path,
     assert orphans == []
     assert db.students(code) == STUDENTS  # a reload took no second place
     assert db.row_count(code) == STUDENTS * len(STEPS)  # every prediction stored exactly once
-    token = lecturer.session_state[live.LECTURE]["token"]
+    token = lecturer.session_state[seat.LECTURE]["token"]
     for step in STEPS:
         stored = db.predictions(code, token, step)
         assert sorted(p.name for p in stored) == sorted(f"Student {i}" for i in range(STUDENTS))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from test_bounds_upload import three_clusters
 
-from dpviz.ui import sbm as sbm_ui
+from dpviz.ui.pages import sbm as sbm_ui
 
 from .app_helpers import charts, errors, open_page
 

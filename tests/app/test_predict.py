@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 
 from dpviz.lab.scenario import Scenario, load_data, run_scenario
-from dpviz.ui.covariance import Run as CovarianceRun
-from dpviz.ui.predict import COVARIANCE_HIGH, click_grid, covariance_question, score_mean_guess
+from dpviz.ui.pages.covariance import Run as CovarianceRun
+from dpviz.ui.panels.predict import (
+    COVARIANCE_HIGH,
+    click_grid,
+    covariance_question,
+    score_mean_guess,
+)
 
 from .app_helpers import charts, open_page, open_section
 

@@ -15,9 +15,10 @@ from rendered_pages import words
 from streamlit.testing.v1 import AppTest
 from test_bounds_upload import three_clusters
 
-from dpviz.ui import live, predict
-from dpviz.ui.classroom import DB_ENV, MAX_QUESTION, ClassStore
-from dpviz.ui.covariance import short_label
+from dpviz.lab.classroom import DB_ENV, MAX_QUESTION, ClassStore
+from dpviz.ui import seat
+from dpviz.ui.pages.covariance import short_label
+from dpviz.ui.panels import predict
 
 from .app_helpers import ROOT, TIMEOUT, charts
 
@@ -38,7 +39,7 @@ def renderings(value: float) -> set[str]:
 
 @pytest.fixture
 def shared(monkeypatch) -> list[tuple]:
-    """What Reveal hands to the live class (:func:`dpviz.ui.live.share`), in order.
+    """What Reveal hands to the live class (:func:`dpviz.ui.seat.share`), in order.
 
     Each call is (step, question, prediction, truth, public, within).
     """
@@ -192,13 +193,13 @@ def test_covariance_on_an_upload_sends_the_class_nothing_and_says_so(class_db):
     opened = class_db.open_class()
     ann = class_db.join(opened.code, "Ann")
     at = predict_on("covariance")
-    at.session_state[live.MEMBER] = {"code": ann.code, "student_id": ann.student_id,
+    at.session_state[seat.MEMBER] = {"code": ann.code, "student_id": ann.student_id,
                                      "name": ann.name}
     at.selectbox(key="cov_source").set_value("csv").run()
     at.file_uploader(key="cov_upload").set_value(
         ("clusters.csv", three_clusters(), "text/csv")).run()
     assert not at.exception, at.exception
-    note = ":material/lock: " + live.OWN_DATA_NOTE.format(code=opened.code)
+    note = ":material/lock: " + seat.OWN_DATA_NOTE.format(code=opened.code)
     assert note in [c.value for c in at.caption]  # where the Reveal is
     assert not any("sends your prediction" in c.value for c in at.caption)
     at.number_input(key="cov_guess").set_value(0.1).run()

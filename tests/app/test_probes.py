@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dpviz.data
-import dpviz.ui.home
+import dpviz.ui.pages.home
 from dpviz.ui import escape_markdown
 
 from .app_helpers import ROOT, TIMEOUT, errors
@@ -99,7 +99,7 @@ def test_an_unexpected_failure_shows_one_plain_sentence(monkeypatch):
     def broken(seed: int) -> None:
         raise OSError(f"[Errno 13] Permission denied: '{ROOT}/secret.txt'")
 
-    monkeypatch.setattr(dpviz.ui.home, "example", broken)
+    monkeypatch.setattr(dpviz.ui.pages.home, "example", broken)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not at.exception, at.exception
     assert errors(at) == [dpviz.ui.widgets.INTERNAL_ERROR]

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.experiments import sbm_curves as curves
 from dpviz.lab.scenario import Scenario
-from dpviz.ui import sbm as sbm_ui
+from dpviz.ui.pages import sbm as sbm_ui
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_section, values
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpviz.ui.risk import SEEDED_OWN_DATA
+from dpviz.ui.panels.risk import SEEDED_OWN_DATA
 
 from .app_helpers import errors, open_page
 

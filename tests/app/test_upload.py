@@ -9,7 +9,7 @@ from test_bounds_upload import PRIVATE, SEEDS_500, TYPED, hundred_vertices, thre
 
 from dpviz.data.files import sha256
 from dpviz.estimators.metrics import match_components
-from dpviz.ui.upload import WAYS, too_few_columns
+from dpviz.ui.panels.upload import WAYS, too_few_columns
 from dpviz.ui.widgets import escape_markdown
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, values

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 import pytest
 
 from dpviz.lab.broken_variants import BROKEN_VARIANTS
-from dpviz.ui.home import LESSON
+from dpviz.ui.pages.home import LESSON
 from dpviz.ui.pages_list import PAGES as LISTED
 
 from .browser_helpers import problems, screenshot, settle

@@ -12,7 +12,7 @@ from urllib.parse import unquote_plus
 
 import pytest
 
-from dpviz.ui.home import PATHS, USES
+from dpviz.ui.pages.home import PATHS, USES
 
 from .browser_helpers import (
     SCREENSHOTS,

@@ -147,7 +147,7 @@ def fits(locator) -> bool:
 def test_a_reload_keeps_the_class_for_a_student_and_the_lecturer(browser, db_env):
     """Issue 34: a student reloading mid-step and a lecturer reloading stay in their class;
     the projected reveal names nobody and shows the question whole."""
-    from dpviz.ui.classroom import ClassStore
+    from dpviz.lab.classroom import ClassStore
 
     store = ClassStore(db_env["DPVIZ_CLASS_DB"])
     with streamlit_server(db_env, log_name="live-reload.log") as url:

@@ -13,8 +13,8 @@ import streamlit as st
 from dpviz.lab import lessons as measured
 from dpviz.lab.lens import LensView
 from dpviz.ui import pages_list
-from dpviz.ui.audit import GALLERY_TAB
 from dpviz.ui.cached import lens_view
+from dpviz.ui.panels.audit import GALLERY_TAB
 
 
 @dataclass(frozen=True)

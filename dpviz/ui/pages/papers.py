@@ -23,7 +23,8 @@ from dpviz.estimators.gmm.sample_size import (
 from dpviz.estimators.registry import TASKS
 from dpviz.lab import experiments
 from dpviz.lab.experiments import SweepSpec, sbm_curves
-from dpviz.ui import covariance, gmm, ppe
+from dpviz.ui.pages import covariance, gmm
+from dpviz.ui.panels import ppe
 from dpviz.ui.shell import ROOT
 from dpviz.ui.widgets import show_chart
 from dpviz.viz.curves import sweep_curves

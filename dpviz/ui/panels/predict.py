@@ -13,7 +13,7 @@ student presses Reveal:
   :func:`sbm_question`.
 
 A number is asked by :func:`number_gate`; every gate shares one state, one Reveal (which also
-hands the prediction to the live class, :func:`dpviz.ui.live.share`) and one Guess again.
+hands the prediction to the live class, :func:`dpviz.ui.seat.share`) and one Guess again.
 What goes to the class follows one rule: the question and its truth go with the prediction
 only when they derive from public inputs, generated or bundled public data
 (:func:`from_public_data`), or ledger-charged private releases; on a student's own upload
@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import plotly.graph_objects as go
@@ -43,13 +43,33 @@ from dpviz.estimators.metrics import community_error
 from dpviz.lab.lens import LensView
 from dpviz.lab.scenario import USER_KINDS, Scenario
 from dpviz.privacy import METHOD_LABELS
-from dpviz.ui.live import reveal_note, share
 from dpviz.ui.runs import canonical
+from dpviz.ui.seat import reveal_note, share
 from dpviz.ui.widgets import escape_markdown
 from dpviz.viz.predict import add_guess, guess_figure
 
 if TYPE_CHECKING:
-    from dpviz.ui.covariance import Run as CovarianceRun
+    from dpviz.estimators.result import Result
+
+
+class CovarianceRun(Protocol):
+    """A covariance run as its question reads it (the covariance page's ``Run``)."""
+
+    @property
+    def name(self) -> str:
+        """Its estimator's registry key."""
+
+    @property
+    def label(self) -> str:
+        """Its estimator's short label."""
+
+    @property
+    def result(self) -> Result:
+        """Its run's result."""
+
+    @property
+    def error(self) -> float:
+        """‖Σ̃ − Σ‖_F against the unclipped data's Σ."""
 
 GRID_SIDE = 41
 #: Margin around the rows' range in which a guess may be clicked, as a share of the range.
@@ -170,7 +190,7 @@ class Question:
     public : bool
         Whether ``prompt`` and ``answer`` derive only from public inputs, generated or
         bundled public data, or ledger-charged private releases. If not (a student's own
-        upload), the live class gets the prediction alone (:func:`dpviz.ui.live.share`).
+        upload), the live class gets the prediction alone (:func:`dpviz.ui.seat.share`).
     """
 
     step: str

@@ -27,8 +27,9 @@ from dpviz.lab.feasibility import table_default
 from dpviz.lab.scenario import Scenario
 from dpviz.privacy import METHOD_LABELS, METHODS, Budget, Ledger, compose_runs
 from dpviz.privacy.bounds import bound_plan
-from dpviz.ui import cached, runs, upload, widgets
-from dpviz.ui.risk import spend_text
+from dpviz.ui import cached, runs, widgets
+from dpviz.ui.panels import upload
+from dpviz.ui.panels.risk import spend_text
 from dpviz.ui.shell import PageContext
 from dpviz.ui.widgets import (
     accept_option_names,
@@ -139,7 +140,7 @@ def bound_control(data: Mapping[str, Any]) -> float | str | None:
         ``None``: the data's own public radius (synthetic data, or a set that ships one), or
         an upload's bound chosen as ranges (its data block's ``bounds``).
     """
-    if "upload" in data:  # the upload step chose it (dpviz.ui.upload.table_upload)
+    if "upload" in data:  # the upload step chose it (dpviz.ui.panels.upload.table_upload)
         return None if "bounds" in data else float(st.session_state["gmm_radius"])
     if "generator" in data:
         st.caption("Public bound: the generator's radius R = 1, computed from the true "
@@ -338,7 +339,7 @@ def controls(ctx: PageContext) -> tuple[Scenario, bytes | None]:
 
 
 #: The controls drawn under the figure's run: a failed run stops before them, and the next
-#: run must show them as it uses them (:func:`dpviz.ui.upload.stop_guard`).
+#: run must show them as it uses them (:func:`dpviz.ui.panels.upload.stop_guard`).
 FIGURE_CONTROLS = ("gmm_axis_x", "gmm_axis_y", "gmm_iteration", "gmm_cloud")
 
 

@@ -1,6 +1,7 @@
 """The glossary: every term the pages use, in plain words first and as a formula second.
 
-Each entry has an anchor, so a help text links straight to it (:func:`dpviz.ui.risk.glossary`).
+Each entry has an anchor, so a help text links straight to it
+(:func:`dpviz.ui.panels.risk.glossary`).
 The three "best attack's advantage" numbers the pages give at ε = 1 are computed here, side by
 side, from :mod:`dpviz.privacy.risk` (never typed in).
 """

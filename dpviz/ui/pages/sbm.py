@@ -33,11 +33,12 @@ from dpviz.estimators.work import INTERACTIVE, check_scenario
 from dpviz.lab.intervals import NO_INTERVAL
 from dpviz.lab.recovery import SPLIT, Outlook, recovery_outlook
 from dpviz.lab.scenario import LoadedData, Scenario, load_data
-from dpviz.ui import predict, widgets
-from dpviz.ui.risk import budget_title, risk_panel
+from dpviz.ui import widgets
+from dpviz.ui.panels import predict
+from dpviz.ui.panels.risk import budget_title, risk_panel
+from dpviz.ui.panels.upload import UPLOAD_NOTE
 from dpviz.ui.runs import canonical
 from dpviz.ui.shell import PageContext
-from dpviz.ui.upload import UPLOAD_NOTE
 from dpviz.ui.widgets import (
     LINK_RUNS,
     accept_option_names,

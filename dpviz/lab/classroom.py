@@ -26,7 +26,7 @@ its owner only (0700), and the file too (0600).
 
 What one client may do is bounded too (issue 36: a script opened 997 classes, filled a class
 in 10 s and guessed codes at 28 a second). Every call that opens a class or joins one may name
-its ``client`` (the page passes the browser's address, :func:`dpviz.ui.live.client_key`); the
+its ``client`` (the page passes the browser's address, :func:`dpviz.ui.seat.client_key`); the
 store keeps that client's recent attempts and refuses, with a sentence saying when to come
 back, past :data:`OPEN_LIMIT` classes opened an hour, :data:`JOIN_LIMIT` joins in ten minutes,
 or once :data:`FREE_WRONG_CODES` wrong codes in an hour start an exponential wait
@@ -469,7 +469,7 @@ class ClassStore:
             The code and token of the class this lecturer's session opened before: while
             it is open it is given back instead of a new one (one open class a session).
         client : str, optional
-            Who asks (an address, :func:`dpviz.ui.live.client_key`): a new class counts
+            Who asks (an address, :func:`dpviz.ui.seat.client_key`): a new class counts
             against their :data:`OPEN_LIMIT`. ``None`` (tests, load tests) counts nothing.
 
         Raises ``ValueError`` when :data:`MAX_CLASSES` classes are open, and

@@ -1,6 +1,6 @@
 """The stakeholder report's button: every page with a risk panel offers the same one-pager.
 
-The risk panel (:func:`dpviz.ui.risk.risk_panel`) calls :func:`report_button` with its plain
+The risk panel (:func:`dpviz.ui.panels.risk.risk_panel`) calls :func:`report_button` with its plain
 summary; the picture is the first figure the page showed this run, the accuracy the tables
 the page passes. The HTML itself is built by :func:`dpviz.lab.report.report_html` when the
 button is clicked (Plotly's SVG export through kaleido's browser takes seconds).
@@ -21,7 +21,7 @@ from dpviz.core.version import VERSION
 from dpviz.lab.card import figure_images
 from dpviz.lab.report import Table, report_html
 from dpviz.privacy.risk import PlainRisk
-from dpviz.ui.card import bound_params, kept_browser
+from dpviz.ui.panels.card import bound_params, kept_browser
 from dpviz.ui.widgets import SHOWN_FIGURES
 from dpviz.viz.risk import icon_array
 

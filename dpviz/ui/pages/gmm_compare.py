@@ -31,8 +31,8 @@ from dpviz.lab.feasibility import Blocked, blocked, sizes_of
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.solve import RUNS
 from dpviz.ui import runs
-from dpviz.ui.gmm import MixtureData
-from dpviz.ui.ppe import sample_size_calculator
+from dpviz.ui.pages.gmm import MixtureData
+from dpviz.ui.panels.ppe import sample_size_calculator
 from dpviz.ui.progress import timed_bar
 from dpviz.ui.widgets import escape_markdown, show_chart
 from dpviz.viz.compare import RUN_TITLES, compare_figure
@@ -56,10 +56,10 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
     """The estimator's own story, from its registry entry (nothing when it has none).
 
     A ⊥ run with a ``scenario`` also offers its mechanics: the same scenario without noise
-    (:func:`dpviz.ui.gmm.mechanics_scenario`), drawn apart under "not private", with no ε.
+    (:func:`dpviz.ui.pages.gmm.mechanics_scenario`), drawn apart under "not private", with no ε.
     """
     from dpviz.estimators.work import check_work
-    from dpviz.ui import gmm
+    from dpviz.ui.pages import gmm
     from dpviz.ui.widgets import attempt, lazy_expander
 
     entry = TASKS["gmm"].get(result.estimator or "")

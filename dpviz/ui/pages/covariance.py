@@ -33,9 +33,11 @@ from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.lab.scenario import LoadedData, Scenario
 from dpviz.privacy import Budget, Ledger, compose_runs
 from dpviz.privacy.calibration import zcdp_epsilon
-from dpviz.ui import runs, upload, widgets
-from dpviz.ui.risk import budget_title, risk_panel
+from dpviz.ui import runs, widgets
+from dpviz.ui.panels import upload
+from dpviz.ui.panels.risk import budget_title, risk_panel
 from dpviz.ui.widgets import (
+    RHO_GRID,
     accept_link_values,
     accept_option_names,
     advanced,
@@ -61,9 +63,6 @@ BUDGETS = (RHO, EPSILON)
 BUDGET_LABELS = {RHO: "As the paper sets it", EPSILON: "ε, δ"}
 #: The budget radio's labels in links written before issue 35 (a link carries the label).
 OLD_BUDGET_LABELS = {"ρ (zCDP, the paper's)": RHO}
-#: ρ on a log grid 1, 2, 5 × 10ᵏ: the paper's Figure 3d spans 1e-4 … 10.
-RHO_GRID: tuple[float, ...] = tuple(float(f"{m}e{e}") for e in range(-4, 1) for m in (1, 2, 5))
-RHO_GRID += (10.0,)
 #: The estimator drawn on a first visit: the paper's own proposal (:data:`ESTIMATOR_WHY`).
 DEFAULT_ESTIMATOR = "adaptive"
 ESTIMATOR_WHY = ("AdaptiveCov by default: it is the paper's own proposal, and it needs no "
@@ -230,7 +229,7 @@ def data_controls(seed: int) -> tuple[dict[str, Any], bytes | None]:
 
 
 def csv_controls() -> tuple[dict[str, Any], bytes]:
-    """An uploaded CSV through the upload step (:func:`dpviz.ui.upload.table_upload`)."""
+    """An uploaded CSV through the upload step (:func:`dpviz.ui.panels.upload.table_upload`)."""
     chosen = upload.table_upload("cov", prompt="Upload a CSV file to estimate its covariance.",
                                  radius_key="cov_radius", radius_value=UNIT_RADIUS,
                                  min_columns=2)
@@ -292,7 +291,7 @@ def budget_controls() -> tuple[dict[str, float], float]:
 def radius_control(data: Mapping[str, Any]) -> float | None:
     """The public radius r: the data's own (generator, digits: 1) or one the user gives (CSV).
 
-    An upload's bound comes from the upload step (:func:`dpviz.ui.upload.table_upload`): its
+    An upload's bound comes from the upload step (:func:`dpviz.ui.panels.upload.table_upload`): its
     radius, or ``None`` for ranges (the data block's ``bounds``).
     """
     if "upload" not in data:

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from dpviz.lab.lens import TwoReleases, two_release_attack
-from dpviz.ui.lens import LensSettings
+from dpviz.ui.pages.lens import LensSettings
 from dpviz.ui.widgets import attempt, show_chart
 from dpviz.viz.noise_reuse import row_label, two_release_figure
 

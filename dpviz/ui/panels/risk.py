@@ -39,7 +39,7 @@ from dpviz.privacy.risk import (
     spending,
     tighter,
 )
-from dpviz.ui.report import report_button
+from dpviz.ui.panels.report import report_button
 from dpviz.ui.shell import PAGE_TITLE, PRESENTER, SECURE
 from dpviz.ui.widgets import escape_markdown, lazy_expander, show_chart
 from dpviz.viz.risk import icon_array, posterior_figure, tradeoff_figure

@@ -13,7 +13,8 @@ from numpy.typing import ArrayLike
 from dpviz.estimators.factor_analysis import digits_factor_images
 from dpviz.estimators.result import Result
 from dpviz.lab.scenario import Scenario
-from dpviz.ui import runs, upload
+from dpviz.ui import runs
+from dpviz.ui.panels import upload
 from dpviz.ui.widgets import advanced, delta_input
 
 #: The budgets at which correctly calibrated noise still leaves structure (ALGORITHMS.md §2).

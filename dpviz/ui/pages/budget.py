@@ -10,9 +10,9 @@ import streamlit as st
 
 from dpviz.core import limits
 from dpviz.lab.lessons import BUDGET_K, BUDGET_ROUNDS, Solutions, accounting_gain
-from dpviz.privacy import METHOD_LABELS, METHODS, Allocation, PlannedRelease
-from dpviz.privacy.plans import Plan
+from dpviz.privacy import METHOD_LABELS, METHODS, Allocation
 from dpviz.privacy.solver import PlannedMechanism
+from dpviz.ui.cached import PlanDescription
 from dpviz.ui.widgets import accept_option_names, advanced, delta_input, epsilon_slider
 
 if TYPE_CHECKING:
@@ -37,38 +37,6 @@ READING = """
 - *Budget bar*: how the plan's lines share the budget, in ε: the plan's ε as the method that
   solved it composes the lines, each line its share.
 """
-
-
-@dataclass(frozen=True)
-class PlanDescription:
-    """A privacy plan as the page describes it (plain values: the cache keys).
-
-    A DP-EM preset (``preset`` ``"GGG"`` or ``"LLG"``, ``rounds`` iterations, ``k``
-    components, the DP-EM paper's) or free ``lines`` of releases, each
-    ``(mechanism, count, weight)`` per round, repeated for ``rounds`` rounds.
-
-    Examples
-    --------
-    >>> PlanDescription(20, preset="GGG", k=3).plan().rounds
-    20
-    >>> PlanDescription(10, lines=(("laplace", 2, 1.0),)).plan().label
-    '10 rounds × 2 releases'
-    """
-
-    rounds: int
-    preset: str | None = None
-    k: int = 0
-    lines: tuple[tuple[PlannedMechanism, int, float], ...] = ()
-
-    def plan(self) -> Plan:
-        """The engine's :class:`~dpviz.privacy.plans.Plan` of this description."""
-        if self.preset is not None:
-            return Plan.dp_em(iterations=self.rounds, k=self.k, scenario=self.preset)
-        releases = tuple(PlannedRelease(f"line {i + 1}: {mechanism}", mechanism, 1.0, count,
-                                        weight)
-                         for i, (mechanism, count, weight) in enumerate(self.lines))
-        total = sum(count for _, count, _ in self.lines)
-        return Plan(releases, self.rounds, f"{self.rounds} rounds × {total} releases")
 
 
 @dataclass(frozen=True)

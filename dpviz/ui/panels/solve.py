@@ -18,9 +18,8 @@ from dpviz.core import limits
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.solve import PROBABILITY_DEFAULT, RUNS, Solution, ask, synthetic_twin
-from dpviz.ui.covariance import RHO_GRID
 from dpviz.ui.progress import timed_bar
-from dpviz.ui.widgets import escape_markdown, lazy_expander, show_chart
+from dpviz.ui.widgets import RHO_GRID, escape_markdown, lazy_expander, show_chart
 from dpviz.viz.solve import solve_figure
 
 
