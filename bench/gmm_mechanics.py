@@ -5,7 +5,7 @@ does not run live. This runs each such estimator's mechanics — the default /gm
 (generated mixture, d = 2, k = 3, 6σ, data seed 0) at ε = ∞ on :data:`SAVED` rows — and saves
 its answer and its diagnostics to ``assets/results/mechanics_<estimator>.json``; the page's
 "Mechanics only — not private" panel offers it as precomputed
-(:func:`dpviz.ui.pages.gmm.saved_mechanics`). ``nice -n 10 python bench/gmm_mechanics.py``.
+(:func:`dpviz.ui.pages.gmm_runs.saved_mechanics`). ``nice -n 10 python bench/gmm_mechanics.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from dpviz.estimators.result import to_json_value  # noqa: E402
 from dpviz.lab.provenance import stamp  # noqa: E402
 from dpviz.lab.scenario import Scenario, run_scenario  # noqa: E402
-from dpviz.ui.pages.gmm import mechanics_path, mechanics_scenario  # noqa: E402
+from dpviz.ui.pages.gmm_runs import mechanics_path, mechanics_scenario  # noqa: E402
 
 #: estimator → the rows its saved mechanics run on.
 SAVED = {"ppe": 100_000}

@@ -54,6 +54,8 @@ class Page:
 
 _PANELS = tuple(f"dpviz.ui.panels.{name}"
                 for name in ("audit", "card", "solve", "risk", "winner", "upload"))
+_GMM = tuple(f"dpviz.ui.pages.{name}"
+             for name in ("gmm", "gmm_runs", "gmm_intervals", "gmm_paper", "gmm_compare"))
 
 #: Every page, in the navigation's order.
 PAGES: tuple[Page, ...] = (
@@ -66,7 +68,7 @@ PAGES: tuple[Page, ...] = (
     Page("pages/glossary.py", "Glossary", ":material/dictionary:", "Privacy",
          warm=("dpviz.ui.pages.glossary",)),
     Page("pages/gmm.py", "Gaussian mixtures", ":material/bubble_chart:", "Estimators",
-         step=True, warm=("dpviz.ui.pages.gmm", "dpviz.ui.pages.gmm_compare", *_PANELS)),
+         step=True, warm=(*_GMM, *_PANELS)),
     Page("pages/exposure.py", "Privacy exposure", ":material/person_search:", "Estimators",
          warm=("dpviz.ui.pages.exposure",)),
     Page("pages/factors.py", "Factor analysis", ":material/grid_view:", "Estimators",

@@ -75,13 +75,13 @@ def test_the_covariance_estimators_of_one_secure_rerun_draw_apart(seen):
 
 def test_non_private_em_still_starts_where_the_secure_run_starts(seen):
     from dpviz.lab.scenario import Scenario
-    from dpviz.ui.pages import gmm as gmm_ui
+    from dpviz.ui.pages import gmm_runs
 
     fresh = secrets.randbits(128)
     scenario = Scenario.from_dict({"task": "gmm", "estimator": "dp_em",
                                    "data": {"dataset": "iris"},
                                    "params": {"epsilon": 1.0, "delta": 1e-6, "radius": 10.0}})
-    gmm_ui.run(scenario, fresh=fresh)
-    gmm_ui.run(gmm_ui.reference_scenario(scenario), fresh=fresh)
+    gmm_runs.run(scenario, fresh=fresh)
+    gmm_runs.run(gmm_runs.reference_scenario(scenario), fresh=fresh)
     assert [name for name, _ in seen] == ["dp_em", "em"]
     assert seen[0][1] == seen[1][1]

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from dpviz.estimators import registry
 from dpviz.estimators.registry import TASKS
 from dpviz.lab import experiments
-from dpviz.ui.pages import gmm as gmm_ui
+from dpviz.ui.pages import gmm_paper
 
 from .app_helpers import charts, errors, open_page, open_section, values
 
@@ -266,7 +266,7 @@ def test_peers_section_reads_the_saved_errors(gmm):
     medians = experiments.mean_error_medians(cached.saved_table(str(cached.ERRORS_CSV)))
     open_section(gmm, "gmm_peers_open")
     fig = charts(gmm)["gmm_peers"]
-    assert [t["name"] for t in fig["data"]] == list(gmm_ui.PEERS.values())
+    assert [t["name"] for t in fig["data"]] == list(gmm_paper.PEERS.values())
     assert all(len(values(t["y"])) == 20 for t in fig["data"])
     reading = _markdown(gmm, "**Reading:**")
     assert f"DPLloyd {medians['dplloyd_J10']:.3g}" in reading
@@ -299,7 +299,7 @@ def test_paper_verdict_says_when_the_claim_holds():
             for e in (0.5, 1.0) for r in range(5)]
     table = pd.DataFrame(rows, columns=["variant", "scenario", "accounting", "epsilon",
                                         "repeat", "test_loglik"])
-    verdict = gmm_ui.paper_verdict(experiments.paper_reproduction(table, "dpviz"))
+    verdict = gmm_paper.paper_verdict(experiments.paper_reproduction(table, "dpviz"))
     assert "holds in 4 of 4" in verdict and "GGG beats LLG in all 10" in verdict
 
 

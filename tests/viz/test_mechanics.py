@@ -1,7 +1,7 @@
 """No ε beside a run without a guarantee (issue 21 item 3).
 
 Every not-private mode of the registry's mixture estimators — each story's mechanics (the
-scenario without noise, :func:`dpviz.ui.pages.gmm.mechanics_scenario`) and the non-private
+scenario without noise, :func:`dpviz.ui.pages.gmm_runs.mechanics_scenario`) and the non-private
 references — is drawn, and no ε may appear in its figures or in the panel's words.
 """
 
@@ -16,7 +16,7 @@ import pytest
 from dpviz.core.entry import StoryInputs
 from dpviz.estimators.registry import TASKS
 from dpviz.lab.scenario import Scenario, load_data, run_scenario
-from dpviz.ui.pages.gmm import MECHANICS_NOTE, MECHANICS_TITLE, mechanics_scenario
+from dpviz.ui.pages.gmm_runs import MECHANICS_NOTE, MECHANICS_TITLE, mechanics_scenario
 
 EPSILONS = ("ε", "ϵ", "epsilon", "Epsilon")
 DATA = {"generator": "gmm", "n": 2_000, "d": 2, "k": 3, "separation": 8.0, "seed": 0}

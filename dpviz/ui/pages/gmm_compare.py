@@ -31,7 +31,7 @@ from dpviz.lab.feasibility import Blocked, blocked, sizes_of
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.solve import RUNS
 from dpviz.ui import runs
-from dpviz.ui.pages.gmm import MixtureData
+from dpviz.ui.pages.gmm_runs import MixtureData
 from dpviz.ui.panels.ppe import sample_size_calculator
 from dpviz.ui.progress import timed_bar
 from dpviz.ui.widgets import escape_markdown, show_chart
@@ -56,10 +56,11 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
     """The estimator's own story, from its registry entry (nothing when it has none).
 
     A ⊥ run with a ``scenario`` also offers its mechanics: the same scenario without noise
-    (:func:`dpviz.ui.pages.gmm.mechanics_scenario`), drawn apart under "not private", with no ε.
+    (:func:`dpviz.ui.pages.gmm_runs.mechanics_scenario`), drawn apart under "not private",
+    with no ε.
     """
     from dpviz.estimators.work import check_work
-    from dpviz.ui.pages import gmm
+    from dpviz.ui.pages import gmm_runs
     from dpviz.ui.widgets import attempt, lazy_expander
 
     entry = TASKS["gmm"].get(result.estimator or "")
@@ -83,11 +84,11 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
 
     def mechanics() -> None:
         assert scenario is not None
-        st.caption(gmm.MECHANICS_NOTE)
-        saved = gmm.saved_mechanics(result.estimator)
+        st.caption(gmm_runs.MECHANICS_NOTE)
+        saved = gmm_runs.saved_mechanics(result.estimator)
         options: list[int | str] = [len(data.data)]
         if "generator" in scenario.data:
-            options = sorted({len(data.data), *filter(fits, gmm.MECHANICS_ROWS)})
+            options = sorted({len(data.data), *filter(fits, gmm_runs.MECHANICS_ROWS)})
             if saved is not None:
                 options.append("saved")
         chosen = st.selectbox(
@@ -103,9 +104,9 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
                        f"{plain.data['n']:,}, separation {plain.data['separation']:g}σ, data "
                        "seed 0), not on this page's rows.")
         else:
-            plain = gmm.mechanics_scenario(scenario, int(chosen))
-            shown = attempt(gmm.run, plain, fresh=0 if fresh is None else fresh)
-            seen = data if chosen == len(data.data) else attempt(gmm.mixture_data, plain)
+            plain = gmm_runs.mechanics_scenario(scenario, int(chosen))
+            shown = attempt(gmm_runs.run, plain, fresh=0 if fresh is None else fresh)
+            seen = data if chosen == len(data.data) else attempt(gmm_runs.mixture_data, plain)
             inputs = StoryInputs(rows=seen.data, labels=seen.labels,
                                  true_means=seen.truth.means, k=seen.k)
         if shown.failed:
@@ -117,11 +118,11 @@ def story(result: Result, data: MixtureData, *, scenario: Scenario | None = None
     st.caption(told.intro)
     uploaded = scenario is not None and "upload" in scenario.data
     draw(result, StoryInputs(rows=data.data, labels=data.labels, true_means=data.truth.means,
-                             k=data.k, reference=gmm.YOUR_DATA_REFERENCE if uploaded else None,
+                             k=data.k, reference=gmm_runs.YOUR_DATA_REFERENCE if uploaded else None,
                              names=data.names),
          "")
     if result.failed and scenario is not None and not uploaded:
-        lazy_expander(gmm.MECHANICS_TITLE, mechanics, key="gmm_mechanics_open",
+        lazy_expander(gmm_runs.MECHANICS_TITLE, mechanics, key="gmm_mechanics_open",
                       icon=":material/settings:")
     calculator = CALCULATORS.get(told.calculator or "")
     if calculator is not None:

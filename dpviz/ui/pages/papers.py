@@ -23,7 +23,7 @@ from dpviz.estimators.gmm.sample_size import (
 from dpviz.estimators.registry import TASKS
 from dpviz.lab import experiments
 from dpviz.lab.experiments import SweepSpec, sbm_curves
-from dpviz.ui.pages import covariance, gmm
+from dpviz.ui.pages import covariance, gmm_paper
 from dpviz.ui.panels import ppe
 from dpviz.ui.shell import ROOT
 from dpviz.ui.widgets import show_chart
@@ -121,7 +121,7 @@ def section(index: int) -> None:
     label, paper = PAPERS[index]
     st.caption(paper)
     if index == 0:
-        gmm.paper_section()
+        gmm_paper.paper_section()
     elif index == 1:
         covariance.paper_panel()
     elif index == 2:
