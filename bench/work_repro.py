@@ -141,7 +141,7 @@ def winner_map() -> dict[str, Any]:
 
 def sbm_curves() -> dict[str, Any]:
     from dpviz.lab.experiments import sbm_curves as curves
-    from dpviz.ui.pages import sbm as page
+    from dpviz.ui.pages import sbm_curves as page
 
     with tempfile.TemporaryDirectory() as folder:  # no cached runs from an earlier click
         os.environ["DPVIZ_CACHE_DIR"] = folder

@@ -5,6 +5,8 @@ import streamlit as st
 from dpviz import ui
 from dpviz.ui import runs
 from dpviz.ui.pages import covariance as cov
+from dpviz.ui.pages import covariance_paper
+from dpviz.ui.pages import covariance_results as results
 from dpviz.ui.panels import audit, predict, upload, winner
 from dpviz.ui.panels.card import card_panel
 from dpviz.ui.panels.solve import solve_expander
@@ -31,7 +33,7 @@ try:
             expected: list[str] = []
             if "upload" in scenarios[0].data:  # before the figures: most rows clipped, too wide
                 upload.warn_bound(drawn[0].result, scenarios[0], data)
-                expected = cov.expected_panel(drawn, scenarios, data.data.shape)
+                expected = results.expected_panel(drawn, scenarios, data.data.shape)
             for run in drawn:
                 if run.result.not_private:
                     st.warning(f"{run.label} is not private: "
@@ -39,30 +41,31 @@ try:
                                icon=":material/warning:")
             clipped = max(int(r.result.diagnostics.get("rows_clipped", 0)) for r in drawn)
             if clipped:
-                st.info(cov.clipped_note(clipped, chosen.radius), icon=":material/content_cut:")
+                st.info(results.clipped_note(clipped, chosen.radius), icon=":material/content_cut:")
             revealed = predict.number_gate(predict.covariance_question(drawn, scenarios),
                                            scenario=predict.scenario_token(*scenarios),
                                            key="cov")
             if revealed:  # every matrix, spectrum and error below draws the private answer
-                cov.spectra_panel(drawn, scenarios, len(data.data))
-                cov.ellipses_panel(drawn, names)
+                results.spectra_panel(drawn, scenarios, len(data.data))
+                results.ellipses_panel(drawn, names)
             else:
                 st.caption(f"The private matrices, their spectra and errors: {predict.HIDDEN}")
 
         if revealed:
-            cov.heatmaps_panel(drawn, names)
+            results.heatmaps_panel(drawn, names)
             st.subheader("Errors and their bounds")
-            cov.errors_panel(drawn, chosen.stated_delta)
+            results.errors_panel(drawn, chosen.stated_delta)
             adaptive = [r for r in drawn if r.name == "adaptive"]
             if adaptive:
                 st.subheader("How AdaptiveCov chose its clip radius")
-                cov.adaptive_panel(adaptive[0])
-        accuracy = ({"Errors of the private matrices": cov.error_table(drawn, chosen.stated_delta)}
+                results.adaptive_panel(adaptive[0])
+        accuracy = ({"Errors of the private matrices": results.error_table(drawn,
+                                                                           chosen.stated_delta)}
                     if revealed else {})
-        cov.ledger_panel(drawn, chosen, accuracy=accuracy,
-                         notes=([cov.ERRORS_NOTE] if revealed else []) + expected)
+        results.ledger_panel(drawn, chosen, accuracy=accuracy,
+                             notes=([results.ERRORS_NOTE] if revealed else []) + expected)
         ui.lazy_expander("Choices the paper leaves open, as used",
-                         lambda: cov.choices_panel(drawn), key="cov_choices_open",
+                         lambda: results.choices_panel(drawn), key="cov_choices_open",
                          icon=":material/rule:")
         if revealed:  # the card holds the figures and their numbers
             card_panel(scenarios[0], key="cov_card", content=chosen.content)
@@ -80,4 +83,4 @@ try:
                                        "global seed, so a link reopens the same noise."))
 finally:  # after the live tab (the report's picture is its first figure); a stopped live
     with paper:  # tab (bad input) must not hide the saved figures
-        cov.paper_panel()
+        covariance_paper.paper_panel()

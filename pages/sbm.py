@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpviz import ui
 from dpviz.ui import runs
-from dpviz.ui.pages import sbm
+from dpviz.ui.pages import sbm, sbm_curves, sbm_results
 from dpviz.ui.panels import audit, predict, winner
 from dpviz.ui.panels.card import card_panel
 from dpviz.ui.panels.solve import solve_expander
@@ -27,7 +27,7 @@ with figures:
     scenario, content = chosen
     result = ui.attempt(runs.run, scenario, fresh=ctx.seed, content=content)
     data = runs.loaded(scenario, content)  # loaded (and checked) by the run
-    st.caption(ui.escape_markdown(sbm.description(data)))
+    st.caption(ui.escape_markdown(sbm_results.description(data)))
     if result.not_private:
         st.warning(f"Not private: {ui.escape_markdown(result.not_private)}. The picture shows "
                    "what the algorithm does, but this run gives no privacy guarantee.",
@@ -37,10 +37,10 @@ with figures:
                  icon=":material/error:")
         st.stop()
     revealed = predict.number_gate(
-        predict.sbm_question(sbm.true_labels(data), result.estimate["labels"]),
+        predict.sbm_question(sbm_results.true_labels(data), result.estimate["labels"]),
         scenario=predict.scenario_token(scenario), key="sbm")
-    sbm.result_metrics(result, sbm.true_labels(data) if revealed else None)
-    sbm.result_panels(scenario, data, result, revealed=revealed)
+    sbm_results.result_metrics(result, sbm_results.true_labels(data) if revealed else None)
+    sbm_results.result_panels(scenario, data, result, revealed=revealed)
     if revealed:  # the card holds the recovered communities
         card_panel(scenario, key="sbm_card", content=content)
     ui.lazy_expander("Audit this estimator",
@@ -51,7 +51,7 @@ with figures:
 st.divider()
 st.subheader("Error against ε and n, and where recovery succeeds")
 if revealed:  # the curves read the error at this ε
-    sbm.curves_section(scenario)
+    sbm_curves.curves_section(scenario)
 else:
     st.caption(predict.HIDDEN)
 ui.lazy_expander("Which estimator wins where", lambda: winner.winner_section("sbm", scenario),

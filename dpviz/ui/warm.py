@@ -34,7 +34,7 @@ MODULES = tuple(dict.fromkeys(module for page in PAGES for module in page.warm))
 LIBRARIES = ("dp_accounting", "opendp.measurements")
 #: The saved figures every user sees alike, built once: (module, function). Named, not
 #: imported: the shell that starts the warm-up sits below the pages' bodies.
-FIGURES = (("dpviz.ui.pages.sbm", "saved_curve_figures"),)
+FIGURES = (("dpviz.ui.pages.sbm_curves", "saved_curve_figures"),)
 #: Seconds after the first page's run ends before the warm-up starts: its browser then
 #: fetches the page's chart code (Streamlit's Plotly bundle) from this process.
 GRACE = 3.0

@@ -13,6 +13,7 @@ from dpviz.estimators.registry import TASKS
 from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.privacy.calibration import zcdp_epsilon
 from dpviz.ui.pages import covariance as cov_ui
+from dpviz.ui.pages import covariance_paper, covariance_results
 from dpviz.ui.widgets import RHO_GRID
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, open_section, values
@@ -361,9 +362,9 @@ def saved(monkeypatch, tmp_path):
     pd.DataFrame(rows, columns=[*reproduction.COLUMNS, "series"]).to_csv(
         tmp_path / "covariance_fig2.csv", index=False)
     monkeypatch.setattr(reproduction, "RESULTS", tmp_path)
-    cov_ui.saved_figure.clear()
+    covariance_paper.saved_figure.clear()
     yield tmp_path
-    cov_ui.saved_figure.clear()
+    covariance_paper.saved_figure.clear()
 
 
 def test_paper_panel_draws_a_saved_figure_with_its_claim(saved):
@@ -459,4 +460,4 @@ def test_the_stakeholder_report_gets_the_pages_accuracy(monkeypatch):
     assert caption == "Errors of the private matrices"
     assert frame["estimator"].tolist() == ["AdaptiveCov"]
     assert frame["spent"].tolist() == [f"ε = {zcdp_epsilon(0.1, 1e-10):.3g}, δ = 1e-10"]
-    assert seen["notes"] == [cov_ui.ERRORS_NOTE]
+    assert seen["notes"] == [covariance_results.ERRORS_NOTE]

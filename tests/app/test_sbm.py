@@ -10,6 +10,7 @@ from dpviz.estimators.registry import TASKS
 from dpviz.lab.experiments import sbm_curves as curves
 from dpviz.lab.scenario import Scenario
 from dpviz.ui.pages import sbm as sbm_ui
+from dpviz.ui.pages import sbm_curves
 
 from .app_helpers import ROOT, TIMEOUT, charts, errors, open_section, values
 
@@ -297,7 +298,7 @@ def test_curves_are_computed_live_on_click_for_small_graphs():
     figures = charts(at)
     lines = [t["name"] for t in figures["sbm_by_epsilon"]["data"]
              if t.get("showlegend") is not False]
-    assert lines == [TASKS["sbm"][n].label for n in (*sbm_ui.PRIVATE, *sbm_ui.REFERENCES)]
+    assert lines == [TASKS["sbm"][n].label for n in (*sbm_curves.PRIVATE, *sbm_curves.REFERENCES)]
     assert "ε = 2" in figures["sbm_by_n"]["layout"]["title"]["text"]
     phase = figures["sbm_phase"]
     assert [t["type"] for t in phase["data"]] == ["heatmap", "heatmap"]
@@ -312,7 +313,7 @@ def test_large_graphs_read_the_saved_curves():
     assert not at.exception and not errors(at)
     assert "sbm_compute" not in [b.key for b in at.button]
     try:
-        curves.load_saved(sbm_ui.SAVED["epsilon"])
+        curves.load_saved(sbm_curves.SAVED["epsilon"])
     except ValueError as err:
         assert any(str(err) in i.value for i in at.info)
     else:

@@ -78,7 +78,7 @@ def test_a_missed_positive_eigenvalue_falls_back_to_the_dense_certificate(graph)
 
 def test_the_saved_error_vs_n_shows_the_crossover_the_page_states():
     from dpviz.lab.experiments.sbm_curves import load_saved
-    from dpviz.ui.pages.sbm import RR_CAPTION
+    from dpviz.ui.pages.sbm_curves import RR_CAPTION
 
     runs = load_saved("error_vs_n")
     median = runs.groupby(["estimator", "n"])["error"].median()

@@ -1,10 +1,11 @@
-"""Widgets, scenarios, tables and panels of the Covariance page (seed 001).
+"""The Covariance page's controls, scenarios and runs (seed 001).
 
 The controls return one :class:`~dpviz.lab.scenario.Scenario` per ticked estimator (same data
 block, same budget), and every run goes through :func:`dpviz.ui.runs.run`: the data are
 made, and the rows clipped with ``XᵀX`` formed (the entries' ``prepare`` hook), once per data
-block, so a ρ move costs only the noise and the eigendecompositions. The figures come from
-:mod:`dpviz.viz.covariance`.
+block, so a ρ move costs only the noise and the eigendecompositions. The panels drawn from the
+runs are :mod:`dpviz.ui.pages.covariance_results`'s, the paper's figures
+:mod:`dpviz.ui.pages.covariance_paper`'s; the figures come from :mod:`dpviz.viz.covariance`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from dpviz.core import limits
@@ -28,31 +27,23 @@ from dpviz.estimators.covariance.emcov import DELTA_FOR_RHO
 from dpviz.estimators.metrics import frobenius_error
 from dpviz.estimators.registry import TASKS
 from dpviz.estimators.result import Result
-from dpviz.lab import expectation, intervals
-from dpviz.lab.experiments import covariance_figures as reproduction
 from dpviz.lab.scenario import LoadedData, Scenario
-from dpviz.privacy import Budget, Ledger, compose_runs
+from dpviz.privacy import Budget
 from dpviz.privacy.calibration import zcdp_epsilon
 from dpviz.ui import runs, widgets
 from dpviz.ui.panels import upload
-from dpviz.ui.panels.risk import budget_title, risk_panel
 from dpviz.ui.widgets import (
     RHO_GRID,
     accept_link_values,
     accept_option_names,
     advanced,
-    attempt,
-    choices_table,
-    clamp_state,
     delta_input,
     epsilon_slider,
-    escape_markdown,
-    show_chart,
 )
-from dpviz.viz import covariance as cov_viz
-from dpviz.viz import ledger_bar, with_interval_bars
 
 SYNTHETIC, DIGITS, CSV = "synthetic", "digits", "csv"
+
+
 SOURCES = (SYNTHETIC, DIGITS, CSV)
 SOURCE_LABELS = {SYNTHETIC: "Synthetic: Zipf-distributed norms (the paper's generator)",
                  DIGITS: "Handwritten digits (8 × 8, pixels / 16 / 8)",
@@ -441,367 +432,3 @@ def run_all(chosen: Chosen, fresh: int | None) -> tuple[tuple[Run, ...], float]:
                      runs.run(s, fresh=fresh, content=chosen.content))
                  for s in chosen.scenarios)
     return done, time.perf_counter() - start
-
-
-def _cell(value: float) -> str:
-    return DASH if not math.isfinite(value) else f"{value:.3g}"
-
-
-#: The error table's column of clipped rows: an exact count, shown for the lesson only.
-CLIPPED = "rows clipped (not private)"
-
-
-def clipped_note(clipped: int, radius: float) -> str:
-    """The sentence above the figures: how many rows were clipped, labelled not private.
-
-    Examples
-    --------
-    >>> clipped_note(7, 1.0)[:60]
-    '7 rows had a norm above r = 1 and were clipped to it before '
-    """
-    return (f"{clipped:,} rows had a norm above r = {radius:g} and were clipped to it before "
-            "any release. This count is not private (a teaching diagnostic): it is read "
-            "exactly from the data and released with no noise.")
-
-
-def spent_text(ledger: Ledger, stated_delta: float) -> str:
-    """What one run spent, in ε: a ρ budget's total at the page's δ, as the budget bar says."""
-    if not ledger.releases:
-        return "nothing released"
-    if ledger.budget is not None and ledger.budget.rho is not None and stated_delta > 0:
-        return f"ε = {ledger.total(delta=stated_delta).epsilon:.3g}, δ = {stated_delta:.3g}"
-    total = ledger.total()
-    return f"ε = {total.epsilon:.3g}, δ = {total.delta:.3g}"
-
-
-def error_table(runs: Sequence[Run], stated_delta: float = DELTA_FOR_RHO) -> pd.DataFrame:
-    """One row per run: the error, its stated bound, the ε spent and rows clipped.
-
-    ``stated_delta``: the δ at which a ρ budget's spend is stated as ε (the page's).
-    """
-    rows = []
-    for run in runs:
-        diagnostics = run.result.diagnostics
-        rows.append({"estimator": run.label,
-                     "error ‖Σ̃ − Σ‖ (Frobenius)": _cell(run.error),
-                     "theoretical bound": _cell(float(diagnostics.get("error_bound",
-                                                                      math.nan))),
-                     "spent": spent_text(run.result.ledger, stated_delta),
-                     CLIPPED: int(diagnostics.get("rows_clipped", 0))})
-    return pd.DataFrame(rows)
-
-
-#: The stakeholder report's sentence under the error table.
-ERRORS_NOTE = ("Error: the Frobenius distance between the private and the true matrix of the "
-               "unclipped rows, in the data's squared units; bound: the paper's "
-               "high-probability bound at this budget.")
-
-
-def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
-                   sizes: tuple[int, int]) -> list[str]:
-    """Each private run's predicted error on an upload, from public inputs only, above the figures.
-
-    :func:`dpviz.lab.expectation.expected` on each run's public shape (``sizes``: the table's
-    n and d; private ranges as the run released them), with a progress bar while it is
-    simulated (kept per shape), after a warning when most rows were clipped (the prediction
-    leaves their bias out): a warning for each prediction that is large, with the n or the
-    budget that would do, and one caption for the others. Nothing for generated data or the
-    digits (the page measures every run against the true matrix), nor for a run that released
-    nothing, gave no answer or read its bound from the data. Returns the sentences said (the
-    stakeholder report prints them).
-    """
-    if "upload" not in scenarios[0].data:
-        return []
-    clipped = max(int(run.result.diagnostics.get("rows_clipped", 0)) for run in runs)
-    problems = upload.bound_problems({"clipped_rows": {"count": clipped, "of": sizes[0]}},
-                                     np.empty((0, sizes[1])), ("",) * sizes[1])
-    for problem in problems:  # the prediction leaves the clipping's bias out: say it first
-        st.warning(f"{escape_markdown(problem)} (A non-private teaching diagnostic.)",
-                   icon=":material/warning:")
-    shapes = []
-    for run, scenario in zip(runs, scenarios, strict=True):
-        if run.result.failed or not run.result.ledger.releases:
-            continue
-        shape = expectation.public_shape(scenario, run.result.choices, sizes)
-        if shape is not None:
-            shapes.append((run.label, shape))
-    said: list[tuple[bool, str]] = []
-    for label, shape in shapes:
-        found = expectation.known(shape)
-        if found is None:
-            from dpviz.ui.progress import timed_bar
-
-            with timed_bar(f"Predicting {label}'s error from runs on generated data of this "
-                           "public shape", expectation.RUNS, at_most=True) as bar:
-                found = attempt(expectation.expected, shape,
-                                progress=lambda done, total: bar.step(done, unit="runs",
-                                                                      total=total))
-        said.append((found.large, found.sentence(f"{label}'s matrix")))
-    for large, sentence in said:
-        if large:
-            st.warning(escape_markdown(sentence), icon=":material/speed:")
-    fine = [sentence for large, sentence in said if not large]
-    if fine:
-        st.caption(escape_markdown(" ".join(fine)) + " Only public inputs go in: n, d, the "
-                   "bound, the budget and each estimator's parameters.")
-    return [sentence for _, sentence in said]
-
-
-def heatmaps_panel(runs: Sequence[Run], names: Sequence[str]) -> None:
-    """The true and the private matrices on one colour scale (the leading block if d is big)."""
-    truth = np.asarray(runs[0].result.diagnostics["true_covariance"], dtype=float)
-    d = truth.shape[0]
-    m = min(d, HEATMAP_BLOCK)
-    panels = [("true Σ = XᵀX/n", truth[:m, :m])]
-    panels += [(run.label, np.asarray(run.result.estimate["covariance"])[:m, :m])
-               for run in runs]
-    block = "" if m == d else f" (the leading {m} × {m} block of {d} × {d})"
-    fig = cov_viz.matrix_heatmaps(panels, tick_labels=names[:m],
-                                  title=f"The true and the private matrices{block}")
-    show_chart(fig, key="cov_heatmaps", filename="dpviz-covariance-matrices")
-    st.caption("One colour scale for every panel (symmetric about 0, white = 0): a colour is "
-               "the same number everywhere; hover for the values."
-               + (f" Showing the first {m} coordinates only, to keep the page light; the "
-                  "errors use the whole matrices." if m < d else ""))
-
-
-def spectra_panel(runs: Sequence[Run], scenarios: Sequence[Scenario], n: int) -> None:
-    """The true eigenvalues with each estimate's overlaid, and their intervals where measured."""
-    found = run_intervals(runs, scenarios, n)
-    fig = cov_viz.spectra_figure(
-        runs[0].result.diagnostics["true_eigenvalues"],
-        [(run.name, run.label, run.result.diagnostics["eigenvalues"]) for run in runs])
-    for run, got in zip(runs, found, strict=True):
-        if got.shown:
-            with_interval_bars(fig, run.label, [row.half_width for row in got.rows])
-    show_chart(fig, key="cov_spectra", filename="dpviz-covariance-eigenvalues")
-    interval_section(runs, found)
-
-
-# --- Intervals on the eigenvalues (dpviz.lab.intervals) ----------------------------------
-
-#: The entries' line: no estimator's interval on an entry of the matrix was measured.
-ENTRIES_NO_INTERVAL = (f"The matrix entries: {intervals.NO_INTERVAL} (no estimator's entries "
-                       "were measured).")
-
-
-def run_intervals(runs: Sequence[Run], scenarios: Sequence[Scenario],
-                  n: int) -> list[intervals.Intervals]:
-    """Each run's intervals (post-processing of its release: nothing charged)."""
-    return [intervals.intervals(scenario, run.result, n)
-            for run, scenario in zip(runs, scenarios, strict=True)]
-
-
-def eigenvalue_table(runs: Sequence[Run], found: Sequence[intervals.Intervals]) -> pd.DataFrame:
-    """One row per eigenvalue, one column per run with intervals: "5.31 ± 0.42 (90 %)".
-
-    Examples
-    --------
-    >>> got = intervals.Intervals("weyl", (intervals.Interval("eigenvalues[1]", 0.5312, 0.042),
-    ...                                    intervals.Interval("eigenvalues[2]", 0.1, 0.042)))
-    >>> eigenvalue_table([Run("gauss", "GaussCov", None)], [got]).iloc[0].tolist()
-    ['λ1', '0.531 ± 0.042 (90 %)']
-    """
-    shown = [(run, got) for run, got in zip(runs, found, strict=True) if got.shown]
-    size = max(len(got.rows) for _, got in shown)
-    return pd.DataFrame({"eigenvalue": [f"λ{i + 1}" for i in range(size)],
-                         **{run.label: [row.text() for row in got.rows] for run, got in shown}})
-
-
-def interval_section(runs: Sequence[Run], found: Sequence[intervals.Intervals]) -> None:
-    """The eigenvalues with their intervals and what they cover; one line per run without."""
-    if any(got.shown for got in found):
-        st.dataframe(eigenvalue_table(runs, found), hide_index=True, key="cov_intervals")
-        sentence = next(got.sentence() for got in found if got.shown)
-        st.caption(escape_markdown(f"The bars and the table: {sentence[0].lower()}"
-                                   f"{sentence[1:]}"))
-    lines = [str(got.reason) if run.label in str(got.reason) else f"{run.label}: {got.reason}"
-             for run, got in zip(runs, found, strict=True) if not got.shown]
-    st.caption(escape_markdown(" ".join([*(f"{line}." for line in lines),
-                                         ENTRIES_NO_INTERVAL])))
-
-
-@st.fragment
-def ellipses_panel(runs: Sequence[Run], names: Sequence[str]) -> None:
-    """Two coordinates (axis pickers) and each matrix's ellipse on them; reruns alone."""
-    d = len(names)
-    options = tuple(range(d))
-    clamp_state("cov_axis_x", options)
-    clamp_state("cov_axis_y", options)
-    a, b = st.columns(2)
-    i = a.selectbox("Horizontal axis", options, index=0, format_func=names.__getitem__,
-                    key="cov_axis_x", bind="query-params")
-    j = b.selectbox("Vertical axis", options, index=1, format_func=names.__getitem__,
-                    key="cov_axis_y", bind="query-params")
-    fig = cov_viz.ellipses_figure(
-        runs[0].result.diagnostics["true_covariance"],
-        [(run.name, run.label, run.result.estimate["covariance"]) for run in runs],
-        axes=(int(i), int(j)), axis_names=names,
-        title=f"The matrices on {names[int(i)]} and {names[int(j)]}")
-    show_chart(fig, key="cov_ellipses", filename="dpviz-covariance-ellipses")
-    st.caption("Each curve is {v : vᵀ S⁻¹ v = 1} for the 2 × 2 block S of a matrix on the "
-               "two coordinates, centred at 0 (Σ is a second-moment matrix, not centred). A "
-               "block the noise made indefinite is drawn with its negative axis at 0.")
-
-
-def errors_panel(runs: Sequence[Run], stated_delta: float = DELTA_FOR_RHO) -> None:
-    """The Frobenius error of each estimator with its theoretical bound: bars and a table."""
-    fig = cov_viz.error_chart([(run.name, run.label, run.error,
-                               float(run.result.diagnostics.get("error_bound", math.nan)))
-                              for run in runs])
-    show_chart(fig, key="cov_errors", filename="dpviz-covariance-errors")
-    st.dataframe(error_table(runs, stated_delta), hide_index=True, key="cov_error_table")
-    st.caption("Error: the Frobenius distance $\\lVert\\tilde\\Sigma - \\Sigma\\rVert_F$ "
-               "against Σ of the unclipped rows, in the data's squared units. Bound: the "
-               "paper's high-probability bound for the estimator at this budget (— where it "
-               "states none); SeparateCov's and AdaptiveCov's bounds read "
-               "the true trace (and AdaptiveCov's its true clipping bias), so, like the "
-               "errors, they are ground truth for the lesson, not releases; so is the count "
-               "of rows clipped (not private: a teaching diagnostic). Zero's error is "
-               "$\\lVert\\Sigma\\rVert_F$: an estimator above it is worse than saying "
-               "nothing.")
-
-
-def adaptive_panel(run: Run) -> None:
-    """AdaptiveCov's story: the proxies over the radius grid, the chosen τ̃ and branch."""
-    diagnostics = run.result.diagnostics
-    tau, branch = float(diagnostics["clip_radius"]), short_label(str(diagnostics["branch"]))
-    fig = cov_viz.adaptive_proxies_figure(diagnostics["proxies"], clip_radius=tau,
-                                          branch=branch)
-    show_chart(fig, key="cov_adaptive", filename="dpviz-adaptivecov")
-    st.caption(f"AdaptiveCov first released an upper bound on the trace, "
-               f"tr̃ = {float(diagnostics['trace_estimate']):.3g}; its two error proxies "
-               "depend on the data only through tr̃. The sparse vector technique then walked "
-               "the radii τ = r·2^(−l) down until the bias bound B(τ) (from the norms' "
-               f"histogram, not released) passed the smaller proxy: it fired at step "
-               f"l = {int(diagnostics['svt_index'])}, so it clipped the rows to "
-               f"τ̃ = {tau:.3g} and ran {branch}, the cheaper proxy there."
-               + (f" Its bound in the table is {diagnostics['error_bound_note']}."
-                  if diagnostics.get("error_bound_note") else ""))
-
-
-#: The budget bar's choice that shows every drawn run together.
-ALL_DRAWN = "all"
-
-
-def ledger_panel(runs: Sequence[Run], chosen: Chosen, *,
-                 accuracy: Mapping[str, pd.DataFrame] | None = None,
-                 notes: Sequence[str] = ()) -> None:
-    """The budget bar of every drawn run together, or of one, and the risk of them all.
-
-    Each estimator compared is another private release of the same data, so what the page
-    draws is charged as all of them (:func:`dpviz.privacy.compose_runs`): the risk panel
-    always reads that composition, and one sentence says so. Bars state a ρ budget as ε at
-    the page's δ. ``accuracy`` and ``notes`` go to the stakeholder report.
-    """
-    spending = [run for run in runs if run.result.ledger.releases]
-    if not spending:
-        st.caption("Nothing was released with noise: no budget spent.")
-        return
-    drawn = (spending[0].result.ledger if len(spending) == 1 else
-             compose_runs([run.result.ledger for run in spending]))
-    unguaranteed = [f"{run.label}: {run.result.not_private}" for run in spending
-                    if run.result.not_private]
-    name, ledger = ALL_DRAWN, drawn
-    title, reason = f"Where {spending[0].label}'s budget went", "; ".join(unguaranteed) or None
-    if len(spending) > 1:
-        labels = {ALL_DRAWN: f"All {len(spending)} drawn",
-                  **{run.name: run.label for run in spending}}
-        clamp_state("cov_ledger", tuple(labels))
-        name = st.radio("Budget bar of", tuple(labels), format_func=labels.__getitem__,
-                        horizontal=True, key="cov_ledger", bind="query-params")
-        title = f"Where the budget of all {len(spending)} drawn runs went"
-    if name != ALL_DRAWN:
-        run = next(r for r in spending if r.name == name)
-        ledger, title = run.result.ledger, f"Where {run.label}'s budget went"
-        reason = run.result.not_private
-    show_chart(ledger_bar(ledger, title=budget_title(title, reason),
-                          delta=chosen.stated_delta or None),
-               key="cov_ledger_bar", filename=f"dpviz-covariance-ledger-{name}")
-    if len(spending) > 1 and not unguaranteed:
-        st.caption(f"This page draws {len(spending)} private releases of the same data, one per "
-                   "estimator, each within the budget: the risk panel charges them all. A real "
-                   "release publishes one.")
-    risk_panel(drawn, chosen.scenarios[0], key="cov", runs=len(spending),
-               stated_delta=chosen.stated_delta or None,
-               not_private="; ".join(unguaranteed) or None, accuracy=accuracy, notes=notes,
-               without_privacy=tuple(accuracy or ()))  # each: a distance to the true matrix
-
-
-def choices_panel(runs: Sequence[Run]) -> None:
-    """Each run's ``choices``: the constants the paper leaves open, as used."""
-    table = pd.concat([choices_table(run.result.choices).assign(estimator=run.label)
-                       for run in runs], ignore_index=True)
-    st.dataframe(table[["estimator", "choice", "value"]], hide_index=True,
-                 key="cov_choices")
-
-
-# --- The paper's Figures 2–3 from the saved runs -------------------------------------------
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def saved_figure(name: str) -> pd.DataFrame:
-    """A saved reproduction table (the engine's sentence if it is missing)."""
-    return reproduction.load_saved(name)
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def paper_drawing(name: str, table: pd.DataFrame) -> tuple[go.Figure,
-                                                            list[reproduction.Verdict]]:
-    """The saved figure ``name``'s chart and the paper's verdicts on ``table``, once a server.
-
-    Neither moves with the budget: built on every rerun they were a third of the page's
-    rerun (Plotly's validation, the verdicts' crossovers). Keyed by the table, so a newly
-    saved one is drawn anew. Shared between sessions, so never changed in place
-    (:func:`dpviz.ui.widgets.show_chart` copies a figure before presenter mode resizes it).
-    """
-    labels = {n: short_label(n) for n in TASKS["covariance"]
-              if (table["estimator"] == n).any()}
-    x_name = str(table["x_name"].iloc[0])
-    x_title = AXIS_TITLES.get(x_name, x_name)
-    fig = cov_viz.paper_curves(table, labels=labels, x_title=x_title,
-                               title=f"{figure_title(name)}: mean error against {x_title}")
-    return fig, reproduction.verdicts({name: table})
-
-
-def figure_title(name: str) -> str:
-    """A saved figure's short title, e.g. ``"Figure 2"`` (its description up to the colon).
-
-    Examples
-    --------
-    >>> figure_title("fig3d")
-    'Figure 3(d)'
-    """
-    return reproduction.FIGURES[name].split(":")[0]
-
-
-@st.fragment
-def paper_panel() -> None:
-    """The paper's Figures 2–3 from ``assets/results``, with the repeats and the claim."""
-    names = tuple(reproduction.FIGURES)
-    accept_option_names("cov_paper_figure", names, figure_title)
-    plot, words = st.columns([3, 2], gap="large")
-    name = words.selectbox("Figure", names, format_func=figure_title, key="cov_paper_figure",
-                           bind="query-params")
-    try:
-        table = saved_figure(name)
-    except ValueError as err:  # not saved yet: say how to make it, keep the page running
-        words.warning(str(err), icon=":material/hourglass_empty:")
-        return
-    x_name = str(table["x_name"].iloc[0])
-    fig, verdicts = paper_drawing(name, table)
-    with plot:
-        show_chart(fig, key="cov_paper", filename=f"dpviz-covariance-{name}")
-    with words:
-        claim = reproduction.FIGURES[name].split(":", 1)[-1].strip()
-        st.markdown(f"**The paper's claim:** {claim}.")
-        for verdict in verdicts:
-            holds = "holds" if verdict.holds else "does not hold"
-            st.markdown(f"**Verdict — {holds}:** {verdict.claim}. {verdict.numbers}.")
-        repeats = sorted({int(r) for r in table["repeats"]})
-        fixed = [f"{c} = {float(table[c].iloc[0]):.3g}" for c in ("n", "d", "rho", "trace")
-                 if c != x_name and table[c].nunique() == 1]
-        st.caption(f"Mean error over {' or '.join(map(str, repeats))} repeats per point "
-                   "(bars: ± one standard deviation over the repeats), fresh data and noise "
-                   "each repeat"
-                   + (f"; fixed: {', '.join(fixed)}" if fixed else "")
-                   + ". Saved in assets/results by `make figures`, not run here.")

@@ -23,7 +23,7 @@ from dpviz.estimators.gmm.sample_size import (
 from dpviz.estimators.registry import TASKS
 from dpviz.lab import experiments
 from dpviz.lab.experiments import SweepSpec, sbm_curves
-from dpviz.ui.pages import covariance, gmm_paper
+from dpviz.ui.pages import covariance_paper, gmm_paper
 from dpviz.ui.panels import ppe
 from dpviz.ui.shell import ROOT
 from dpviz.ui.widgets import show_chart
@@ -123,7 +123,7 @@ def section(index: int) -> None:
     if index == 0:
         gmm_paper.paper_section()
     elif index == 1:
-        covariance.paper_panel()
+        covariance_paper.paper_panel()
     elif index == 2:
         sbm_section()
     else:

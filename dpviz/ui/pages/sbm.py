@@ -1,10 +1,11 @@
-"""Widgets and panels of the stochastic block model page (seed 003, §5).
+"""The stochastic block model page's controls (seed 003, §5).
 
 The controls return one :class:`~dpviz.lab.scenario.Scenario` (the graph's data block, the
 estimator, its budget and parameters, the seed), run through :func:`dpviz.ui.runs.run`. The
 certified projection depends on the graph, d and ε_s but not on the privacy budget, so the
 runner caches the graph prepared with it: an ε move adds noise to the cached matrix and
-takes one eigenvector, never a new projection.
+takes one eigenvector, never a new projection. The run's panels are
+:mod:`dpviz.ui.pages.sbm_results`'s, the curves :mod:`dpviz.ui.pages.sbm_curves`'s.
 """
 
 from __future__ import annotations
@@ -14,50 +15,35 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-import numpy as np
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
-from numpy.typing import NDArray
 
 from dpviz.core import limits
 from dpviz.core.entry import Param
-from dpviz.data.graphs import Graph
-from dpviz.estimators.metrics import community_error
 from dpviz.estimators.registry import TASKS
-from dpviz.estimators.result import Result
 from dpviz.estimators.sbm import kesten_stigum
 from dpviz.estimators.sbm.projection import TOLERANCE_FRACTION
 from dpviz.estimators.work import INTERACTIVE, check_scenario
-from dpviz.lab.intervals import NO_INTERVAL
 from dpviz.lab.recovery import SPLIT, Outlook, recovery_outlook
-from dpviz.lab.scenario import LoadedData, Scenario, load_data
+from dpviz.lab.scenario import Scenario, load_data
 from dpviz.ui import widgets
 from dpviz.ui.panels import predict
-from dpviz.ui.panels.risk import budget_title, risk_panel
 from dpviz.ui.panels.upload import UPLOAD_NOTE
-from dpviz.ui.runs import canonical
 from dpviz.ui.shell import PageContext
 from dpviz.ui.widgets import (
     LINK_RUNS,
     accept_option_names,
     advanced,
     attempt,
-    choices_table,
     delta_input,
     epsilon_slider,
-    escape_markdown,
-    lazy_expander,
     method_select,
-    show_chart,
     upload_block,
     upload_content,
 )
-from dpviz.viz import ledger_bar
-from dpviz.viz import sbm as figures
 
 SYNTHETIC, KARATE, UPLOAD = "synthetic", "karate", "upload"
+
+
 SOURCES = {SYNTHETIC: "Synthetic SBM", KARATE: "Zachary's karate club",
            "les_miserables": "Les Misérables", "florentine_families": "Florentine families",
            "davis_southern_women": "Davis' Southern Women", UPLOAD: "Upload an edge list (CSV)"}
@@ -371,370 +357,3 @@ def outlook_note(scenario: Scenario, n: int) -> None:
         st.warning(out.sentence, icon=":material/warning:")
     else:
         st.info(out.sentence, icon=":material/insights:")
-
-
-def description(data: LoadedData) -> str:
-    """The graph in one sentence (an upload's communities are unknown)."""
-    if data.truth is None:
-        return f"{data.description} Its communities are unknown, so no error is shown."
-    return data.description
-
-
-def true_labels(data: LoadedData) -> NDArray[np.int64] | None:
-    """The true communities, when the data come with them (not for an upload)."""
-    return None if data.truth is None else data.truth.labels
-
-
-@dataclass(frozen=True)
-class Layout:
-    """A fixed drawing of the graph: the vertices drawn, their positions, the edges drawn."""
-
-    vertices: NDArray[np.int64]
-    positions: NDArray[np.float64]
-    edges: NDArray[np.int64]
-    edges_in_sample: int
-    sampled: bool
-
-
-@st.cache_data(max_entries=limits.DATA_CACHE_ENTRIES,  # 0.04 MiB each: a class's graphs
-               show_spinner="Laying the graph out (once per graph)…")
-def _layout(block: str, seed: int, _graph: Graph) -> Layout:
-    """:func:`layout` of the graph of the data block ``block`` (its JSON keys the cache)."""
-    graph = _graph
-    rng = np.random.default_rng(seed)
-    sampled = graph.n > DRAWN_VERTICES
-    vertices = (np.sort(rng.choice(graph.n, DRAWN_VERTICES, replace=False)) if sampled
-                else np.arange(graph.n))
-    local = np.full(graph.n, -1, dtype=np.int64)
-    local[vertices] = np.arange(vertices.size)
-    edges = local[graph.edges]
-    edges = edges[(edges >= 0).all(axis=1)]
-    xy = _spring_with_ring(vertices.size, edges, seed)
-    shown = (edges if len(edges) <= DRAWN_EDGES else
-             edges[np.sort(rng.choice(len(edges), DRAWN_EDGES, replace=False))])
-    return Layout(vertices.astype(np.int64), xy, shown, len(edges), sampled)
-
-
-def _spring_with_ring(n: int, edges: NDArray[np.int64], seed: int) -> NDArray[np.float64]:
-    """A seeded spring layout of the vertices with an edge; isolated ones on a circle around it.
-
-    A spring layout pushes isolated vertices far out, which shrinks the graph to a corner of
-    the drawing; here they sit evenly on a circle just outside the rest.
-
-    Examples
-    --------
-    >>> xy = _spring_with_ring(5, np.array([[0, 1], [1, 2]]), seed=0)
-    >>> bool(np.linalg.norm(xy[3:], axis=1).min() > np.linalg.norm(xy[:3], axis=1).max())
-    True
-    """
-    linked = np.zeros(n, dtype=bool)
-    linked[edges.ravel()] = True
-    xy = np.zeros((n, 2))
-    if linked.any():
-        drawing = nx.Graph()
-        drawing.add_nodes_from(np.flatnonzero(linked).tolist())
-        drawing.add_edges_from(edges.tolist())
-        positions = nx.spring_layout(drawing, seed=seed)
-        xy[linked] = [positions[v] for v in np.flatnonzero(linked)]
-    alone = np.flatnonzero(~linked)
-    if alone.size:
-        radius = 1.15 * max(float(np.linalg.norm(xy[linked], axis=1).max(initial=0.0)), 1.0)
-        angle = 2 * np.pi * np.arange(alone.size) / alone.size
-        xy[alone] = radius * np.column_stack([np.cos(angle), np.sin(angle)])
-    return xy
-
-
-def layout(scenario: Scenario, data: LoadedData) -> Layout:
-    """A seeded spring layout of the scenario's graph, or of a seeded sample of its vertices.
-
-    Seeded by the data seed (0 for a bundled graph or an upload), so it does not move with
-    the noise. Above :data:`DRAWN_VERTICES` vertices a uniform sample of that many is drawn
-    with the edges among them; at most :data:`DRAWN_EDGES` of those edges are drawn.
-    Vertices with no edge among those drawn sit on a circle around the rest.
-    """
-    return _layout(canonical(dict(scenario.data)), int(scenario.data.get("seed", 0)),
-                   data.data)
-
-
-def layout_caption(drawn: Layout, n: int) -> str:
-    """What the graph drawing shows (all of it, or a sample), in one sentence."""
-    what = (f"A uniform sample of {drawn.vertices.size} of the {n:,} vertices (seeded) and "
-            f"the {drawn.edges_in_sample:,} edges among them" if drawn.sampled else
-            f"All {n:,} vertices")
-    edges = (f"; {len(drawn.edges):,} of those edges are drawn"
-             if len(drawn.edges) < drawn.edges_in_sample else "")
-    return (f"{what}{edges}, in a seeded spring layout computed once per graph (it does not "
-            "move with ε); vertices with no edge sit on an outer circle. Colours are the "
-            "recovered communities, up to a global sign; a red ring marks a vertex put in the "
-            "wrong one. In the CSV download the edges are one walk through each component "
-            "(each edge there and back): consecutive points of a walk are an edge.")
-
-
-#: The error rate's interval line (issue 32): a bootstrap from the released labels and the
-#: public n, degree and ε would be a prediction interval whose coverage no bench has measured.
-ERROR_RATE_NO_INTERVAL = (f"Error rate: {NO_INTERVAL} (an interval from the released "
-                          "communities and the public n, degree and ε was not measured).")
-
-
-def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
-    """Error rate and overlap (when the truth is known), the certificate and the work done."""
-    found = np.asarray(result.estimate["labels"])
-    diagnostics = result.diagnostics
-    columns = st.columns(4)
-    if labels is not None:
-        error = community_error(labels, found)
-        columns[0].metric("Error rate", f"{error:.3f}", help="min(#wrong, n − #wrong)/n: "
-                          "0 is perfect, 0.5 is a coin flip.")
-        columns[1].metric("Overlap", f"{1 - 2 * error:.3f}", help="1 − 2 · error rate.")
-        st.caption(ERROR_RATE_NO_INTERVAL)
-    if "certificate" in diagnostics:
-        columns[2].metric("Certificate", f"{diagnostics['certificate']:.2e}",
-                          help=r"The projection's certificate: its certified distance to "
-                               r"the exact projection, per vertex "
-                               r"($\tau_C/n$, [in the glossary](/glossary#certificate)); the "
-                               f"public tolerance is τ* = {diagnostics['tolerance']:.2e}. A "
-                               "diagnostic computed from the private graph, shown for the "
-                               "lesson: not part of the release (the noise never depends on "
-                               "it).")
-    if "eigendecompositions" in diagnostics:
-        columns[3].metric("Spectra", f"{diagnostics['eigendecompositions']}",
-                          help="Eigendecompositions: the n × n spectra the solver computed (a "
-                               "cached projection is not recomputed when ε moves). A "
-                               "diagnostic of the private graph, not part of the release.")
-
-
-def result_panels(scenario: Scenario, data: LoadedData, result: Result, *,
-                  revealed: bool = True) -> None:
-    """The adjacency heatmaps, the graph, the ledger and the choices of one run.
-
-    ``revealed`` False (predict mode, before Reveal; the truth is known) leaves out what draws
-    the recovered communities: their ordering of the matrix and the coloured graph.
-    """
-    found = np.asarray(result.estimate["labels"], dtype=np.int64)
-    graph, labels = data.data, true_labels(data)
-    panels = ([("ordered by the true communities", labels)] if labels is not None
-              else []) + ([("ordered by the recovered ones", found)] if revealed else [])
-    show_chart(figures.adjacency_figure(graph.edges, graph.n, panels), key="sbm_adjacency",
-               filename="dpviz-sbm-adjacency")
-    if graph.n > figures.MAX_PIXELS:
-        size = figures.block_size(graph.n)
-        st.caption(f"n = {graph.n:,} is too many pixels: each pixel is the share of the "
-                   f"{size} × {size} pairs it covers that are joined by an edge.")
-    if revealed:
-        drawn = layout(scenario, data)
-        truth = labels if labels is not None else found
-        show_chart(figures.graph_figure(drawn.positions, drawn.edges, found[drawn.vertices],
-                                        truth[drawn.vertices], vertices=drawn.vertices),
-                   key="sbm_graph", filename="dpviz-sbm-graph")
-        st.caption(layout_caption(drawn, graph.n) if labels is not None else
-                   layout_caption(drawn, graph.n).split(" Colours")[0] +
-                   " Colours are the recovered communities (the true ones are unknown).")
-    else:
-        st.caption("The recovered communities (their ordering of the matrix, the coloured "
-                   "graph) and the error: hidden until you reveal your guess.")
-    if result.ledger.releases:
-        show_chart(ledger_bar(result.ledger, title=budget_title(
-            "Where the budget went", result.not_private)), key="sbm_ledger",
-            filename="dpviz-sbm-ledger")
-        risk_panel(result.ledger, scenario, key="sbm", not_private=result.not_private)
-    else:
-        st.caption("Non-private: nothing was released with noise, no budget spent.")
-
-    def choices() -> None:
-        st.dataframe(choices_table(result.choices), hide_index=True, key="sbm_choices")
-        if "guarantee" in result.diagnostics:
-            st.caption(f"Guarantee: {result.diagnostics['guarantee']}.")
-
-    lazy_expander("Choices the paper leaves open, as used", choices, key="sbm_choices_open",
-                  icon=":material/rule:")
-
-
-def summarise(frame: pd.DataFrame, by: str, metric: str) -> pd.DataFrame:
-    """Median and quartiles of ``metric`` per (estimator, ``by``), with the seed count.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"estimator": ["a"] * 4, "epsilon": [1, 1, 1, 2],
-    ...                       "overlap": [0.1, 0.2, 0.3, 0.5]})
-    >>> summarise(frame, "epsilon", "overlap").round(3).values.tolist()
-    [['a', 1.0, 0.2, 0.15, 0.25, 3.0], ['a', 2.0, 0.5, 0.5, 0.5, 1.0]]
-    """
-    grouped = frame.groupby(["estimator", by], sort=False)[metric]
-    out = pd.DataFrame({"median": grouped.median(), "low": grouped.quantile(0.25),
-                        "high": grouped.quantile(0.75), "seeds": grouped.count()})
-    return out.reset_index().astype({by: float, "seeds": float})
-
-
-# --- Curves: error against ε and n, the phase diagram ---------------------------------------
-
-#: Curves are computed live (after a click) up to this many vertices, else read from a save.
-LIVE_VERTICES = 400
-LIVE_SEEDS = 3
-EPSILONS = (0.5, 1.0, 2.0, 4.0, 8.0)
-SIGNALS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
-#: Private estimators on the ε curve (the Metropolis chain has no guarantee: left out).
-PRIVATE = ("weak_recovery", "exact_recovery", "gauss_adjacency", "randomized_response")
-REFERENCES = ("spectral", "projection")
-BASELINE = "randomized_response"
-PHASE = ("weak_recovery", "randomized_response")
-#: The ε of the error-against-n chart (where ALGORITHMS.md §7 puts the crossover).
-N_EPSILON = 2.0
-#: ``dpviz.lab.experiments.sbm_curves.load_saved`` names of the saved larger runs.
-SAVED = {"epsilon": "accuracy_n1000", "n": "error_vs_n", "phase": "phase_n500"}
-RR_CAPTION = ("Randomized response flips every pair of vertices, so its noise grows like "
-              "$\\sqrt{n}\\,e^{-\\varepsilon/2}$ while the projection's does not grow with "
-              "n: it wins on small graphs and loses on large ones. In the saved runs at "
-              "d = 100, ε = 2 the crossover lies between n = 5,000 (median error .12 for "
-              "randomized response, .18 for private weak recovery) and n = 10,000 (.29 "
-              "against .18). Without this chart its success on a small graph would look "
-              "like a bug.")
-
-
-@dataclass(frozen=True)
-class Curves:
-    """The runs behind the three charts, and where they come from."""
-
-    by_epsilon: pd.DataFrame
-    by_n: pd.DataFrame
-    phase: pd.DataFrame
-    degree: float
-    source: str
-    phase_source: str
-
-
-def _progress_callback(bar: Any, start: float, share: float) -> Any:
-    def report(done: int, total: int) -> None:
-        bar.progress(min(1.0, start + share * done / max(total, 1)))
-
-    return report
-
-
-def live_curves(n: int, degree: float, signal: float, delta: float, seeds: int,
-                bar: Any = None) -> Curves:
-    """The three curves on ``seeds`` generated graphs like the page's (sweeps of the runner)."""
-    from dpviz.lab.experiments import sbm_curves as curves
-
-    def step(start: float, share: float) -> Any:
-        return None if bar is None else _progress_callback(bar, start, share)
-
-    curves.check_curves(PRIVATE + REFERENCES, PHASE, n=n, degree=degree, signal=signal,
-                        epsilons=EPSILONS, signals=SIGNALS, seeds=seeds)  # before any run
-    by_epsilon = curves.error_curve(PRIVATE + REFERENCES, n=n, degree=degree, signal=signal,
-                                    epsilons=EPSILONS, delta=delta, seeds=seeds,
-                                    progress=step(0.0, 0.45))
-    sizes = curves.n_sizes(n, degree, signal)
-    by_n = curves.error_vs_n(PHASE, ns=sizes, degree=degree, signal=signal, epsilon=N_EPSILON,
-                             delta=delta, seeds=seeds, progress=step(0.45, 0.15))
-    signals = curves.phase_signals(SIGNALS, n, degree)
-    phase = curves.phase_diagram(PHASE, n=n, degree=degree, signals=signals,
-                                 epsilons=EPSILONS, delta=delta, seeds=seeds,
-                                 progress=step(0.6, 0.4))
-    source = f"computed live on {seeds} generated graphs"
-    return Curves(by_epsilon, by_n, phase, degree, source, source)
-
-
-@st.cache_data(max_entries=1, show_spinner=False)
-def saved_curves() -> Curves:
-    """The saved larger runs (``assets/results/sbm_*.csv``)."""
-    from dpviz.lab.experiments import sbm_curves as curves
-
-    tables = {key: curves.load_saved(name) for key, name in SAVED.items()}
-    first = tables["epsilon"].iloc[0]
-    source = (f"saved runs (make figures) on generated graphs, n = {int(first['n']):,}, d = "
-              f"{first['degree']:g}, ε_s = {first['signal']:g}, "
-              f"{tables['epsilon']['seed'].nunique()} seeds per point")
-    phase = (f"saved runs (make figures) at n = 500 (d = {first['degree']:g}), seeds per "
-             f"cell: at least {int(tables['phase']['seeds'].min())}")
-    return Curves(tables["epsilon"], tables["n"], tables["phase"], float(first["degree"]),
-                  source, phase)
-
-
-def _label(name: str) -> str:
-    return TASKS["sbm"][name].label
-
-
-def curves_section(scenario: Scenario) -> None:
-    """Overlap against ε, error against n and the phase diagram: live or saved.
-
-    Live on graphs generated like the scenario's (a generated graph of at most
-    :data:`LIVE_VERTICES` vertices), at its δ (the page's default δ when the scenario is a
-    non-private reference, which has none); else the saved larger runs.
-    """
-    block = scenario.data
-    if block.get("generator") == "sbm" and int(block["n"]) <= LIVE_VERTICES:
-        st.caption(f"For n ≤ {LIVE_VERTICES} the curves are computed on {LIVE_SEEDS} graphs "
-                   "like this one (it takes seconds: click when ready).")
-        key = (int(block["n"]), float(block["degree"]), float(block["signal"]),
-               float(scenario.params.get("delta") or DEFAULT_DELTA))
-        if st.button("Compute curves", key="sbm_compute", icon=":material/play_arrow:"):
-            bar = st.progress(0.0, text="Running every algorithm on every graph…")
-            try:
-                st.session_state["sbm_curves"] = (key, live_curves(*key, LIVE_SEEDS, bar=bar))
-            except ValueError as err:
-                st.error(escape_markdown(err), icon=":material/error:")
-                return
-            bar.empty()
-        remembered = st.session_state.get("sbm_curves")
-        if remembered is None or remembered[0] != key:
-            return
-        shown, drawn = remembered[1], curve_figures(remembered[1])
-    else:
-        try:
-            shown, drawn = saved_curves(), saved_curve_figures()
-        except ValueError as err:
-            st.info(f"The curves for this graph come from saved runs, and "
-                    f"{escape_markdown(err)}.",
-                    icon=":material/info:")
-            return
-    curves_charts(shown, drawn)
-
-
-CurveFigures = tuple[go.Figure, go.Figure, go.Figure]
-
-
-@st.cache_resource(max_entries=1, show_spinner=False)
-def saved_curve_figures() -> CurveFigures:
-    """:func:`curve_figures` of :func:`saved_curves`, built once per server.
-
-    They do not move with ε: built on every rerun they cost 0.1–0.7 s of Plotly validation.
-    Shared between sessions, so never changed in place (:func:`dpviz.ui.widgets.show_chart`
-    copies a figure before presenter mode resizes it).
-    """
-    return curve_figures(saved_curves())
-
-
-def curve_figures(shown: Curves) -> CurveFigures:
-    """Overlap against ε, error against n and the phase diagram of :class:`Curves`."""
-    drawn = shown.by_epsilon[shown.by_epsilon["estimator"].isin(PRIVATE + REFERENCES)]
-    frame = drawn.assign(estimator=drawn["estimator"].map(_label))
-    frame.loc[frame["estimator"].isin([_label(r) for r in REFERENCES]), "epsilon"] = math.inf
-    ratio = kesten_stigum(float(drawn["degree"].iloc[0]), float(drawn["signal"].iloc[0]))
-    side = "above" if ratio > 1 else "below"
-    by_epsilon = figures.epsilon_curves(summarise(frame, "epsilon", "overlap"),
-                                        references=[_label(r) for r in REFERENCES],
-                                        baselines=[_label(BASELINE)],
-                                        title=f"Overlap against the privacy ε — ε_s²d = "
-                                              f"{ratio:.3g}, {side} the Kesten–Stigum "
-                                              "threshold 1")
-    by_n = shown.by_n.assign(estimator=shown.by_n["estimator"].map(_label))
-    at = float(shown.by_n["epsilon"].iloc[0])
-    n_figure = figures.n_curves(summarise(by_n, "n", "error"), baselines=[_label(BASELINE)],
-                                title=f"Error rate against the number of vertices n, at ε = "
-                                      f"{at:g}")
-    panels = [(_label(name), shown.phase[shown.phase["estimator"] == name]) for name in PHASE]
-    return by_epsilon, n_figure, figures.phase_figure(panels, degree=shown.degree)
-
-
-def curves_charts(shown: Curves, drawn: CurveFigures) -> None:
-    """Draw the three charts of :class:`Curves` (``drawn``: its figures) with their captions."""
-    by_epsilon, by_n, phase = drawn
-    show_chart(by_epsilon, key="sbm_by_epsilon", filename="dpviz-sbm-overlap-by-epsilon")
-    st.caption(f"Median over seeds, quartile bands; {shown.source}. Dotted: the non-private "
-               "answers; dashed: the randomized-response baseline. The exponential mechanism "
-               "is left out: beyond n = 20 it runs as a Metropolis chain with no privacy "
-               "guarantee.")
-    show_chart(by_n, key="sbm_by_n", filename="dpviz-sbm-error-by-n")
-    st.caption(RR_CAPTION)
-    show_chart(phase, key="sbm_phase", filename="dpviz-sbm-phase")
-    st.caption(f"Success: error rate ≤ 0.1; {shown.phase_source}. Left of the dashed "
-               "Kesten–Stigum line no algorithm succeeds, with or without privacy.")
