@@ -10,7 +10,7 @@ cores beside the server and the test measures the server, not thirty Chromium re
    /lens) with its own seed in the query string (``seed=…&student=…``), and waits for the
    run's ``script_finished``; under ``secure`` it then switches the sidebar's "Secure
    randomness" toggle on, as a student does after opening a link with its seed (a link with
-   ``secure=true`` hides the seed box, so every student would get the data of seed 0);
+   ``secure=true&seed=…`` keeps its seed for the data too);
 2. finds the ε widget in that run's deltas (a slider or number box whose label has the word ε;
    the label, not the id, so a page that changes the widget keeps working) and the page's
    figure;

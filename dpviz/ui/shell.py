@@ -110,7 +110,7 @@ def _randomness() -> tuple[int, int, bool]:
                             bind="query-params", help=SECURE_HELP))
     if secure:
         st.caption(SECURE_NOTE)
-        kept = int(st.session_state.get("seed", st.session_state.get(KEPT_SEED, 0)))
+        kept = int(st.session_state.get("seed", st.session_state.get(KEPT_SEED, _link_seed())))
         st.session_state[KEPT_SEED] = kept
         return secrets.randbits(128), kept, True
     kept = st.session_state.pop(KEPT_SEED, None)
@@ -121,6 +121,20 @@ def _randomness() -> tuple[int, int, bool]:
                                key="seed", bind="query-params", help=SEED_HELP))
     st.caption(TEACHING_NOTE)
     return seed, seed, False
+
+
+def _link_seed() -> int:
+    """The data seed a link gives while secure mode hides the seed's widget (else 0).
+
+    A hidden widget does not read its link parameter, so ``?secure=true&seed=7`` would give
+    every student seed 0's data; the seed only draws the generated (public) data here, the
+    noise stays secure. A value out of range or not a whole number falls back to 0.
+    """
+    try:
+        value = int(str(st.query_params.get("seed", "0")))
+    except ValueError:
+        return 0
+    return value if limits.SEED.low <= value <= limits.SEED.high else 0
 
 
 def _page_failed(err: Exception) -> bool:

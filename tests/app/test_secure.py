@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz.ui.shell import SECURE_NOTE, TEACHING_NOTE
+from dpviz.ui.shell import KEPT_SEED, SECURE_NOTE, TEACHING_NOTE
 
-from .app_helpers import charts, errors, open_page, values
+from .app_helpers import ROOT, TIMEOUT, charts, errors, open_page, values
 
 
 @pytest.fixture
@@ -65,3 +65,16 @@ def test_switching_secure_off_restores_the_seed_and_its_numbers(gmm):
     assert not gmm.exception and not errors(gmm)
     assert gmm.number_input(key="seed").value == 5
     np.testing.assert_array_equal(private_means(gmm), seeded)
+
+
+
+@pytest.mark.parametrize(("given", "kept"), [("7", 7), ("0", 0), ("-3", 0), ("x", 0)])
+def test_a_secure_link_keeps_its_data_seed(given, kept):
+    """Issue 33: a first load of ``?secure=true&seed=7`` keeps seed 7 for the generated data
+    (the hidden seed box would give every student seed 0's); a seed out of range or not a
+    whole number falls back to 0. In Chromium: two such links drew different data."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update(secure="true", seed=given)
+    at.run()
+    assert not at.exception
+    assert at.session_state[KEPT_SEED] == kept
