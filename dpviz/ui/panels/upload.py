@@ -237,6 +237,7 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     with st.expander(f"Your columns: {values.shape[1]} (names and units from the header)",
                      expanded=values.shape[1] <= 6, icon=":material/view_column:"):
         st.dataframe(units_table(names), hide_index=True, key=f"{prefix}_columns")
+    st.session_state.pop(RANGES_NOTE, None)
     way = str(st.radio("How the bound on the rows is chosen", tuple(WAYS),
                        format_func=WAYS.__getitem__, key=f"{prefix}_bound_way",
                        bind="query-params",
@@ -269,6 +270,8 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
                               key=f"{prefix}_bound_share", bind="query-params",
                               help=PRIVATE_HELP)
             bounds = {"private": float(share)}
+            # filled by refuse_early once the page has drawn its budget, below the share
+            st.session_state[RANGES_NOTE] = (st.empty(), *values.shape, float(share))
         standardise = st.checkbox("Standardise each column by its range", value=False,
                                   key=f"{prefix}_standardise", bind="query-params",
                                   help="Scale every column to [−1, 1] with the range's own "
@@ -283,6 +286,32 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
         st.caption(f"Rows the bound clips: {clipped:,} of {len(values):,} ({CLIPPED_NOTE}).")
     ran_through()
     return chosen
+
+
+#: Session key: this run's place below the private ranges' share, with the table's n, d and
+#: the share (:func:`refuse_early`); set by :func:`table_upload` while private ranges are chosen.
+RANGES_NOTE = "_ranges_note"
+
+
+def refuse_early(params: Mapping[str, Any]) -> None:
+    """Say at the upload step, below the share, that private ranges will be refused.
+
+    The run refuses them before anything is spent when the rows are too few for their one
+    release (:meth:`dpviz.privacy.bounds.BoundPlan.refusal`); the same sentence, from public
+    inputs only (n, d, the share and the page's budget ``params``), shows where the ranges
+    are chosen, so the fix it names is beside the slider it concerns. Nothing when the
+    ranges run, or when the budget is not one the ranges can split (the run says why).
+    """
+    placed = st.session_state.pop(RANGES_NOTE, None)
+    if placed is None:
+        return
+    note, n, d, share = placed
+    try:
+        said = bound_plan(int(n), int(d), budget_of(params), share).refusal(int(n))
+    except ValueError:
+        return
+    if said is not None:
+        note.warning(escape_markdown(said), icon=":material/straighten:")
 
 
 def stop_guard(prefix: str, part: str,
