@@ -12,22 +12,33 @@ from dpviz.ui import runs
 from .app_helpers import open_page
 
 
-@pytest.fixture(autouse=True)
-def _small_predictions(request, monkeypatch) -> None:
-    """Pages predict an upload's error from 2 runs with no search, unless the test is about it.
-
-    A full prediction (16 runs and a search for the n or ε that would do) costs an upload
-    10–25 s; the tests marked ``predictions`` and tests/test_expectation.py check it.
-    """
-    if request.node.get_closest_marker("predictions") is not None:
-        return
+def small_predictions(patch: pytest.MonkeyPatch) -> None:
+    """Pages predict an upload's error from 2 runs with no search (a full prediction, 16 runs
+    and a search for the n or ε that would do, costs an upload 10–25 s)."""
     full = expectation.expected
 
     def small(shape, **kwargs):
         return full(shape, **{**kwargs, "runs": 2, "search": False})
 
-    monkeypatch.setattr(expectation, "expected", small)
-    monkeypatch.setattr(expectation, "RUNS", 2)
+    patch.setattr(expectation, "expected", small)
+    patch.setattr(expectation, "RUNS", 2)
+
+
+@pytest.fixture(autouse=True)
+def _small_predictions(request, monkeypatch) -> None:
+    """:func:`small_predictions` for every test, unless it is about them: the tests marked
+    ``predictions`` and tests/test_expectation.py check the full prediction."""
+    if request.node.get_closest_marker("predictions") is None:
+        small_predictions(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def small_predictions_module():
+    """:func:`small_predictions` for a module-scoped page, set up before any test's own
+    fixtures (the autouse one comes too late for it)."""
+    with pytest.MonkeyPatch.context() as patch:
+        small_predictions(patch)
+        yield
 
 
 @pytest.fixture
