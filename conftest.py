@@ -39,8 +39,28 @@ KEPT = ("ExecutorManagerThread", "asyncio_", "dpviz-compare")
 STATE_ENV = {"DPVIZ_CLASS_DB": "classes.sqlite3", "DPVIZ_CACHE_DIR": "sweeps"}
 
 
+def _scan_components_once() -> None:
+    """Scan the installed packages for Streamlit components once per test process.
+
+    Every new ``AppTest`` scans all installed distributions' metadata for Streamlit
+    components on its first run (0.7 s each, Streamlit 1.67), for none here; the packages do
+    not change during a run, so the first scan's answer is kept for every later AppTest.
+    """
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    manifest_scanner.scan_component_manifests = functools.cache(
+        manifest_scanner.scan_component_manifests)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Give this test process its own class database and cache, unless the caller named them."""
+    """Set up this test process.
+
+    Its own class database and cache, unless the caller named them; Streamlit's components
+    scanned once (:func:`_scan_components_once`).
+    """
+    _scan_components_once()
     if all(name in os.environ for name in STATE_ENV):
         return
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
