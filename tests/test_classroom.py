@@ -343,7 +343,7 @@ def test_a_version_1_database_gains_the_seats_and_keeps_its_classes(tmp_path, cl
     store = ClassStore(path, clock=clock)
     seat = store.lecturer_seat("ABCDEF", "key")
     assert store.is_lecturer("ABCDEF", seat)
-    store.lock("ABCDEF", seat)  # and the locks and attempts of version 3
+    store.lock("ABCDEF", seat)  # and the locks and attempts of version 3, the bans of 4
     assert store.is_locked("ABCDEF") and store.open_class(client="ip:192.0.2.1").code
     version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
     assert version == classroom.SCHEMA_VERSION
@@ -369,7 +369,7 @@ def test_a_thousand_scripted_opens_from_one_client_open_a_handful_and_a_lecturer
     clock.now += classroom.OPEN_WINDOW_S + 1
     store.open_class(client="ip:203.0.113.9")  # an hour on, this client may open again
     rows = sqlite3.connect(store.path).execute("SELECT COUNT(*) FROM attempts").fetchone()[0]
-    assert rows == 1  # refused attempts are not stored, and old ones are forgotten
+    assert rows == 2  # its own and every client's: refused ones not stored, old ones forgotten
 
 
 def test_reopening_a_sessions_own_class_is_not_a_new_class_for_the_limit(store):
@@ -476,3 +476,56 @@ def test_a_guess_outside_its_questions_range_is_refused_and_never_stored(store):
         store.submit(ann, "gmm", "q", {"x": 1.0, "y": -1.0}, {}, within=(0.0, 2.0))
     store.submit(ann, "sbm", "q", {"guess": 0.5}, {"answer": 1e300}, within=(0.0, 0.5))
     assert store.row_count(opened.code) == 1  # a truth is the page's own: not bounded
+
+
+def test_a_flood_of_opens_from_many_clients_fills_an_hours_allowance_and_then_expires(
+        store, clock):
+    """Issue 36: every client's opens share a bound, so many addresses cannot fill the store;
+    the flood's empty classes expire, and an hour on a real lecturer opens one."""
+    mine = store.open_class(client="ip:198.51.100.7")  # a lecturer's class before the flood
+    opened, refusals = 1, set()
+    for i in range(300):
+        try:
+            store.open_class(client=f"ip:10.0.{i // 250}.{i % 250}")
+        except classroom.RateLimited as err:
+            refusals.add(str(err))
+        else:
+            opened += 1
+    assert opened == classroom.SERVER_OPEN_LIMIT
+    assert refusals == {"Too many classes opened on this server in the last hour: try again "
+                        "in 60 minutes."}
+    with pytest.raises(classroom.RateLimited, match="on this server"):
+        store.open_class(client="ip:192.0.2.50")  # a lecturer during the flood waits
+    again = store.open_class((mine.code, mine.token), client="ip:198.51.100.7")
+    assert again.code == mine.code  # the lecturer's own open class is given back
+    store.join(mine.code, "Ann")
+    clock.now += classroom.OPEN_WINDOW_S + 1
+    assert store.is_open(store.open_class(client="ip:192.0.2.50").code)
+    count = sqlite3.connect(store.path).execute("SELECT COUNT(*) FROM classes").fetchone()[0]
+    assert count == 2  # the flood's empty classes are gone; the lecturer's stays
+    # the bound alone keeps clients from filling the store while a class lives
+    assert classroom.SERVER_OPEN_LIMIT * classroom.CLASS_HOURS < classroom.MAX_CLASSES
+
+
+def test_a_removed_student_cannot_come_back_under_a_new_name_from_their_client(store):
+    opened = store.open_class()
+    troll = store.join(opened.code, "Troll", seat="troll-seat", client="ip:203.0.113.9")
+    hall = store.join(opened.code, "Ann", seat="ann-seat", client="ip:203.0.113.9")
+    store.join(opened.code, "Bob", client="ip:198.51.100.7")
+    store.remove(opened.code, opened.token, troll.student_id)
+    assert store.removed(opened.code, opened.token) == 1
+    for seat, client in (("new-seat", "ip:203.0.113.9"), ("troll-seat", "ip:192.0.2.1")):
+        with pytest.raises(ValueError, match="^Your lecturer removed a student who joined "
+                                             "this class from here"):
+            store.join(opened.code, "Nice Name", seat=seat, client=client)
+    assert store.join(opened.code, "Ann Lee", seat="ann-seat",  # in already: may rename
+                      client="ip:203.0.113.9").name == "Ann Lee"
+    assert store.is_member(hall) and store.students(opened.code) == 2
+    assert store.join(opened.code, "Cy", client="ip:192.0.2.2").name == "Cy"  # elsewhere
+    other = store.open_class()  # the ban is this class's only
+    assert store.join(other.code, "Troll", seat="troll-seat", client="ip:203.0.113.9")
+    with pytest.raises(ValueError, match="Only the lecturer"):
+        store.readmit(opened.code, other.token)
+    store.readmit(opened.code, opened.token)
+    assert store.removed(opened.code, opened.token) == 0
+    assert store.join(opened.code, "Troll", seat="troll-seat", client="ip:203.0.113.9")

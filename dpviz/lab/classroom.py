@@ -30,10 +30,15 @@ its ``client`` (the page passes the browser's address, :func:`dpviz.ui.seat.clie
 store keeps that client's recent attempts and refuses, with a sentence saying when to come
 back, past :data:`OPEN_LIMIT` classes opened an hour, :data:`JOIN_LIMIT` joins in ten minutes,
 or once :data:`FREE_WRONG_CODES` wrong codes in an hour start an exponential wait
-(:func:`wrong_code_wait`). A lecturer may remove a student and lock the class against new
-joins; names are unique in a class (:func:`name_key`); a guess must lie within the range the
-page states for its question, and never past :data:`MAX_GUESS` in size, so one student cannot
-stretch the axis the class is shown on.
+(:func:`wrong_code_wait`). Every client together may open :data:`SERVER_OPEN_LIMIT` classes an
+hour, so a flood from many addresses (or from sessions that each name themselves anew, when
+no proxy gives the address) fills an hour's allowance, not the store; its classes, empty,
+expire after :data:`EMPTY_HOURS`, and a lecturer whose class is open keeps it. A lecturer may
+remove a student (no new name then joins from the removed student's seat or client, until the
+lecturer lets removed students back in: :meth:`ClassStore.readmit`) and lock the class
+against new joins; names are unique in a class (:func:`name_key`); a guess must lie within the
+range the page states for its question, and never past :data:`MAX_GUESS` in size, so one
+student cannot stretch the axis the class is shown on.
 
 A reload starts a new browser session, so a membership is also a *seat*: a random token the
 page keeps in that browser's own address (issue 34). A student's seat stands for their row (the
@@ -87,12 +92,25 @@ MAX_VALUES_BYTES = 4096
 BUSY_TIMEOUT_S = 30.0
 #: Lecturer seats a class keeps (the oldest is dropped past it): one per browser.
 MAX_LECTURER_SEATS = 20
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 NO_CLASS = ("No open class has that code: check it with your lecturer (a class closes after "
             f"{CLASS_HOURS:g} hours).")
+#: Why a newcomer from a removed student's seat or client is refused. The client may be a
+#: whole hall behind one address: the lecturer lets removed students back in to let it in.
+REMOVED = ("Your lecturer removed a student who joined this class from here, so it takes no "
+           "new names from here: ask your lecturer to let removed students back in.")
 #: Classes one client may open in :data:`OPEN_WINDOW_S` (a lecturer opens one a lecture).
 OPEN_LIMIT = 5
 OPEN_WINDOW_S = 3600.0
+#: Classes every client together may open in :data:`OPEN_WINDOW_S`. A large university's
+#: busiest hour starts a few hundred lectures in every subject, of which the ones teaching
+#: with this lab are a handful: 80 is a whole department's timetable starting in one hour,
+#: sixteen clients at :data:`OPEN_LIMIT`. And 80 an hour for :data:`CLASS_HOURS` hours (960)
+#: stays under :data:`MAX_CLASSES`, so clients alone never fill the store: a flood is over an
+#: hour after it stops (its empty classes expire), not when the store's classes close.
+SERVER_OPEN_LIMIT = 80
+#: The attempts' client that counts every client's (no client key has this form).
+EVERY_CLIENT = "*"
 #: Joins one client may make in :data:`JOIN_WINDOW_S`. One client address may be a whole
 #: lecture hall behind a campus NAT: 300 students joining in a minute or two, each perhaps
 #: twice (a typo, another browser), is 600; a script from one address fills at most six
@@ -148,6 +166,19 @@ CREATE TABLE IF NOT EXISTS lecturer_seats (
 );
 CREATE TABLE IF NOT EXISTS locks (
     class_code TEXT PRIMARY KEY REFERENCES classes(code) ON DELETE CASCADE
+);
+CREATE TABLE IF NOT EXISTS student_clients (
+    class_code TEXT NOT NULL,
+    student_id TEXT NOT NULL,
+    client TEXT NOT NULL,
+    PRIMARY KEY (class_code, student_id),
+    FOREIGN KEY (class_code, student_id) REFERENCES students(class_code, student_id)
+        ON DELETE CASCADE
+);
+CREATE TABLE IF NOT EXISTS removed (
+    class_code TEXT NOT NULL REFERENCES classes(code) ON DELETE CASCADE,
+    student_id TEXT NOT NULL,
+    client TEXT
 );
 CREATE TABLE IF NOT EXISTS attempts (
     client TEXT NOT NULL,
@@ -431,14 +462,17 @@ class ClassStore:
 
     def _throttle(self, conn: sqlite3.Connection, client: str | None, action: str, limit: int,
                   window: float, what: str) -> None:
-        """Raise :class:`RateLimited` when ``client`` has tried ``action`` ``limit`` times."""
+        """Raise :class:`RateLimited` when ``client`` has tried ``action`` ``limit`` times.
+
+        ``what`` names the attempts and whose they are (``"joins from here"``).
+        """
         if client is None:
             return
         tries = self._attempts(conn, client[:MAX_CLIENT], action, window)
         if len(tries) >= limit:
             wait = tries[-limit] + window - self.clock()
-            raise RateLimited(f"Too many {what} from here in the last {_span(window)}: try "
-                              f"again {_later(wait)}.")
+            raise RateLimited(f"Too many {what} in the last {_span(window)}: try again "
+                              f"{_later(wait)}.")
 
     def _code_wait(self, conn: sqlite3.Connection, client: str | None) -> None:
         """Raise :class:`RateLimited` while ``client`` waits after its wrong codes."""
@@ -470,11 +504,12 @@ class ClassStore:
             it is open it is given back instead of a new one (one open class a session).
         client : str, optional
             Who asks (an address, :func:`dpviz.ui.seat.client_key`): a new class counts
-            against their :data:`OPEN_LIMIT`. ``None`` (tests, load tests) counts nothing.
+            against their :data:`OPEN_LIMIT` and every client's :data:`SERVER_OPEN_LIMIT`.
+            ``None`` (tests, load tests) counts nothing.
 
         Raises ``ValueError`` when :data:`MAX_CLASSES` classes are open, and
-        :class:`RateLimited` when ``client`` opened :data:`OPEN_LIMIT` classes in the last
-        :data:`OPEN_WINDOW_S` seconds.
+        :class:`RateLimited` when ``client`` opened :data:`OPEN_LIMIT` classes, or every
+        client together :data:`SERVER_OPEN_LIMIT`, in the last :data:`OPEN_WINDOW_S` seconds.
         """
         token = secrets.token_urlsafe(24)
         now = self.clock()
@@ -491,7 +526,11 @@ class ClassStore:
                                          (code,)).fetchone()[0]
                     return OpenedClass(code, mine[1], float(until))
             # before the purge: a refused request costs a read, not a rolled-back write
-            self._throttle(conn, client, "open", OPEN_LIMIT, OPEN_WINDOW_S, "classes opened")
+            self._throttle(conn, client, "open", OPEN_LIMIT, OPEN_WINDOW_S,
+                           "classes opened from here")
+            every = None if client is None else EVERY_CLIENT
+            self._throttle(conn, every, "open", SERVER_OPEN_LIMIT, OPEN_WINDOW_S,
+                           "classes opened on this server")
             self._purge(conn)
             if conn.execute("SELECT COUNT(*) FROM classes").fetchone()[0] >= MAX_CLASSES:
                 raise ValueError(f"This server has its {MAX_CLASSES} classes open: try again "
@@ -503,6 +542,7 @@ class ClassStore:
                 conn.execute("INSERT INTO classes VALUES (?, ?, ?, ?)",
                              (code, _hash(token), now, expires))
                 self._record(conn, client, "open")
+                self._record(conn, every, "open")
                 return OpenedClass(code, token, expires)
 
     def is_open(self, code: str) -> bool:
@@ -546,32 +586,35 @@ class ClassStore:
         class has it already. A full class first drops the students who joined over
         :data:`EMPTY_HOURS` ago and never predicted. ``client`` (who asks, as for
         :meth:`open_class`) counts the attempt against :data:`JOIN_LIMIT`, and a wrong code
-        against :data:`FREE_WRONG_CODES`.
+        against :data:`FREE_WRONG_CODES`; it is kept with the student, so that removing them
+        (:meth:`remove`) keeps their client out too.
 
         Raises ``ValueError`` for an unknown or expired code, a bad name, a name someone in
-        the class has (:func:`name_key`), a locked class (for a newcomer) or a full one, and
-        :class:`RateLimited` past ``client``'s limits.
+        the class has (:func:`name_key`), a locked class or a removed student's seat or
+        client (for a newcomer) or a full class, and :class:`RateLimited` past ``client``'s
+        limits.
         """
         name = check_name(name)
         sid = seat_id(seat) if seat else student_id or secrets.token_hex(8)
         refusal = ""
         with self._connect(write=True) as conn:
             self._code_wait(conn, client)
-            self._throttle(conn, client, "join", JOIN_LIMIT, JOIN_WINDOW_S, "joins")
+            self._throttle(conn, client, "join", JOIN_LIMIT, JOIN_WINDOW_S, "joins from here")
             self._record(conn, client, "join")
             row = self._live(conn, code)
             if row is None:
                 self._record(conn, client, "code")
             else:
-                refusal = self._seat(conn, str(row[0]), name, sid)
+                refusal = self._seat(conn, str(row[0]), name, sid, client)
         if row is None:  # raised after the commit: the wrong code stays counted
             raise ValueError(NO_CLASS)
         if refusal:
             raise ValueError(refusal)
         return Student(str(row[0]), sid, name)
 
-    def _seat(self, conn: sqlite3.Connection, code: str, name: str, sid: str) -> str:
-        """Seat ``sid`` as ``name`` in open class ``code``: ``""``, or the sentence refusing it."""
+    def _seat(self, conn: sqlite3.Connection, code: str, name: str, sid: str,
+              client: str | None) -> str:
+        """Seat ``sid`` (of ``client``) as ``name`` in open class ``code``: ``""``, or why not."""
         known = conn.execute("SELECT 1 FROM students WHERE class_code = ? AND student_id = ?",
                              (code, sid)).fetchone()
         key = name_key(name)
@@ -582,6 +625,10 @@ class ClassStore:
                         "or your surname.")
         if not known and self._locked(conn, code):
             return "This class is locked: your lecturer lets no one new in."
+        if not known and conn.execute(
+                "SELECT 1 FROM removed WHERE class_code = ? AND (student_id = ? OR client = ?)",
+                (code, sid, client and client[:MAX_CLIENT])).fetchone():
+            return REMOVED
         if not known and self._students(conn, code) >= MAX_STUDENTS:
             conn.execute(
                 "DELETE FROM students WHERE class_code = ? AND joined <= ? AND NOT EXISTS "
@@ -593,6 +640,10 @@ class ClassStore:
         conn.execute("INSERT INTO students VALUES (?, ?, ?, ?) ON CONFLICT "
                      "(class_code, student_id) DO UPDATE SET name = excluded.name",
                      (code, sid, name, self.clock()))
+        if client is not None:
+            conn.execute("INSERT INTO student_clients VALUES (?, ?, ?) ON CONFLICT "
+                         "(class_code, student_id) DO UPDATE SET client = excluded.client",
+                         (code, sid, client[:MAX_CLIENT]))
         return ""
 
     @staticmethod
@@ -628,14 +679,35 @@ class ClassStore:
     def remove(self, code: str, token: str, student_id: str) -> None:
         """Remove a student and their predictions from class ``code`` (the lecturer only).
 
-        Their page finds itself out of the class (:meth:`is_member`); they may join again
-        unless the class is locked.
+        Their page finds itself out of the class (:meth:`is_member`), and no newcomer joins
+        from their seat or the client they joined from (:meth:`join`'s ``client``), under any
+        name, until :meth:`readmit`: a client may be a whole hall behind one address, whose
+        students already in the class stay and may rejoin or rename.
         """
         with self._connect(write=True) as conn:
             code = self._lecturer(conn, code, token)
+            found = conn.execute("SELECT client FROM students s LEFT JOIN student_clients c "
+                                 "USING (class_code, student_id) WHERE s.class_code = ? AND "
+                                 "s.student_id = ?", (code, student_id)).fetchone()
+            if found is None:
+                return
+            conn.execute("INSERT INTO removed VALUES (?, ?, ?)", (code, student_id, found[0]))
             for table in ("predictions", "students"):
                 conn.execute(f"DELETE FROM {table} WHERE class_code = ? AND student_id = ?",
                              (code, student_id))
+
+    def removed(self, code: str, token: str) -> int:
+        """How many students the lecturer removed from class ``code`` and keeps out."""
+        with self._connect() as conn:
+            code = self._lecturer(conn, code, token)
+            return int(conn.execute("SELECT COUNT(*) FROM removed WHERE class_code = ?",
+                                    (code,)).fetchone()[0])
+
+    def readmit(self, code: str, token: str) -> None:
+        """Let removed students, and the clients they joined from, join class ``code`` again."""
+        with self._connect(write=True) as conn:
+            conn.execute("DELETE FROM removed WHERE class_code = ?",
+                         (self._lecturer(conn, code, token),))
 
     def rejoin(self, code: str, seat: str) -> Student:
         """The student whose seat in class ``code`` is ``seat``: the same row, name and answers.

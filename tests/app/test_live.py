@@ -478,6 +478,26 @@ def test_the_lecturer_locks_the_class_and_removes_a_student(db):
     assert not db.is_locked(code)
 
 
+def test_a_removed_student_is_told_why_a_new_name_is_refused_until_the_lecturer_readmits(
+        db, monkeypatch):
+    at, lecture = lecturer_opens()
+    code = lecture["code"]
+    monkeypatch.setattr(seat, "client_key", lambda: "ip:203.0.113.9")
+    student = join_as(open_page("live"), code, "Troll")
+    (troll,) = db.roster(code, lecture["token"])
+    at.run()
+    at.selectbox(key="live_remove_who").set_value(troll.student_id).run()
+    next(b for b in at.button if b.key == "live_remove").click().run()
+    next(b for b in student.run().button if b.key == "live_leave_dropped").click().run()
+    join_as(student, code, "Nice Name")  # the same browser, under a new name
+    assert student.error[0].value == escape_markdown(classroom.REMOVED)
+    assert db.students(code) == 0
+    next(b for b in at.button if b.key == "live_readmit").click().run()
+    assert not at.exception and not any(b.key == "live_readmit" for b in at.button)
+    join_as(student, code, "Nice Name")
+    assert not student.error and db.students(code) == 1
+
+
 def test_the_projected_points_are_not_in_the_names_tables_order():
     """A small class: the figure's data order is a fixed shuffle, not the names table's."""
     said = [Prediction(name, "q", {"x": float(i), "y": 2.0 * i}, {"x": [0.0], "y": [0.0]}, 0.0)

@@ -281,7 +281,7 @@ def _step_view(code: str, token: str, step: str, answered: int, revealed: bool) 
 
 
 def _door(code: str, token: str, locked: bool) -> None:
-    """Who may come in: lock the class against new students, and remove one by name.
+    """Who may come in: lock the class against new students, remove one by name, readmit.
 
     The names are in a folded expander (the projector shows the class, not who is in it).
     """
@@ -296,10 +296,16 @@ def _door(code: str, token: str, locked: bool) -> None:
             names = {s.student_id: s.name for s in classes.roster(code, token)}
             chosen = st.selectbox("Student", list(names), index=None, format_func=names.__getitem__,
                                   key="live_remove_who",
-                                  help="Their predictions go with them; lock the class to "
-                                       "keep them from joining again.")
+                                  help="Their predictions go with them, and no new name joins "
+                                       "from their browser or their address (a campus network "
+                                       "may share one) until you let removed students back.")
             if st.button("Remove from the class", key="live_remove", disabled=chosen is None):
                 classes.remove(code, token, str(chosen))
+                st.rerun()
+            removed = classes.removed(code, token)
+            if removed and st.button(f"Let removed students back in ({removed})",
+                                     key="live_readmit"):
+                classes.readmit(code, token)
                 st.rerun()
     except seat.STORE_ERRORS as err:
         st.warning(_problem(err))
