@@ -68,6 +68,14 @@ UNMEASURED_SECONDS = 3e-8
 SECURE_SECONDS_PER_DRAW = 3e-7
 #: DP-EM's default number of iterations, each releasing k weights, means and covariances.
 DP_EM_ITERATIONS = 20
+#: Seconds a page spends on its run besides the run (the figures, the error and interval
+#: tables, the ledger and risk panels), by task; a page's run adds them (``page=True``).
+#: /gmm: its CPU time less its runs' (``dpviz.ui.runs.compute``), with the page's modules
+#: imported, was 0.04-0.2 s for sample_aggregate at n = 5 000-40 000 and 0.04-0.6 s for
+#: DP-EM at n = 20 000-200 000 (d = 2, k = 2; ``python bench/work_repro.py gmm_link``):
+#: flat in n, as the page draws at most 1 500 rows (:data:`dpviz.viz.mixtures.DRAW_ROWS`);
+#: rounded up. Other pages: not measured, nothing added.
+PAGE_SECONDS = MappingProxyType({"gmm": 0.6})
 
 BIGGER_JOBS = ("Bigger runs belong on the command line (python -m dpviz run or solve), or in "
                "a sweep spread over a Dask cluster (python -m dpviz sweep --scheduler ADDRESS)")
@@ -260,18 +268,28 @@ def model_seconds(model: CostModel, terms: Sequence[float]) -> float:
 
 def estimate(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
              degree: float = 0.0, repeats: int = 1, generate: bool = True,
-             secure: bool = False, params: Mapping[str, Any] | None = None) -> Cost:
+             secure: bool = False, params: Mapping[str, Any] | None = None,
+             page: bool = False) -> Cost:
     """The estimated cost of ``repeats`` runs of ``task/estimator`` at these sizes.
 
     ``generate`` adds making the data once (the pages' generators); ``secure`` adds drawing
     every noise entry with the exact discrete sampler (:func:`secure_draws`); ``params`` are
-    the run's own (``chunks``); the coefficients are the entry's (:func:`cost_model`).
+    the run's own (``chunks``); ``page`` adds what the task's page does with the run
+    (:data:`PAGE_SECONDS`); the coefficients are the entry's (:func:`cost_model`).
+
+    Examples
+    --------
+    >>> ran = estimate("gmm", "dp_em", n=10_000, d=2, k=2)
+    >>> round(estimate("gmm", "dp_em", n=10_000, d=2, k=2, page=True).seconds - ran.seconds, 2)
+    0.6
     """
     memory_units = units(task, estimator, n=n, d=d, k=k, degree=degree)[1]
     model = cost_model(task, estimator)
     draws = secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
     terms = time_terms(task, estimator, n=n, d=d, k=k, degree=degree, params=params)
     seconds = repeats * (model_seconds(model, terms) + draws * SECURE_SECONDS_PER_DRAW)
+    if page:
+        seconds += PAGE_SECONDS.get(task, 0.0)
     memory = memory_units * model.bytes_per_unit
     data_memory = units(task, DATA, n=n, d=d, k=k, degree=degree)[1]
     if generate:
@@ -292,11 +310,11 @@ def _size_words(n: int, d: int, k: int, degree: float, task: str) -> str:
 def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
                degree: float = 0.0, repeats: int = 1, generate: bool = True,
                secure: bool = False, params: Mapping[str, Any] | None = None,
-               budget: WorkBudget = INTERACTIVE) -> Cost:
+               budget: WorkBudget = INTERACTIVE, page: bool = False) -> Cost:
     """Refuse, before any work, a run whose estimated cost exceeds ``budget``.
 
     Depends on public sizes only (never on the data), so a refusal tells nothing about
-    anyone's row.
+    anyone's row. ``page`` counts the page's own work on the run (:func:`estimate`).
 
     Returns
     -------
@@ -318,7 +336,7 @@ def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
     ValueError: n = 1,000,000 rows, d = 50, k = 3 is too much work on a page: ...
     """
     cost = estimate(task, estimator, n=n, d=d, k=k, degree=degree, repeats=repeats,
-                    generate=generate, secure=secure, params=params)
+                    generate=generate, secure=secure, params=params, page=page)
     sizes = _size_words(n, d, k, degree, task) + (f", {repeats} runs" if repeats > 1 else "")
     if cost.seconds > budget.seconds:
         draws = repeats * secure_draws(task, estimator, n=n, d=d, k=k) if secure else 0.0
@@ -326,7 +344,8 @@ def check_work(task: str, estimator: str, *, n: int, d: int = 1, k: int = 1,
                f"with a float-safe sampler (about {SECURE_SECONDS_PER_DRAW * 1e9:.0f} ns an "
                "entry)" if draws * SECURE_SECONDS_PER_DRAW > budget.seconds / 2 else "")
         fits = _rows_that_fit(task, estimator, n=n, d=d, k=k, degree=degree, repeats=repeats,
-                              generate=generate, secure=secure, params=params, budget=budget)
+                              generate=generate, secure=secure, params=params, budget=budget,
+                              page=page)
         smaller = f" ({_size_words(fits, d, k, degree, task)} would fit)" if fits else ""
         lower = (f" Lower the sizes{smaller}, or turn secure randomness off to watch the "
                  "picture (teaching randomness)." if why else f" Lower the sizes{smaller}.")
@@ -445,11 +464,12 @@ def check_generator(name: str, params: Mapping[str, Any],
 
 
 def check_run(task: str, estimator: str, data: Any, params: Mapping[str, Any],
-              budget: WorkBudget = BATCH, *, secure: bool = False) -> None:
+              budget: WorkBudget = BATCH, *, secure: bool = False, page: bool = False) -> None:
     """Refuse, before running, ``task/estimator`` on ``data`` when it exceeds ``budget``.
 
     The sizes are read off the data's shape (rows × columns) or a graph's vertex count;
-    ``secure`` adds drawing the noise with float-safe samplers.
+    ``secure`` adds drawing the noise with float-safe samplers, ``page`` the page's own work
+    on the run (:data:`PAGE_SECONDS`).
     """
     n = getattr(data, "n", None)
     shape = getattr(data, "shape", None)
@@ -463,16 +483,16 @@ def check_run(task: str, estimator: str, data: Any, params: Mapping[str, Any],
     degree = params.get("degree")
     check_work(task, estimator, n=int(n), d=d, k=int(k) if k else 1,
                degree=float(degree) if degree else 0.0, generate=False, secure=secure,
-               params=params, budget=budget)
+               params=params, budget=budget, page=page)
 
 
 def check_scenario(task: str, estimator: str, data: Mapping[str, Any],
                    params: Mapping[str, Any], budget: WorkBudget = BATCH, *,
-                   secure: bool = False) -> None:
+                   secure: bool = False, page: bool = False) -> None:
     """Refuse, before its data are generated, a run on generated data that exceeds ``budget``.
 
     ``data`` is a scenario's data block; only a generator's sizes are known before loading
-    (a file's are checked by :func:`check_run` once read); ``secure`` as for
+    (a file's are checked by :func:`check_run` once read); ``secure`` and ``page`` as for
     :func:`check_run`.
     """
     from dpviz.data import GENERATORS
@@ -486,7 +506,7 @@ def check_scenario(task: str, estimator: str, data: Mapping[str, Any],
     k = params.get("k") or sizes.get("k") or 1
     check_work(task, estimator, n=int(sizes.get("n", 1)), d=int(sizes.get("d", 1)), k=int(k),
                degree=float(sizes.get("degree", 0.0)), secure=secure, params=params,
-               budget=budget)
+               budget=budget, page=page)
 
 
 #: A sweep started from a page: its runs together (a progress bar shows them).

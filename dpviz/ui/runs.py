@@ -68,8 +68,10 @@ def compute(s: Scenario, *, fresh: int | None = None, content: bytes | None = No
             stream: str | None = None) -> Result:
     """One run of a scenario, uncached (:func:`run` caches it; a page's cloud of repeats not).
 
-    Checked once against the page's work budget, on its data before their preparation (the
-    engine's own check is then skipped), its data loaded and prepared through the caches;
+    Checked once against the page's work budget with the page's own work on it
+    (:data:`~dpviz.estimators.work.PAGE_SECONDS`: the figures and panels a page builds from
+    a run), on its data before their preparation (the engine's own check is then skipped),
+    its data loaded and prepared through the caches;
     ``fresh`` keys a secure generator on ``stream`` (default ``"<task>/<estimator>"``,
     :func:`~dpviz.ui.cached.noise_rng`), ``None``: the scenario's seed (teaching).
     """
@@ -78,11 +80,12 @@ def compute(s: Scenario, *, fresh: int | None = None, content: bytes | None = No
     if s.seed is not None:
         fresh = None  # teaching randomness: the seed alone decides the noise
     secure = fresh is not None
-    check_scenario(s.task, s.estimator, s.data, s.params, INTERACTIVE, secure=secure)
+    check_scenario(s.task, s.estimator, s.data, s.params, INTERACTIVE, secure=secure,
+                   page=True)
     block = canonical(dict(s.data))
     data = _loaded(block, content)
     check_run(s.task, s.estimator, data.data, {**data.public, **s.params}, INTERACTIVE,
-              secure=secure)
+              secure=secure, page=True)
     values = preparation(s, data)
     if values is not None:
         owner = preparation_owner(s.task, s.estimator)
