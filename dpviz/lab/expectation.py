@@ -16,10 +16,19 @@ a user's rows:
   without noise (:func:`covariance_reference`), as the pages score an upload.
 
 The error is the matched mean error (a mixture's, in data units) or the Frobenius distance
-between matrices (a covariance's, in the columns' squared units); the prediction is the runs'
-median, quartiles and 90th percentile (:class:`Expected`): the tail is stated, not only the
-middle, since some runs land far off (AdaptiveCov's sparse vector picks its clip radius and
-branch; DP-EM's noise can pin a mean anywhere in the bound). When the median is large
+between matrices (a covariance's, in the columns' squared units). The prediction states the
+runs' mean first — the expected error, what "expect about X off" says — then their quartiles
+(typical runs) and 90th percentile (1 run in 10 is further off; :class:`Expected`). The mean,
+not the median, because the reader holds a run to the first figure, and some runs land far off
+(AdaptiveCov's sparse vector picks its clip radius and branch; private ranges are one release;
+DP-EM's noise can pin a mean anywhere in the bound): a median does not move when 1 run in 5
+lands 5 times further off, the mean does, so the figure stated grows with the tail it hides.
+On the issue's two tables with private ranges (/covariance, 80 draws each, :func:`walk`), real
+draws passed 3 times the runs' median in 0 to 11 of 80 (AdaptiveCov: 10 and 11), 3 times their
+mean in 0 to 3. The cost is on the other side: where the runs' errors are spread wide (grid
+means, whose distance to EM depends on how far apart the groups are), the mean stands above a
+table whose groups are well apart (the petals: 0.36 stated, 0.15 measured). When the mean is
+large
 against the bound's size (more than :data:`LARGE` of it, :meth:`Table.size`: the bound's
 diameter for means, the largest second moment it allows for a matrix),
 :func:`meaningful_from` finds, by the same prediction, the n (at this budget) and the ε or ρ
@@ -54,14 +63,15 @@ from dpviz.lab.solve import Progress
 from dpviz.lab.success import Shape, shape_of
 from dpviz.privacy.bounds import bound_plan, parse_bounds
 
-#: Simulated runs of a prediction (its median, quartiles and 90th percentile): three turns of
-#: a mixture table's 8 layouts (:data:`SEPARATIONS` × :data:`SPANS`), enough for a 90th
-#: percentile between the 21st and 22nd of 24 errors. About 5 s for DP-EM at the issue's
-#: 150-row, 2-column table (4 s at 20 runs, 3.5 s at 16); 0.1 s for a covariance matrix.
-RUNS = 24
-#: Runs per point of the search for a meaningful n or ε (a rougher median suffices there).
+#: Simulated runs of a prediction (its mean, quartiles and 90th percentile): two turns of a
+#: table's 16 layouts (:data:`SEPARATIONS` × :data:`SPANS`, or × :data:`COVARIANCE_LAYOUTS`);
+#: a mean is steadier with more runs than a median is. 1.3 times 24 runs' time: for DP-EM at
+#: the issue's 150-row, 2-column table 1.9 s against 1.4 s (load 5 on 2 cores; 5 s and 3.7 s
+#: on a busier machine); 0.02 s for a covariance matrix.
+RUNS = 32
+#: Runs per point of the search for a meaningful n or ε (a rougher mean suffices there).
 SEARCH_RUNS = 8
-#: A predicted median error above this share of the bound's size is "large".
+#: A predicted (mean) error above this share of the bound's size is "large".
 LARGE = 0.1
 #: The search for n steps by this factor, then halves the last step once: the error does not
 #: fall as 1/n at small n (the noise pins the means anywhere in the bound), then drops fast —
@@ -77,9 +87,13 @@ SEARCH_SECONDS = 12.0
 #: How far apart the generated mixtures' means are (in standard deviations) and how much of
 #: each column's range their rows span about its centre: a user's groups may overlap or not,
 #: fill the bound or a part of it, which is not public, so the runs take these in turn and the
-#: prediction's spread covers them.
+#: prediction's spread covers them. Down to a quarter of the bound: on rows that fill little of
+#: it grid means and the reference part further (a generated 178-row table in wine's typed
+#: ranges at ε = 5: mean error 132 at a quarter, 34–51 at a half to 0.8; wine's own rows: 148),
+#: partly because the reference's data-independent starts then leave a component empty more
+#: often — as they would on the page, whose reference it is.
 SEPARATIONS = (2.0, 3.0, 4.0, 6.0)
-SPANS = (0.8, 0.5)
+SPANS = (0.8, 0.6, 0.4, 0.25)
 #: A covariance table's layouts, (span, offset): the matrix is the second moment about the
 #: bound's centre, so where the rows sit matters more than their groups — measured columns
 #: (lengths, counts) rarely sit at the centre of a ball about the origin. ``offset`` moves the
@@ -482,13 +496,16 @@ def run_error(shape: Public, data_seed: int, noise_seed: int, turn: int = 0) -> 
 
 @dataclass(frozen=True)
 class Expected:
-    """A predicted error: median, quartiles and 90th percentile of simulated runs' errors.
+    """A predicted error: the mean, median, quartiles and 90th percentile of simulated runs' errors.
+
+    The mean is the figure stated first and held to (the module's docstring says why).
 
     Attributes
     ----------
-    median, low, high, tail : float
-        The median, the quartiles and the 90th percentile of the runs that answered (data
-        units; NaN: none did): matched mean errors, or a matrix's Frobenius errors (``task``).
+    mean, median, low, high, tail : float
+        The mean, the median, the quartiles and the 90th percentile of the runs that answered
+        (data units; NaN: most did not): matched mean errors, or a matrix's Frobenius errors
+        (``task``).
     size : float
         The bound's size (:meth:`Table.size`), which "large" is measured against.
     runs, failed : int
@@ -496,7 +513,7 @@ class Expected:
     seconds : float
         How long the simulation took (0 when read from the cache).
     n_from, epsilon_from : int or float or None
-        When large: the n (at this ε) and the ε (at this n) from which the predicted median
+        When large: the n (at this ε) and the ε (at this n) from which the predicted mean
         is within :data:`LARGE` of the size; ``None``: not found up to ``n_to`` / ``epsilon_to``.
     n_to, epsilon_to : int or float or None
         How far the search looked (``None``: it did not run).
@@ -506,6 +523,7 @@ class Expected:
         ``"ε"``, or ``"ρ"`` when the budget is zCDP's (``epsilon_from`` is then a ρ).
     """
 
+    mean: float
     median: float
     low: float
     high: float
@@ -524,24 +542,24 @@ class Expected:
 
     @property
     def large(self) -> bool:
-        """Whether the median is more than :data:`LARGE` of the bound's size (or no answer)."""
-        return not self.median <= LARGE * self.size
+        """Whether the mean is more than :data:`LARGE` of the bound's size (or no answer)."""
+        return not self.mean <= LARGE * self.size
 
     def typical(self) -> str:
-        """The prediction in words: the median, the quartiles and the tail.
+        """The prediction in words: the mean, the quartiles and the tail.
 
         Examples
         --------
-        >>> Expected(0.31, 0.2, 0.52, 0.9, 20.0, 24, 0, 1.0).typical()
-        'about 0.31 units off (typical runs: 0.2–0.52; 1 run in 10 is further off than 0.9)'
-        >>> Expected(0.31, 0.2, 0.52, 0.9, 20.0, 24, 0, 1.0, task="covariance").typical()[:47]
-        'about 0.31 off in Frobenius norm, in the column'
+        >>> Expected(0.36, 0.31, 0.2, 0.52, 0.9, 20.0, 32, 0, 1.0).typical()
+        'about 0.36 units off (typical runs: 0.2–0.52; 1 run in 10 is further off than 0.9)'
+        >>> Expected(0.36, 0.31, 0.2, 0.52, 0.9, 20.0, 32, 0, 1.0, task="covariance").typical()[:47]
+        'about 0.36 off in Frobenius norm, in the column'
         """
-        if not math.isfinite(self.median):
+        if not math.isfinite(self.mean):
             return "no answer: most simulated runs gave none"
         off = ("off in Frobenius norm, in the columns' squared units" if self.task ==
                "covariance" else "units off")
-        return (f"about {self.median:.2g} {off} (typical runs: {self.low:.2g}–"
+        return (f"about {self.mean:.2g} {off} (typical runs: {self.low:.2g}–"
                 f"{self.high:.2g}; 1 run in 10 is further off than {self.tail:.2g})")
 
     def remedy(self) -> str:
@@ -549,9 +567,9 @@ class Expected:
 
         Examples
         --------
-        >>> Expected(5.0, 4.0, 7.0, 9.0, 20.0, 24, 0, 1.0, 1200, 8.0, 9600, 16.0).remedy()
+        >>> Expected(5.5, 5.0, 4.0, 7.0, 9.0, 20.0, 32, 0, 1.0, 1200, 8.0, 9600, 16.0).remedy()
         'meaningful from about n = 1,200 rows at this ε, or ε = 8 at this n'
-        >>> Expected(5.0, 4.0, 7.0, 9.0, 20.0, 24, 0, 1.0, None, None, 9600, 16.0).remedy()
+        >>> Expected(5.5, 5.0, 4.0, 7.0, 9.0, 20.0, 32, 0, 1.0, None, None, 9600, 16.0).remedy()
         'not meaningful up to n = 9,600 rows at this ε nor up to ε = 16 at this n'
         """
         ways = []
@@ -576,7 +594,7 @@ class Expected:
 
         Examples
         --------
-        >>> Expected(1, 1, 1, 1, 1, 1, 0, 0.0, budget_name="ρ", delta=1e-10).budget_text(0.1)
+        >>> Expected(1, 1, 1, 1, 1, 1, 1, 0, 0.0, budget_name="ρ", delta=1e-10).budget_text(0.1)
         'ε = 3.13 (ρ = 0.1 at δ = 1e-10)'
         """
         if self.budget_name != "ρ":
@@ -591,13 +609,13 @@ class Expected:
 
         Examples
         --------
-        >>> Expected(0.3, 0.2, 0.5, 0.8, 20.0, 24, 0, 1.0).sentence()[:44]
+        >>> Expected(0.3, 0.28, 0.2, 0.5, 0.8, 20.0, 32, 0, 1.0).sentence()[:44]
         'At this n and ε expect the means about 0.3 u'
-        >>> Expected(9.0, 7.0, 12.0, 20.0, 25.0, 24, 0, 1.0, None, 0.8, None, 0.8, "covariance",
-        ...          "ρ", 1e-10).sentence()[:64]
+        >>> Expected(9.0, 8.0, 7.0, 12.0, 20.0, 25.0, 32, 0, 1.0, None, 0.8, None, 0.8,
+        ...          "covariance", "ρ", 1e-10).sentence()[:64]
         'At this n and ε expect the matrix about 9 off in Frobenius norm,'
-        >>> Expected(9.0, 7.0, 12.0, 20.0, 25.0, 24, 0, 1.0, None, 0.8, None, 0.8, "covariance",
-        ...          "ρ", 1e-10).remedy()
+        >>> Expected(9.0, 8.0, 7.0, 12.0, 20.0, 25.0, 32, 0, 1.0, None, 0.8, None, 0.8,
+        ...          "covariance", "ρ", 1e-10).remedy()
         'meaningful from about ε = 9.38 (ρ = 0.8 at δ = 1e-10) at this n'
 
         """
@@ -613,11 +631,12 @@ class Expected:
             what = what or "the means"
             scale = "the bound's size"
             assumes = (f"groups {SEPARATIONS[0]:g}–{SEPARATIONS[-1]:g} standard deviations "
-                       "apart: groups that overlap more can land further off")
+                       f"apart over {min(SPANS):.0%}–{max(SPANS):.0%} of the bound: groups "
+                       "that overlap more can land further off")
         said = f"At this n and ε expect {what} {self.typical()}"
         if self.large:
             said += f" — over {LARGE:.0%} of {scale} ({self.size:.3g}); {self.remedy()}"
-        return said + (f" (predicted from {self.runs} runs on generated data of the same "
+        return said + (f" (the average of {self.runs} runs on generated data of the same "
                        f"public shape, {assumes}).")
 
     def to_dict(self) -> dict[str, Any]:
@@ -629,7 +648,7 @@ class Expected:
     def from_dict(cls, d: Mapping[str, Any]) -> Expected:
         """A prediction from :meth:`to_dict`'s JSON."""
         values: dict[str, Any] = dict(d)
-        for key in ("median", "low", "high", "tail"):
+        for key in ("mean", "median", "low", "high", "tail"):
             values[key] = math.nan if values[key] is None else values[key]
         return cls(**values)
 
@@ -657,7 +676,7 @@ def _seeds(shape: Public, runs: int, salt: int = 0) -> tuple[tuple[int, int], ..
 
 def simulate(shape: Public, runs: int = RUNS, *, progress: Progress | None = None,
              salt: int = 0) -> Expected:
-    """``runs`` simulated runs of ``shape``: the median, quartiles and 90th percentile.
+    """``runs`` simulated runs of ``shape``: the mean, median, quartiles and 90th percentile.
 
     ``salt`` draws other seeds (a held-out check); the default's are fixed per shape.
     """
@@ -671,11 +690,12 @@ def simulate(shape: Public, runs: int = RUNS, *, progress: Progress | None = Non
     answered = values[np.isfinite(values)]
     failed = int(len(values) - len(answered))
     if failed * 2 > len(values):
-        median = low = high = tail = math.nan
+        mean = median = low = high = tail = math.nan
     else:
+        mean = float(np.mean(answered))
         low, median, high, tail = (float(q) for q in
                                    np.quantile(answered, [0.25, 0.5, 0.75, 0.9]))
-    return Expected(median, low, high, tail, shape.size(), len(values), failed,
+    return Expected(mean, median, low, high, tail, shape.size(), len(values), failed,
                     time.perf_counter() - started, task=shape.task,
                     budget_name=shape.budget_name, delta=shape.delta)
 
@@ -684,10 +704,10 @@ def meaningful_from(shape: Public, size: float, *, runs: int = SEARCH_RUNS,
                     seconds: float = SEARCH_SECONDS, run_seconds: float | None = None,
                     progress: Progress | None = None) -> tuple[int | None, int, float | None,
                                                                 float]:
-    """The n (at this budget) and the ε or ρ (at this n) from which the median is not large.
+    """The n (at this budget) and the ε or ρ (at this n) from which the mean is not large.
 
     n steps up by :data:`N_STEP` (up to :data:`dpviz.core.limits.MAX_ROWS`); the first n
-    whose median is within :data:`LARGE` of the size is then tried at the geometric middle of
+    whose mean is within :data:`LARGE` of the size is then tried at the geometric middle of
     that step, and the smaller that holds is kept. The budget doubles (up to
     :data:`DOUBLINGS` times, at most :data:`SEARCH_TOP`). Each point is :func:`simulate`'d
     with ``runs`` runs. Each search stops before a point whose cost would pass ``seconds``
@@ -707,7 +727,7 @@ def meaningful_from(shape: Public, size: float, *, runs: int = SEARCH_RUNS,
         at = simulate(point, runs, progress=tick)
         done[0] += runs
         timed.append((point.n, at.seconds / runs))
-        return not at.large and not math.isnan(at.median) and at.median <= LARGE * size
+        return not at.large and at.mean <= LARGE * size
 
     def cost(n: int) -> float:
         """Estimated seconds of ``runs`` runs at n, from the runs timed so far."""
@@ -787,7 +807,7 @@ def expected(shape: Public, *, runs: int = RUNS, search: bool = True,
     >>> import tempfile
     >>> shape = Table("grid_means", 150, 2, 3, 5.0, ranges=((0.0, 8.0), (0.0, 3.0)))
     >>> e = expected(shape, runs=4, search=False, cache_dir=tempfile.mkdtemp())
-    >>> e.runs, round(e.size, 2), e.median < e.size
+    >>> e.runs, round(e.size, 2), e.mean < e.size
     (4, 8.54, True)
     """
     found = known(shape, runs, cache_dir)
@@ -813,12 +833,14 @@ def expected(shape: Public, *, runs: int = RUNS, search: bool = True,
 
 # --- the acceptance walk: predictions against real tables' runs ---------------------------
 
-#: A measured error may pass the stated tail (the 90th percentile, :attr:`Expected.tail`) by
-#: this factor in at most :data:`OVER_ALLOWED` of :data:`DRAWS` noise draws; a median measured
-#: error must be within :data:`WITHIN` of the predicted median unless the prediction says it is
-#: large (issue 30, done when). The sentence states the median, the quartiles and the tail, so
-#: the tail is the statement a draw is held to: against the median alone, private ranges on
-#: 150–178 rows (one release, far off in 1 draw of 10 to 20) passed 3× in 2 to 5 of 20 draws.
+#: Issue 30's acceptance, held to the figure the sentence states first (the expected error,
+#: :attr:`Expected.mean`): a draw's error may pass it by this factor in at most
+#: :data:`OVER_ALLOWED` of :data:`DRAWS` noise draws, and the draws' mean error must be within
+#: :data:`WITHIN` of it unless the prediction says it is large (then the page says what n or ε
+#: is needed). The mean against the mean: an expectation is measured by an average; the
+#: draws' median is printed beside it. Private ranges state each draw's own prediction (its
+#: released box), so there each draw's error is taken over the error stated beside it, and
+#: those ratios are averaged (:attr:`Walked.ratio`).
 OVER_FACTOR, OVER_ALLOWED, DRAWS, WITHIN = 3.0, 1, 20, 2.0
 
 
@@ -903,25 +925,24 @@ class Walked:
 
     @property
     def expected(self) -> Expected:
-        """The draws' median prediction (the first draw's for a typed bound)."""
-        medians = [e.median if math.isfinite(e.median) else math.inf for e in self.predicted]
-        return self.predicted[int(np.argsort(medians)[(len(medians) - 1) // 2])]
+        """The draws' median prediction, by its mean (the first draw's for a typed bound)."""
+        means = [e.mean if math.isfinite(e.mean) else math.inf for e in self.predicted]
+        return self.predicted[int(np.argsort(means)[(len(means) - 1) // 2])]
 
     @property
     def measured(self) -> float:
-        """The median measured error."""
+        """The draws' mean error (⊥ left out: :attr:`over` counts them)."""
+        return float(np.nanmean(self.errors)) if self.errors else math.nan
+
+    @property
+    def measured_median(self) -> float:
+        """The draws' median error."""
         return float(np.nanmedian(self.errors)) if self.errors else math.nan
 
     @property
     def over(self) -> int:
-        """Draws whose error passes :data:`OVER_FACTOR` × its stated tail (⊥ counts)."""
-        return sum(not e <= OVER_FACTOR * p.tail
-                   for e, p in zip(self.errors, self.predicted, strict=True))
-
-    @property
-    def over_median(self) -> int:
-        """Draws whose error passes :data:`OVER_FACTOR` × its predicted median (⊥ counts)."""
-        return sum(not e <= OVER_FACTOR * p.median
+        """Draws whose error passes :data:`OVER_FACTOR` × its stated expected error (⊥ counts)."""
+        return sum(not e <= OVER_FACTOR * p.mean
                    for e, p in zip(self.errors, self.predicted, strict=True))
 
     @property
@@ -930,11 +951,20 @@ class Walked:
         return sum(p.large for p in self.predicted)
 
     @property
+    def ratio(self) -> float:
+        """The draws' mean error over the error stated beside each (⊥ left out)."""
+        ratios = [e / p.mean for e, p in zip(self.errors, self.predicted, strict=True)]
+        return float(np.nanmean(ratios)) if ratios else math.nan
+
+    @property
+    def within(self) -> bool:
+        """Whether the draws' mean error is within :data:`WITHIN` of the error stated."""
+        return 1 / WITHIN <= self.ratio <= WITHIN
+
+    @property
     def holds(self) -> bool:
-        """Within :data:`WITHIN` (or said to be large), and over the tail in at most one draw."""
-        ratio = self.measured / self.expected.median
-        within = self.expected.large or 1 / WITHIN <= ratio <= WITHIN
-        return within and self.over <= OVER_ALLOWED
+        """Within :data:`WITHIN` (or said to be large), and over 3× in at most one draw."""
+        return (self.expected.large or self.within) and self.over <= OVER_ALLOWED
 
     def line(self) -> str:
         """The figures in one line."""
@@ -942,14 +972,14 @@ class Walked:
         said = (f"large, the page says what n or {e.budget_name} is needed: {e.remedy()}"
                 if e.large and e.n_to is not None else
                 "large, the page says what n or ε is needed" if e.large else "stated")
-        varied = "" if len({p.median for p in self.predicted}) == 1 else (
-            f"; per draw {min(p.median for p in self.predicted):.3g}–"
-            f"{max(p.median for p in self.predicted):.3g}, large in {self.large}")
-        return (f"{self.case}: predicted {e.median:.3g} ({e.low:.3g}–{e.high:.3g}, 90 % "
-                f"{e.tail:.3g}; {said}{varied}), measured median {self.measured:.3g} over "
-                f"{len(self.errors)} draws (ratio {self.measured / e.median:.2g}), {self.over} "
-                f"over {OVER_FACTOR:g}× the tail stated ({self.over_median} over "
-                f"{OVER_FACTOR:g}× the median)")
+        varied = "" if len({p.mean for p in self.predicted}) == 1 else (
+            f"; per draw {min(p.mean for p in self.predicted):.3g}–"
+            f"{max(p.mean for p in self.predicted):.3g}, large in {self.large}")
+        return (f"{self.case}: expected {e.mean:.3g} (typical {e.low:.3g}–{e.high:.3g}, 90 % "
+                f"{e.tail:.3g}; {said}{varied}), measured mean {self.measured:.3g} (median "
+                f"{self.measured_median:.3g}) over {len(self.errors)} draws (ratio "
+                f"{self.ratio:.2g}), {self.over} over {OVER_FACTOR:g}× the "
+                "expected error stated")
 
 
 def walk(case: Case, *, draws: int = DRAWS, fresh: bool = False, runs: int = RUNS,
@@ -990,8 +1020,13 @@ def walk(case: Case, *, draws: int = DRAWS, fresh: bool = False, runs: int = RUN
     return replace(walked, predicted=tuple(made[s] for s in shapes))
 
 
-#: The case the prediction is known to miss (two of wine's three cultivars overlap more than
-#: the generated groups; the sentence says groups that overlap more can land further off).
+#: The case the prediction is known to miss: grid means on wine's three cultivars, whose
+#: components are wide against the typed ranges (EM's fit: standard deviations up to a third
+#: of a half-range, colour's 2.65 of 7.5; rows drawn from that fit land as far off, median
+#: 130, and 15 with half its spread). 80 draws: 145 on average against 97 stated, 6
+#: over 3× it (20 draws pass at most 1). The generated groups are narrower; the quarter-bound
+#: layouts (:data:`SPANS`) brought the figure stated from 25 to 97 (the sentence says groups
+#: that overlap more can land further off).
 KNOWN_MISS = "178 wines, grid means, typed ranges standardised, ε = 5"
 
 
