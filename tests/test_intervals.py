@@ -1,4 +1,5 @@
-"""Intervals on private estimates (dpviz.lab.intervals): widths, the coverage rule, no charge."""
+"""Intervals on private estimates (dpviz.lab.intervals): widths, the coverage rule, no charge;
+DP-EM's closed form and its bootstrap fallback, covariance entries, the plain reasons."""
 
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ FAMILY = {"k": 3, "d": 2, "separation": 6.0, "weights": "equal", "covariance": "
 
 
 def table(task: str, estimator: str, coverage: float = 0.9, family=None,
-          grid=((1000, 1.0),), parts=("mean", "ellipse", "eigenvalues", "means", "weights")):
+          grid=((1000, 1.0),), parts=("mean", "ellipse", "eigenvalues", "means", "weights",
+                                      "entries", "entries, pure"), method=None):
     return [{"task": task, "estimator": estimator, "family": family, "n": n, "epsilon": e,
-             "coverage": dict.fromkeys(parts, coverage)} for n, e in grid]
+             "coverage": dict.fromkeys(parts, coverage),
+             **({"method": method} if method else {})} for n, e in grid]
 
 
 def rows(n: int = 200) -> np.ndarray:
@@ -78,7 +81,9 @@ def test_an_unsupported_estimator_has_no_interval():
                             "params": {"epsilon": 1.0}, "seed": 0})
     found = iv.intervals(s, run_scenario(s), 600, rows=[])
     label = TASKS["gmm"]["dplloyd"].label  # its name on the page, never the registry key
-    assert found.sentence() == f"no interval: coverage not established ({label} was not measured)"
+    assert found.sentence() == (f"no interval: coverage not established ({label}: "
+                                f"{iv.NO_MIXTURE_INTERVAL['dplloyd']})")
+    assert "dplloyd" not in found.sentence()
 
 
 def test_the_grid_rule_needs_every_corner_measured_high_enough():
@@ -106,8 +111,8 @@ def mixture(n: int = 1000) -> tuple[Scenario, object]:
 def test_intervals_charge_nothing_on_the_ledger():
     s, result = mixture()
     before = (result.ledger.total(), len(result.ledger.releases))
-    found = iv.mixture_intervals(s, result, 1000, table("gmm", "dp_em", family=FAMILY),
-                                 draws=6)
+    found = iv.mixture_intervals(s, result, 1000, table("gmm", "dp_em", family=FAMILY,
+                                                        method="bootstrap"), draws=6)
     assert found.method == "bootstrap" and len(found.rows) == 3 + 3 * 2
     assert (result.ledger.total(), len(result.ledger.releases)) == before
     mean = run("mean", "gaussian", rows(), epsilon=1.0, delta=1e-5, seed=0)
@@ -118,7 +123,7 @@ def test_intervals_charge_nothing_on_the_ledger():
 
 def test_bootstrap_is_the_same_for_the_same_release():
     s, result = mixture()
-    measured = table("gmm", "dp_em", family=FAMILY)
+    measured = table("gmm", "dp_em", family=FAMILY, method="bootstrap")
     a = iv.mixture_intervals(s, result, 1000, measured, draws=4)
     b = iv.mixture_intervals(s, result, 1000, measured, draws=4)
     assert a.to_dict() == b.to_dict()
@@ -216,3 +221,152 @@ def test_saved_table_is_stamped_and_in_the_manifest():
     assert all(r["releases"] >= 500 for r in saved["rows"])
     manifest = json.loads((iv.COVERAGE_PATH.parent / "made_by.json").read_text())
     assert iv.COVERAGE_PATH.name in manifest
+
+
+# --- DP-EM's closed form and its fallback; covariance entries; plain reasons (issues 33, 36) --
+
+def both(closed: float, bootstrap: float) -> list[dict]:
+    """A table with DP-EM's closed form and bootstrap measured at (1 000, ε = 1)."""
+    return (table("gmm", "dp_em", closed, family=FAMILY, method="closed form")
+            + table("gmm", "dp_em", bootstrap, family=FAMILY, method="bootstrap"))
+
+
+def test_mixture_closed_form_is_used_where_measured_and_runs_nothing(monkeypatch):
+    s, result = mixture()
+
+    def no_reruns(*args, **kwargs):
+        raise AssertionError("the closed form must not re-run the estimator")
+
+    monkeypatch.setattr(iv, "bootstrap_replicates", no_reruns)
+    before = (result.ledger.total(), len(result.ledger.releases))
+    found = iv.mixture_intervals(s, result, 1000, both(0.9, 0.9))
+    assert found.method == "noise and sampling" and len(found.rows) == 3 + 3 * 2
+    assert (result.ledger.total(), len(result.ledger.releases)) == before
+    assert found.ellipses["shapes"].shape == (3, 2, 2)
+    assert "true component means and weights" in found.sentence()
+
+
+def test_mixture_falls_back_to_the_bootstrap_only_where_the_closed_form_fell_short():
+    s, result = mixture()
+    assert iv.mixture_intervals(s, result, 1000, both(0.85, 0.9), draws=4).method == "bootstrap"
+    low = iv.mixture_intervals(s, result, 1000, both(0.85, 0.86), draws=4)
+    assert not low.shown and "measured 86 % of simulated releases covered here" in low.reason
+    unmeasured = iv.mixture_intervals(s, result, 1000, [])
+    assert "DP-EM was not measured at this shape, n and ε" in unmeasured.reason
+
+
+def test_mixture_spread_adds_the_last_noise_to_the_sampling_spread():
+    s, result = mixture()
+    sd, shapes = iv.mixture_spread(result, 1000)
+    weights = np.asarray(result.estimate["weights"])
+    named = {r.name: r for r in result.ledger.releases}
+    last = result.choices["iterations"]
+    noise = named[f"weights, iteration {last}"].scale
+    k = len(weights)
+    expected = np.sqrt(weights * (1 - weights) / 1000
+                       + noise**2 * (1 - 2 * weights + k * weights**2))
+    assert sd == pytest.approx(expected, rel=1e-12)
+    radius = result.choices["radius"]
+    for j in range(k):
+        mean_noise = radius * named[f"mean {j + 1}, iteration {last}"].scale
+        # the noise alone is a floor: sampling and the noisy count only widen it
+        assert (np.diag(shapes[j]) >= mean_noise**2).all()
+        assert np.linalg.eigvalsh(shapes[j]).min() > 0
+
+
+def test_mixture_spread_shrinks_with_n():
+    small, large = (iv.mixture_spread(mixture(n)[1], n)[1] for n in (1000, 10_000))
+    assert np.trace(large, axis1=1, axis2=2).max() < np.trace(small, axis1=1, axis2=2).min()
+
+
+def test_other_mixture_estimators_say_why_in_their_own_words():
+    for name in ("private_pca_clustering", "sample_aggregate"):
+        s = Scenario.from_dict({"task": "gmm", "estimator": name,
+                                "data": {"generator": "gmm", "n": 2000, "seed": 1},
+                                "params": {"epsilon": 2.0, "delta": 1e-5}, "seed": 0})
+        found = iv.intervals(s, run_scenario(s), 2000, rows=[])
+        if found.reason == iv.none("the run gave no answer (⊥)").reason:
+            continue
+        label = TASKS["gmm"][name].label
+        assert found.reason == f"{iv.NO_INTERVAL} ({label}: {iv.NO_MIXTURE_INTERVAL[name]})"
+        assert name not in found.reason
+
+
+def covariance_rows(n: int = 2000, d: int = 3, seed: int = 0) -> np.ndarray:
+    x = np.random.default_rng(seed).normal(size=(n, d)) * np.linspace(0.4, 0.1, d)
+    return x / np.maximum(1.0, np.linalg.norm(x, axis=1))[:, None]
+
+
+def test_gausscov_entries_are_z_sigma_and_lapcov_b_ln_10():
+    x = covariance_rows()
+    gauss = run("covariance", "gauss", x, epsilon=1.0, delta=1e-5, seed=0)
+    found = iv.entry_intervals(gauss, table("covariance", "gauss"))
+    sigma = gauss.ledger.releases[-1].scale
+    assert found.method == "entries" and len(found.rows) == 6
+    assert [r.name for r in found.rows][:3] == ["covariance[1][1]", "covariance[1][2]",
+                                                "covariance[1][3]"]
+    assert [r.half_width for r in found.rows] == pytest.approx([iv.Z * sigma] * 6, rel=1e-12)
+    assert found.by_name()["covariance[2][3]"].value == gauss.estimate["covariance"][1, 2]
+    laplace = run("covariance", "gauss", x, epsilon=1.0, seed=0)  # δ = 0: LapCov
+    b = laplace.ledger.releases[-1].scale
+    pure = iv.entry_intervals(laplace, table("covariance", "gauss"))
+    assert [r.half_width for r in pure.rows] == pytest.approx([b * math.log(10)] * 6)
+    only_gaussian = table("covariance", "gauss", parts=("entries",))
+    assert not iv.entry_intervals(laplace, only_gaussian).shown  # LapCov measured on its own
+
+
+def test_gausscov_entries_cover_about_90_percent():
+    x = covariance_rows(n=1000)
+    target = (x.T @ x / len(x))[np.triu_indices(3)]
+    hits = []
+    for seed in range(300):
+        result = run("covariance", "gauss", x, epsilon=1.0, delta=1e-5, seed=seed)
+        found = iv.entry_intervals(result, table("covariance", "gauss"))
+        hits += [abs(r.value - t) <= r.half_width for r, t in zip(found.rows, target,
+                                                                   strict=True)]
+    assert 0.86 < np.mean(hits) < 0.94
+
+
+def test_intervals_dispatches_covariance_entries_and_keeps_eigenvalues_the_default():
+    s = Scenario.from_dict({"task": "covariance", "estimator": "gauss",
+                            "data": {"dataset": "digits"}, "params": {"rho": 0.5}, "seed": 0})
+    result = run("covariance", "gauss", covariance_rows(), rho=0.5, seed=0)
+    rows = table("covariance", "gauss")
+    assert iv.intervals(s, result, 2000, rows).method == "weyl"
+    assert iv.intervals(s, result, 2000, rows, part="entries").method == "entries"
+    separate = Scenario.from_dict({**s.to_dict(), "estimator": "separate"})
+    got = iv.intervals(separate, run("covariance", "separate", covariance_rows(), rho=0.5,
+                                     seed=0), 2000, rows, part="entries")
+    label = TASKS["covariance"]["separate"].label
+    assert got.reason == f"{iv.NO_INTERVAL} ({label}'s entries: {iv.NO_ENTRY_INTERVAL['separate']})"
+    assert "separate" not in got.reason
+
+
+def test_measured_keeps_one_kind_when_asked():
+    rows = both(0.8, 0.95)
+    assert iv.measured("gmm", "dp_em", "means", family=FAMILY, n=1000, epsilon=1.0,
+                       rows=rows) == 0.8  # every kind
+    assert iv.measured("gmm", "dp_em", "means", family=FAMILY, n=1000, epsilon=1.0, rows=rows,
+                       method="bootstrap") == 0.95
+
+
+def test_the_sbm_error_rate_says_why_it_has_no_interval():
+    s = Scenario.from_dict({"task": "sbm", "estimator": "randomized_response",
+                            "data": {"generator": "sbm", "n": 200, "degree": 20, "seed": 1},
+                            "params": {"epsilon": 2.0}, "seed": 0})
+    loaded = load_data(s.data)
+    found = iv.intervals(s, run_scenario(s, loaded), 200)
+    label = TASKS["sbm"]["randomized_response"].label
+    assert found.reason == f"{iv.NO_INTERVAL} ({label}'s error rate: {iv.NO_ERROR_RATE_INTERVAL})"
+    assert "vertices are not independent draws" in found.sentence()
+
+
+def test_saved_table_has_the_closed_form_of_every_mixture_setting():
+    saved = [r for r in iv.coverage_rows() if r["task"] == "gmm"]
+    closed = {(r["n"], r["epsilon"]) for r in saved if r.get("method") == "closed form"}
+    assert len(closed) == 9 and all(r["releases"] >= 500 for r in saved)
+    for r in saved:  # the bootstrap only where the closed form fell short
+        if r.get("method") == "bootstrap":
+            twin = next(c for c in saved if c.get("method") == "closed form"
+                        and (c["n"], c["epsilon"]) == (r["n"], r["epsilon"]))
+            assert min(twin["coverage"]["means"], twin["coverage"]["weights"]) < iv.THRESHOLD

@@ -7,12 +7,13 @@ Intervals are stated at :data:`LEVEL` (90 %) and shown only where ``bench/interv
 measured their coverage at ≥ :data:`THRESHOLD` over ≥ 500 simulated releases
 (:data:`COVERAGE_PATH`); elsewhere the answer is :data:`NO_INTERVAL`.
 
-Three kinds:
+Four kinds:
 
 * **closed form, value + noise** (the ``mean`` task's Laplace and Gaussian means, CoinPress's
-  last step): the release is ``θ + Z`` with Z's law known from the ledger, so
-  ``θ̃ ± q·scale`` covers θ with probability exactly the level — q = Φ⁻¹(0.95) for a Gaussian,
-  ln 10 for a Laplace (``P(|Z| ≤ t) = 1 − e^{−t/b}``). θ is the **clipped** rows' mean: the
+  last step; GaussCov's and LapCov's matrix entries, :func:`entry_intervals`): the release
+  is ``θ + Z`` with Z's law known from the ledger, so ``θ̃ ± q·scale`` covers θ with
+  probability exactly the level — q = Φ⁻¹(0.95) for a Gaussian, ln 10 for a Laplace
+  (``P(|Z| ≤ t) = 1 − e^{−t/b}``). θ is the **clipped** rows' mean (or second moment): the
   interval says nothing of the clipping bias (Karwa & Vadhan 2018, §1, on why a private
   interval for the population needs more than the noise).
 * **Weyl bound** (GaussCov's eigenvalues, Amin, Dick, Kulesza, Muñoz Medina & Vassilvitskii
@@ -30,6 +31,16 @@ Three kinds:
   spread (components matched to the released ones). It covers the **true** component means
   and weights where the bench measured it (generated mixtures), and says nothing of runs that
   found the wrong clusters beyond what its measured coverage includes.
+* **closed form, noise and sampling** (DP-EM again, :func:`mixture_spread`): the last
+  M-step's recorded noise plus the sampling spread ``Σ̃ₖ/(nπ̃ₖ)`` of a component's mean and
+  ``π̃(1 − π̃)/n`` of a weight — no re-runs. It leaves out the earlier iterations' noise, which
+  reaches the last through its E-step, and runs that found the wrong clusters, so it is
+  shown only where the bench measured it ≥ :data:`THRESHOLD`; elsewhere the bootstrap, where
+  that was.
+
+Where neither holds, or nothing was measured (the other mixture estimators, SeparateCov's and
+AdaptiveCov's entries, the stochastic block model's error rate), :func:`intervals` says why in
+plain words.
 """
 
 from __future__ import annotations
@@ -77,6 +88,8 @@ MIN_NORM_DRAWS = 300
 #: The largest d whose norm quantile is simulated (about 0.6 s there, on one core); above, no
 #: interval on the eigenvalues.
 MAX_WEYL_D = 100
+#: The ledger's names of Gaussian noise (anything else it records is Laplace's).
+GAUSSIAN = frozenset({"gaussian", "symmetric_gaussian"})
 #: The budget keys of a scenario's params (everything else is the estimator's own).
 BUDGET_KEYS = frozenset({"epsilon", "delta", "rho", "accounting", "seed", "radius",
                          "paper_mode"})
@@ -93,7 +106,10 @@ COVERS = {
     "bootstrap": ("the true component means and weights, as measured on generated mixtures "
                   "of this shape — not the bias of a bound that clips, and a run that found "
                   "the wrong clusters can miss"),
+    "entries": ("each entry of the clipped rows' second moment XᵀX/n, one at a time — not "
+                "the bias clipping adds"),
 }
+COVERS["noise and sampling"] = COVERS["bootstrap"]
 
 
 @dataclass(frozen=True)
@@ -129,7 +145,8 @@ class Intervals:
     Attributes
     ----------
     method : str or None
-        ``"closed form"``, ``"weyl"`` or ``"bootstrap"``; ``None`` when none is shown.
+        ``"closed form"``, ``"entries"``, ``"weyl"``, ``"noise and sampling"`` or
+        ``"bootstrap"``; ``None`` when none is shown.
     rows : tuple of Interval
         One per released coordinate that has an interval.
     reason : str or None
@@ -228,13 +245,15 @@ def _bracket(grid: Sequence[float], value: float) -> tuple[float, ...] | None:
 
 def measured(task: str, estimator: str, part: str, *, family: Mapping[str, Any] | None = None,
              n: int | None = None, epsilon: float | None = None,
-             rows: Sequence[Mapping[str, Any]] | None = None) -> float | None:
+             rows: Sequence[Mapping[str, Any]] | None = None,
+             method: str | None = None) -> float | None:
     """The coverage measured for this setting: the lowest over the settings it lies between.
 
     Without ``family`` (closed forms, whose coverage depends on the noise alone) every
     measured setting of the estimator counts. With one, the run's (n, ε) must lie inside the
     grid measured for that family, and the lowest coverage of the grid points around it is
-    returned. ``None``: not measured.
+    returned. ``method`` keeps the rows of that kind of interval only (a mixture's are
+    measured for each). ``None``: not measured.
 
     Examples
     --------
@@ -248,7 +267,8 @@ def measured(task: str, estimator: str, part: str, *, family: Mapping[str, Any] 
     True
     """
     rows = coverage_rows() if rows is None else rows
-    mine = [r for r in rows if r["task"] == task and r["estimator"] == estimator]
+    mine = [r for r in rows if r["task"] == task and r["estimator"] == estimator
+            and (method is None or r.get("method") == method)]
     if family is None:
         return _lowest(mine, part)
     mine = [r for r in mine if r.get("family") == dict(family)]
@@ -276,6 +296,24 @@ def _last_release(result: Result) -> Any:
     return result.ledger.releases[-1]
 
 
+def noise_quantile(mechanism: str) -> float:
+    """The half-width, in recorded scales, that one noise draw stays within at :data:`LEVEL`.
+
+    Φ⁻¹(0.95) for a Gaussian, ln 10 for a Laplace (``P(|Z| ≤ t) = 1 − e^{−t/b}``).
+
+    Examples
+    --------
+    >>> round(noise_quantile("gaussian"), 4), round(noise_quantile("laplace"), 4)
+    (1.6449, 2.3026)
+    """
+    return Z if mechanism in GAUSSIAN else math.log(1 / (1 - LEVEL))
+
+
+def noise_sd(mechanism: str, scale: float) -> float:
+    """The standard deviation of one draw of the noise of this scale (a Laplace's is b√2)."""
+    return scale if mechanism in GAUSSIAN else math.sqrt(2.0) * scale
+
+
 def mean_intervals(result: Result, rows: Sequence[Mapping[str, Any]] | None = None
                    ) -> Intervals:
     """Closed-form intervals on a ``mean`` result: ``released ± q·scale`` per coordinate.
@@ -300,8 +338,8 @@ def mean_intervals(result: Result, rows: Sequence[Mapping[str, Any]] | None = No
                     f"{'none' if coverage is None else percent(coverage)}")
     last = _last_release(result)
     scale = float(last.scale) * float(result.choices.get("scale", 1.0))
-    gaussian = last.mechanism in ("gaussian", "symmetric_gaussian")
-    q = Z if gaussian else math.log(1 / (1 - LEVEL))
+    gaussian = last.mechanism in GAUSSIAN
+    q = noise_quantile(last.mechanism)
     mean = np.atleast_1d(np.asarray(result.estimate["mean"], dtype=float))
     out = tuple(Interval(f"mean[{i + 1}]", float(v), q * scale) for i, v in enumerate(mean))
     ellipses = {}
@@ -367,6 +405,60 @@ def eigenvalue_intervals(result: Result, rows: Sequence[Mapping[str, Any]] | Non
                                    for i, v in enumerate(values)), coverage=coverage)
 
 
+#: Why a covariance estimator's entries have no interval, in plain words.
+NO_ENTRY_INTERVAL = {
+    "separate": ("its eigenvectors and its eigenvalues each carry noise of their own; a "
+                 "bootstrap of that noise around the released matrix held its 90 % at some "
+                 "sizes and not at others"),
+    "adaptive": ("it clips the rows at a radius it chooses privately from the data, and the "
+                 "bias of that clipping is not in the noise"),
+    "emcov": ("its eigenvectors are drawn by an exponential mechanism, whose spread around "
+              "the truth has no closed form"),
+    "coinpress": ("each step's noise is rescaled by the previous steps' private estimates; "
+                  "no interval on an entry was measured"),
+    "zero": "it releases nothing",
+}
+
+
+def entry_intervals(result: Result, rows: Sequence[Mapping[str, Any]] | None = None
+                    ) -> Intervals:
+    """Closed-form intervals on each entry of GaussCov's (LapCov's) released matrix.
+
+    GaussCov releases ``Σ + σE`` (Dong, Liang & Yi 2022, Algorithm 1), E with i.i.d. N(0, 1)
+    entries on and above the diagonal, mirrored (LapCov: i.i.d. Lap(b)); each entry
+    ``i ≤ j`` is then its target plus one noise draw, and ``Σ̃ᵢⱼ ± q·scale`` (q of
+    :func:`noise_quantile`) covers it with probability the level — one entry at a time, not
+    all together. The clamp of the eigenvalues to ``[0, r²]`` moves the released entries a
+    little; the bench measures that. The target is the clipped rows' ``XᵀX/n``.
+
+    Examples
+    --------
+    >>> from dpviz import run
+    >>> x = np.random.default_rng(0).normal(size=(500, 3)) * 0.3
+    >>> r = run("covariance", "gauss", x, rho=0.5, seed=0)
+    >>> rows = [{"task": "covariance", "estimator": "gauss", "coverage": {"entries": 0.9}}]
+    >>> iv = entry_intervals(r, rows)
+    >>> len(iv.rows), iv.rows[1].name, round(iv.rows[1].half_width / r.ledger.releases[-1].scale, 4)
+    (6, 'covariance[1][2]', 1.6449)
+    """
+    if result.estimator != "gauss":
+        why = NO_ENTRY_INTERVAL.get(result.estimator, "no interval on an entry was measured")
+        return none(f"{_label(result)}'s entries: {why}")
+    last = _last_release(result)
+    gaussian = last.mechanism in GAUSSIAN
+    part = "entries" if gaussian else "entries, pure"
+    coverage = measured("covariance", result.estimator, part, rows=rows)
+    if coverage is None or coverage < THRESHOLD:
+        return none(f"{_label(result)}'s entries: measured coverage "
+                    f"{'none' if coverage is None else percent(coverage)}")
+    covariance = np.asarray(result.estimate["covariance"], dtype=float)
+    half = noise_quantile(last.mechanism) * float(last.scale)
+    upper = zip(*np.triu_indices(covariance.shape[0]), strict=True)
+    return Intervals("entries", tuple(
+        Interval(f"covariance[{i + 1}][{j + 1}]", float(covariance[i, j]), half)
+        for i, j in upper), coverage=coverage)
+
+
 def family_of(scenario: Scenario) -> dict[str, Any] | None:
     """The measured family a mixture scenario belongs to, or ``None``.
 
@@ -395,10 +487,16 @@ def family_of(scenario: Scenario) -> dict[str, Any] | None:
 def _draw_mixture(weights: NDArray[np.float64], means: NDArray[np.float64],
                   covariances: NDArray[np.float64], n: int,
                   rng: np.random.Generator) -> NDArray[np.float64]:
-    labels = rng.choice(len(weights), size=n, p=weights / weights.sum())
+    """Draw n rows of the mixture, component by component.
+
+    One product per component, not a d × d root per row: the rows' order does not matter to
+    the estimators re-run on them.
+    """
+    counts = rng.multinomial(n, weights / weights.sum())
     d = means.shape[1]
     roots = np.linalg.cholesky(covariances + 1e-12 * np.eye(d))
-    return means[labels] + np.einsum("nij,nj->ni", roots[labels], rng.standard_normal((n, d)))
+    return np.concatenate([mean + rng.standard_normal((count, d)) @ root.T
+                           for mean, root, count in zip(means, roots, counts, strict=True)])
 
 
 def match_to(reference: NDArray[np.float64], means: NDArray[np.float64]) -> NDArray[np.intp]:
@@ -442,50 +540,154 @@ def bootstrap_replicates(scenario: Scenario, result: Result, n: int,
     return np.array(boot_means), np.array(boot_weights)
 
 
+def mixture_spread(result: Result, n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """DP-EM's spread around the truth from its last M-step: weights' sd (k), means' k × d × d.
+
+    The last iteration releases ``π̃ = π + e`` renormalised, then ``μ̃ₖ = Sₖ/Ñₖ + zₖ`` with
+    ``Ñₖ = max(nπ̃ₖ, n_min)`` (Park, Foulds, Chaudhuri & Welling 2017, Algorithm 1, as in
+    DP-EM's module), e and zₖ of the scales the ledger records. To first order, with
+    well-found clusters:
+
+    * a weight's variance is the sampling ``π̃(1 − π̃)/n`` plus the noise after the
+      renormalisation, ``s²(1 − 2π̃ₖ + kπ̃ₖ²)`` (``eₖ − π̃ₖΣⱼeⱼ``);
+    * a mean's covariance is the sampling ``Σ̃ₖ/Ñₖ``, the noise ``σₖ²I`` (unit-ball units, times
+      R²), and the noisy count's ``(π − π̃)/π̃`` scaling the mean from the ball's centre:
+      ``s²ₖ/π̃ₖ² (μ̃ₖ − c)(μ̃ₖ − c)ᵀ`` with ``s²ₖ`` the renormalised weight noise above.
+
+    It leaves out the noise of the earlier iterations, which reaches the last one through
+    its E-step, and runs that found the wrong clusters: the bench measures what that costs.
+
+    Examples
+    --------
+    >>> from dpviz import run
+    >>> x = np.random.default_rng(0).normal(size=(2000, 2)) * 0.05 + [[0.4, 0.0]]
+    >>> x[::2] -= [0.8, 0.0]
+    >>> r = run("gmm", "dp_em", x, epsilon=2.0, delta=1e-5, k=2, seed=0)
+    >>> sd, shapes = mixture_spread(r, 2000)
+    >>> sd.shape, shapes.shape, bool((sd > 0).all())
+    ((2,), (2, 2, 2), True)
+    """
+    weights, means, covariances = (np.asarray(result.estimate[key], dtype=float)
+                                   for key in ("weights", "means", "covariances"))
+    k, d = means.shape
+    last = int(result.choices["iterations"])
+    named = {release.name: release for release in result.ledger.releases}
+    drawn = named[f"weights, iteration {last}"]
+    weight_noise = noise_sd(drawn.mechanism, float(drawn.scale))**2 * (
+        1 - 2 * weights + k * weights**2)
+    counts = np.maximum(n * weights, float(result.choices["n_min"]))
+    if result.choices.get("joint release"):
+        sums = named[f"mean sums (all components), iteration {last}"]
+        mean_noise = noise_sd(sums.mechanism, float(sums.scale)) / counts
+    else:
+        mean_noise = np.array([noise_sd(r.mechanism, float(r.scale)) for r in (
+            named[f"mean {j + 1}, iteration {last}"] for j in range(k))])
+    radius = float(result.choices["radius"])
+    ball = result.diagnostics.get("ball")
+    centred = means - (np.zeros(d) if ball is None else np.asarray(ball.center))
+    shares = counts / n
+    shapes = (covariances / counts[:, None, None]
+              + (radius * mean_noise)[:, None, None] ** 2 * np.eye(d)
+              + (weight_noise / shares**2)[:, None, None]
+              * np.einsum("ki,kj->kij", centred, centred))
+    return np.sqrt(weights * (1 - weights) / n + weight_noise), shapes
+
+
+def _mixture(method: str, result: Result, weight_sd: NDArray[np.float64],
+             shapes: NDArray[np.float64], coverage: float,
+             ellipse: float | None) -> Intervals:
+    """Intervals ``value ± Z·sd`` on the weights and the means' coordinates.
+
+    With the 90 % ellipses ``χ²₂(0.9)·shape`` where their coverage was measured ≥
+    :data:`THRESHOLD`.
+    """
+    means = np.asarray(result.estimate["means"], dtype=float)
+    weights = np.asarray(result.estimate["weights"], dtype=float)
+    sd_means = np.sqrt(np.einsum("kii->ki", shapes))
+    out = [Interval(f"weights[{j + 1}]", float(weights[j]), Z * float(weight_sd[j]))
+           for j in range(len(weights))]
+    out += [Interval(f"means[{j + 1}][{i + 1}]", float(means[j, i]), Z * float(sd_means[j, i]))
+            for j in range(means.shape[0]) for i in range(means.shape[1])]
+    ellipses = ({"centres": means, "shapes": CHI2_2 * shapes}
+                if ellipse is not None and ellipse >= THRESHOLD else {})
+    return Intervals(method, tuple(out), coverage=coverage, ellipses=ellipses)
+
+
 def mixture_intervals(scenario: Scenario, result: Result, n: int,
                       rows: Sequence[Mapping[str, Any]] | None = None,
                       draws: int = DRAWS) -> Intervals:
-    """Parametric-bootstrap intervals on a mixture's means and weights (module docstring).
+    """Intervals on a mixture's means and weights (module docstring), the cheapest that holds.
 
-    Shown only for a generated mixture in a family and (n, ε) range whose coverage was
-    measured ≥ :data:`THRESHOLD` for both the means and the weights.
+    For a generated mixture in a family, n and ε whose coverage was measured: the closed
+    form (:func:`mixture_spread`) where it was measured ≥ :data:`THRESHOLD` for both the
+    means and the weights, else the parametric bootstrap where that was.
     """
     family = family_of(scenario)
     if family is None:
         return none("measured only on generated mixtures, with the estimator's defaults and "
                     "the generator's own bound")
-    epsilon = scenario.params.get("epsilon")
-    found = [measured("gmm", scenario.estimator, part, family=family, n=n,
-                      epsilon=None if epsilon is None else float(epsilon), rows=rows)
-             for part in ("means", "weights")]
-    if any(c is None for c in found):
-        label = registered(scenario.task, scenario.estimator).label
-        return none(f"{label} was not measured at this shape, n and ε")
-    coverage = min(c for c in found if c is not None)
-    if coverage < THRESHOLD:
-        return none(f"measured {percent(coverage)} of simulated releases covered here")
+    epsilon = float(scenario.params.get("epsilon") or math.inf)
+
+    def lowest(method: str, *parts: str) -> float | None:
+        found = [measured("gmm", scenario.estimator, part, family=family, n=n,
+                          epsilon=epsilon, rows=rows, method=method) for part in parts]
+        return None if None in found else min(c for c in found if c is not None)
+
+    closed = lowest("closed form", "means", "weights")
+    if closed is not None and closed >= THRESHOLD:
+        weight_sd, shapes = mixture_spread(result, n)
+        return _mixture("noise and sampling", result, weight_sd, shapes, closed,
+                        lowest("closed form", "ellipse"))
+    coverage = lowest("bootstrap", "means", "weights")
+    if coverage is None or coverage < THRESHOLD:
+        best = max((c for c in (closed, coverage) if c is not None), default=None)
+        if best is None:
+            label = registered(scenario.task, scenario.estimator).label
+            return none(f"{label} was not measured at this shape, n and ε")
+        return none(f"measured {percent(best)} of simulated releases covered here")
     boot_means, boot_weights = bootstrap_replicates(scenario, result, n, draws)
     if len(boot_means) < max(3, draws // 2):
         return none("most bootstrap re-runs failed")
-    means = np.asarray(result.estimate["means"], dtype=float)
-    weights = np.asarray(result.estimate["weights"], dtype=float)
-    sd_means, sd_weights = boot_means.std(axis=0, ddof=1), boot_weights.std(axis=0, ddof=1)
-    out = [Interval(f"weights[{j + 1}]", float(weights[j]), Z * float(sd_weights[j]))
-           for j in range(len(weights))]
-    out += [Interval(f"means[{j + 1}][{i + 1}]", float(means[j, i]), Z * float(sd_means[j, i]))
-            for j in range(means.shape[0]) for i in range(means.shape[1])]
-    ellipses = {}
-    ellipse = measured("gmm", scenario.estimator, "ellipse", family=family, n=n,
-                       epsilon=float(epsilon), rows=rows)  # type: ignore[arg-type]
-    if ellipse is not None and ellipse >= THRESHOLD:
-        centred = boot_means - boot_means.mean(axis=0)
-        spread = np.einsum("bki,bkj->kij", centred, centred) / (len(boot_means) - 1)
-        ellipses = {"centres": means, "shapes": CHI2_2 * spread}
-    return Intervals("bootstrap", tuple(out), coverage=coverage, ellipses=ellipses)
+    centred = boot_means - boot_means.mean(axis=0)
+    spread = np.einsum("bki,bkj->kij", centred, centred) / (len(boot_means) - 1)
+    return _mixture("bootstrap", result, boot_weights.std(axis=0, ddof=1), spread, coverage,
+                    lowest("bootstrap", "ellipse"))
+
+
+#: Why the other private mixture estimators' means and weights have no interval.
+NO_MIXTURE_INTERVAL = {
+    "dplloyd": ("its centres are noisy averages over clusters that themselves move with the "
+                "noise at every step; no interval covering the true means was measured"),
+    "private_pca_clustering": (
+        "its centres come after a private projection and a private clustering, so which "
+        "points land in which cluster is itself noisy; no cheap interval covering the true "
+        "means was measured"),
+    "ppe": ("each released mean comes out of a private vote among many subsample estimates; "
+            "that vote's spread has no closed form, and re-running it for each interval "
+            "would cost as much as the estimate many times over"),
+    "sample_aggregate": (
+        "it aggregates estimates from disjoint parts of the data privately; that "
+        "aggregation's spread has no closed form, and re-running it for each interval would "
+        "cost as much as the estimate many times over"),
+    "stability": ("it is a heuristic without a proven privacy guarantee, and its output has "
+                  "no noise law to read an interval from"),
+    "friendly_core": ("it keeps or drops points through a private filter before averaging, "
+                      "and the kept set moves with the noise; no interval was measured"),
+    "grid_means": ("its means are read off a private grid, whose rounding is not a noise of "
+                   "known law; no interval was measured"),
+}
+#: Why the stochastic block model's error rate has no interval.
+NO_ERROR_RATE_INTERVAL = (
+    "on a generated graph the error against the planted split is counted exactly, so there "
+    "is nothing to estimate about this run; an interval on the error this mechanism makes "
+    "on average at this size, degree, signal and ε would need many fresh runs of it on new "
+    "graphs for every release, and vertices are not independent draws, so counting them "
+    "does not give one")
 
 
 def intervals(scenario: Scenario, result: Result, n: int,
-              rows: Sequence[Mapping[str, Any]] | None = None) -> Intervals:
+              rows: Sequence[Mapping[str, Any]] | None = None,
+              part: str | None = None) -> Intervals:
     """The intervals of a run's released values (:data:`NO_INTERVAL` where not established).
 
     Parameters
@@ -499,24 +701,34 @@ def intervals(scenario: Scenario, result: Result, n: int,
         The number of rows (public).
     rows : sequence of mapping, optional
         The coverage table (default :data:`COVERAGE_PATH`'s).
+    part : {None, "eigenvalues", "entries"}
+        For a covariance, which released values: its eigenvalues (the default) or the
+        entries of its matrix (:func:`entry_intervals`). Other tasks have one part.
 
     Returns
     -------
     Intervals
         Charging nothing: the result's ledger is not touched.
     """
+    label = registered(scenario.task, scenario.estimator).label
     if result.failed:
         return none("the run gave no answer (⊥)")
     if result.not_private:
         return none("the run is not private; its intervals were not measured")
+    if scenario.task == "sbm":
+        return none(f"{label}'s error rate: {NO_ERROR_RATE_INTERVAL}")
     if not result.ledger.releases:
         return none("nothing was released with noise")
     if scenario.data.get("bounds") is not None:
         return none("a table's ranges rescale the release; not measured")
     if scenario.task == "mean":
         return mean_intervals(result, rows)
+    if scenario.task == "covariance" and part == "entries":
+        return entry_intervals(result, rows)
     if scenario.task == "covariance" and scenario.estimator == "gauss":
         return eigenvalue_intervals(result, rows)
     if scenario.task == "gmm" and scenario.estimator == "dp_em":
         return mixture_intervals(scenario, result, n, rows)
-    return none(f"{registered(scenario.task, scenario.estimator).label} was not measured")
+    if scenario.task == "gmm" and scenario.estimator in NO_MIXTURE_INTERVAL:
+        return none(f"{label}: {NO_MIXTURE_INTERVAL[scenario.estimator]}")
+    return none(f"{label} was not measured")
