@@ -9,9 +9,10 @@ page's defaults and after the page's advice, :data:`DRAWS` noise draws with fres
   draw's public shape (:func:`dpviz.lab.expectation.simulate`; the median draw's as the page
   states it, :func:`dpviz.lab.expectation.expected`, with the n or budget that would do when
   large). Each is held to the figure the sentence states first, the expected error (the
-  simulated runs' mean, :class:`dpviz.lab.expectation.Expected`): a case passes when the
-  draws' mean error is within 2× of it or the page says what n or ε is needed, and at most 1
-  of 20 draws passes 3× it (:attr:`dpviz.lab.expectation.Walked.holds`).
+  simulated runs' root-mean-square error, :class:`dpviz.lab.expectation.Expected`): a case
+  passes when the draws' root-mean-square error is within 2× of it or the page says what n or
+  ε is needed, and at most 1 of 20 draws passes 3× it
+  (:attr:`dpviz.lab.expectation.Walked.holds`).
   Private ranges the page refuses (too few rows for their one release) print the refusal,
   then the case is walked again at the share the refusal names (the page's advice).
 - /sbm: the recovery outlook (:func:`dpviz.lab.recovery.recovery_outlook`) at the public n,
@@ -26,8 +27,9 @@ page's defaults and after the page's advice, :data:`DRAWS` noise draws with fres
 
 ``python bench/expected_accuracy.py [--draws 20] [--only gmm,covariance,walk,sbm,ranges]``
 prints one line per case, then a table: per case the stated expected error and 90th
-percentile, the measured mean and median, the draws over 3× the stated expected error, and
-whether the measured mean is within 2× of it (or the prediction is large). The predictions
+percentile, the measured root mean square, mean and median, the draws over 3× the stated
+expected error, and whether the measured root mean square is within 2× of it (or the
+prediction is large). The predictions
 are kept in the cache folder, like the pages'.
 """
 
@@ -152,18 +154,18 @@ def advised_share(case: Case) -> Case:
 
 
 def table(walked: list[expectation.Walked]) -> list[str]:
-    """The acceptance table: stated expected error and tail, measured mean and median, the
-    mean ratio of a draw's error to the error stated beside it, draws over 3× that, and
+    """The acceptance table: stated expected error and tail, measured rms, mean and median,
+    the rms ratio of a draw's error to the error stated beside it, draws over 3× that, and
     within 2× (``large``: the page says what n or ε is needed)."""
-    head = (f"{'case':78s} {'expected':>9s} {'90 %':>9s} {'mean':>9s} {'median':>9s} "
-            f"{'ratio':>6s} {'>3×':>6s} within 2×")
+    head = (f"{'case':78s} {'expected':>9s} {'90 %':>9s} {'rms':>9s} {'mean':>9s} "
+            f"{'median':>9s} {'ratio':>6s} {'>3×':>6s} within 2×")
     rows = [head]
     for w in walked:
         e = w.expected
         within = "yes" if w.within else "large" if e.large else "NO"
-        rows.append(f"{w.case[:78]:78s} {e.mean:9.3g} {e.tail:9.3g} {w.measured:9.3g} "
-                    f"{w.measured_median:9.3g} {w.ratio:6.2f} {w.over:>3d}/{len(w.errors):<2d} "
-                    f"{within}")
+        rows.append(f"{w.case[:78]:78s} {e.rms:9.3g} {e.tail:9.3g} {w.measured:9.3g} "
+                    f"{w.measured_mean:9.3g} {w.measured_median:9.3g} {w.ratio:6.2f} "
+                    f"{w.over:>3d}/{len(w.errors):<2d} {within}")
     return rows
 
 
