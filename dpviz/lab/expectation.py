@@ -31,8 +31,8 @@ root mean square in 0 to 2; grid means on wine, 2 of 80 (6 of 80 against the mea
 errors hardly spread (DP-EM) the three agree within 5 %. The cost is on the other side: where
 the runs' errors spread wide (grid means, whose distance to EM depends on how far apart the
 groups are and on how much of the bound they fill), the figure stands above a table whose
-groups are well apart (grid means on the petals: 0.97 stated, 0.26–0.48 measured, median
-0.12–0.13: :data:`KNOWN_MISS`).
+groups are well apart (grid means on the petals: 0.97 stated, 0.19–0.48 measured, median
+0.12–0.15: :data:`KNOWN_MISS`).
 When the figure is large
 against the bound's size (more than :data:`LARGE` of it, :meth:`Table.size`: the bound's
 diameter for means, the largest second moment it allows for a matrix),
