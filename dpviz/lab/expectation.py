@@ -32,13 +32,11 @@ errors hardly spread (DP-EM) the three agree within 5 %. The cost is on the othe
 the runs' errors spread wide (grid means, whose distance to EM depends on how far apart the
 groups are and on how much of the bound they fill), the figure stands above a table whose
 groups are well apart (grid means on the petals: 0.97 stated, 0.19–0.48 measured, median
-0.12–0.15: :data:`KNOWN_MISS`).
-When the figure is large
-against the bound's size (more than :data:`LARGE` of it, :meth:`Table.size`: the bound's
-diameter for means, the largest second moment it allows for a matrix),
-:func:`meaningful_from` finds, by the same prediction, the n (at this budget) and the ε or ρ
-(at this n) from which it is not. Results are kept on disk per public shape
-(:func:`expected`).
+0.12–0.15: :data:`KNOWN_MISS`). When the figure is large against the bound's size (more than
+:data:`LARGE` of it, :meth:`Table.size`: the bound's diameter for means, the largest second
+moment it allows for a matrix), :func:`meaningful_from` finds, by the same prediction, the n
+(at this budget) and the ε or ρ (at this n) from which it is not. Results are kept on disk
+per public shape (:func:`expected`).
 """
 
 from __future__ import annotations
