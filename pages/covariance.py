@@ -53,6 +53,7 @@ try:
 
         if revealed:
             results.heatmaps_panel(drawn, names)
+            results.entries_panel(drawn, scenarios, names, len(data.data))
             st.subheader("Errors and their bounds")
             results.errors_panel(drawn, chosen.stated_delta)
             adaptive = [r for r in drawn if r.name == "adaptive"]

@@ -120,6 +120,19 @@ def escape_markdown(text: object) -> str:
     return "".join(out)
 
 
+def as_sentence(text: str) -> str:
+    """A clause worded for running text (the engine's reasons), shown on its own as a sentence.
+
+    Examples
+    --------
+    >>> as_sentence("no interval: coverage not established (nothing was released)")
+    'No interval: coverage not established (nothing was released).'
+    >>> as_sentence("Each ± is a 90 % interval.")
+    'Each ± is a 90 % interval.'
+    """
+    return f"{text[:1].upper()}{text[1:]}{'' if text.endswith('.') else '.'}"
+
+
 #: A command line quoted in a sentence (:data:`dpviz.estimators.work.BIGGER_JOBS`).
 _COMMAND = re.compile(r"python -m dpviz(?: (?:run|solve|sweep)\b)?(?: --[a-z]+(?: [A-Z]+)?)*")
 

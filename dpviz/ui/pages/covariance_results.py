@@ -21,6 +21,7 @@ from dpviz.ui.pages.covariance import DASH, HEATMAP_BLOCK, Chosen, Run, short_la
 from dpviz.ui.panels import upload
 from dpviz.ui.panels.risk import budget_title, risk_panel
 from dpviz.ui.widgets import (
+    as_sentence,
     attempt,
     choices_table,
     clamp_state,
@@ -166,15 +167,13 @@ def spectra_panel(runs: Sequence[Run], scenarios: Sequence[Scenario], n: int) ->
     interval_section(runs, found)
 
 
-#: The entries' line: no estimator's interval on an entry of the matrix was measured.
-ENTRIES_NO_INTERVAL = (f"The matrix entries: {intervals.NO_INTERVAL} (no estimator's entries "
-                       "were measured).")
+def run_intervals(runs: Sequence[Run], scenarios: Sequence[Scenario], n: int,
+                  part: str | None = None) -> list[intervals.Intervals]:
+    """Each run's intervals (post-processing of its release: nothing charged).
 
-
-def run_intervals(runs: Sequence[Run], scenarios: Sequence[Scenario],
-                  n: int) -> list[intervals.Intervals]:
-    """Each run's intervals (post-processing of its release: nothing charged)."""
-    return [intervals.intervals(scenario, run.result, n)
+    ``part``: ``None`` for the eigenvalues, ``"entries"`` for the matrix's entries.
+    """
+    return [intervals.intervals(scenario, run.result, n, part=part)
             for run, scenario in zip(runs, scenarios, strict=True)]
 
 
@@ -194,6 +193,13 @@ def eigenvalue_table(runs: Sequence[Run], found: Sequence[intervals.Intervals]) 
                          **{run.label: [row.text() for row in got.rows] for run, got in shown}})
 
 
+def reasons(runs: Sequence[Run], found: Sequence[intervals.Intervals]) -> list[str]:
+    """Why each run without intervals has none, one sentence each, naming the run."""
+    return [as_sentence(str(got.reason) if run.label in str(got.reason) else
+                        f"{run.label}: {got.reason}")
+            for run, got in zip(runs, found, strict=True) if not got.shown]
+
+
 def interval_section(runs: Sequence[Run], found: Sequence[intervals.Intervals]) -> None:
     """The eigenvalues with their intervals and what they cover; one line per run without."""
     if any(got.shown for got in found):
@@ -201,10 +207,78 @@ def interval_section(runs: Sequence[Run], found: Sequence[intervals.Intervals]) 
         sentence = next(got.sentence() for got in found if got.shown)
         st.caption(escape_markdown(f"The bars and the table: {sentence[0].lower()}"
                                    f"{sentence[1:]}"))
-    lines = [str(got.reason) if run.label in str(got.reason) else f"{run.label}: {got.reason}"
-             for run, got in zip(runs, found, strict=True) if not got.shown]
-    st.caption(escape_markdown(" ".join([*(f"{line}." for line in lines),
-                                         ENTRIES_NO_INTERVAL])))
+    lines = reasons(runs, found)
+    if lines:
+        st.caption(escape_markdown(" ".join(lines)))
+
+
+#: Up to this d the entries' intervals are a table (d(d + 1)/2 rows: 36 at d = 8); above,
+#: one sentence per run gives their widths.
+ENTRY_TABLE_D = 8
+
+
+def entry_table(runs: Sequence[Run], found: Sequence[intervals.Intervals],
+                names: Sequence[str]) -> pd.DataFrame:
+    """One row per entry on and above the diagonal, one column per run with intervals.
+
+    Examples
+    --------
+    >>> got = intervals.Intervals("entries", (
+    ...     intervals.Interval("covariance[1][1]", 0.5312, 0.042),
+    ...     intervals.Interval("covariance[1][2]", 0.1, 0.042),
+    ...     intervals.Interval("covariance[2][2]", 0.2, 0.042)))
+    >>> entry_table([Run("gauss", "GaussCov", None)], [got], ["x1", "x2"]).iloc[1].tolist()
+    ['x1, x2', '0.100 ± 0.042 (90 %)']
+    """
+    pairs = [(i, j) for i in range(len(names)) for j in range(i, len(names))]
+    table = {"entry": [f"{names[i]}, {names[j]}" for i, j in pairs]}
+    for run, got in zip(runs, found, strict=True):
+        if got.shown:
+            named = got.by_name()
+            table[run.label] = [named[f"covariance[{i + 1}][{j + 1}]"].text()
+                                for i, j in pairs]
+    return pd.DataFrame(table)
+
+
+def entry_widths(label: str, got: intervals.Intervals) -> str:
+    """The widths of a run's entry intervals in one sentence: the typical and the widest.
+
+    Examples
+    --------
+    >>> got = intervals.Intervals("entries", tuple(
+    ...     intervals.Interval(f"covariance[1][{j}]", 0.1, 0.00042) for j in (1, 2, 3)))
+    >>> entry_widths("GaussCov", got).split(": ")[1]
+    'each is its released value ± 0.00042 (90 %).'
+    """
+    widths = [row.half_width for row in got.rows]
+    typical, widest = f"{float(np.median(widths)):.2g}", f"{max(widths):.2g}"
+    spread = (f"± {widest}" if typical == widest else
+              f"± {typical} typically, ± {widest} at the widest")
+    return (f"{label}'s {len(widths):,} entries on and above the diagonal: each is its "
+            f"released value {spread} ({intervals.percent(intervals.LEVEL)}).")
+
+
+def entries_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
+                  names: Sequence[str], n: int) -> None:
+    """The private matrices' entries with their intervals, in the matrices' own units.
+
+    For d up to :data:`ENTRY_TABLE_D` a table of "0.531 ± 0.042 (90 %)", above it one
+    sentence per run on the widths; then what the intervals cover, and a line on why each
+    run without has none. The heatmaps show the released matrices unscaled (an upload's in
+    its columns' squared units), and the intervals are in the same units.
+    """
+    found = run_intervals(runs, scenarios, n, part="entries")
+    shown = [(run, got) for run, got in zip(runs, found, strict=True) if got.shown]
+    small = len(names) <= ENTRY_TABLE_D
+    if shown and small:
+        st.dataframe(entry_table(runs, found, names), hide_index=True,
+                     key="cov_entry_intervals")
+    if shown:
+        widths = [] if small else [entry_widths(run.label, got) for run, got in shown]
+        st.caption(escape_markdown(" ".join([*widths, shown[0][1].sentence()])))
+    lines = reasons(runs, found)
+    if lines:
+        st.caption(escape_markdown(" ".join(lines)))
 
 
 @st.fragment
