@@ -39,7 +39,8 @@ with figures:
     revealed = predict.number_gate(
         predict.sbm_question(sbm_results.true_labels(data), result.estimate["labels"]),
         scenario=predict.scenario_token(scenario), key="sbm")
-    sbm_results.result_metrics(result, sbm_results.true_labels(data) if revealed else None)
+    sbm_results.result_metrics(scenario, result,
+                               sbm_results.true_labels(data) if revealed else None)
     sbm_results.result_panels(scenario, data, result, revealed=revealed)
     if revealed:  # the card holds the recovered communities
         card_panel(scenario, key="sbm_card", content=content)

@@ -1,10 +1,11 @@
-"""/sbm's error rate on a generated graph says it has no interval, and why (issue 32)."""
+"""/sbm's error rate on a generated graph says it has no interval, and why, in the engine's
+words (issue 32)."""
 
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from dpviz.lab.intervals import NO_INTERVAL
+from dpviz.lab.intervals import NO_ERROR_RATE_INTERVAL, NO_INTERVAL
 
 from .app_helpers import ROOT, TIMEOUT, errors
 
@@ -14,5 +15,6 @@ def test_the_error_rate_says_no_interval():
     at.query_params.update({"sbm_n": "200"})  # a small graph: the run and layout are quick
     at.switch_page("pages/sbm.py").run()
     assert not at.exception and not errors(at)
-    assert any(c.value.startswith(f"Error rate: {NO_INTERVAL} (an interval from the released")
-               for c in at.caption)
+    said = next(c.value for c in at.caption if c.value.startswith(NO_INTERVAL.capitalize()))
+    assert "'s error rate: on a generated graph the error" in said
+    assert said.replace("\\", "").endswith(f"{NO_ERROR_RATE_INTERVAL}).")

@@ -16,13 +16,15 @@ from dpviz.core import limits
 from dpviz.data.graphs import Graph
 from dpviz.estimators.metrics import community_error
 from dpviz.estimators.result import Result
-from dpviz.lab.intervals import NO_INTERVAL
+from dpviz.lab import intervals
 from dpviz.lab.scenario import LoadedData, Scenario
 from dpviz.ui.pages.sbm import DRAWN_EDGES, DRAWN_VERTICES
 from dpviz.ui.panels.risk import budget_title, risk_panel
 from dpviz.ui.runs import canonical
 from dpviz.ui.widgets import (
+    as_sentence,
     choices_table,
+    escape_markdown,
     lazy_expander,
     show_chart,
 )
@@ -127,14 +129,12 @@ def layout_caption(drawn: Layout, n: int) -> str:
             "(each edge there and back): consecutive points of a walk are an edge.")
 
 
-#: The error rate's interval line (issue 32): a bootstrap from the released labels and the
-#: public n, degree and ε would be a prediction interval whose coverage no bench has measured.
-ERROR_RATE_NO_INTERVAL = (f"Error rate: {NO_INTERVAL} (an interval from the released "
-                          "communities and the public n, degree and ε was not measured).")
+def result_metrics(scenario: Scenario, result: Result,
+                   labels: NDArray[np.int64] | None) -> None:
+    """Error rate and overlap (when the truth is known), the certificate and the work done.
 
-
-def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
-    """Error rate and overlap (when the truth is known), the certificate and the work done."""
+    Under the error rate, why it has no interval (:func:`dpviz.lab.intervals.intervals`).
+    """
     found = np.asarray(result.estimate["labels"])
     diagnostics = result.diagnostics
     columns = st.columns(4)
@@ -143,7 +143,8 @@ def result_metrics(result: Result, labels: NDArray[np.int64] | None) -> None:
         columns[0].metric("Error rate", f"{error:.3f}", help="min(#wrong, n − #wrong)/n: "
                           "0 is perfect, 0.5 is a coin flip.")
         columns[1].metric("Overlap", f"{1 - 2 * error:.3f}", help="1 − 2 · error rate.")
-        st.caption(ERROR_RATE_NO_INTERVAL)
+        st.caption(escape_markdown(as_sentence(
+            intervals.intervals(scenario, result, len(found)).sentence())))
     if "certificate" in diagnostics:
         columns[2].metric("Certificate", f"{diagnostics['certificate']:.2e}",
                           help=r"The projection's certificate: its certified distance to "
