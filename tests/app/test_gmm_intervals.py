@@ -1,10 +1,12 @@
-"""/gmm's intervals: the private estimates as "5.31 ± 0.42 (90 %)", the ellipses, the sentence."""
+"""/gmm's intervals: the private estimates as "5.31 ± 0.42 (90 %)", the ellipses, the sentence;
+another estimator says why it has none, in the engine's words."""
 
 from __future__ import annotations
 
 import re
 
-from dpviz.lab.intervals import NO_INTERVAL
+from dpviz.estimators.registry import TASKS
+from dpviz.lab.intervals import NO_INTERVAL, NO_MIXTURE_INTERVAL
 
 from .app_helpers import charts, errors, open_page
 
@@ -29,6 +31,17 @@ def test_an_unmeasured_shape_says_no_interval():
     at = open_page("gmm")
     at.number_input(key="gmm_k").set_value(4).run()
     assert not at.exception and not errors(at)
-    assert any(c.value.startswith(NO_INTERVAL) for c in at.caption)
+    assert any(c.value.startswith(NO_INTERVAL.capitalize()) for c in at.caption)
     assert "90 % intervals of the private means" not in [
         t["name"] for t in charts(at)["gmm_figure"]["data"]]
+
+
+def test_another_estimator_says_why_it_has_no_interval():
+    at = open_page("gmm")
+    at.selectbox(key="gmm_estimator").set_value("dplloyd").run()
+    assert not at.exception and not errors(at)
+    label = TASKS["gmm"]["dplloyd"].label
+    said = [c.value for c in at.caption if c.value.startswith(NO_INTERVAL.capitalize())]
+    assert said == [f"{NO_INTERVAL.capitalize()} ({label}: {NO_MIXTURE_INTERVAL['dplloyd']})."]
+    assert not any("component" in d.value.columns and "weight" in d.value.columns
+                   for d in at.dataframe)

@@ -17,6 +17,7 @@ from dpviz.lab.scenario import Scenario
 from dpviz.ui import runs
 from dpviz.ui.pages.gmm_runs import DASH
 from dpviz.ui.widgets import (
+    as_sentence,
     attempt,
     escape_markdown,
 )
@@ -109,4 +110,4 @@ def interval_section(found: intervals.Intervals, order: Sequence[int],
     if found.shown:
         st.dataframe(interval_table(found, order, names), hide_index=True,
                      key="gmm_intervals")
-    st.caption(escape_markdown(found.sentence()))
+    st.caption(escape_markdown(as_sentence(found.sentence())))
