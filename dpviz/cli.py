@@ -85,7 +85,8 @@ def _build_parser() -> _Parser:
                      help="add 'intervals': 90 %% intervals on the released values, from them "
                           "and the recorded noise only (nothing more charged); where their "
                           "coverage was not measured >= 88 %% it says 'no interval: coverage "
-                          "not established'")
+                          "not established'; a covariance's eigenvalues, with its matrix's "
+                          "entries under 'entries'")
     run.add_argument("--bounds", help="the CSV's public bound: R (a ball of radius R about "
                                       "the origin, as --radius R), LOW:HIGH per column "
                                       "('0:100,0:100', from domain knowledge, not the data), "
@@ -251,6 +252,9 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
 
         rows = int(loaded.data.shape[0]) if getattr(loaded.data, "ndim", 0) == 2 else 0
         out["intervals"] = intervals(scenario, result, rows).to_dict()
+        if scenario.task == "covariance":  # its matrix's entries, beside its eigenvalues
+            out["intervals"]["entries"] = intervals(scenario, result, rows,
+                                                    part="entries").to_dict()
     if getattr(args, "expected", False) and args.data is not None and not result.failed:
         # the page's prediction, public inputs only; asked for, since it simulates for seconds
         # and the run's JSON must stay the same for the same seed

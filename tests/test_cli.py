@@ -247,6 +247,27 @@ def test_run_with_rho(csv_path, capsys):
     assert total["rho"] == pytest.approx(0.5) and total["method"] == "zcdp"
 
 
+def test_run_intervals_give_a_covariance_its_entries_beside_its_eigenvalues(csv_path, capsys):
+    argv = ["run", "covariance", "gauss", "--data", str(csv_path), "--rho", "0.5", "--radius",
+            "1", "--seed", "3", "--intervals"]
+    code, out, _ = main(argv, capsys)
+    assert code == 0
+    got = strict_json(out)
+    assert got["intervals"]["method"] == "weyl" and len(got["intervals"]["values"]) == 2
+    entries = got["intervals"]["entries"]
+    assert entries["method"] == "entries" and entries["shown"]
+    assert [v["name"] for v in entries["values"]] == [
+        "covariance[1][1]", "covariance[1][2]", "covariance[2][2]"]
+    sigma = got["ledger"]["releases"][-1]["scale"]
+    assert all(v["half_width"] == pytest.approx(1.6448536 * sigma) for v in entries["values"])
+    assert entries["values"][1]["value"] == got["covariance"][0][1]
+    argv[2] = "separate"
+    code, out, _ = main(argv, capsys)
+    entries = strict_json(out)["intervals"]["entries"]
+    assert code == 0 and not entries["shown"] and entries["values"] == []
+    assert entries["sentence"].startswith("no interval: coverage not established (SeparateCov")
+
+
 def test_run_out_file(csv_path, tmp_path, capsys):
     target = tmp_path / "result.json"
     argv = ["run", "mean", "gaussian", "--data", str(csv_path), "--epsilon", "1", "--delta",
