@@ -198,12 +198,13 @@ def _mixture_shape(true_ellipses: bool, private_ellipses: bool, cloud: bool, bey
             marker={"color": COLORS["private"], "size": 6, "opacity": 0.35,
                     "symbol": "circle"},
             hovertemplate="a run's private mean (%{x:.3g}, %{y:.3g})<extra></extra>"))
-    for who, symbol in (("true", "x"), ("private", "circle")):
+    # the numbers on opposite sides: a private mean near its true one keeps both readable
+    for who, symbol, side in (("true", "x", "top left"), ("private", "circle", "top right")):
         hover = (f"mean %{{text}} of {reference}" if who == "true" and reference else
                  f"{who} mean %{{text}}")
         fig.add_trace(go.Scatter(
             mode="markers+text", name=legend_name("means", who, reference),
-            textposition="top right", textfont={"color": COLORS[who], "size": 14},
+            textposition=side, textfont={"color": COLORS[who], "size": 14},
             marker={"color": COLORS[who], "size": 13, "symbol": symbol,
                     "line": {"color": "white", "width": 1.5}},
             legendgroup=who,
