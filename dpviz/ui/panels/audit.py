@@ -26,7 +26,14 @@ from dpviz.lab.broken_variants import (
 )
 from dpviz.lab.scenario import Scenario
 from dpviz.ui.progress import timed_bar
-from dpviz.ui.widgets import attempt, epsilon_slider, escape_markdown, show_chart, show_failure
+from dpviz.ui.widgets import (
+    as_sentence,
+    attempt,
+    epsilon_slider,
+    escape_markdown,
+    show_chart,
+    show_failure,
+)
 from dpviz.viz.audit import audit_comparison, audit_histograms
 
 KEPT = 6  # audits remembered per widget and user
@@ -60,7 +67,7 @@ def _verdict(audit: EstimatorAudit, advice: str | None = None) -> None:
     sentence = audit.sentence()
     if advice:
         sentence = f"{sentence[:-1]}; {advice}."
-    sentence = escape_markdown(sentence[0].upper() + sentence[1:])
+    sentence = escape_markdown(as_sentence(sentence))
     if audit.broken is not None and not audit.caught:
         st.warning(sentence, icon=":material/help:")
     elif audit.broken is None and audit.passed and audit.proves_little:
@@ -140,8 +147,7 @@ def audit_button(scenario: Scenario, *, key: str, stated_delta: float | None = N
                    "noise, and the best test of that known noise bounds ε from below. It "
                    "checks the code's real sensitivity and its noise.")
     else:
-        st.caption(escape_markdown(f"{reach.white_box_reason[0].upper()}"
-                                   f"{reach.white_box_reason[1:]}."))
+        st.caption(escape_markdown(as_sentence(reach.white_box_reason)))
     st.caption(f"**{METHODS['black-box']}** (slower): runs the estimator {AUDIT_RUNS:,} times "
                "on each of two neighbouring datasets and tests one number of its output; it "
                "sees only what a user sees, so it shows less.")

@@ -19,7 +19,7 @@ from dpviz.estimators.registry import TASKS
 from dpviz.lab.scenario import Scenario
 from dpviz.lab.solve import PROBABILITY_DEFAULT, RUNS, Solution, ask, synthetic_twin
 from dpviz.ui.progress import timed_bar
-from dpviz.ui.widgets import RHO_GRID, escape_markdown, lazy_expander, show_chart
+from dpviz.ui.widgets import RHO_GRID, as_sentence, escape_markdown, lazy_expander, show_chart
 from dpviz.viz.solve import solve_figure
 
 
@@ -140,7 +140,7 @@ def solve_panel(scenario: Scenario, *, key: str, budget_key: str | None = None,
     try:
         synthetic_twin(scenario)
     except ValueError as err:
-        st.info(escape_markdown(f"{str(err)[0].upper()}{str(err)[1:]}."), icon=":material/info:")
+        st.info(escape_markdown(as_sentence(str(err))), icon=":material/info:")
         return
     if TASKS[scenario.task][scenario.estimator].notion == "none":
         st.info("This estimator is a non-private reference: its accuracy does not depend on "
