@@ -529,3 +529,17 @@ def test_a_removed_student_cannot_come_back_under_a_new_name_from_their_client(s
     store.readmit(opened.code, opened.token)
     assert store.removed(opened.code, opened.token) == 0
     assert store.join(opened.code, "Troll", seat="troll-seat", client="ip:203.0.113.9")
+
+
+def test_who_may_not_join_learns_no_names(store):
+    """A locked class or a removed client is refused as such before any name is compared:
+    the "already has a student called" answer would tell them who is in the class."""
+    opened = store.open_class()
+    store.join(opened.code, "Ann Lee", client="ip:198.51.100.7")
+    troll = store.join(opened.code, "Troll", seat="troll-seat", client="ip:203.0.113.9")
+    store.remove(opened.code, opened.token, troll.student_id)
+    with pytest.raises(ValueError, match="^Your lecturer removed a student"):
+        store.join(opened.code, "Ann Lee", seat="new-seat", client="ip:203.0.113.9")
+    store.lock(opened.code, opened.token)
+    with pytest.raises(ValueError, match="^This class is locked"):
+        store.join(opened.code, "Ann Lee", client="ip:192.0.2.5")

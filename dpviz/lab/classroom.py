@@ -617,18 +617,20 @@ class ClassStore:
         """Seat ``sid`` (of ``client``) as ``name`` in open class ``code``: ``""``, or why not."""
         known = conn.execute("SELECT 1 FROM students WHERE class_code = ? AND student_id = ?",
                              (code, sid)).fetchone()
-        key = name_key(name)
-        for (other,) in conn.execute("SELECT name FROM students WHERE class_code = ? AND "
-                                     "student_id != ?", (code, sid)):
-            if name_key(other) == key:
-                return (f"This class already has a student called {name!r}: add an initial "
-                        "or your surname.")
+        # who may not join is told so before any name is compared: a locked class or a
+        # removed client cannot test which names are in it
         if not known and self._locked(conn, code):
             return "This class is locked: your lecturer lets no one new in."
         if not known and conn.execute(
                 "SELECT 1 FROM removed WHERE class_code = ? AND (student_id = ? OR client = ?)",
                 (code, sid, client and client[:MAX_CLIENT])).fetchone():
             return REMOVED
+        key = name_key(name)
+        for (other,) in conn.execute("SELECT name FROM students WHERE class_code = ? AND "
+                                     "student_id != ?", (code, sid)):
+            if name_key(other) == key:
+                return (f"This class already has a student called {name!r}: add an initial "
+                        "or your surname.")
         if not known and self._students(conn, code) >= MAX_STUDENTS:
             conn.execute(
                 "DELETE FROM students WHERE class_code = ? AND joined <= ? AND NOT EXISTS "

@@ -372,7 +372,7 @@ def controls(data_seed: int, seed: int | None) -> Chosen:
     """
     data, content = data_controls(data_seed)
     budget, stated = budget_controls()  # the control the lesson teaches: on a projector's screen
-    upload.refuse_early(budget)
+    upload.refuse_early("cov", budget)
     chosen = estimator_controls()
     entries: list[Estimator] = [TASKS["covariance"][n] for n in chosen]
     st.caption(" · ".join(f"{e.label}: {e.paper}" for e in entries))

@@ -81,7 +81,7 @@ def controls(seed: int | None) -> tuple[Scenario, bytes | None]:
                                      max_value=5000, value=100, step=10, format="%d",
                                      key="factors_iterations", bind="query-params",
                                      help="Post-processing of the one release: free.")
-    upload.refuse_early({"epsilon": float(epsilon), "delta": float(delta)})
+    upload.refuse_early("factors", {"epsilon": float(epsilon), "delta": float(delta)})
     return Scenario.from_dict({
         "task": "factor_analysis", "estimator": "dp_fa", "data": data,
         "params": {"epsilon": float(epsilon), "delta": float(delta), "factors": int(factors),

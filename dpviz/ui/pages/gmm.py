@@ -305,7 +305,7 @@ def controls(ctx: PageContext) -> tuple[Scenario, bytes | None]:
     data, public, content, shape = data_controls(ctx.data_seed)
     table = None if shape is None else (*shape, int(public["k"]))
     estimator, params = estimator_controls(data, table)
-    upload.refuse_early(params)
+    upload.refuse_early("gmm", params)
     return attempt(Scenario.from_dict, {
         "task": "gmm", "estimator": estimator, "data": data, "params": {**public, **params},
         "seed": None if ctx.secure else ctx.seed}), content

@@ -65,7 +65,8 @@ def _intervals(scenario: str, released: bytes, n: int, _result: Result) -> inter
 def intervals_of(scenario: Scenario, result: Result, n: int) -> intervals.Intervals:
     """The run's intervals (post-processing: nothing charged), computed once per release."""
     released = b"".join(np.asarray(result.estimate[key], dtype=float).tobytes()
-                        for key in ("weights", "means") if result.estimate.get(key) is not None)
+                        for key in ("weights", "means", "covariances")
+                        if result.estimate.get(key) is not None)
     return _intervals(runs.canonical(scenario.to_dict()), released, int(n), result)
 
 

@@ -237,7 +237,7 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     with st.expander(f"Your columns: {values.shape[1]} (names and units from the header)",
                      expanded=values.shape[1] <= 6, icon=":material/view_column:"):
         st.dataframe(units_table(names), hide_index=True, key=f"{prefix}_columns")
-    st.session_state.pop(RANGES_NOTE, None)
+    st.session_state.pop(RANGES_NOTE + prefix, None)
     way = str(st.radio("How the bound on the rows is chosen", tuple(WAYS),
                        format_func=WAYS.__getitem__, key=f"{prefix}_bound_way",
                        bind="query-params",
@@ -271,7 +271,7 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
                               help=PRIVATE_HELP)
             bounds = {"private": float(share)}
             # filled by refuse_early once the page has drawn its budget, below the share
-            st.session_state[RANGES_NOTE] = (st.empty(), *values.shape, float(share))
+            st.session_state[RANGES_NOTE + prefix] = (st.empty(), *values.shape, float(share))
         standardise = st.checkbox("Standardise each column by its range", value=False,
                                   key=f"{prefix}_standardise", bind="query-params",
                                   help="Scale every column to [−1, 1] with the range's own "
@@ -288,21 +288,24 @@ def table_upload(prefix: str, *, prompt: str, radius_key: str | None = None,
     return chosen
 
 
-#: Session key: this run's place below the private ranges' share, with the table's n, d and
-#: the share (:func:`refuse_early`); set by :func:`table_upload` while private ranges are chosen.
-RANGES_NOTE = "_ranges_note"
+#: Session key (and the page's widget prefix): this run's place below the private ranges'
+#: share, with the table's n, d and the share (:func:`refuse_early`); set by
+#: :func:`table_upload` while private ranges are chosen, per page so another page's cannot be
+#: read.
+RANGES_NOTE = "_ranges_note_"
 
 
-def refuse_early(params: Mapping[str, Any]) -> None:
+def refuse_early(prefix: str, params: Mapping[str, Any]) -> None:
     """Say at the upload step, below the share, that private ranges will be refused.
 
     The run refuses them before anything is spent when the rows are too few for their one
     release (:meth:`dpviz.privacy.bounds.BoundPlan.refusal`); the same sentence, from public
-    inputs only (n, d, the share and the page's budget ``params``), shows where the ranges
+    inputs only (n, d, the share and the page's budget ``params``; ``prefix`` the page's upload
+    widgets', as :func:`table_upload` was given), shows where the ranges
     are chosen, so the fix it names is beside the slider it concerns. Nothing when the
     ranges run, or when the budget is not one the ranges can split (the run says why).
     """
-    placed = st.session_state.pop(RANGES_NOTE, None)
+    placed = st.session_state.pop(RANGES_NOTE + prefix, None)
     if placed is None:
         return
     note, n, d, share = placed
