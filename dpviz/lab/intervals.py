@@ -288,8 +288,17 @@ def measured(task: str, estimator: str, part: str, *, family: Mapping[str, Any] 
 # --- the three kinds ----------------------------------------------------------------------
 
 def _label(result: Result) -> str:
-    """The estimator's label in plain words (never its registry key)."""
-    return str(registered(result.task, result.estimator).label)
+    """The estimator's label in plain words (never its registry key), without variants.
+
+    The reasons sit in brackets themselves, so a label's bracketed variant names are left out.
+
+    Examples
+    --------
+    >>> from dpviz import run
+    >>> _label(run("covariance", "separate", np.eye(3) * 0.5, rho=0.1, seed=0))
+    'SeparateCov'
+    """
+    return str(registered(result.task, result.estimator).label).split(" (")[0]
 
 
 def _last_release(result: Result) -> Any:

@@ -37,7 +37,7 @@ def test_gausscov_eigenvalues_have_intervals_and_separatecov_says_none():
     entries = next(c for c in captions if c.startswith("GaussCov's 1,275 entries on and above"))
     assert re.search(r"each is its released value ± \d\.\d+(e-\d+)? \(90 %\)\.", entries)
     assert "each entry of the clipped rows' second moment" in entries
-    separate = TASKS["covariance"]["separate"].label
+    separate = TASKS["covariance"]["separate"].label.split(" (")[0]
     said = f"{NO_INTERVAL.capitalize()} ({separate}'s entries: {NO_ENTRY_INTERVAL['separate']})."
     assert said in captions
     assert not any("entry" in d.value.columns for d in at.dataframe)
