@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from predicting import small_predictions
 from rendered_pages import ROOT, TIMEOUT
 from streamlit.testing.v1 import AppTest
 
@@ -121,8 +122,9 @@ def _report_arguments(monkeypatch, *, upload: bool) -> dict[str, object]:
     return seen
 
 
-@pytest.mark.slow  # an upload on /gmm and its report: 7 s (make test, not make check)
+@pytest.mark.slow  # an upload on /gmm and its report: 2 s (make test, not make check)
 def test_an_upload_s_report_labels_its_non_private_parts(monkeypatch):
+    small_predictions(monkeypatch)  # the report is tested, not the prediction (14 s in full)
     own = _report_arguments(monkeypatch, upload=True)
     assert own["own_data"] and own["warnings"] == [SEEDED_OWN_DATA.replace("**", "")]
     assert SEEDED_OWN_DATA.replace("**", "") not in own["notes"]  # not small under Accuracy

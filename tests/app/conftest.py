@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from predicting import small_predictions
 from streamlit.testing.v1 import AppTest
 
-from dpviz.lab import expectation
 from dpviz.lab.scenario import Scenario
 from dpviz.ui import runs
 
 from .app_helpers import open_page
-
-
-def small_predictions(patch: pytest.MonkeyPatch) -> None:
-    """Pages predict an upload's error from 2 runs with no search (a full prediction, 16 runs
-    and a search for the n or ε that would do, costs an upload 10–25 s)."""
-    full = expectation.expected
-
-    def small(shape, **kwargs):
-        return full(shape, **{**kwargs, "runs": 2, "search": False})
-
-    patch.setattr(expectation, "expected", small)
-    patch.setattr(expectation, "RUNS", 2)
 
 
 @pytest.fixture(autouse=True)
