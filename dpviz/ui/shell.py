@@ -131,10 +131,9 @@ def _link_seed() -> int:
     noise stays secure. A value out of range or not a whole number falls back to 0.
     """
     try:
-        value = int(str(st.query_params.get("seed", "0")))
+        return limits.check_integer(limits.SEED, st.query_params.get("seed", "0"))
     except ValueError:
         return 0
-    return value if limits.SEED.low <= value <= limits.SEED.high else 0
 
 
 def _page_failed(err: Exception) -> bool:
