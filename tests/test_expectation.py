@@ -146,7 +146,7 @@ def test_private_ranges_the_page_refuses_are_not_walked():
     refused = expectation.Case("petals at 20 %", *expectation.issue_tables()["petals"],
                                table_scenario("gauss", rho=0.1, task="covariance",
                                               bounds={"private": 0.2}))
-    with pytest.raises(BudgetError, match="At 150 rows they run from a 26% share of ρ"):
+    with pytest.raises(BudgetError, match="At 150 rows they run from a 26% share of the budget"):
         expectation.walk(refused, draws=1)
 
 

@@ -101,7 +101,7 @@ def test_too_few_rows_for_the_one_release_are_refused_before_anything_is_spent()
             private_box(rows, plan=plan, rng=np.random.default_rng(0), ledger=ledger)
         assert not ledger.releases
         said.append(str(refused.value))
-    assert said[0] == said[1] and "171 rows" in said[0] and "26% share of ρ" in said[0]
+    assert said[0] == said[1] and "171 rows" in said[0] and "26% share of the budget" in said[0]
     share, rho = plan.needed(150)  # what the sentence names runs
     assert bound_plan(150, 2, Budget(rho=0.1), share).refusal(150) is None
     assert bound_plan(150, 2, Budget(rho=rho), 0.2).refusal(150) is None

@@ -64,6 +64,7 @@ from dpviz.lab.experiments.cache import cache_directory
 from dpviz.lab.scenario import LoadedData, Scenario, budget_of, load_data, run_scenario
 from dpviz.lab.solve import Progress
 from dpviz.lab.success import Shape, shape_of
+from dpviz.privacy import Budget
 from dpviz.privacy.bounds import bound_plan, parse_bounds
 
 #: Simulated runs of a prediction (root mean square, quartiles, 90th percentile): two turns
@@ -611,20 +612,20 @@ class Expected:
     def budget_text(self, amount: float) -> str:
         """A budget the search reached, as the pages state it (a ρ as the ε it gives).
 
-        ``ε = 8``; a ρ as the ε at the run's δ by ρ + 2√(ρ ln(1/δ)), the covariance paper's
-        conversion and its page's slider's.
+        ``ε = 8``; a ρ as the ε at the run's δ (a ρ run's own δ is 0: then the pages' default
+        :data:`~dpviz.privacy.budget.STATED_DELTA`) by ρ + 2√(ρ ln(1/δ)), the covariance
+        paper's conversion and its page's slider's (:meth:`~dpviz.privacy.Budget.stated`).
 
         Examples
         --------
         >>> Expected(1, 1, 1, 1, 1, 1, 1, 0, 0.0, budget_name="ρ", delta=1e-10).budget_text(0.1)
         'ε = 3.13 (ρ = 0.1 at δ = 1e-10)'
+        >>> Expected(1, 1, 1, 1, 1, 1, 1, 0, 0.0, budget_name="ρ", delta=0.0).budget_text(0.1)
+        'ε = 3.13 (ρ = 0.1 at δ = 1e-10)'
         """
         if self.budget_name != "ρ":
             return f"ε = {amount:.3g}"
-        from dpviz.privacy.calibration import zcdp_epsilon_bun_steinke
-
-        epsilon = zcdp_epsilon_bun_steinke(amount, self.delta) if self.delta > 0 else math.inf
-        return f"ε = {epsilon:.3g} (ρ = {amount:.3g} at δ = {self.delta:.2g})"
+        return Budget(rho=amount).stated(self.delta)
 
     def sentence(self, what: str | None = None) -> str:
         """The page's and the command line's sentence (``what``: default by the task).

@@ -607,18 +607,19 @@ class BoundPlan:
         >>> said = bound_plan(150, 2, Budget(rho=0.1), 0.2).refusal(150)
         >>> said[:52]
         'Private ranges need at least 171 rows at this budget'
-        >>> said[said.index("At 150"):said.index(";", said.index("At 150"))]
-        'At 150 rows they run from a 26% share of ρ, or ρ = 0.129 at a 20% share'
+        >>> said[said.index("At 150"):said.index(" at a 20%", said.index("At 150"))]
+        'At 150 rows they run from a 26% share of the budget, or ε = 3.58 (ρ = 0.129 at δ = 1e-10)'
         >>> bound_plan(178, 3, Budget(epsilon=1.0), 0.2).refusal(178) is None
         True
         """
         rows = quantile_rows(0.5, self.epsilon)
         if self.centred or n >= rows:
             return None
-        name = "ρ" if self.rest.rho is not None else "ε"
         share, amount = self.needed(n)
-        ways = [f"a {share:.0%} share of {name}"] if share < 1 else []
-        ways.append(f"{name} = {amount:.3g} at a {self.share:.0%} share")
+        ways = [f"a {share:.0%} share of the budget"] if share < 1 else []
+        whole = Budget(rho=amount) if self.rest.rho is not None else None
+        ways.append(f"{f'ε = {amount:.3g}' if whole is None else whole.stated()} at a "
+                    f"{self.share:.0%} share")
         return (f"Private ranges need at least {rows:,} rows at this budget and share (their "
                 "one release, the median of the rows' largest |value|, at ε = "
                 f"{self.epsilon:.3g}), and the table has {n:,}: refused before anything is "

@@ -9,6 +9,10 @@ from dpviz.core import limits
 from dpviz.privacy.accounting import METHODS
 from dpviz.privacy.errors import BudgetError
 
+#: The δ at which a ρ (zCDP) budget is stated as ε where no other is given: the covariance
+#: paper's (Dong, Liang & Yi 2022), its page's slider's default.
+STATED_DELTA = 1e-10
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -92,6 +96,22 @@ class Budget:
             return float(self.epsilon)  # type: ignore[arg-type]
         delta = limits.DELTA.check(delta)
         return zcdp_epsilon_bun_steinke(self.rho, delta) if delta > 0 else math.inf
+
+    def stated(self, delta: float = 0.0) -> str:
+        """The budget as the pages state it: ``ε = 8``; a ρ budget as the ε it gives.
+
+        A ρ is stated at ``delta`` (:meth:`epsilon_at`), or at :data:`STATED_DELTA` when
+        ``delta`` is 0 (a ρ budget's own δ is 0): ``ε = 3.13 (ρ = 0.1 at δ = 1e-10)``.
+
+        Examples
+        --------
+        >>> Budget(rho=0.1).stated(), Budget(epsilon=8.0).stated()
+        ('ε = 3.13 (ρ = 0.1 at δ = 1e-10)', 'ε = 8')
+        """
+        if self.rho is None:
+            return f"ε = {float(self.epsilon):.3g}"  # type: ignore[arg-type]
+        delta = delta or STATED_DELTA
+        return f"ε = {self.epsilon_at(delta):.3g} (ρ = {self.rho:.3g} at δ = {delta:.2g})"
 
     def with_method(self, method: str) -> Budget:
         """The same target under another accounting method."""

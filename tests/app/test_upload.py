@@ -329,7 +329,8 @@ def test_private_ranges_on_150_rows_are_refused_with_the_share_that_would_do():
         ("small.csv", three_clusters(150), "text/csv")).run()
     assert not at.exception
     said = " ".join(errors(at))
-    assert "need at least 171 rows" in said and "26% share of ρ" in said, said
+    assert "need at least 171 rows" in said and "26% share of the budget" in said, said
+    assert "(ρ = 0.129 at δ = 1e-10)" in said  # the ρ stated as the ε the slider shows
     assert "cov_heatmaps" not in charts(at)
 
 

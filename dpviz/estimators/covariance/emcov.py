@@ -40,8 +40,9 @@ from dpviz.estimators.covariance.common import (
 )
 from dpviz.estimators.result import Result
 from dpviz.privacy import Budget, Ledger, exponential_on_sphere, laplace
+from dpviz.privacy.budget import STATED_DELTA
 
-DELTA_FOR_RHO = 1e-10  # the paper's conversion of ρ for EMCov's plots
+DELTA_FOR_RHO = STATED_DELTA  # the paper's conversion of ρ for EMCov's plots
 EIGENVALUE_SHARE = 0.5
 UTILITY_SENSITIVITY = 2.0
 BETA = 0.1
