@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 
 
@@ -20,9 +22,16 @@ def settle(tab) -> None:
     """Wait until Streamlit is no longer running the script.
 
     Both signs are read: the app's script state (set as soon as a run starts) and the status
-    widget (shown only after a run has taken a moment), so a run that has just begun counts.
+    widget (shown only after a run has taken a moment). A run the last action started is
+    waited for up to 0.3 s to show itself (at once when it does), so a run that has just
+    begun counts.
     """
-    time.sleep(0.3)
+    try:
+        tab.wait_for_function(
+            "() => document.querySelector('.stApp:not([data-test-script-state=\"notRunning\"])')",
+            timeout=300)
+    except PlaywrightTimeout:  # no run started (or one already over): nothing to wait for
+        pass
     tab.wait_for_function(
         "() => document.querySelector('.stApp[data-test-script-state=\"notRunning\"]')"
         " && !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)

@@ -53,16 +53,18 @@ def server() -> Iterator[str]:
 @contextmanager
 def streamlit_server(env: Mapping[str, str] | None = None, port: int | None = None,
                      log_name: str = "streamlit.log") -> Iterator[str]:
-    """Run ``streamlit run app.py`` (with ``env`` added to the environment) until the exit."""
+    """Run ``streamlit run app.py`` (with ``env`` added to the environment) until the exit;
+    uploads' expected errors come from 2 runs (``small_server.py``)."""
     port = port or free_port()
     SCREENSHOTS.mkdir(exist_ok=True)
     worker = os.environ.get("PYTEST_XDIST_WORKER")  # each xdist worker's servers: own logs
     log_path = SCREENSHOTS / (f"{worker}-{log_name}" if worker else log_name)
     with open(log_path, "w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            [sys.executable, str(HERE / "small_server.py"), "run", "app.py",
+             "--server.headless", "true", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
         url = f"http://127.0.0.1:{port}"
         try:
