@@ -26,9 +26,12 @@ Four kinds:
   §6.5; Ferrando, Wang & Sheldon 2022, "Parametric bootstrap for differentially private
   confidence intervals", AISTATS, Algorithm 1): :data:`DRAWS` data sets of the public n are
   drawn from the *released* mixture and the estimator is re-run on each at the same budget,
-  bound and parameters; the interval is ``θ̃ ± Φ⁻¹(0.95)·sd*`` per coordinate and the
-  ellipse ``{x : (x − μ̃)ᵀ C*⁻¹ (x − μ̃) ≤ χ²₂(0.9)}`` with sd*, C* the bootstrap estimates'
-  spread (components matched to the released ones). It covers the **true** component means
+  bound and parameters; the interval is ``θ̃ ± t_{B−1}(0.95)·sd*`` per coordinate and the
+  ellipse ``{x : (x − μ̃)ᵀ C*⁻¹ (x − μ̃) ≤ T²₂,B−1(0.9)}`` with sd*, C* the spread of the B
+  re-runs' estimates (components matched to the released ones). sd* and C* are estimated from
+  B draws, so the quantiles are Student's t and Hotelling's T² with B − 1 degrees of freedom
+  rather than the normal's and χ²₂'s (:func:`bootstrap_quantiles`): exact if the estimates
+  were Gaussian, and what lets 15 re-runs do the work of 30. It covers the **true** component means
   and weights where the bench measured it (generated mixtures), and says nothing of runs that
   found the wrong clusters beyond what its measured coverage includes.
 * **closed form, noise and sampling** (DP-EM again, :func:`mixture_spread`): the last
@@ -75,8 +78,10 @@ THRESHOLD = 0.88
 NO_INTERVAL = "no interval: coverage not established"
 #: The coverage table ``bench/intervals.py --save`` writes.
 COVERAGE_PATH = RESULTS / "interval_coverage.json"
-#: Bootstrap re-runs per interval: at the /gmm defaults (n = 10 000) about 0.4 s.
-DRAWS = 30
+#: Bootstrap re-runs per interval: at the /gmm defaults (n = 10 000) about 0.06 s of the
+#: 0.11 s an ε move costs the server (30 cost half the move; the t and T² quantiles of
+#: :func:`bootstrap_quantiles` pay for the fewer draws).
+DRAWS = 15
 #: The bootstrap's own noise: public, fixed, so the same release gives the same interval.
 BOOTSTRAP_SEED = 20_261_130
 #: Draws of the symmetric Gaussian noise's spectral norm for its quantile (the Weyl bound),
@@ -602,22 +607,49 @@ def mixture_spread(result: Result, n: int) -> tuple[NDArray[np.float64], NDArray
     return np.sqrt(weights * (1 - weights) / n + weight_noise), shapes
 
 
+def bootstrap_quantiles(draws: int) -> tuple[float, float]:
+    """Student's ``t_{B−1}`` two-sided and Hotelling's ``T²₂,B−1`` quantiles at :data:`LEVEL`.
+
+    A spread estimated from B re-runs has B − 1 degrees of freedom; the released value is
+    independent of it, so ``(θ̃ − θ)/sd*`` is ``t_{B−1}`` and ``(μ̃ − μ)ᵀC*⁻¹(μ̃ − μ)`` is
+    ``T²(2, B − 1) = 2(B − 1)/(B − 2)·F(2, B − 2)`` when the estimates are Gaussian
+    (Anderson 2003, §5.2). F(2, m)'s CDF is ``1 − (1 + 2x/m)^(−m/2)``, so the latter is
+    ``(B − 1)((1 − level)^(−2/(B − 2)) − 1)``, which tends to χ²₂'s ``−2 ln(1 − level)``.
+
+    Examples
+    --------
+    >>> t, t2 = bootstrap_quantiles(15)
+    >>> round(t, 3), round(t2, 3)
+    (1.761, 5.951)
+    >>> [round(q, 2) for q in bootstrap_quantiles(100_000)] == [round(Z, 2), round(CHI2_2, 2)]
+    True
+    """
+    from scipy.special import stdtrit  # here: only the bootstrap pays for it
+
+    if draws < 3:
+        raise ValueError(f"a bootstrap spread needs at least 3 re-runs, got {draws}")
+    t = float(stdtrit(draws - 1, 0.5 + LEVEL / 2))
+    return t, (draws - 1) * ((1 - LEVEL) ** (-2 / (draws - 2)) - 1)
+
+
 def _mixture(method: str, result: Result, weight_sd: NDArray[np.float64],
              shapes: NDArray[np.float64], coverage: float,
-             ellipse: float | None) -> Intervals:
-    """Intervals ``value ± Z·sd`` on the weights and the means' coordinates.
+             ellipse: float | None, quantiles: tuple[float, float] = (Z, CHI2_2)) -> Intervals:
+    """Intervals ``value ± q·sd`` on the weights and the means' coordinates.
 
-    With the 90 % ellipses ``χ²₂(0.9)·shape`` where their coverage was measured ≥
-    :data:`THRESHOLD`.
+    With the 90 % ellipses ``q₂·shape`` where their coverage was measured ≥
+    :data:`THRESHOLD`; ``quantiles`` (q, q₂): the normal's and χ²₂'s for a closed form, the
+    bootstrap's own (:func:`bootstrap_quantiles`) for its estimated spread.
     """
+    z, chi2 = quantiles
     means = np.asarray(result.estimate["means"], dtype=float)
     weights = np.asarray(result.estimate["weights"], dtype=float)
     sd_means = np.sqrt(np.einsum("kii->ki", shapes))
-    out = [Interval(f"weights[{j + 1}]", float(weights[j]), Z * float(weight_sd[j]))
+    out = [Interval(f"weights[{j + 1}]", float(weights[j]), z * float(weight_sd[j]))
            for j in range(len(weights))]
-    out += [Interval(f"means[{j + 1}][{i + 1}]", float(means[j, i]), Z * float(sd_means[j, i]))
+    out += [Interval(f"means[{j + 1}][{i + 1}]", float(means[j, i]), z * float(sd_means[j, i]))
             for j in range(means.shape[0]) for i in range(means.shape[1])]
-    ellipses = ({"centres": means, "shapes": CHI2_2 * shapes}
+    ellipses = ({"centres": means, "shapes": chi2 * shapes}
                 if ellipse is not None and ellipse >= THRESHOLD else {})
     return Intervals(method, tuple(out), coverage=coverage, ellipses=ellipses)
 
@@ -660,7 +692,7 @@ def mixture_intervals(scenario: Scenario, result: Result, n: int,
     centred = boot_means - boot_means.mean(axis=0)
     spread = np.einsum("bki,bkj->kij", centred, centred) / (len(boot_means) - 1)
     return _mixture("bootstrap", result, boot_weights.std(axis=0, ddof=1), spread, coverage,
-                    lowest("bootstrap", "ellipse"))
+                    lowest("bootstrap", "ellipse"), bootstrap_quantiles(len(boot_means)))
 
 
 #: Why the other private mixture estimators' means and weights have no interval.
