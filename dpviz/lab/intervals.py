@@ -30,8 +30,9 @@ Four kinds:
   ellipse ``{x : (x − μ̃)ᵀ C*⁻¹ (x − μ̃) ≤ T²₂,B−1(0.9)}`` with sd*, C* the spread of the B
   re-runs' estimates (components matched to the released ones). sd* and C* are estimated from
   B draws, so the quantiles are Student's t and Hotelling's T² with B − 1 degrees of freedom
-  rather than the normal's and χ²₂'s (:func:`bootstrap_quantiles`): exact if the estimates
-  were Gaussian, and what lets 15 re-runs do the work of 30. It covers the **true** component means
+  rather than the normal's and χ²₂'s (:func:`bootstrap_quantiles`), which is what lets 15
+  re-runs do the work of 30; an approximation (the re-runs' spread is the one at θ̃, not at
+  θ), whose coverage the bench measures. It covers the **true** component means
   and weights where the bench measured it (generated mixtures), and says nothing of runs that
   found the wrong clusters beyond what its measured coverage includes.
 * **closed form, noise and sampling** (DP-EM again, :func:`mixture_spread`): the last
@@ -610,11 +611,14 @@ def mixture_spread(result: Result, n: int) -> tuple[NDArray[np.float64], NDArray
 def bootstrap_quantiles(draws: int) -> tuple[float, float]:
     """Student's ``t_{B−1}`` two-sided and Hotelling's ``T²₂,B−1`` quantiles at :data:`LEVEL`.
 
-    A spread estimated from B re-runs has B − 1 degrees of freedom; the released value is
-    independent of it, so ``(θ̃ − θ)/sd*`` is ``t_{B−1}`` and ``(μ̃ − μ)ᵀC*⁻¹(μ̃ − μ)`` is
-    ``T²(2, B − 1) = 2(B − 1)/(B − 2)·F(2, B − 2)`` when the estimates are Gaussian
-    (Anderson 2003, §5.2). F(2, m)'s CDF is ``1 − (1 + 2x/m)^(−m/2)``, so the latter is
-    ``(B − 1)((1 − level)^(−2/(B − 2)) − 1)``, which tends to χ²₂'s ``−2 ln(1 − level)``.
+    A spread estimated from B re-runs has B − 1 degrees of freedom. Were it independent of
+    the released value and equal to the spread at the truth, with Gaussian estimates,
+    ``(θ̃ − θ)/sd*`` would be ``t_{B−1}`` and ``(μ̃ − μ)ᵀC*⁻¹(μ̃ − μ)`` would be
+    ``T²(2, B − 1) = 2(B − 1)/(B − 2)·F(2, B − 2)`` (Anderson 2003, §5.2). A parametric
+    bootstrap's spread is the one at θ̃, so these are approximations: the bench measures
+    their coverage, and a setting below :data:`THRESHOLD` shows none. F(2, m)'s CDF is
+    ``1 − (1 + 2x/m)^(−m/2)``, so the T² quantile is ``(B − 1)((1 − level)^(−2/(B − 2)) − 1)``,
+    which tends to χ²₂'s ``−2 ln(1 − level)``.
 
     Examples
     --------
