@@ -124,11 +124,25 @@ def test_the_last_word_below_20_factorial_is_compared_exactly():
     As a float64, ``20! − 1`` rounds to ``20!`` and the first step would fail, returning 1.
     """
     last = np.frombuffer(np.array([2**64 - 1], dtype=np.uint64).tobytes(), dtype=np.uint64)
-    state = np.zeros(1, dtype=np.int64)
+    state = np.zeros(discrete_noise.STATE_SIZE, dtype=np.int64)
     assert discrete_noise._uniform(last, state, discrete_noise.FACTORIAL_20) == (
         discrete_noise.FACTORIAL_20 - 1)
     state[0] = 0
     assert discrete_noise._bernoulli_exp_one(last, state) == 0
+
+
+def test_a_32_bit_bound_reads_each_half_word_once():
+    """Below 3 from the word ``0xFFFFFFFF_00000000``: the low half 0 is rejected (under
+    ``2^32 mod 3 = 1``), the high half gives ``⌊(2^32 − 1)·3/2^32⌋ = 2``; one word read, no half
+    left; the next draw, with no words left, says so; and a word's two halves are two draws."""
+    word = np.array([0xFFFFFFFF_00000000], dtype=np.uint64)
+    state = np.zeros(discrete_noise.STATE_SIZE, dtype=np.int64)
+    assert discrete_noise._uniform_half(word, state, 3) == 2
+    assert state.tolist() == [1, 0xFFFFFFFF, 0]
+    assert discrete_noise._uniform_half(word, state, 3) == -1
+    both = np.array([0x00000007_80000000], dtype=np.uint64)  # low half 2^31, high half 7
+    state[:] = 0
+    assert [discrete_noise._uniform_half(both, state, 2**32) for _ in range(2)] == [2**31, 7]
 
 
 def test_a_buffer_that_runs_out_mid_draw_restarts_that_draw(monkeypatch):
