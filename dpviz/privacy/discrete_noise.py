@@ -12,7 +12,7 @@ Privacy argument.
 
 1. *What is exact.* Every draw is a function of uniform 64-bit words: a uniform integer below
    ``m`` by Lemire's multiply-and-reject on a word, or on a 32-bit half of one (the discrete
-   Gaussian's proposals below ``t ≤ 2^29 + 1``; each half read once, a draw's leftover half
+   Gaussian's proposals below ``t ≤ 2^29``; each half read once, a draw's leftover half
    dropped), ``Bernoulli(p/q)`` as ``uniform(q) < p``,
    ``Bernoulli(exp(−γ))`` for rational ``γ`` by Algorithm 1, the discrete Laplace
    ``P(z) ∝ exp(−|z|/b)`` for rational ``b`` by Algorithm 2, and the discrete Gaussian
@@ -368,7 +368,7 @@ def _discrete_gaussian(words: NDArray[np.uint64], state: NDArray[np.int64], t: i
     ``|Y|``. The proposal's scale is passed as a 32-bit unsigned integer, so its uniforms
     below t take half words (:func:`_uniform_below`): 10.4 words a draw instead of 11.2.
     """
-    small = np.uint32(t)  # t ≤ 2^29 + 1 (``root`` ≤ 2^29): its uniforms take half words
+    small = np.uint32(t)  # t = ⌈σ⌉ ≤ 2^29 (``root`` ≥ σ is ≤ 2^29): its uniforms take half words
     while True:
         y, ok = _discrete_laplace(words, state, small, 1, most)
         if not ok:
