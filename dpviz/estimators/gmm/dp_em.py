@@ -230,8 +230,12 @@ def _own(allocation: Allocation, l2: float, l1: float) -> float:
 def _m_step(x: NDArray[np.float64], gamma: NDArray[np.float64], plan: Mapping[str, Allocation],
             sens: _Sensitivities, *, joint: bool, floor: float, noise_floor: float,
             n_min: float, iteration: int, rng: np.random.Generator,
-            ledger: Ledger) -> MixtureParameters:
-    """One perturbed M-step on unit-ball data (ALGORITHMS.md §2, steps 1–3)."""
+            ledger: Ledger, columns: NDArray[np.float64]) -> MixtureParameters:
+    """One perturbed M-step on unit-ball data (ALGORITHMS.md §2, steps 1–3).
+
+    ``columns``: ``x`` transposed into C order (d × n), made once per run, so that each
+    second-moment product reads whole rows.
+    """
     n, d = x.shape
     k = gamma.shape[1]
     label = f"iteration {iteration + 1}"
@@ -247,7 +251,6 @@ def _m_step(x: NDArray[np.float64], gamma: NDArray[np.float64], plan: Mapping[st
 
     by_component = gamma.T  # k × n (C order from :func:`responsibilities`)
     sums = by_component @ x  # k × d
-    columns = np.ascontiguousarray(x.T)  # d × n: each product below reads whole rows
     second = np.stack([(columns * by_component[j]) @ x for j in range(k)])  # k × d × d, BLAS
     if joint:
         noisy_sums = np.asarray(release(sums, plan["means"], sensitivity=sens.joint_means,
@@ -455,11 +458,12 @@ def dp_em(data: ArrayLike, budget: Budget, *, k: int, iterations: int = DEFAULT_
         start = ("data-independent: means uniform in [-0.5, 0.5]^d / sqrt(d) on the unit "
                  f"ball, covariances {initial_variance:g}·I, uniform weights")
     trajectory = [_in_data_units(params, ball)]
+    columns = np.ascontiguousarray(unit.T)
     for iteration in range(iterations):
         gamma = responsibilities(unit, params)
         params = _m_step(unit, gamma, allocations, sens, joint=joint_release,
                          floor=eigen_floor, noise_floor=noise_floor, n_min=n_min,
-                         iteration=iteration, rng=rng, ledger=ledger)
+                         iteration=iteration, rng=rng, ledger=ledger, columns=columns)
         trajectory.append(_in_data_units(params, ball))
     final = trajectory[-1]
     z = {name: a.multiplier for name, a in allocations.items()}
