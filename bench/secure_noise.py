@@ -18,6 +18,9 @@ under one BLAS thread; the discrete sampler itself is single-threaded. Entries:
 * ``secure_gmm_page_engine``: DP-EM at the /gmm defaults, secure against seeded; < 1 000 ms.
 * ``secure_sampler_first_call_s``: a fresh process's first secure draw (numba loading its
   cached machine code), seconds.
+* ``secure_words_per_draw_gaussian`` / ``_laplace``: DRBG words one draw reads on average,
+  over :data:`WORD_DRAWS` draws at scale 1, against
+  :data:`dpviz.privacy.discrete_noise.WORDS_PER_DRAW` (which sizes each purchase of words).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -43,9 +47,10 @@ from dpviz.data.zipf import zipf_norm_data  # noqa: E402
 from dpviz.estimators.covariance import ESTIMATORS as COVARIANCE  # noqa: E402
 from dpviz.estimators.covariance import prepare  # noqa: E402
 from dpviz.estimators.sbm.weak import prepare_graph  # noqa: E402
-from dpviz.privacy import Budget, add_noise, secure_generator  # noqa: E402
+from dpviz.privacy import Budget, add_noise, discrete_noise, secure_generator  # noqa: E402
 
 RAW_DRAWS = 100_000
+WORD_DRAWS = 400_000
 RAW_TARGETS = {"gaussian": 10.0, "laplace": 5.0}
 SBM_TARGET_MS = 500.0
 COVARIANCE_TARGET = 2.0
@@ -148,6 +153,31 @@ def _first_call(b: Any) -> None:
                "(compiled once per install, cache=True); median of 3 processes")
 
 
+def _words(b: Any) -> None:
+    """Words per draw: every purchase counted, each sized to need none beyond the draws."""
+    for mechanism in RAW_TARGETS:
+        bought: list[int] = []
+        buy = discrete_noise._random_words
+
+        def counted(count: int, buy: Callable[[int], Any] = buy,
+                    bought: list[int] = bought) -> Any:
+            bought.append(count)
+            return buy(count)
+
+        with (mock.patch.object(discrete_noise, "_random_words", counted),
+              mock.patch.object(discrete_noise, "WORDS_PER_DRAW", dict.fromkeys(
+                  discrete_noise.WORDS_PER_DRAW, 0.0))):
+            discrete_noise.add_discrete_noise(mechanism, np.zeros(WORD_DRAWS), 1.0)
+        # at most MIN_WORDS of the last purchase go unread
+        used = (sum(bought) - discrete_noise.MIN_WORDS / 2) / WORD_DRAWS
+        stated = discrete_noise.WORDS_PER_DRAW[mechanism]
+        b.add(f"secure_words_per_draw_{mechanism}", used, "words",
+              target=f"≤ {stated} (WORDS_PER_DRAW, rounded up)", meets=used <= stated,
+              note=f"{WORD_DRAWS:,} {mechanism} draws at scale 1 on its grid; each purchase "
+                   "sized to the draws left, so the words bought are the words read, within "
+                   f"{discrete_noise.MIN_WORDS}")
+
+
 def bench_secure_noise(b: Any) -> None:
     """Secure mode's cost beside seeded numpy, every entry measured in this process."""
     with threadpool_limits(limits=1):
@@ -155,6 +185,7 @@ def bench_secure_noise(b: Any) -> None:
         _sbm(b)
         _covariance(b)
         _gmm(b)
+    _words(b)
     _first_call(b)
 
 

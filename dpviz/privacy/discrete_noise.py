@@ -96,9 +96,9 @@ from dpviz.privacy.noise_grid import FLIP_DENOMINATOR, grid, truncation
 
 #: Words of the DRBG one draw uses on average at these grids, rounded up (measured over
 #: 4·10⁵ draws: 7.02 for the discrete Laplace, 10.39 for the discrete Gaussian, whose
-#: proposals draw their uniforms below t from half words, 6.03 for a geometric gap at
-#: ``t = 2^40``): buying what a call needs in one buffer, with a refill for the rare overrun,
-#: as unused words cost as much as used ones.
+#: proposals draw their uniforms below t from half words, by ``python bench/secure_noise.py``;
+#: 6.03 for a geometric gap at ``t = 2^40``): buying what a call needs in one buffer, with a
+#: refill for the rare overrun, as unused words cost as much as used ones.
 WORDS_PER_DRAW = MappingProxyType({"laplace": 7.1, "gaussian": 10.5, "geometric": 6.1})
 #: Words bought beyond the expected need, at every purchase.
 MIN_WORDS = 64
