@@ -687,8 +687,7 @@ def mixture_intervals(scenario: Scenario, result: Result, n: int,
     if coverage is None or coverage < THRESHOLD:
         best = max((c for c in (closed, coverage) if c is not None), default=None)
         if best is None:
-            label = registered(scenario.task, scenario.estimator).label
-            return none(f"{label} was not measured at this shape, n and ε")
+            return none(f"{_label(result)} was not measured at this shape, n and ε")
         return none(f"measured {percent(best)} of simulated releases covered here")
     boot_means, boot_weights = bootstrap_replicates(scenario, result, n, draws)
     if len(boot_means) < max(3, draws // 2):
@@ -755,7 +754,7 @@ def intervals(scenario: Scenario, result: Result, n: int,
     Intervals
         Charging nothing: the result's ledger is not touched.
     """
-    label = registered(scenario.task, scenario.estimator).label
+    label = _label(result)
     if result.failed:
         return none("the run gave no answer (⊥)")
     if result.not_private:
