@@ -60,20 +60,19 @@ def test_the_default_upload_is_predicted_large(tmp_path):
     assert measured.ok, measured.text
 
 
-#: Grid means on the petals, stated 0.97 off (the root mean square of runs whose groups are 2
-#: to 6 standard deviations apart), measures 0.26: its groups are well apart, which is not
-#: public; the miss is on the safe side (no draw over 3× the figure stated).
-OVERLAPPING = expectation.KNOWN_MISS
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("case", [
-    pytest.param(c, id=c.name, marks=[pytest.mark.xfail(reason=OVERLAPPING)]
-                 if c.name == OVERLAPPING else []) for c in expectation.walk_cases()])
+@pytest.mark.parametrize("case", expectation.walk_cases(), ids=lambda c: c.name)
 def test_predictions_hold_against_the_issues_tables(case):
-    """Within 2× of 20 real draws' median error, or said large; at most 1 draw over 3×."""
+    """Within 2× of 20 real draws' rms error, or said large; at most 1 draw over 3×.
+
+    The known miss (grid means on the petals, well-apart groups) is held to its safe side
+    only: it may over-state the error, never under-state it.
+    """
     walked = expectation.walk(case)
-    assert walked.holds, walked.line()
+    if case.name == expectation.KNOWN_MISS:
+        assert walked.over <= expectation.OVER_ALLOWED and walked.ratio <= 1, walked.line()
+    else:
+        assert walked.holds, walked.line()
 
 
 @pytest.mark.slow

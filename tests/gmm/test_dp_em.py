@@ -1076,3 +1076,22 @@ def test_one_start_of_the_reference_is_dp_em_at_infinity_drawing_as_before():
     first = dpem.nonprivate_em(x, Budget(epsilon=1.0), k=3, rng=np.random.default_rng(5),
                                iterations=10)
     assert dpem.log_likelihood(x, ten.estimate) >= dpem.log_likelihood(x, first.estimate)
+
+
+def test_a_start_read_from_the_rows_is_refused_with_a_budget():
+    x = np.random.default_rng(0).normal(size=(100, 2)) * 0.1
+    with pytest.raises(ValueError, match="EM without noise only"):
+        dpem.dp_em(x, Budget(epsilon=1.0, delta=1e-5), k=2, rng=np.random.default_rng(0),
+              start_means=x[:2])
+
+
+def test_the_reference_finds_every_group_of_rows_in_a_corner_of_the_bound():
+    """Iris' sepals inside radius 10: data-independent starts alone left a component of
+    weight 0 at the origin; the starts read from the rows find three groups among the rows."""
+    from dpviz.data import load_dataset
+
+    sepals = load_dataset("iris").data[:, :2]
+    fit = dpem.nonprivate_em(sepals, Budget(epsilon=math.inf), k=3, rng=np.random.default_rng(0),
+                        radius=10.0, iterations=100, starts=10)
+    assert fit.estimate["weights"].min() > 0.15
+    assert np.all(fit.estimate["means"] > sepals.min(axis=0))
