@@ -17,26 +17,26 @@ a user's rows:
 
 The error is the matched mean error (a mixture's, in data units) or the Frobenius distance
 between matrices (a covariance's, in the columns' squared units). The prediction states the
-runs' root-mean-square error first — the square root of the expected squared error, the usual
-measure of an estimator's accuracy, what "expect about X off" says — then their quartiles
-(typical runs) and 90th percentile (1 run in 10 is further off; :class:`Expected`). Not the
-median, because the reader holds a run to the first figure and some runs land far off
-(AdaptiveCov's sparse vector picks its clip radius and branch; private ranges are one release;
-DP-EM's noise can pin a mean anywhere in the bound): a median does not move when 1 run in 5
-lands 5 times further off; the root mean square does, more than the mean (it is never below
-it), so the figure stated grows with the tail it would hide. On the issue's two tables with
-private ranges on /covariance (80 draws each, :func:`walk`), real draws passed 3 times the
-runs' median in 0 to 13 of 80 (AdaptiveCov on the petals: 13), their mean in 0 to 7, their
-root mean square in 0 to 2; grid means on wine, 2 of 80 (6 of 80 against the mean). Where the
-errors hardly spread (DP-EM) the three agree within 5 %. The cost is on the other side: where
-the runs' errors spread wide (grid means, whose distance to EM depends on how far apart the
+runs' root-mean-square error first — the square root of the expected squared error, the
+usual measure of an estimator's accuracy, what "expect about X off" says — then their
+quartiles (typical runs) and 90th percentile (1 run in 10 is further off;
+:class:`Expected`). Not the median, because the reader holds a run to the first figure and
+some runs land far off (AdaptiveCov's sparse vector picks its clip radius and branch;
+private ranges are one release; DP-EM's noise can pin a mean anywhere in the bound): a
+median does not move when 1 run in 5 lands 5 times further off; the root mean square does,
+more than the mean (it is never below it), so the figure stated grows with the tail it would
+hide. On the issue's two tables with private ranges on /covariance (80 draws each,
+:func:`walk`), real draws passed 3 times the runs' median in 0 to 13 of 80 (AdaptiveCov on
+the petals: 13), their mean in 0 to 7, their root mean square in 0 to 2. Where the errors
+hardly spread (DP-EM) the three agree within 5 %. The cost is on the other side: where the
+runs' errors spread wide (grid means, whose distance to EM depends on how far apart the
 groups are and on how much of the bound they fill), the figure stands above a table whose
-groups are well apart (grid means on the petals: 0.51 stated, 0.16–0.29 measured over
-20 draws, median 0.10–0.14: :data:`KNOWN_MISS`). When the figure is large against the
-bound's size (more than :data:`LARGE` of it, :meth:`Table.size`: the bound's diameter for
-means, the largest second moment it allows for a matrix), :func:`meaningful_from` finds, by
-the same prediction, the n (at this budget) and the ε or ρ (at this n) from which it is not.
-Results are kept on disk per public shape (:func:`expected`).
+groups are well apart (grid means on the petals: 0.51 stated, 0.16–0.29 measured over 20
+draws, median 0.10–0.14: :data:`KNOWN_MISS`). When the figure is large against the bound's
+size (more than :data:`LARGE` of it, :meth:`Table.size`: the bound's diameter for means, the
+largest second moment it allows for a matrix), :func:`meaningful_from` finds, by the same
+prediction, the n (at this budget) and the ε or ρ (at this n) from which it is not. Results
+are kept on disk per public shape (:func:`expected`).
 """
 
 from __future__ import annotations
@@ -92,9 +92,10 @@ SEARCH_SECONDS = 12.0
 #: How far apart the generated mixtures' means are (in standard deviations) and how much of
 #: each column's range their rows span about its centre: a user's groups may overlap or not,
 #: fill the bound or a part of it, which is not public, so the runs take these in turn and the
-#: prediction's spread covers them. Groups 1–3 standard deviations apart, because real
-#: tables' groups overlap: in public reference tables, two of iris' three species are about
-#: 2 apart in the sepals and 3 in the petals, and two of wine's three cultivars about 1 apart
+#: prediction's spread covers them. Groups 1–3 standard deviations apart (the largest
+#: standard deviation, as :func:`~dpviz.data.mixtures.gaussian_mixture` measures it), because
+#: real tables' groups overlap: in public reference tables the two closest of iris' species
+#: are 1.0 apart in the sepals and 2.6 in the petals, and two of wine's cultivars 0.7 apart
 #: in proline. With groups 2–6 apart (before), grid means on wine at ε = 5 (typed ranges,
 #: standardised) was stated 97–101 off and measured 155–195, 2–3 of 20 draws over 3×; with
 #: 1–3 apart, 161 stated, 137–195 measured, none over 3×. Down to a quarter of the bound:
@@ -1001,6 +1002,14 @@ class Walked:
         return 1 / WITHIN <= self.ratio <= WITHIN
 
     @property
+    def safe(self) -> bool:
+        """The safe side only: over 3× in at most one draw, rms error at most the error stated.
+
+        A prediction may over-state the error there, never under-state it.
+        """
+        return self.over <= OVER_ALLOWED and self.ratio <= 1
+
+    @property
     def holds(self) -> bool:
         """Within :data:`WITHIN` (or said to be large), and over 3× in at most one draw."""
         return (self.expected.large or self.within) and self.over <= OVER_ALLOWED
@@ -1071,9 +1080,9 @@ KNOWN_MISS = "150 petals, grid means, radius 10, ε = 5"
 
 
 def claim_expected_errors_hold(fresh: bool) -> Measured:
-    """Every case of :func:`walk_cases` but :data:`KNOWN_MISS`: the prediction holds (slow)."""
+    """Every case of :func:`walk_cases` holds; :data:`KNOWN_MISS` on its safe side (slow)."""
     walked = [walk(case, fresh=fresh) for case in walk_cases()]
-    return Measured(all(w.holds for w in walked if w.case != KNOWN_MISS),
+    return Measured(all(w.safe if w.case == KNOWN_MISS else w.holds for w in walked),
                     "; ".join(("known miss: " if w.case == KNOWN_MISS else "") + w.line()
                               for w in walked))
 

@@ -535,7 +535,7 @@ def nonprivate_em(data: ArrayLike, budget: Budget, *, rng: np.random.Generator,
                   initial_variance: float = INITIAL_VARIANCE,
                   initialisation: Initialisation = INITIALISATION,
                   init_iterations: int = INIT_ITERATIONS, starts: int = 1) -> Result:
-    """The same EM without noise, from the same start (the ``em`` reference; not private).
+    """The same EM without noise (the ``em`` reference; not private), from DP-EM's start.
 
     With the ``dplloyd`` start, the start is the same Lloyd iterations without noise. With
     ``starts`` > 1, EM runs :data:`SCREEN_ITERATIONS` iterations from each of that many
@@ -597,9 +597,9 @@ def seeded_means(rows: NDArray[np.float64], k: int,
                  rng: np.random.Generator) -> NDArray[np.float64]:
     """k-means++ seeding (Arthur & Vassilvitskii 2007) on ``rows``: k of its rows.
 
-    Each further row is drawn with probability proportional to its squared distance to the
-    nearest one drawn so far. Reads the rows, so it starts non-private EM only
-    (:func:`nonprivate_em`).
+    scikit-learn's greedy form: each further row is the best of 2 + ⌊ln k⌋ candidates, each
+    drawn with probability proportional to its squared distance to the nearest row kept so
+    far. Reads the rows, so it starts non-private EM only (:func:`nonprivate_em`).
 
     Examples
     --------
@@ -610,7 +610,6 @@ def seeded_means(rows: NDArray[np.float64], k: int,
     """
     from sklearn.cluster import kmeans_plusplus
 
-    k = min(k, len(rows))
     centres, _ = kmeans_plusplus(rows, k, random_state=int(rng.integers(2**31 - 1)))
     return np.asarray(centres, dtype=float)
 
