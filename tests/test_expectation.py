@@ -48,6 +48,18 @@ def test_a_prediction_is_kept_per_shape_and_round_trips(tmp_path):
     assert len(list((tmp_path / expectation.CACHE_FOLDER).iterdir())) == 1
 
 
+def test_defaults_spelled_out_give_the_same_shape_and_prediction():
+    """A page passes every parameter, a command only those given: one run, one prediction."""
+    from dpviz.estimators.registry import TASKS as REGISTRY
+
+    said = table_scenario("dp_em", k=3, epsilon=1.0, radius=10.0)
+    defaults = {p.name: p.default for p in REGISTRY["gmm"]["dp_em"].params if p.name != "k"}
+    spelled = replace(said, params={**said.params, **defaults})
+    assert public_shape(spelled, {}, (150, 2)) == public_shape(said, {}, (150, 2))
+    moved = replace(said, params={**said.params, "iterations": 7})
+    assert public_shape(moved, {}, (150, 2)).params == (("iterations", 7),)
+
+
 def test_the_generated_rows_sit_inside_the_box():
     box = np.array([[8.0, 16.0], [0.0, 15.0], [0.0, 2000.0]])
     rows = expectation.box_rows(box, 3, 2000, seed=3)
