@@ -58,6 +58,8 @@ def test_defaults_spelled_out_give_the_same_shape_and_prediction():
     assert public_shape(spelled, {}, (150, 2)) == public_shape(said, {}, (150, 2))
     moved = replace(said, params={**said.params, "iterations": 7})
     assert public_shape(moved, {}, (150, 2)).params == (("iterations", 7),)
+    paper = replace(said, params={**said.params, "paper_mode": True})
+    assert public_shape(paper, {}, (150, 2)) is None  # the papers' sensitivities: not simulated
 
 
 def test_the_generated_rows_sit_inside_the_box():
