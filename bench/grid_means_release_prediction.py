@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from dpviz.data import load_dataset  # noqa: E402
+from bench.expected_accuracy import heldout_tables, typed_around  # noqa: E402
 from dpviz.estimators.gmm.grid_means import grid_noise  # noqa: E402
 from dpviz.lab import expectation  # noqa: E402
 from dpviz.lab.claims import seeds  # noqa: E402
@@ -51,7 +51,11 @@ WEIGHT_FLOOR = 0.02
 
 
 def spreads(result: Any, budget: Budget, z: float) -> NDArray[np.float64]:
-    """Each released centre's per-column variance, read from the released noisy grid."""
+    """Each released centre's per-column variance, read from the released noisy grid.
+
+    The grid's noise is the one at grid means' default steps and grid share (the trial's runs
+    use the defaults).
+    """
     counts = np.asarray(result.diagnostics["grid_counts"], dtype=float)
     low = np.asarray(result.diagnostics["grid_low"], dtype=float)
     high = np.asarray(result.diagnostics["grid_high"], dtype=float)
@@ -90,11 +94,13 @@ def trial(scenario: Scenario, result: Any, n: int, z: float, seed: int) -> float
 
 
 def tables() -> dict[str, NDArray[np.float64]]:
-    """The issue's petals and three other column sets of iris and wine."""
-    iris, wine = load_dataset("iris"), load_dataset("wine")
-    return {"petals": iris.data[:, 2:4], "sepals": iris.data[:, :2],
-            "flavanoids, colour": wine.data[:, [6, 9]],
-            "sepal and petal length": iris.data[:, [0, 2]]}
+    """The issue's petals and three of the held-out bench's column sets."""
+    from dpviz.data import load_dataset
+
+    held = heldout_tables()
+    return {"petals": load_dataset("iris").data[:, 2:4],
+            **{name: held[name][0] for name in ("iris sepals", "wine flavanoids, colour",
+                                                 "iris sepal and petal length")}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,11 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     over_all = total = 0
     for name, rows in tables().items():
-        typed = {"ranges": [[float(np.floor(a)), float(np.ceil(b))]
-                            for a, b in zip(rows.min(axis=0), rows.max(axis=0), strict=True)],
-                 "standardise": False}
-        for bound, extra in (("radius 10", {"radius": 10.0}), ("typed ranges",
-                                                               {"bounds": typed})):
+        for bound, extra in (("radius 10", {"radius": 10.0}),
+                             ("typed ranges", {"bounds": typed_around(rows)})):
             base = expectation.table_scenario("grid_means", k=3, epsilon=5.0, **extra)
             loaded = LoadedData(rows, None, None, name)
             started = time.perf_counter()
