@@ -256,13 +256,13 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
             out["intervals"]["entries"] = intervals(scenario, result, rows,
                                                     part="entries").to_dict()
     if getattr(args, "expected", False) and args.data is not None and not result.failed:
-        # the page's prediction, public inputs only; asked for, since it simulates for seconds
-        # and the run's JSON must stay the same for the same seed
-        from dpviz.lab.expectation import expected, public_shape
+        # the page's prediction (public inputs, and grid means' own release: post-processing);
+        # asked for, since it simulates for seconds and the run's JSON must stay the same for
+        # the same seed
+        from dpviz.lab.expectation import for_run
 
-        shape = public_shape(scenario, result.choices, loaded.data.shape)
-        if shape is not None:
-            found = expected(shape)
+        found = for_run(scenario, result, loaded.data.shape)
+        if found is not None:
             out["expected"] = {key: value for key, value in found.to_dict().items()
                                if key != "seconds"} | {"sentence": found.sentence()}
     return out

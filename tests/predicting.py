@@ -12,7 +12,7 @@ from dpviz.lab import expectation
 
 
 def small_predictions(patch: pytest.MonkeyPatch) -> None:
-    """Patch :func:`dpviz.lab.expectation.expected` to 2 runs and no search."""
+    """Patch :func:`dpviz.lab.expectation.expected` and the release's runs to 2, no search."""
     full = expectation.expected
 
     def small(shape, **kwargs):
@@ -20,3 +20,5 @@ def small_predictions(patch: pytest.MonkeyPatch) -> None:
 
     patch.setattr(expectation, "expected", small)
     patch.setattr(expectation, "RUNS", 2)
+    patch.setattr(expectation, "RELEASE_RUNS", 2)
+    patch.setattr(expectation, "searched", lambda shape, found, **_: found)

@@ -184,3 +184,98 @@ def test_a_draw_is_held_to_the_stated_expected_error():
     assert walked.over == 1 and walked.measured == pytest.approx(1.8104, abs=1e-4)
     assert walked.holds
     assert not replace(walked, errors=(0.5, 1.0, 3.1, math.nan)).holds
+
+
+# --- grid means: a run's own release, where it says more than the public shape ------------
+
+def _grid_means_release(seed: int = 0):
+    from dpviz.data import load_dataset
+    from dpviz.lab.scenario import LoadedData
+
+    rows = load_dataset("iris").data[:, :2]  # the sepals: two species overlap
+    scenario = replace(table_scenario("grid_means", k=3, epsilon=5.0,
+                                      bounds={"ranges": [[4, 8], [2, 5]], "standardise": False}),
+                       seed=seed)
+    return scenario, expectation._run(scenario, LoadedData(rows, None, None, "sepals"))
+
+
+def test_a_release_describes_its_groups_from_released_values_only():
+    from dpviz.estimators.gmm.grid_means import described_rows
+
+    scenario, result = _grid_means_release()
+    means, weights, variances = described_rows(result)
+    assert np.array_equal(means, result.estimate["means"])
+    assert weights.sum() == pytest.approx(1.0) and weights.min() >= 0.02
+    # each spread is at least a grid cell's own (width²/12) and inside the grid's box
+    width = (result.diagnostics["grid_high"] - result.diagnostics["grid_low"]) / len(
+        result.diagnostics["grid_counts"])
+    assert np.all(variances >= width**2 / 12 - 1e-12)
+    assert np.all(variances <= (result.diagnostics["grid_high"]
+                                - result.diagnostics["grid_low"]) ** 2)
+    noisier = replace(result, diagnostics={**result.diagnostics, "grid_counts":
+                                           result.diagnostics["grid_counts"] + 1e6})
+    assert not np.allclose(described_rows(noisier)[2], variances)  # it reads the grid
+
+
+def test_grid_means_states_its_release_when_that_is_larger(tmp_path, monkeypatch):
+    monkeypatch.setattr(expectation, "RUNS", 4)
+    monkeypatch.setattr(expectation, "RELEASE_RUNS", 6)
+    scenario, result = _grid_means_release()
+    shape = public_shape(scenario, result.choices, (150, 2))
+    own = expectation.release_shape(shape, result)
+    assert own is not None and own.table == shape and own.n == 150
+    memo: dict = {}
+    found = expectation.for_run(scenario, result, (150, 2), search=False, memo=memo,
+                                cache_dir=tmp_path)
+    generic = expected(shape, runs=4, search=False, cache_dir=tmp_path)
+    released = expectation.simulate(own, 6)
+    assert found.rms == max(generic.rms, released.rms) and released.rms != generic.rms
+    assert found.basis == ("release" if released.rms > generic.rms else "shape")
+    assert found.runs == (6 if found.basis == "release" else 4)
+    # kept per release: the same run again is read back, not simulated
+    assert expectation.for_run(scenario, result, (150, 2), search=False, memo=memo,
+                               only_known=True) is found
+    other = replace(result, estimate={**result.estimate,
+                                      "means": result.estimate["means"] + 0.1})
+    assert expectation.for_run(scenario, other, (150, 2), search=False, memo=memo,
+                               only_known=True) is None
+
+
+def test_a_prediction_without_a_release_model_is_the_public_shapes(tmp_path, monkeypatch):
+    from dpviz.data import load_dataset
+
+    monkeypatch.setattr(expectation, "RUNS", 4)
+    from dpviz.lab.scenario import LoadedData
+
+    scenario = replace(table_scenario("dp_em", k=3, epsilon=1.0, radius=10.0), seed=1)
+    rows = load_dataset("iris").data[:, 2:4]
+    result = expectation._run(scenario, LoadedData(rows, None, None, "petals"))
+    shape = public_shape(scenario, result.choices, (150, 2))
+    assert expectation.release_shape(shape, result) is None
+    assert expectation.for_run(scenario, result, (150, 2), search=False, only_known=True,
+                               cache_dir=tmp_path) is None
+    found = expectation.for_run(scenario, result, (150, 2), search=False, cache_dir=tmp_path)
+    assert found == replace(expected(shape, runs=4, search=False, cache_dir=tmp_path),
+                            seconds=found.seconds)
+    assert found.basis == "shape"
+
+
+def test_the_release_sentence_says_what_it_was_drawn_from():
+    said = Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, basis="release").sentence()
+    assert "runs on rows drawn from the groups this run released" in said
+    assert "no more budget spent" in said and "generated data of the same public shape" in said
+
+
+def test_the_memo_keeps_the_latest_releases_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(expectation, "RUNS", 2)
+    monkeypatch.setattr(expectation, "RELEASE_RUNS", 1)
+    memo: dict = {}
+    scenario, result = _grid_means_release()
+    for i in range(expectation.MEMO + 2):
+        moved = replace(result, estimate={**result.estimate,
+                                          "means": result.estimate["means"] + 0.01 * i})
+        expectation.for_run(scenario, moved, (150, 2), search=False, memo=memo,
+                            cache_dir=tmp_path)
+    assert len(memo) == expectation.MEMO
+    assert expectation.for_run(scenario, result, (150, 2), search=False, memo=memo,
+                               only_known=True) is None  # the oldest was dropped

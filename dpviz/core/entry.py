@@ -319,6 +319,12 @@ class Estimator:
         ``suits(*, n, d, k) -> bool``: whether this entry is a page's default for a user's
         table of these public sizes (:func:`dpviz.lab.feasibility.table_default`, which also
         asks :attr:`can_run`); ``None``: never the default by size.
+    described_rows : callable or None
+        ``described_rows(result) -> (means, weights, variances) or None``: the Gaussian
+        mixture (k × d means, k weights, k × d per-column variances) its release describes,
+        post-processing only; :mod:`dpviz.lab.expectation` draws rows from it to state a run's
+        expected error from its own release where that is larger than the public shape's
+        (``None``: the public shape's alone).
     """
 
     task: str
@@ -335,6 +341,7 @@ class Estimator:
     can_run: CanRun = always_runs
     cost: CostModel = CostModel()
     suits: Callable[..., bool] | None = None
+    described_rows: Callable[..., Any] | None = None
     relation: Relation | None = None
     example: Mapping[str, Any] = field(default_factory=dict, hash=False)
     small_example: Mapping[str, Any] | None = field(default=None, hash=False)

@@ -24,33 +24,38 @@ from dpviz.ui.widgets import (
 
 
 def expected_box(scenario: Scenario, result: Result, sizes: tuple[int, int]) -> None:
-    """The run's predicted error with its spread, from public inputs only, above the figure.
+    """The run's predicted error with its spread, above the figure.
 
-    :func:`dpviz.lab.expectation.expected` on the run's public shape (``sizes``: a table's
-    n and d; private ranges as ``result`` released them), with a progress bar while it is
-    simulated (kept per shape); a warning when it is large, with the n or ε that would do.
-    Nothing for a non-private run, a bundled set or a bound read from the data; nor for
-    generated data, whose error the page measures against the true means on every run (16
-    more runs on each ε move would cost the page seconds and tell no more).
+    :func:`dpviz.lab.expectation.for_run` (``sizes``: a table's n and d; private ranges as
+    ``result`` released them): public inputs only, or for grid means also its own release
+    where that says more (post-processing), with a progress bar while it is simulated (kept
+    per shape, and per release in the session); a warning when it is large, with the n or ε
+    that would do. Nothing for a non-private run, a bundled set or a bound read from the
+    data; nor for generated data, whose error the page measures against the true means on
+    every run (16 more runs on each ε move would cost the page seconds and tell no more).
     """
     if "upload" not in scenario.data:
         return
-    shape = expectation.public_shape(scenario, result.choices, sizes)
-    if shape is None or result.failed:
-        return
-    found = expectation.known(shape)
+    memo = st.session_state.setdefault("expected_from_releases", {})
+    found = expectation.for_run(scenario, result, sizes, memo=memo, only_known=True)
     if found is None:
+        if expectation.public_shape(scenario, result.choices, sizes) is None or result.failed:
+            return
         from dpviz.ui.progress import timed_bar
 
-        with timed_bar("Predicting the error from runs on generated data of this public shape",
-                       expectation.RUNS, at_most=True) as bar:
-            found = attempt(expectation.expected, shape,
+        with timed_bar("Predicting the error from runs on generated data of this public shape "
+                       "and on rows drawn from this run's release", expectation.RUNS,
+                       at_most=True) as bar:
+            found = attempt(expectation.for_run, scenario, result, sizes, memo=memo,
                             progress=lambda done, total: bar.step(done, unit="runs",
                                                                   total=total))
-    what = "the means" if "upload" in scenario.data else "the private means"
-    said = found.sentence(what)
+    if found is None:
+        return
+    said = found.sentence("the means")
     if found.large:
         st.warning(said, icon=":material/speed:")
+    elif found.basis == "release":
+        st.caption(said)
     else:
         st.caption(said + " Only public inputs go in: n, d, k, the bound, ε, δ and the "
                    "estimator's parameters.")
