@@ -80,13 +80,15 @@ def test_predictions_hold_against_the_issues_tables(case):
     """Within 2× of 20 real draws' rms error, or said large; at most 1 draw over 3×.
 
     The known miss (grid means on the petals, well-apart groups) is held to its safe side
-    only: it may over-state the error, never under-state it.
+    only: it may over-state the error, never under-state it. Grid means, which also simulates
+    each draw's release (24 runs with EM, about 1.5 s a draw), is walked over 10 draws here
+    (the same rule, at most 1 over 3×); ``bench/expected_accuracy.py`` walks 20.
     """
-    walked = expectation.walk(case)
-    if case.name == expectation.KNOWN_MISS:
-        assert walked.safe, walked.line()
-    else:
-        assert walked.holds, walked.line()
+    from dpviz.estimators.registry import TASKS as REGISTRY
+
+    releases = REGISTRY["gmm"][case.scenario.estimator].described_rows is not None
+    walked = expectation.walk(case, draws=10 if releases else expectation.DRAWS)
+    assert walked.accepted, walked.line()
 
 
 @pytest.mark.slow

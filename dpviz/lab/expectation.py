@@ -1,7 +1,8 @@
 """Expected accuracy before the picture: a private run's predicted error, from public inputs.
 
 Before a page draws a private estimate it states how far off such estimates usually are
-(issue 30, item 1). The prediction reads public inputs only — n, d, k, the bound (a radius,
+(issue 30, item 1). The prediction reads public inputs only (and, where it says more, the
+run's own release: the last paragraph) — n, d, k, the bound (a radius,
 typed ranges, or private ranges as the run released them), ε, δ, the estimator and its
 parameters — and simulates :data:`RUNS` runs on generated data of that public shape, never on
 a user's rows:
@@ -693,6 +694,9 @@ class Expected:
         'meaningful from about n = 1,200 rows at this ε, or ε = 8 at this n'
         >>> Expected(5.5, 5.0, 4.0, 7.0, 9.0, 20.0, 32, 0, 1.0, None, None, 9600, 16.0).remedy()
         'not meaningful up to n = 9,600 rows at this ε nor up to ε = 16 at this n'
+        >>> Expected(5.5, 5.0, 4.0, 7.0, 9.0, 20.0, 24, 0, 1.0, None, None, 9600, 16.0,
+        ...          basis="release").remedy()[-63:]
+        'rows drawn from them go on splitting them unlike non-private EM'
         """
         ways = []
         if self.n_from is not None:
@@ -706,7 +710,9 @@ class Expected:
             looked.append(f"up to n = {self.n_to:,} rows at this ε")
         if self.epsilon_to is not None:
             looked.append(f"up to {self.budget_text(self.epsilon_to)} at this n")
-        return "not meaningful " + " nor ".join(looked or ["at any size searched"])
+        why = (": the groups this run released overlap, and runs on rows drawn from them go "
+               "on splitting them unlike non-private EM" if self.basis == "release" else "")
+        return "not meaningful " + " nor ".join(looked or ["at any size searched"]) + why
 
     def budget_text(self, amount: float) -> str:
         """A budget the search reached, as the pages state it (a ρ as the ε it gives).

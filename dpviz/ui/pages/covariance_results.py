@@ -90,7 +90,7 @@ def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
                    sizes: tuple[int, int]) -> list[str]:
     """Each private run's predicted error on an upload, from public inputs only, above the figures.
 
-    :func:`dpviz.lab.expectation.expected` on each run's public shape (``sizes``: the table's
+    :func:`dpviz.lab.expectation.for_run` on each run's public shape (``sizes``: the table's
     n and d; private ranges as the run released them), with a progress bar while it is
     simulated (kept per shape), after a warning when most rows were clipped (the prediction
     leaves their bias out): a warning for each prediction that is large, with the n or the
@@ -107,25 +107,22 @@ def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
     for problem in problems:  # the prediction leaves the clipping's bias out: say it first
         st.warning(f"{escape_markdown(problem)} (A non-private teaching diagnostic.)",
                    icon=":material/warning:")
-    shapes = []
-    for run, scenario in zip(runs, scenarios, strict=True):
-        if run.result.failed or not run.result.ledger.releases:
-            continue
-        shape = expectation.public_shape(scenario, run.result.choices, sizes)
-        if shape is not None:
-            shapes.append((run.label, shape))
     said: list[tuple[bool, str]] = []
-    for label, shape in shapes:
-        found = expectation.known(shape)
+    for run, scenario in zip(runs, scenarios, strict=True):
+        if (run.result.failed or not run.result.ledger.releases
+                or expectation.public_shape(scenario, run.result.choices, sizes) is None):
+            continue
+        found = expectation.for_run(scenario, run.result, sizes, only_known=True)
         if found is None:
             from dpviz.ui.progress import timed_bar
 
-            with timed_bar(f"Predicting {label}'s error from runs on generated data of this "
-                           "public shape", expectation.RUNS, at_most=True) as bar:
-                found = attempt(expectation.expected, shape,
+            with timed_bar(f"Predicting {run.label}'s error from runs on generated data of "
+                           "this public shape", expectation.RUNS, at_most=True) as bar:
+                found = attempt(expectation.for_run, scenario, run.result, sizes,
                                 progress=lambda done, total: bar.step(done, unit="runs",
                                                                       total=total))
-        said.append((found.large, found.sentence(f"{label}'s matrix")))
+        if found is not None:
+            said.append((found.large, found.sentence(f"{run.label}'s matrix")))
     for large, sentence in said:
         if large:
             st.warning(escape_markdown(sentence), icon=":material/speed:")
