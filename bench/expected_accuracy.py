@@ -6,9 +6,9 @@ page's defaults and after the page's advice, :data:`DRAWS` noise draws with fres
 
 - /gmm and /covariance: each draw's error against that run's non-private reference
   (:func:`dpviz.lab.expectation.scored`) beside the prediction the page states for that
-  draw's public shape (:func:`dpviz.lab.expectation.simulate`; the median draw's as the page
-  states it, :func:`dpviz.lab.expectation.expected`, with the n or budget that would do when
-  large). Each is held to the figure the sentence states first, the expected error (the
+  draw (:func:`dpviz.lab.expectation.for_run`'s: its public shape's, or for grid means its
+  own release's where larger; the median draw's searched as the page searches it, with the
+  n or budget that would do when large). Each is held to the figure the sentence states first, the expected error (the
   simulated runs' root-mean-square error, :class:`dpviz.lab.expectation.Expected`): a case
   passes when the draws' root-mean-square error is within 2× of it or the page says what n or
   ε is needed, and at most 1 of 20 draws passes 3× it
