@@ -6,10 +6,11 @@ page's defaults and after the page's advice, :data:`DRAWS` noise draws with fres
 
 - /gmm and /covariance: each draw's error against that run's non-private reference
   (:func:`dpviz.lab.expectation.scored`) beside the prediction the page states for that
-  draw (:func:`dpviz.lab.expectation.for_run`'s: its public shape's, or for grid means its
+  draw (:func:`dpviz.lab.expectation.for_run`'s: its public shape's, or for grid means and EMCov its
   own release's where larger; the median draw's searched as the page searches it, with the
-  n or budget that would do when large). Each is held to the figure the sentence states first, the expected error (the
-  simulated runs' root-mean-square error, :class:`dpviz.lab.expectation.Expected`): a case
+  n or budget that would do when large). Each is held to the figure the sentence states
+  first, the expected error (the simulated runs' root-mean-square error,
+  :class:`dpviz.lab.expectation.Expected`): a case
   passes when the draws' root-mean-square error is within 2× of it or the page says what n or
   ε is needed, and at most 1 of 20 draws passes 3× it
   (:attr:`dpviz.lab.expectation.Walked.holds`).
@@ -143,11 +144,16 @@ def typed_around(rows: np.ndarray) -> dict[str, Any]:
             "standardise": False}
 
 
+#: The private estimators /covariance offers beside those it ticks (the zero matrix releases
+#: nothing): a user may tick them.
+COVARIANCE_OTHERS = ("emcov", "coinpress")
+
+
 def heldout_cases() -> list[Case]:
     """:func:`heldout_tables` at /gmm's defaults, grid means at ε = 5 (radius 10), DP-EM and
-    grid means inside :func:`typed_around` ranges, and /covariance's defaults (the three
-    estimators it ticks, radius 1, ρ = 0.1). Held to the held-out rule only: at most 1 of 20
-    draws over 3× the error stated.
+    grid means inside :func:`typed_around` ranges, and /covariance's defaults (radius 1,
+    ρ = 0.1) for the three estimators it ticks and the two a user may tick. Held to the
+    held-out rule only: at most 1 of 20 draws over 3× the error stated.
     """
     cases = []
     for name, (rows, names) in heldout_tables().items():
@@ -163,7 +169,7 @@ def heldout_cases() -> list[Case]:
                                                                    epsilon=5.0, bounds=typed)),
                 *((f"{estimator} covariance, radius 1, ρ = {RHO:g}",
                    table_scenario(estimator, rho=RHO, radius=1.0, task="covariance"))
-                  for estimator in COVARIANCE_TICKED)):
+                  for estimator in COVARIANCE_TICKED + COVARIANCE_OTHERS)):
             cases.append(Case(f"held out, {name}: {label}", rows, names, scenario))
     return cases
 

@@ -205,7 +205,9 @@ def test_a_release_describes_its_groups_from_released_values_only():
     from dpviz.estimators.gmm.grid_means import described_rows
 
     scenario, result = _grid_means_release()
-    means, weights, variances = described_rows(result)
+    means, weights, covariances = described_rows(result)
+    variances = np.diagonal(covariances, axis1=1, axis2=2)
+    assert np.all(covariances == np.stack([np.diag(v) for v in variances]))
     assert np.array_equal(means, result.estimate["means"])
     assert weights.sum() == pytest.approx(1.0) and weights.min() >= 0.02
     # each spread is at least a grid cell's own (width²/12) and inside the grid's box
@@ -216,7 +218,7 @@ def test_a_release_describes_its_groups_from_released_values_only():
                                 - result.diagnostics["grid_low"]) ** 2)
     noisier = replace(result, diagnostics={**result.diagnostics, "grid_counts":
                                            result.diagnostics["grid_counts"] + 1e6})
-    assert not np.allclose(described_rows(noisier)[2], variances)  # it reads the grid
+    assert not np.allclose(described_rows(noisier)[2], covariances)  # it reads the grid
 
 
 def test_grid_means_states_its_release_when_that_is_larger(tmp_path, monkeypatch):
@@ -266,6 +268,10 @@ def test_the_release_sentence_says_what_it_was_drawn_from():
     said = Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, basis="release").sentence()
     assert "runs on rows drawn from the groups this run released" in said
     assert "no more budget spent" in said and "generated data of the same public shape" in said
+    matrix = replace(Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, None, None, 600, 16.0,
+                              task="covariance", basis="release"))
+    assert "rows drawn from a Gaussian with the matrix this run released" in matrix.sentence()
+    assert matrix.remedy().endswith("released stay off at every size searched")
 
 
 def test_the_memo_keeps_the_latest_releases_only(tmp_path, monkeypatch):
@@ -281,3 +287,30 @@ def test_the_memo_keeps_the_latest_releases_only(tmp_path, monkeypatch):
     assert len(memo) == expectation.MEMO
     assert expectation.for_run(scenario, result, (150, 2), search=False, memo=memo,
                                only_known=True) is None  # the oldest was dropped
+
+
+def test_emcov_states_its_release_whose_rows_carry_the_released_matrix(tmp_path, monkeypatch):
+    """EMCov's error follows its matrix's eigen-gaps, which generated layouts miss: rows drawn
+    from the released matrix (about the bound's centre) carry it."""
+    from dpviz.data import load_dataset
+    from dpviz.lab.scenario import LoadedData
+
+    monkeypatch.setattr(expectation, "RUNS", 4)
+    monkeypatch.setattr(expectation, "RELEASE_RUNS", 4)
+    rows = load_dataset("iris").data[:, 2:4]
+    typed = {"ranges": [[0, 8], [0, 3]], "standardise": False}
+    scenario = replace(table_scenario("emcov", rho=0.1, task="covariance", bounds=typed), seed=2)
+    result = expectation._run(scenario, LoadedData(rows, None, None, "petals"))
+    shape = public_shape(scenario, result.choices, (150, 2))
+    own = expectation.release_shape(shape, result)
+    assert own.means == ((4.0, 1.5),) and own.weights == (1.0,)
+    drawn = expectation.Released(replace(shape, n=20_000), own.means, own.weights,
+                                 own.covariances).rows(seed=0)
+    about = drawn - np.array([4.0, 1.5])
+    released = np.asarray(result.estimate["covariance"])
+    values, vectors = np.linalg.eigh(released)
+    psd = vectors @ np.diag(np.clip(values, 0, None)) @ vectors.T  # a negative one drawn as 0
+    assert np.allclose(about.T @ about / len(about), psd, atol=0.05 * np.abs(psd).max())
+    found = expectation.for_run(scenario, result, (150, 2), search=False, cache_dir=tmp_path)
+    assert found.task == "covariance" and found.rms >= expected(
+        shape, runs=4, search=False, cache_dir=tmp_path).rms

@@ -320,8 +320,8 @@ class Estimator:
         table of these public sizes (:func:`dpviz.lab.feasibility.table_default`, which also
         asks :attr:`can_run`); ``None``: never the default by size.
     described_rows : callable or None
-        ``described_rows(result) -> (means, weights, variances) or None``: the Gaussian
-        mixture (k × d means, k weights, k × d per-column variances) its release describes,
+        ``described_rows(result) -> (means, weights, covariances) or None``: the Gaussian
+        mixture (k × d means, k weights, k × d × d covariances) its release describes,
         post-processing only; :mod:`dpviz.lab.expectation` draws rows from it to state a run's
         expected error from its own release where that is larger than the public shape's
         (``None``: the public shape's alone).

@@ -339,6 +339,29 @@ def noisy_scalar(value: float, privacy: Privacy, *, sensitivity: float,
     return float(out), scale
 
 
+def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.float64],
+                                             NDArray[np.float64]] | None:
+    """The Gaussian a released matrix describes: rows about the bound's centre with it.
+
+    Post-processing only: the released second moment (about the centre of the ranges, as
+    ``choices["centre"]`` gives it, or about the origin for a ball) as one component's
+    covariance, so that rows drawn from it have about that second moment; a negative
+    eigenvalue is drawn as 0. :mod:`dpviz.lab.expectation` runs the estimator on such rows to
+    state a run's expected error from its own release. ``None`` for ⊥.
+
+    Examples
+    --------
+    >>> r = Result({"covariance": np.diag([2.0, 1.0])}, Ledger(), choices={"centre": [5, 1]})
+    >>> [a.tolist() for a in described_rows(r)]
+    [[[5.0, 1.0]], [1.0], [[[2.0, 0.0], [0.0, 1.0]]]]
+    """
+    if result.failed:
+        return None
+    matrix = np.asarray(result.estimate["covariance"], dtype=float)
+    centre = np.asarray(result.choices.get("centre", np.zeros(len(matrix))), dtype=float)
+    return centre[None], np.ones(1), ((matrix + matrix.T) / 2)[None]
+
+
 def descending_eigh(matrix: NDArray[np.float64]) -> tuple[NDArray[np.float64],
                                                            NDArray[np.float64]]:
     """``eigh`` of a symmetric matrix, eigenvalues (and vector columns) in decreasing order."""

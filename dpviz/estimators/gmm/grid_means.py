@@ -464,7 +464,7 @@ DESCRIBED_WEIGHT = 0.02
 
 def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.float64],
                                              NDArray[np.float64]] | None:
-    """The Gaussian mixture a release describes: its means, weights and per-column variances.
+    """The Gaussian mixture a release describes: its means, weights and (diagonal) covariances.
 
     Post-processing of the released values only (no budget): the released centres and
     weights (floored at :data:`DESCRIBED_WEIGHT`), and each centre's spread read from the
@@ -479,9 +479,9 @@ def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.floa
     --------
     >>> x = np.vstack([np.full((400, 2), -0.5), np.full((400, 2), 0.5)])
     >>> r = grid_means(x, Budget(epsilon=4.0, delta=1e-5), k=2, rng=np.random.default_rng(0))
-    >>> means, weights, variances = described_rows(r)
-    >>> means.shape, round(float(weights.sum()), 6), bool(np.all(variances < 0.05))
-    ((2, 2), 1.0, True)
+    >>> means, weights, covariances = described_rows(r)
+    >>> means.shape, round(float(weights.sum()), 6), covariances.shape
+    ((2, 2), 1.0, (2, 2, 2))
     """
     if result.failed:
         return None
@@ -503,7 +503,7 @@ def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.floa
         variances[j] = spread + width**2 / 12
     weights = np.clip(np.asarray(result.estimate["weights"], dtype=float), DESCRIBED_WEIGHT,
                       None)
-    return means, weights / weights.sum(), variances
+    return means, weights / weights.sum(), np.stack([np.diag(v) for v in variances])
 
 
 def too_many_columns(d: int) -> str:
