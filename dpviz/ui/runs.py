@@ -131,3 +131,33 @@ def run(scenario: Scenario, *, fresh: int | None = None, content: bytes | None =
     elif fresh is None:  # a cached entropy draw would replay one "secure" noise to everyone
         raise ValueError("a secure run (no seed) needs the rerun's fresh entropy")
     return _run(canonical(scenario.to_dict()), fresh, stream, content)
+
+
+#: The session's predictions from releases (:func:`expected_of`), bounded by the engine.
+EXPECTED_MEMO = "expected_from_releases"
+
+
+def expected_of(scenario: Scenario, result: Result, sizes: tuple[int, int],
+                what: str) -> Any:
+    """A run's expected error (:func:`dpviz.lab.expectation.for_run`), or ``None``.
+
+    Read back when kept (per public shape on disk, per release in the session); otherwise
+    simulated under a progress bar that names ``what`` is predicted.
+    """
+    from dpviz.lab import expectation
+    from dpviz.ui.progress import timed_bar
+    from dpviz.ui.widgets import attempt
+
+    if result.failed or expectation.public_shape(scenario, result.choices, sizes) is None:
+        return None
+    memo = st.session_state.setdefault(EXPECTED_MEMO, {})
+    found = expectation.for_run(scenario, result, sizes, memo=memo, only_known=True)
+    if found is not None:
+        return found
+    with timed_bar(f"Predicting {what} from runs on generated data of this public shape"
+                   + (" and on rows drawn from this run's release"
+                      if expectation.release_shape(expectation.public_shape(
+                          scenario, result.choices, sizes), result) is not None else ""),
+                   expectation.RUNS, at_most=True) as bar:
+        return attempt(expectation.for_run, scenario, result, sizes, memo=memo,
+                       progress=lambda done, total: bar.step(done, unit="runs", total=total))

@@ -14,15 +14,15 @@ import pandas as pd
 import streamlit as st
 
 from dpviz.estimators.covariance.emcov import DELTA_FOR_RHO
-from dpviz.lab import expectation, intervals
+from dpviz.lab import intervals
 from dpviz.lab.scenario import Scenario
 from dpviz.privacy import Ledger, compose_runs
 from dpviz.ui.pages.covariance import DASH, HEATMAP_BLOCK, Chosen, Run, short_label
 from dpviz.ui.panels import upload
 from dpviz.ui.panels.risk import budget_title, risk_panel
+from dpviz.ui.runs import expected_of
 from dpviz.ui.widgets import (
     as_sentence,
-    attempt,
     choices_table,
     clamp_state,
     escape_markdown,
@@ -88,15 +88,16 @@ ERRORS_NOTE = ("Error: the Frobenius distance between the private and the true m
 
 def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
                    sizes: tuple[int, int]) -> list[str]:
-    """Each private run's predicted error on an upload, from public inputs only, above the figures.
+    """Each private run's predicted error on an upload, above the figures.
 
-    :func:`dpviz.lab.expectation.for_run` on each run's public shape (``sizes``: the table's
-    n and d; private ranges as the run released them), with a progress bar while it is
-    simulated (kept per shape), after a warning when most rows were clipped (the prediction
-    leaves their bias out): a warning for each prediction that is large, with the n or the
-    budget that would do, and one caption for the others. Nothing for generated data or the
-    digits (the page measures every run against the true matrix), nor for a run that released
-    nothing, gave no answer or read its bound from the data. Returns the sentences said (the
+    :func:`dpviz.ui.runs.expected_of` on each run (``sizes``: the table's n and d; private
+    ranges as the run released them): public inputs, and for EMCov its own release where
+    that says more, with a progress bar while it is simulated, after a warning when most rows
+    were clipped (the prediction leaves their bias out): a warning for each prediction that is
+    large, with the n or the budget that would do, and one caption for the others. Nothing
+    for generated data or the digits (the page measures every run against the true matrix),
+    nor for a run that released nothing, gave no answer or read its bound from the data.
+    Returns the sentences said (the
     stakeholder report prints them).
     """
     if "upload" not in scenarios[0].data:
@@ -107,30 +108,24 @@ def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
     for problem in problems:  # the prediction leaves the clipping's bias out: say it first
         st.warning(f"{escape_markdown(problem)} (A non-private teaching diagnostic.)",
                    icon=":material/warning:")
-    said: list[tuple[bool, str]] = []
+    said: list[tuple[bool, str, str]] = []
     for run, scenario in zip(runs, scenarios, strict=True):
-        if (run.result.failed or not run.result.ledger.releases
-                or expectation.public_shape(scenario, run.result.choices, sizes) is None):
+        if not run.result.ledger.releases:
             continue
-        found = expectation.for_run(scenario, run.result, sizes, only_known=True)
-        if found is None:
-            from dpviz.ui.progress import timed_bar
-
-            with timed_bar(f"Predicting {run.label}'s error from runs on generated data of "
-                           "this public shape", expectation.RUNS, at_most=True) as bar:
-                found = attempt(expectation.for_run, scenario, run.result, sizes,
-                                progress=lambda done, total: bar.step(done, unit="runs",
-                                                                      total=total))
+        found = expected_of(scenario, run.result, sizes, f"{run.label}'s error")
         if found is not None:
-            said.append((found.large, found.sentence(f"{run.label}'s matrix")))
-    for large, sentence in said:
+            said.append((found.large, found.sentence(f"{run.label}'s matrix"), found.basis))
+    for large, sentence, _ in said:
         if large:
             st.warning(escape_markdown(sentence), icon=":material/speed:")
-    fine = [sentence for large, sentence in said if not large]
+    fine = [(sentence, basis) for large, sentence, basis in said if not large]
     if fine:
-        st.caption(escape_markdown(" ".join(fine)) + " Only public inputs go in: n, d, the "
-                   "bound, the budget and each estimator's parameters.")
-    return [sentence for _, sentence in said]
+        inputs = ("n, d, the bound, the budget and each estimator's parameters" + (
+            "; for a figure drawn from a run's release, that release too (no more budget)"
+            if any(basis == "release" for _, basis in fine) else ""))
+        st.caption(escape_markdown(" ".join(sentence for sentence, _ in fine))
+                   + f" Only public inputs go in: {inputs}.")
+    return [sentence for _, sentence, _ in said]
 
 
 def heatmaps_panel(runs: Sequence[Run], names: Sequence[str]) -> None:

@@ -12,13 +12,12 @@ from numpy.typing import NDArray
 
 from dpviz.estimators.metrics import Truth, match_components
 from dpviz.estimators.result import Result
-from dpviz.lab import expectation, intervals
+from dpviz.lab import intervals
 from dpviz.lab.scenario import Scenario
 from dpviz.ui import runs
 from dpviz.ui.pages.gmm_runs import DASH
 from dpviz.ui.widgets import (
     as_sentence,
-    attempt,
     escape_markdown,
 )
 
@@ -36,19 +35,7 @@ def expected_box(scenario: Scenario, result: Result, sizes: tuple[int, int]) -> 
     """
     if "upload" not in scenario.data:
         return
-    memo = st.session_state.setdefault("expected_from_releases", {})
-    found = expectation.for_run(scenario, result, sizes, memo=memo, only_known=True)
-    if found is None:
-        if expectation.public_shape(scenario, result.choices, sizes) is None or result.failed:
-            return
-        from dpviz.ui.progress import timed_bar
-
-        with timed_bar("Predicting the error from runs on generated data of this public shape "
-                       "and on rows drawn from this run's release", expectation.RUNS,
-                       at_most=True) as bar:
-            found = attempt(expectation.for_run, scenario, result, sizes, memo=memo,
-                            progress=lambda done, total: bar.step(done, unit="runs",
-                                                                  total=total))
+    found = runs.expected_of(scenario, result, sizes, "the error")
     if found is None:
         return
     said = found.sentence("the means")
