@@ -219,6 +219,8 @@ def test_a_release_describes_its_groups_from_released_values_only():
     noisier = replace(result, diagnostics={**result.diagnostics, "grid_counts":
                                            result.diagnostics["grid_counts"] + 1e6})
     assert not np.allclose(described_rows(noisier)[2], covariances)  # it reads the grid
+    # a bound read from the data: its grid's box is not private, so nothing is described
+    assert described_rows(replace(result, not_private="bound read from the data")) is None
 
 
 def test_grid_means_states_its_release_when_that_is_larger(tmp_path, monkeypatch):
@@ -268,6 +270,9 @@ def test_the_release_sentence_says_what_it_was_drawn_from():
     said = Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, basis="release").sentence()
     assert "runs on rows drawn from the groups this run released" in said
     assert "no more budget spent" in said and "generated data of the same public shape" in said
+    none = Expected(math.nan, math.nan, math.nan, math.nan, math.nan, 5.0, 24, 20, 1.0,
+                    basis="release").sentence()
+    assert "no answer" in none and "more than" not in none
     matrix = replace(Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, None, None, 600, 16.0,
                               task="covariance", basis="release"))
     assert "rows drawn from a Gaussian with the matrix this run released" in matrix.sentence()

@@ -701,8 +701,8 @@ class Expected:
         >>> Expected(5.5, 5.0, 4.0, 7.0, 9.0, 20.0, 32, 0, 1.0, None, None, 9600, 16.0).remedy()
         'not meaningful up to n = 9,600 rows at this ε nor up to ε = 16 at this n'
         >>> Expected(5.5, 5.0, 4.0, 7.0, 9.0, 20.0, 24, 0, 1.0, None, None, 9600, 16.0,
-        ...          basis="release").remedy()[-63:]
-        'rows drawn from them go on splitting them unlike non-private EM'
+        ...          basis="release").remedy().split(" at this n")[-1]
+        ': runs on rows drawn from the groups this run released stay off at every size searched'
         """
         ways = []
         if self.n_from is not None:
@@ -716,10 +716,9 @@ class Expected:
             looked.append(f"up to n = {self.n_to:,} rows at this ε")
         if self.epsilon_to is not None:
             looked.append(f"up to {self.budget_text(self.epsilon_to)} at this n")
-        why = ("" if self.basis != "release" else ": the groups this run released overlap, and "
-               "runs on rows drawn from them go on splitting them unlike non-private EM"
-               if self.task == "gmm" else ": runs on rows drawn from the matrix this run "
-               "released stay off at every size searched")
+        why = ("" if self.basis != "release" else ": runs on rows drawn from the "
+               + ("groups" if self.task == "gmm" else "matrix")
+               + " this run released stay off at every size searched")
         return "not meaningful " + " nor ".join(looked or ["at any size searched"]) + why
 
     def budget_text(self, amount: float) -> str:
@@ -773,13 +772,12 @@ class Expected:
         if self.large:
             said += f" — over {LARGE:.0%} of {scale} ({self.size:.3g}); {self.remedy()}"
         if self.basis == "release":
-            drawn = ("the groups this run released — its centres, weights and noisy grid, no "
-                     "more budget spent: more than runs on generated data of the same public "
-                     "shape predict, as these groups overlap" if self.task == "gmm" else
-                     "a Gaussian with the matrix this run released, no more budget spent: "
-                     "more than runs on generated data of the same public shape predict")
+            drawn = ("the groups this run released — its centres, weights and noisy grid"
+                     if self.task == "gmm" else "a Gaussian with the matrix this run released")
+            more = (": more than runs on generated data of the same public shape predict"
+                    if math.isfinite(self.rms) else "")
             return said + (f" (the root-mean-square error of {self.runs} runs on rows drawn "
-                           f"from {drawn}).")
+                           f"from {drawn}, no more budget spent{more}).")
         return said + (f" (the root-mean-square error of {self.runs} runs on generated data of "
                        f"the same public shape, {assumes}).")
 

@@ -347,7 +347,8 @@ def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.floa
     ``choices["centre"]`` gives it, or about the origin for a ball) as one component's
     covariance, so that rows drawn from it have about that second moment; a negative
     eigenvalue is drawn as 0. :mod:`dpviz.lab.expectation` runs the estimator on such rows to
-    state a run's expected error from its own release. ``None`` for ⊥.
+    state a run's expected error from its own release. ``None`` for ⊥, and for a run whose
+    bound was read from the data (its centre would not be private).
 
     Examples
     --------
@@ -355,7 +356,7 @@ def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.floa
     >>> [a.tolist() for a in described_rows(r)]
     [[[5.0, 1.0]], [1.0], [[[2.0, 0.0], [0.0, 1.0]]]]
     """
-    if result.failed:
+    if result.failed or result.not_private:
         return None
     matrix = np.asarray(result.estimate["covariance"], dtype=float)
     centre = np.asarray(result.choices.get("centre", np.zeros(len(matrix))), dtype=float)

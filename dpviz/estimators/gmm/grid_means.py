@@ -473,7 +473,8 @@ def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.floa
     weighted squared distance to it, plus a cell's own ``width²/12``. Rows drawn from it are
     what :mod:`dpviz.lab.expectation` runs the estimator on to state a run's expected error
     from its own release: real groups overlap in ways generated ones do not (issue 30's
-    held-out check). ``None`` for ⊥.
+    held-out check). ``None`` for ⊥, and for a run whose bound was read from the data (its
+    grid's box would not be private).
 
     Examples
     --------
@@ -483,7 +484,7 @@ def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.floa
     >>> means.shape, round(float(weights.sum()), 6), covariances.shape
     ((2, 2), 1.0, (2, 2, 2))
     """
-    if result.failed:
+    if result.failed or result.not_private:
         return None
     counts = np.asarray(result.diagnostics["grid_counts"], dtype=float)
     low = np.asarray(result.diagnostics["grid_low"], dtype=float)
