@@ -151,9 +151,9 @@ COVARIANCE_OTHERS = ("emcov", "coinpress")
 
 def heldout_cases() -> list[Case]:
     """:func:`heldout_tables` at /gmm's defaults, grid means at ε = 5 (radius 10), DP-EM and
-    grid means inside :func:`typed_around` ranges, and /covariance's defaults (radius 1,
-    ρ = 0.1) for the three estimators it ticks and the two a user may tick. Held to the
-    held-out rule only: at most 1 of 20 draws over 3× the error stated.
+    grid means inside :func:`typed_around` ranges, and /covariance at ρ = 0.1, radius 1 (its
+    default) and inside typed ranges, for the three estimators it ticks and the two a user
+    may tick. Held to the held-out rule only: at most 1 of 20 draws over 3× the error stated.
     """
     cases = []
     for name, (rows, names) in heldout_tables().items():
@@ -169,6 +169,9 @@ def heldout_cases() -> list[Case]:
                                                                    epsilon=5.0, bounds=typed)),
                 *((f"{estimator} covariance, radius 1, ρ = {RHO:g}",
                    table_scenario(estimator, rho=RHO, radius=1.0, task="covariance"))
+                  for estimator in COVARIANCE_TICKED + COVARIANCE_OTHERS),
+                *((f"{estimator} covariance, typed ranges, ρ = {RHO:g}",
+                   table_scenario(estimator, rho=RHO, bounds=typed, task="covariance"))
                   for estimator in COVARIANCE_TICKED + COVARIANCE_OTHERS)):
             cases.append(Case(f"held out, {name}: {label}", rows, names, scenario))
     return cases

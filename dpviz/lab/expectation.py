@@ -47,9 +47,11 @@ bootstrap, post-processing of the release: no budget) and states the larger of t
 (:func:`stated`). Generated groups do not reproduce how real, overlapping groups split: on
 four other column sets of iris and wine (``bench/expected_accuracy.py --only heldout``) grid
 means passed 3 times the public shape's figure in 3–11 of 20 draws inside typed ranges; with
-the release's, in 0 of 20 on all eight grid means cases. EMCov, whose error follows its
-matrix's eigen-gaps, was passed 3 times in 2–4 of 20 draws inside radius 1 on three of six
-tables; with the release's, in none of 12 cases. The release's figure over-states where the
+the release's, in 0 of 20 on all eight grid means cases in three fresh runs. EMCov, whose
+error follows its matrix's eigen-gaps, was passed 3 times in 1–4 of 20 draws inside radius 1
+on four of six tables; with the release's, in 2–3 of 20 in 5 of 30 fresh runs (a release
+that came out small states small), so it is closer, not closed. The release's figure
+over-states where the
 grid is coarse against the groups (radius 10 about 1–7 cm: 0.64 stated, 0.36 measured on
 iris' sepals).
 """

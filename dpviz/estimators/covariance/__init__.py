@@ -83,7 +83,9 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         neighbours=covariance_pair,
         # its error follows the matrix's own eigen-gaps, which generated layouts miss: on
         # iris' and wine's columns inside radius 1 (every row clipped) the public shape's
-        # figure was passed 3 times in 2-4 of 20 draws (bench/expected_accuracy.py)
+        # figure was passed 3 times in 1-4 of 20 draws on four of six tables; with the
+        # release's, 2-3 of 20 in 5 of 30 fresh 20-draw runs on those six tables
+        # (bench/expected_accuracy.py --only heldout walks it)
         described_rows=described_rows,
         label="EMCov (Amin et al. 2019, pure DP)",
         paper="Amin, Dick, Kulesza, Munoz Medina & Vassilvitskii 2019, Differentially private "
