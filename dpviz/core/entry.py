@@ -224,6 +224,22 @@ class Preparation:
 
 
 @dataclass(frozen=True)
+class DescribedRows:
+    """The rows a release describes (:attr:`Estimator.described_rows`): a Gaussian mixture.
+
+    ``means`` (k × d), ``weights`` (k) and ``covariances`` (k × d × d), as arrays.
+    ``equal_norms``: each drawn row is moved along its offset from its component's mean to
+    the length ``√tr(covariance)`` (the released matrix's directions, one norm: rows a bound
+    clips all share its radius).
+    """
+
+    means: Any
+    weights: Any
+    covariances: Any
+    equal_norms: bool = False
+
+
+@dataclass(frozen=True)
 class CostModel:
     """The coefficients of :mod:`dpviz.estimators.work`'s cost model for one estimator.
 
@@ -320,11 +336,11 @@ class Estimator:
         table of these public sizes (:func:`dpviz.lab.feasibility.table_default`, which also
         asks :attr:`can_run`); ``None``: never the default by size.
     described_rows : callable or None
-        ``described_rows(result) -> (means, weights, covariances) or None``: the Gaussian
-        mixture (k × d means, k weights, k × d × d covariances) its release describes,
-        post-processing only; :mod:`dpviz.lab.expectation` draws rows from it to state a run's
-        expected error from its own release where that is larger than the public shape's
-        (``None``: the public shape's alone).
+        ``described_rows(result) -> DescribedRows or None``: the Gaussian mixture its
+        release describes (:class:`DescribedRows`), post-processing only;
+        :mod:`dpviz.lab.expectation` draws rows from it to state a run's expected error from
+        its own release where that is larger than the public shape's (``None``: the public
+        shape's alone).
     """
 
     task: str

@@ -41,19 +41,17 @@ are kept on disk per public shape (:func:`expected`).
 
 Where an estimator's release describes the rows (grid means: its centres, weights and noisy
 grid; EMCov: its matrix, :attr:`~dpviz.core.entry.Estimator.described_rows`), :func:`for_run`
-also runs it
-:data:`RELEASE_RUNS` times on rows drawn from that mixture (:class:`Released`; a parametric
-bootstrap, post-processing of the release: no budget) and states the larger of the two
-(:func:`stated`). Generated groups do not reproduce how real, overlapping groups split: on
-four other column sets of iris and wine (``bench/expected_accuracy.py --only heldout``) grid
-means passed 3 times the public shape's figure in 3–11 of 20 draws inside typed ranges; with
-the release's, in 0 of 20 on all eight grid means cases in three fresh runs. EMCov, whose
-error follows its matrix's eigen-gaps, was passed 3 times in 1–4 of 20 draws inside radius 1
-on four of six tables; with the release's, in 2–3 of 20 in 5 of 30 fresh runs (a release
-that came out small states small), so it is closer, not closed. The release's figure
-over-states where the
-grid is coarse against the groups (radius 10 about 1–7 cm: 0.64 stated, 0.36 measured on
-iris' sepals).
+also runs it :data:`RELEASE_RUNS` times on rows drawn from that mixture (:class:`Released`;
+a parametric bootstrap, post-processing of the release: no budget) and states the larger of
+the two (:func:`stated`). Generated groups do not reproduce how real, overlapping groups
+split: on four other column sets of iris and wine (``bench/expected_accuracy.py --only
+heldout``) grid means passed 3 times the public shape's figure in 3–11 of 20 draws inside
+typed ranges; with the release's, in 0 of 20 on all eight grid means cases in three fresh
+runs. EMCov, whose error follows its matrix's eigen-gaps, was passed 3 times in 1–4 of 20
+draws inside radius 1 on four of six tables; with the release's (rows of its matrix's
+directions at one norm, as rows a bound clips are), in 2 of 20 in 1 of 60 fresh runs and at
+most 1 in the others. The release's figure over-states where the grid is coarse against the
+groups (radius 10 about 1–7 cm: 0.64 stated, 0.36 measured on iris' sepals).
 """
 
 from __future__ import annotations
@@ -74,6 +72,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpviz.core import limits
+from dpviz.core.entry import DescribedRows
 from dpviz.data.mixtures import gaussian_mixture
 from dpviz.estimators.metrics import METRICS, Truth, frobenius_error
 from dpviz.lab.claims import Measured, seeds
@@ -401,23 +400,27 @@ class Generated:
 class Released:
     """A table's public shape with the mixture its run's release describes, rows drawn from it.
 
-    ``means``, ``weights`` and ``covariances`` (k × d × d) are post-processing of one release
-    (the estimator's :attr:`~dpviz.core.entry.Estimator.described_rows`); the runs draw
-    ``table.n`` rows from that mixture and run ``table``'s scenario on them with fresh noise.
+    ``means``, ``weights``, ``covariances`` (k × d × d) and ``equal_norms`` are
+    post-processing of one release (the estimator's
+    :attr:`~dpviz.core.entry.Estimator.described_rows`,
+    :class:`~dpviz.core.entry.DescribedRows`); the runs draw ``table.n`` rows from that
+    mixture and run ``table``'s scenario on them with fresh noise.
     """
 
     table: Table
     means: tuple[tuple[float, ...], ...]
     weights: tuple[float, ...]
     covariances: tuple[tuple[tuple[float, ...], ...], ...]
+    equal_norms: bool = False
 
     @classmethod
-    def of(cls, table: Table, mixture: tuple[Any, Any, Any]) -> Released:
+    def of(cls, table: Table, described: DescribedRows) -> Released:
         """From ``described_rows``' arrays (rounded to 12 digits: a hashable key)."""
-        means, weights, covariances = (np.round(np.asarray(a, dtype=float), 12).tolist()
-                                       for a in mixture)
+        means, weights, covariances = (
+            np.round(np.asarray(a, dtype=float), 12).tolist()
+            for a in (described.means, described.weights, described.covariances))
         return cls(table, tuple(map(tuple, means)), tuple(weights),
-                   tuple(tuple(map(tuple, c)) for c in covariances))
+                   tuple(tuple(map(tuple, c)) for c in covariances), described.equal_norms)
 
     @property
     def n(self) -> int:
@@ -449,15 +452,25 @@ class Released:
         return self.table.size()
 
     def rows(self, seed: int) -> NDArray[np.float64]:
-        """``n`` rows drawn from the mixture (a matrix's negative eigenvalues taken as 0)."""
+        """``n`` rows drawn from the mixture (a matrix's negative eigenvalues taken as 0).
+
+        With ``equal_norms`` each row's offset from its mean is then scaled to the length
+        ``√tr`` of its component's matrix.
+        """
         rng = np.random.default_rng(seed)
         means = np.asarray(self.means)
         values, vectors = np.linalg.eigh(np.asarray(self.covariances))
-        roots = vectors * np.sqrt(np.clip(values, 0.0, None))[:, None, :]
+        values = np.clip(values, 0.0, None)
+        roots = vectors * np.sqrt(values)[:, None, :]
         labels = rng.choice(len(means), size=self.n, p=np.asarray(self.weights))
         noise = rng.normal(size=(self.n, means.shape[1]))
-        return np.asarray(means[labels] + np.einsum("nij,nj->ni", roots[labels], noise),
-                          dtype=float)
+        offsets = np.einsum("nij,nj->ni", roots[labels], noise)
+        if self.equal_norms:
+            lengths = np.linalg.norm(offsets, axis=1, keepdims=True)
+            wanted = np.sqrt(values.sum(axis=1))[labels][:, None]
+            offsets = offsets * np.divide(wanted, lengths, out=np.zeros_like(lengths),
+                                          where=lengths > 0)
+        return np.asarray(means[labels] + offsets, dtype=float)
 
     def at(self, *, n: int | None = None, amount: float | None = None) -> Released:
         """The same mixture at another n or budget."""
@@ -775,7 +788,7 @@ class Expected:
             said += f" — over {LARGE:.0%} of {scale} ({self.size:.3g}); {self.remedy()}"
         if self.basis == "release":
             drawn = ("the groups this run released — its centres, weights and noisy grid"
-                     if self.task == "gmm" else "a Gaussian with the matrix this run released")
+                     if self.task == "gmm" else "the matrix this run released, at one norm")
             more = (": more than runs on generated data of the same public shape predict"
                     if math.isfinite(self.rms) else "")
             return said + (f" (the root-mean-square error of {self.runs} runs on rows drawn "
@@ -800,7 +813,8 @@ class Expected:
 def _key(shape: Public, runs: int) -> str:
     if isinstance(shape, Released):
         text: Any = {"table": _key(shape.table, runs), "means": shape.means,
-                     "weights": shape.weights, "covariances": shape.covariances}
+                     "weights": shape.weights, "covariances": shape.covariances,
+                     "equal norms": shape.equal_norms}
         return hashlib.sha256(json.dumps(text).encode()).hexdigest()[:16]
     if isinstance(shape, Generated):
         text = {"generated": shape.shape.to_dict(), "n": shape.n, "radius": shape.radius}
@@ -1014,8 +1028,8 @@ def release_shape(shape: Public, result: Any) -> Released | None:
         return None
     entry = REGISTRY[shape.task].get(shape.estimator)
     model = None if entry is None else entry.described_rows
-    mixture = None if model is None else model(result)
-    return None if mixture is None else Released.of(shape, mixture)
+    described = None if model is None else model(result)
+    return None if described is None else Released.of(shape, described)
 
 
 def stated(found: Expected, own: Expected | None) -> Expected:

@@ -84,8 +84,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         # its error follows the matrix's own eigen-gaps, which generated layouts miss: on
         # iris' and wine's columns inside radius 1 (every row clipped) the public shape's
         # figure was passed 3 times in 1-4 of 20 draws on four of six tables; with the
-        # release's, 2-3 of 20 in 5 of 30 fresh 20-draw runs on those six tables
-        # (bench/expected_accuracy.py --only heldout walks it)
+        # release's (described_rows says how), 2 of 20 in 1 of 60 fresh 20-draw runs on
+        # those six tables, at most 1 in the others (bench/expected_accuracy.py walks it)
         described_rows=described_rows,
         label="EMCov (Amin et al. 2019, pure DP)",
         paper="Amin, Dick, Kulesza, Munoz Medina & Vassilvitskii 2019, Differentially private "

@@ -61,7 +61,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpviz.core import limits
-from dpviz.core.entry import CostModel, Estimator, Param, Story, shared_k
+from dpviz.core.entry import CostModel, DescribedRows, Estimator, Param, Story, shared_k
 from dpviz.core.relations import REPLACE_ONE
 from dpviz.data import as_matrix
 from dpviz.estimators.gmm.dplloyd import nearest_centre
@@ -462,8 +462,7 @@ DESCRIBED_Z = 2.0
 DESCRIBED_WEIGHT = 0.02
 
 
-def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.float64],
-                                             NDArray[np.float64]] | None:
+def described_rows(result: Result) -> DescribedRows | None:
     """The Gaussian mixture a release describes: its means, weights and (diagonal) covariances.
 
     Post-processing of the released values only (no budget): the released centres and
@@ -480,9 +479,11 @@ def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.floa
     --------
     >>> x = np.vstack([np.full((400, 2), -0.5), np.full((400, 2), 0.5)])
     >>> r = grid_means(x, Budget(epsilon=4.0, delta=1e-5), k=2, rng=np.random.default_rng(0))
-    >>> means, weights, covariances = described_rows(r)
-    >>> means.shape, round(float(weights.sum()), 6), covariances.shape
-    ((2, 2), 1.0, (2, 2, 2))
+    >>> described = described_rows(r)
+    >>> described.means.shape, round(float(described.weights.sum()), 6)
+    ((2, 2), 1.0)
+    >>> described.covariances.shape, described.equal_norms
+    ((2, 2, 2), False)
     """
     if result.failed or result.not_private:
         return None
@@ -504,7 +505,8 @@ def described_rows(result: Result) -> tuple[NDArray[np.float64], NDArray[np.floa
         variances[j] = spread + width**2 / 12
     weights = np.clip(np.asarray(result.estimate["weights"], dtype=float), DESCRIBED_WEIGHT,
                       None)
-    return means, weights / weights.sum(), np.stack([np.diag(v) for v in variances])
+    return DescribedRows(means, weights / weights.sum(),
+                         np.stack([np.diag(v) for v in variances]))
 
 
 def too_many_columns(d: int) -> str:
