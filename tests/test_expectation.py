@@ -276,7 +276,7 @@ def test_the_release_sentence_says_what_it_was_drawn_from():
     assert "no answer" in none and "more than" not in none
     matrix = replace(Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, None, None, 600, 16.0,
                               task="covariance", basis="release"))
-    assert "rows drawn from the matrix this run released, at one norm" in matrix.sentence()
+    assert "rows drawn from the matrix this run released, no more budget" in matrix.sentence()
     assert matrix.remedy().endswith("released stay off at every size searched")
 
 
@@ -321,3 +321,33 @@ def test_emcov_states_its_release_whose_rows_carry_the_released_matrix(tmp_path,
     found = expectation.for_run(scenario, result, (150, 2), search=False, cache_dir=tmp_path)
     assert found.task == "covariance" and found.rms >= expected(
         shape, runs=4, search=False, cache_dir=tmp_path).rms
+
+
+def test_adaptivecov_describes_its_matrix_grown_to_its_released_trace_bound():
+    """A sparse vector that stops early shrinks AdaptiveCov's matrix, not its trace bound."""
+    from dpviz.data import load_dataset
+    from dpviz.estimators.covariance.adaptive import described_rows
+    from dpviz.lab.scenario import LoadedData
+
+    rows = load_dataset("iris").data[:, 2:4]
+    typed = {"ranges": [[1, 7], [0, 3]], "standardise": False}
+    scenario = replace(table_scenario("adaptive", rho=0.1, task="covariance", bounds=typed),
+                       seed=3)
+    result = expectation._run(scenario, LoadedData(rows, None, None, "petals"))
+    described = described_rows(result)
+    matrix = np.asarray(result.estimate["covariance"])
+    bound = result.diagnostics["trace_estimate"]
+    assert np.trace(described.covariances[0]) == pytest.approx(max(bound, np.trace(matrix)))
+    assert described.means.tolist() == [[4.0, 1.5]] and not described.equal_norms
+    # standardised: the trace bound is in the prepared units, the matrix in the table's
+    std = replace(scenario, data={**scenario.data, "bounds": {**typed, "standardise": True}})
+    result = expectation._run(std, LoadedData(rows, None, None, "petals"))
+    half = np.array([3.0, 1.5])
+    inner = described_rows(result).covariances[0] / np.outer(half, half)
+    assert np.trace(inner) == pytest.approx(max(result.diagnostics["trace_estimate"], np.trace(
+        np.asarray(result.estimate["covariance"]) / np.outer(half, half))))
+    # every row clipped onto a ball: the bound reaches r², rows at one norm
+    ball = replace(table_scenario("adaptive", rho=0.1, task="covariance", radius=1.0), seed=3)
+    result = expectation._run(ball, LoadedData(rows, None, None, "petals"))
+    assert result.diagnostics["trace_estimate"] == pytest.approx(1.0)
+    assert described_rows(result).equal_norms

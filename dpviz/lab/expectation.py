@@ -40,18 +40,22 @@ prediction, the n (at this budget) and the ε or ρ (at this n) from which it is
 are kept on disk per public shape (:func:`expected`).
 
 Where an estimator's release describes the rows (grid means: its centres, weights and noisy
-grid; EMCov: its matrix, :attr:`~dpviz.core.entry.Estimator.described_rows`), :func:`for_run`
-also runs it :data:`RELEASE_RUNS` times on rows drawn from that mixture (:class:`Released`;
-a parametric bootstrap, post-processing of the release: no budget) and states the larger of
-the two (:func:`stated`). Generated groups do not reproduce how real, overlapping groups
-split: on four other column sets of iris and wine (``bench/expected_accuracy.py --only
-heldout``) grid means passed 3 times the public shape's figure in 3–11 of 20 draws inside
-typed ranges; with the release's, in 0 of 20 on all eight grid means cases in three fresh
-runs. EMCov, whose error follows its matrix's eigen-gaps, was passed 3 times in 1–4 of 20
-draws inside radius 1 on four of six tables; with the release's (rows of its matrix's
-directions at one norm, as rows a bound clips are), in 2 of 20 in 1 of 60 fresh runs and at
-most 1 in the others. The release's figure over-states where the grid is coarse against the
-groups (radius 10 about 1–7 cm: 0.64 stated, 0.36 measured on iris' sepals).
+grid; EMCov and AdaptiveCov: their matrices;
+:attr:`~dpviz.core.entry.Estimator.described_rows`), :func:`for_run` also runs it
+:data:`RELEASE_RUNS` times on rows drawn from that mixture (:class:`Released`; a parametric
+bootstrap, post-processing of the release: no budget) and states the larger of the two
+(:func:`stated`). Generated groups do not reproduce how real, overlapping groups split: on
+four other column sets of iris and wine (``bench/expected_accuracy.py --only heldout``) grid
+means passed 3 times the public shape's figure in 3–11 of 20 draws inside typed ranges; with
+the release's, in 0 of 20 on all eight grid means cases in three fresh runs. EMCov, whose
+error follows its matrix's eigen-gaps, was passed 3 times in 1–4 of 20 draws inside radius 1
+on four of six tables; with the release's (rows of its matrix's directions at one norm, as
+rows a bound clips are), in 2 of 20 in 1 of 60 fresh runs and at most 1 in the others.
+AdaptiveCov, whose sparse vector sometimes halves its clip radius and shrinks its matrix, was
+passed 3 times in 2–4 of 20 draws in half the runs on two tables inside typed ranges; with
+the release's (its matrix grown to its released trace bound), in at most 1 of 20 in 72 runs
+over six tables and three bounds. The release's figure over-states where the grid is coarse
+against the groups (radius 10 about 1–7 cm: 0.64 stated, 0.36 measured on iris' sepals).
 """
 
 from __future__ import annotations
@@ -788,7 +792,7 @@ class Expected:
             said += f" — over {LARGE:.0%} of {scale} ({self.size:.3g}); {self.remedy()}"
         if self.basis == "release":
             drawn = ("the groups this run released — its centres, weights and noisy grid"
-                     if self.task == "gmm" else "the matrix this run released, at one norm")
+                     if self.task == "gmm" else "the matrix this run released")
             more = (": more than runs on generated data of the same public shape predict"
                     if math.isfinite(self.rms) else "")
             return said + (f" (the root-mean-square error of {self.runs} runs on rows drawn "

@@ -55,6 +55,8 @@ ESTIMATORS: Mapping[str, Estimator] = MappingProxyType({
         prepare=PREPARED,
         cost=CostModel(3.7e-11, bytes_per_unit=1.3, draws="symmetric"),
         neighbours=covariance_pair,
+        # a sparse vector that stops early shrinks the release: adaptive.described_rows
+        described_rows=adaptive.described_rows,
         label="AdaptiveCov (AdaptiveLapCov for pure DP)", paper=f"{_PAPER}, Algorithm 3",
         notion="zCDP", outputs=("covariance",), params=(
             Param("compat_released_code", "bool", False, choice=True,

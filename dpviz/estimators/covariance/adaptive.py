@@ -35,15 +35,19 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpviz.core.entry import DescribedRows
 from dpviz.estimators.covariance.bounds import error_proxies
 from dpviz.estimators.covariance.common import (
     CovarianceData,
     Privacy,
     covariance_result,
+    described_by,
     gauss_cov,
     noisy_scalar,
     prepare,
+    prepared_scale,
     privacy_of,
+    released_matrix,
 )
 from dpviz.estimators.covariance.gauss import BETA, gauss_error_bound
 from dpviz.estimators.covariance.separate import separate_cov, separate_error_bound
@@ -233,3 +237,33 @@ def adaptive_covariance(data: ArrayLike | CovarianceData, budget: Budget, *,
                "error_bound_note": "conditional on the released clip radius and branch: the "
                                    "branch's theorem bound at (3/4 of the budget, 3/4 beta) "
                                    "plus the clipping bias at tau"})
+
+
+def described_rows(result: Result) -> DescribedRows | None:
+    """AdaptiveCov's release as rows: its matrix, grown to its released trace bound.
+
+    Post-processing only. When the sparse vector stops early the clip radius halves and the
+    released matrix shrinks with the rows it clipped (on the issue's petals inside typed
+    ranges, 31 of 300 draws stopped at a radius of 1.68 instead of 3.35 and came out about
+    2 off against a typical 0.4), so rows drawn from that matrix alone state small exactly
+    when the error is large. Its released trace bound (``trace_estimate``: the noisy trace of
+    the rows clipped to the bound, plus the margin that makes it an upper bound) is not
+    shrunk: the matrix is scaled up to it (in the estimator's prepared units,
+    :func:`~dpviz.estimators.covariance.common.prepared_scale`), never down, as one Gaussian
+    about the bound's centre; at one norm (``equal_norms``) when the bound reaches r², the
+    most a clipped row's squared norm can be: then nearly every row sits on the bound, as
+    when a ball clips them all (without it the petals at radius 1 were over-stated about
+    1.8 times). On iris' and wine's columns and the issue's two tables at radius 1, inside
+    typed ranges and inside private ranges (26 %), 4 fresh 20-draw runs each: at most 1 of
+    20 over 3× in all 72 (before: 2–4 of 20 in 10 of 20 runs on two tables inside typed
+    ranges).
+    """
+    matrix = released_matrix(result)
+    if matrix is None:
+        return None
+    scale = prepared_scale(result.choices, len(matrix))
+    inner = float(np.trace(matrix / np.outer(scale, scale)))
+    bound = float(result.diagnostics["trace_estimate"])
+    grown = max(bound / inner, 1.0) if inner > 0 else 1.0
+    full = bound >= float(result.choices["radius"]) ** 2 * (1 - 1e-9)
+    return described_by(result, matrix * grown, equal_norms=full)

@@ -341,7 +341,7 @@ def noisy_scalar(value: float, privacy: Privacy, *, sensitivity: float,
 
 
 def described_rows(result: Result) -> DescribedRows | None:
-    """The rows a released matrix describes: about the bound's centre, with its directions.
+    """EMCov's release as rows: about the bound's centre, its matrix's directions, one norm.
 
     Post-processing only: the released second moment (about the centre of the ranges, as
     ``choices["centre"]`` gives it, or about the origin for a ball) as one component's
@@ -351,10 +351,9 @@ def described_rows(result: Result) -> DescribedRows | None:
     clipped less, and on iris' and wine's columns inside radius 1 (every row clipped) it
     stated EMCov's error 1.2–1.6 times too small, 2–3 of 20 draws over 3× in 5 of 30 fresh
     runs; with one norm, 2 of 20 in 1 of 60 runs and at most 1 in the others (ratios
-    0.83–1.52).
-    :mod:`dpviz.lab.expectation` runs the estimator on such rows to state a run's expected
-    error from its own release. ``None`` for ⊥, and for a run whose bound was read from the
-    data (its centre would not be private).
+    0.83–1.52). :mod:`dpviz.lab.expectation` runs the estimator on such rows to state a
+    run's expected error from its own release. ``None`` for ⊥, and for a run whose bound was
+    read from the data (its centre would not be private).
 
     Examples
     --------
@@ -363,12 +362,44 @@ def described_rows(result: Result) -> DescribedRows | None:
     >>> d.means.tolist(), d.weights.tolist(), d.covariances.tolist(), d.equal_norms
     ([[5.0, 1.0]], [1.0], [[[2.0, 0.0], [0.0, 1.0]]], True)
     """
+    matrix = released_matrix(result)
+    return None if matrix is None else described_by(result, matrix, equal_norms=True)
+
+
+def released_matrix(result: Result) -> NDArray[np.float64] | None:
+    """A run's released matrix, exactly symmetric; ``None`` for ⊥ or a bound read from data."""
     if result.failed or result.not_private:
         return None
     matrix = np.asarray(result.estimate["covariance"], dtype=float)
+    return (matrix + matrix.T) / 2
+
+
+def described_by(result: Result, matrix: NDArray[np.float64], *,
+                 equal_norms: bool) -> DescribedRows:
+    """One component about the run's bound centre (its ranges', or the origin) with ``matrix``."""
     centre = np.asarray(result.choices.get("centre", np.zeros(len(matrix))), dtype=float)
-    return DescribedRows(centre[None], np.ones(1), ((matrix + matrix.T) / 2)[None],
-                         equal_norms=True)
+    return DescribedRows(centre[None], np.ones(1), matrix[None], equal_norms=equal_norms)
+
+
+def prepared_scale(choices: Mapping[str, Any], d: int) -> NDArray[np.float64]:
+    """The per-column divisors a run's rows were prepared with, from its public choices.
+
+    Ranges standardised to [−1, 1] give the estimator the radius ``√d`` of the half-widths
+    divided by themselves; ranges in their own units, the half-widths' norm; a ball, ones.
+
+    Examples
+    --------
+    >>> prepared_scale({"ranges": [[0, 4], [0, 2]], "radius": 2 ** 0.5}, 2).tolist()
+    [2.0, 1.0]
+    >>> prepared_scale({"ranges": [[0, 4], [0, 2]], "radius": 5 ** 0.5}, 2).tolist()
+    [1.0, 1.0]
+    """
+    if "ranges" not in choices:
+        return np.ones(d)
+    half = np.diff(np.asarray(choices["ranges"], dtype=float), axis=1)[:, 0] / 2
+    own = float(np.linalg.norm(half))
+    standardised = not math.isclose(float(choices["radius"]), own, rel_tol=1e-9)
+    return half if standardised else np.ones(d)
 
 
 def descending_eigh(matrix: NDArray[np.float64]) -> tuple[NDArray[np.float64],
