@@ -256,9 +256,9 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> dict[str, Any]:
             out["intervals"]["entries"] = intervals(scenario, result, rows,
                                                     part="entries").to_dict()
     if getattr(args, "expected", False) and args.data is not None and not result.failed:
-        # the page's prediction (public inputs, and grid means' or EMCov's own release:
-        # post-processing); asked for, since it simulates for seconds and the run's JSON must
-        # stay the same for the same seed
+        # the page's prediction (public inputs, and grid means', EMCov's or AdaptiveCov's own
+        # release: post-processing); asked for, since it simulates for seconds and the run's
+        # JSON must stay the same for the same seed
         from dpviz.lab.expectation import for_run
 
         found = for_run(scenario, result, loaded.data.shape)

@@ -268,16 +268,32 @@ def test_a_prediction_without_a_release_model_is_the_public_shapes(tmp_path, mon
 
 
 def test_the_release_sentence_says_what_it_was_drawn_from():
-    said = Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, basis="release").sentence()
-    assert "runs on rows drawn from the groups this run released" in said
-    assert "no more budget spent" in said and "generated data of the same public shape" in said
+    drawn = "the groups this run released — its centres, weights and noisy grid"
+    said = Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, basis="release",
+                    drawn=drawn).sentence()
+    assert f"runs on rows drawn from {drawn}, no more budget spent" in said
+    assert "generated data of the same public shape" in said
     none = Expected(math.nan, math.nan, math.nan, math.nan, math.nan, 5.0, 24, 20, 1.0,
                     basis="release").sentence()
     assert "no answer" in none and "more than" not in none
-    matrix = replace(Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, None, None, 600, 16.0,
-                              task="covariance", basis="release"))
-    assert "rows drawn from the matrix this run released, no more budget" in matrix.sentence()
+    assert "rows drawn from this run's release" in none  # nothing said: the release, plainly
+    matrix = Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, None, None, 600, 16.0,
+                      task="covariance", basis="release")
     assert matrix.remedy().endswith("released stay off at every size searched")
+
+
+def test_each_release_model_says_what_its_rows_are_drawn_from():
+    from dpviz.estimators.registry import TASKS as REGISTRY
+
+    models = {(task, name): entry.described_rows for task, entries in REGISTRY.items()
+              for name, entry in entries.items() if entry.described_rows is not None}
+    assert set(models) == {("gmm", "grid_means"), ("covariance", "emcov"),
+                           ("covariance", "adaptive")}
+    scenario, result = _grid_means_release()
+    shape = public_shape(scenario, result.choices, (150, 2))
+    own = expectation.release_shape(shape, result)
+    assert own.said.startswith("the groups this run released")
+    assert expectation.simulate(own, 1).drawn == own.said
 
 
 def test_the_memo_keeps_the_latest_releases_only(tmp_path, monkeypatch):

@@ -230,13 +230,16 @@ class DescribedRows:
     ``means`` (k × d), ``weights`` (k) and ``covariances`` (k × d × d), as arrays.
     ``equal_norms``: each drawn row is moved along its offset from its component's mean to
     the length ``√tr(covariance)`` (the released matrix's directions, one norm: rows a bound
-    clips all share its radius).
+    clips all share its radius; in the table's units, so not one norm in the estimator's
+    when the columns were standardised by unequal ranges). ``said``: what the rows were
+    drawn from, in words the page's sentence ends on.
     """
 
     means: Any
     weights: Any
     covariances: Any
     equal_norms: bool = False
+    said: str = "this run's release"
 
 
 @dataclass(frozen=True)

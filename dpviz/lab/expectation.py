@@ -416,6 +416,7 @@ class Released:
     weights: tuple[float, ...]
     covariances: tuple[tuple[tuple[float, ...], ...], ...]
     equal_norms: bool = False
+    said: str = DescribedRows.said
 
     @classmethod
     def of(cls, table: Table, described: DescribedRows) -> Released:
@@ -424,7 +425,8 @@ class Released:
             np.round(np.asarray(a, dtype=float), 12).tolist()
             for a in (described.means, described.weights, described.covariances))
         return cls(table, tuple(map(tuple, means)), tuple(weights),
-                   tuple(tuple(map(tuple, c)) for c in covariances), described.equal_norms)
+                   tuple(tuple(map(tuple, c)) for c in covariances), described.equal_norms,
+                   described.said)
 
     @property
     def n(self) -> int:
@@ -668,6 +670,9 @@ class Expected:
     basis : str
         ``"shape"``: runs on generated data of the public shape; ``"release"``: runs on rows
         drawn from the mixture the run's own release describes (:class:`Released`).
+    drawn : str
+        For ``"release"``: what the rows were drawn from, in words
+        (:class:`~dpviz.core.entry.DescribedRows`'s ``said``).
     """
 
     rms: float
@@ -687,6 +692,7 @@ class Expected:
     budget_name: str = "ε"
     delta: float = 0.0
     basis: str = "shape"
+    drawn: str = ""
 
     @property
     def large(self) -> bool:
@@ -791,12 +797,11 @@ class Expected:
         if self.large:
             said += f" — over {LARGE:.0%} of {scale} ({self.size:.3g}); {self.remedy()}"
         if self.basis == "release":
-            drawn = ("the groups this run released — its centres, weights and noisy grid"
-                     if self.task == "gmm" else "the matrix this run released")
             more = (": more than runs on generated data of the same public shape predict"
                     if math.isfinite(self.rms) else "")
             return said + (f" (the root-mean-square error of {self.runs} runs on rows drawn "
-                           f"from {drawn}, no more budget spent{more}).")
+                           f"from {self.drawn or RELEASED}, no more budget "
+                           f"spent{more}).")
         return said + (f" (the root-mean-square error of {self.runs} runs on generated data of "
                        f"the same public shape, {assumes}).")
 
@@ -868,7 +873,8 @@ def simulate(shape: Public, runs: int = RUNS, *, progress: Progress | None = Non
     return Expected(rms, median, low, high, tail, shape.size(), len(values), failed,
                     time.perf_counter() - started, task=shape.task,
                     budget_name=shape.budget_name, delta=shape.delta,
-                    basis="release" if isinstance(shape, Released) else "shape")
+                    basis="release" if isinstance(shape, Released) else "shape",
+                    drawn=shape.said if isinstance(shape, Released) else "")
 
 
 def meaningful_from(shape: Public, size: float, *, runs: int = SEARCH_RUNS,
@@ -1016,6 +1022,8 @@ def searched(shape: Public, found: Expected, *, progress: Progress | None = None
 
 # --- a run's own release: the prediction where it says more -------------------------------
 
+#: What release-based runs were drawn from when a prediction does not say.
+RELEASED = DescribedRows.said
 #: Runs of a prediction from one release (:class:`Released`): grid means with its EM
 #: reference, 24 runs at 150 rows × 2 columns, about 1.4 s.
 RELEASE_RUNS = 24

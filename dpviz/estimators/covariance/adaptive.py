@@ -266,4 +266,6 @@ def described_rows(result: Result) -> DescribedRows | None:
     bound = float(result.diagnostics["trace_estimate"])
     grown = max(bound / inner, 1.0) if inner > 0 else 1.0
     full = bound >= float(result.choices["radius"]) ** 2 * (1 - 1e-9)
-    return described_by(result, matrix * grown, equal_norms=full)
+    return described_by(result, matrix * grown, equal_norms=full,
+                        said="the matrix this run released, grown to its released trace "
+                             "bound")

@@ -363,7 +363,8 @@ def described_rows(result: Result) -> DescribedRows | None:
     ([[5.0, 1.0]], [1.0], [[[2.0, 0.0], [0.0, 1.0]]], True)
     """
     matrix = released_matrix(result)
-    return None if matrix is None else described_by(result, matrix, equal_norms=True)
+    return None if matrix is None else described_by(
+        result, matrix, equal_norms=True, said="the matrix this run released, at one norm")
 
 
 def released_matrix(result: Result) -> NDArray[np.float64] | None:
@@ -374,11 +375,12 @@ def released_matrix(result: Result) -> NDArray[np.float64] | None:
     return (matrix + matrix.T) / 2
 
 
-def described_by(result: Result, matrix: NDArray[np.float64], *,
-                 equal_norms: bool) -> DescribedRows:
+def described_by(result: Result, matrix: NDArray[np.float64], *, equal_norms: bool,
+                 said: str) -> DescribedRows:
     """One component about the run's bound centre (its ranges', or the origin) with ``matrix``."""
     centre = np.asarray(result.choices.get("centre", np.zeros(len(matrix))), dtype=float)
-    return DescribedRows(centre[None], np.ones(1), matrix[None], equal_norms=equal_norms)
+    return DescribedRows(centre[None], np.ones(1), matrix[None], equal_norms=equal_norms,
+                         said=said)
 
 
 def prepared_scale(choices: Mapping[str, Any], d: int) -> NDArray[np.float64]:
@@ -386,6 +388,7 @@ def prepared_scale(choices: Mapping[str, Any], d: int) -> NDArray[np.float64]:
 
     Ranges standardised to [−1, 1] give the estimator the radius ``√d`` of the half-widths
     divided by themselves; ranges in their own units, the half-widths' norm; a ball, ones.
+    Ranges whose half-widths' norm is itself √d read as unscaled (the two radii agree).
 
     Examples
     --------

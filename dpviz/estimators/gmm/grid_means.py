@@ -506,7 +506,9 @@ def described_rows(result: Result) -> DescribedRows | None:
     weights = np.clip(np.asarray(result.estimate["weights"], dtype=float), DESCRIBED_WEIGHT,
                       None)
     return DescribedRows(means, weights / weights.sum(),
-                         np.stack([np.diag(v) for v in variances]))
+                         np.stack([np.diag(v) for v in variances]),
+                         said="the groups this run released — its centres, weights and "
+                              "noisy grid")
 
 
 def too_many_columns(d: int) -> str:

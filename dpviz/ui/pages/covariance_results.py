@@ -91,14 +91,13 @@ def expected_panel(runs: Sequence[Run], scenarios: Sequence[Scenario],
     """Each private run's predicted error on an upload, above the figures.
 
     :func:`dpviz.ui.runs.expected_of` on each run (``sizes``: the table's n and d; private
-    ranges as the run released them): public inputs, and for EMCov its own release where
-    that says more, with a progress bar while it is simulated, after a warning when most rows
-    were clipped (the prediction leaves their bias out): a warning for each prediction that is
-    large, with the n or the budget that would do, and one caption for the others. Nothing
-    for generated data or the digits (the page measures every run against the true matrix),
-    nor for a run that released nothing, gave no answer or read its bound from the data.
-    Returns the sentences said (the
-    stakeholder report prints them).
+    ranges as the run released them): public inputs, and for EMCov and AdaptiveCov their own
+    release where that says more, with a progress bar while it is simulated, after a warning
+    when most rows were clipped (the prediction leaves their bias out): a warning for each
+    prediction that is large, with the n or the budget that would do, and one caption for the
+    others. Nothing for generated data or the digits (the page measures every run against the
+    true matrix), nor for a run that released nothing, gave no answer or read its bound from
+    the data. Returns the sentences said (the stakeholder report prints them).
     """
     if "upload" not in scenarios[0].data:
         return []
