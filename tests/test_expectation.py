@@ -201,7 +201,29 @@ def _grid_means_release(seed: int = 0):
     return scenario, expectation._run(scenario, LoadedData(rows, None, None, "sepals"))
 
 
-def test_a_release_describes_its_groups_from_released_values_only():
+def test_a_centre_spreads_over_the_grid_cells_nearest_it():
+    """Each cell's count over 2 noise sd goes to its nearest centre, as mass at the cell's
+    middle, plus a cell's own width²/12; a centre with no cell gets a cell's width²."""
+    from dpviz.estimators.gmm.grid_means import described_rows
+    from dpviz.estimators.result import Result
+    from dpviz.privacy import Ledger
+
+    counts = np.zeros((4, 4))
+    counts[0, 0] = counts[1, 0] = 10.0  # cells (0.5, 0.5) and (1.5, 0.5)
+    counts[3, 3] = 5.0                  # cell (3.5, 3.5)
+    counts[2, 1] = 2.0                  # under 2 noise sd: not counted
+    result = Result({"means": np.array([[1.0, 0.5], [3.5, 3.5], [0.0, 4.0]]),
+                     "weights": np.array([0.6, 0.4, 0.0])}, Ledger(),
+                    diagnostics={"grid_counts": counts, "grid_low": np.zeros(2),
+                                 "grid_high": np.full(2, 4.0), "grid_noise": 1.0})
+    described = described_rows(result)
+    variances = np.diagonal(described.covariances, axis1=1, axis2=2)
+    np.testing.assert_allclose(variances, [[0.25 + 1 / 12, 1 / 12], [1 / 12, 1 / 12],
+                                           [1 + 1 / 12, 1 + 1 / 12]])
+    assert described.weights.tolist() == pytest.approx([0.6 / 1.02, 0.4 / 1.02, 0.02 / 1.02])
+
+
+def test_a_release_describes_its_groups_from_its_centres_weights_and_grid():
     from dpviz.estimators.gmm.grid_means import described_rows
 
     scenario, result = _grid_means_release()
@@ -231,21 +253,21 @@ def test_grid_means_states_its_release_when_that_is_larger(tmp_path, monkeypatch
     shape = public_shape(scenario, result.choices, (150, 2))
     own = expectation.release_shape(shape, result)
     assert own is not None and own.table == shape and own.n == 150
+    assert expectation.run_shapes(scenario, result, (150, 2)) == (shape, own)
     memo: dict = {}
-    found = expectation.for_run(scenario, result, (150, 2), search=False, memo=memo,
-                                cache_dir=tmp_path)
+    found = expectation.for_shapes(shape, own, search=False, memo=memo, cache_dir=tmp_path)
     generic = expected(shape, runs=4, search=False, cache_dir=tmp_path)
     released = expectation.simulate(own, 6)
     assert found.rms == max(generic.rms, released.rms) and released.rms != generic.rms
     assert found.basis == ("release" if released.rms > generic.rms else "shape")
     assert found.runs == (6 if found.basis == "release" else 4)
     # kept per release: the same run again is read back, not simulated
-    assert expectation.for_run(scenario, result, (150, 2), search=False, memo=memo,
-                               only_known=True) is found
+    assert expectation.for_shapes(shape, own, search=False, memo=memo,
+                                  only_known=True) is found
     other = replace(result, estimate={**result.estimate,
                                       "means": result.estimate["means"] + 0.1})
-    assert expectation.for_run(scenario, other, (150, 2), search=False, memo=memo,
-                               only_known=True) is None
+    assert expectation.for_shapes(*expectation.run_shapes(scenario, other, (150, 2)),
+                                  search=False, memo=memo, only_known=True) is None
 
 
 def test_a_prediction_without_a_release_model_is_the_public_shapes(tmp_path, monkeypatch):
@@ -259,8 +281,8 @@ def test_a_prediction_without_a_release_model_is_the_public_shapes(tmp_path, mon
     result = expectation._run(scenario, LoadedData(rows, None, None, "petals"))
     shape = public_shape(scenario, result.choices, (150, 2))
     assert expectation.release_shape(shape, result) is None
-    assert expectation.for_run(scenario, result, (150, 2), search=False, only_known=True,
-                               cache_dir=tmp_path) is None
+    assert expectation.for_shapes(shape, None, search=False, only_known=True,
+                                  cache_dir=tmp_path) is None
     found = expectation.for_run(scenario, result, (150, 2), search=False, cache_dir=tmp_path)
     assert found == replace(expected(shape, runs=4, search=False, cache_dir=tmp_path),
                             seconds=found.seconds)
@@ -279,7 +301,7 @@ def test_the_release_sentence_says_what_it_was_drawn_from():
     assert "rows drawn from this run's release" in none  # nothing said: the release, plainly
     matrix = Expected(0.6, 0.5, 0.4, 0.7, 0.9, 5.0, 24, 0, 1.0, None, None, 600, 16.0,
                       task="covariance", basis="release")
-    assert matrix.remedy().endswith("released stay off at every size searched")
+    assert matrix.remedy().endswith("this run's release stay off at every size searched")
 
 
 def test_each_release_model_says_what_its_rows_are_drawn_from():
@@ -304,11 +326,12 @@ def test_the_memo_keeps_the_latest_releases_only(tmp_path, monkeypatch):
     for i in range(expectation.MEMO + 2):
         moved = replace(result, estimate={**result.estimate,
                                           "means": result.estimate["means"] + 0.01 * i})
-        expectation.for_run(scenario, moved, (150, 2), search=False, memo=memo,
-                            cache_dir=tmp_path)
+        expectation.for_shapes(*expectation.run_shapes(scenario, moved, (150, 2)),
+                               search=False, memo=memo, cache_dir=tmp_path)
     assert len(memo) == expectation.MEMO
-    assert expectation.for_run(scenario, result, (150, 2), search=False, memo=memo,
-                               only_known=True) is None  # the oldest was dropped
+    assert expectation.for_shapes(*expectation.run_shapes(scenario, result, (150, 2)),
+                                  search=False, memo=memo,
+                                  only_known=True) is None  # the oldest was dropped
 
 
 def test_emcov_states_its_release_whose_rows_carry_the_released_matrix(tmp_path, monkeypatch):

@@ -148,16 +148,15 @@ def expected_of(scenario: Scenario, result: Result, sizes: tuple[int, int],
     from dpviz.ui.progress import timed_bar
     from dpviz.ui.widgets import attempt
 
-    shape = expectation.public_shape(scenario, result.choices, sizes)
-    if result.failed or shape is None:
+    shapes = expectation.run_shapes(scenario, result, sizes)
+    if shapes is None:
         return None
     memo = st.session_state.setdefault(EXPECTED_MEMO, {})
-    found = expectation.for_run(scenario, result, sizes, memo=memo, only_known=True)
+    found = expectation.for_shapes(*shapes, memo=memo, only_known=True)
     if found is not None:
         return found
-    drawn = expectation.release_shape(shape, result) is not None
     with timed_bar(f"Predicting {what} from runs on generated data of this public shape"
-                   + " and on rows drawn from this run's release" * drawn,
+                   + " and on rows drawn from this run's release" * (shapes[1] is not None),
                    expectation.RUNS, at_most=True) as bar:
-        return attempt(expectation.for_run, scenario, result, sizes, memo=memo,
+        return attempt(expectation.for_shapes, *shapes, memo=memo,
                        progress=lambda done, total: bar.step(done, unit="runs", total=total))

@@ -497,12 +497,14 @@ def described_rows(result: Result) -> DescribedRows | None:
     mass = np.clip(counts.reshape(-1) - DESCRIBED_Z * float(result.diagnostics["grid_noise"]),
                    0.0, None)
     means = np.asarray(result.estimate["means"], dtype=float)
-    nearest = np.argmin(((cells[:, None, :] - means[None]) ** 2).sum(-1), axis=1)
-    variances = np.empty_like(means)
-    for j, centre in enumerate(means):
-        own = mass * (nearest == j)
-        spread = own @ (cells - centre) ** 2 / own.sum() if own.sum() > 0 else width**2
-        variances[j] = spread + width**2 / 12
+    # each cell's excess mass on its nearest centre: k × cells
+    owned = (nearest_centre(cells, means)[None, :] == np.arange(len(means))[:, None]) * mass
+    total = owned.sum(axis=1, keepdims=True)
+    # Σ m (c − μ)² = Σ m c² − 2μ Σ m c + μ² Σ m, per centre and column
+    second = owned @ cells**2 - 2 * means * (owned @ cells) + means**2 * total
+    spread = np.divide(second, total, out=np.tile(width**2, (len(means), 1)),
+                       where=total > 0)
+    variances = spread + width**2 / 12
     weights = np.clip(np.asarray(result.estimate["weights"], dtype=float), DESCRIBED_WEIGHT,
                       None)
     return DescribedRows(means, weights / weights.sum(),
